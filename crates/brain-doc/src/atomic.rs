@@ -1,0 +1,49 @@
+//! Atomic file writes: write a temp file beside the target, fsync, rename over it.
+//!
+//! A reader sees either the old file or the new one, never a torn one; a crash mid-write leaves the old
+//! file in place and at most a stray temp file (named `.<name>.*.tmp`) that the next write ignores.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Write `bytes` to `path` atomically, creating parent folders as needed.
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| annotate(e, dir))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| annotate(e, dir))?;
+    tmp.write_all(bytes).map_err(|e| annotate(e, path))?;
+    tmp.as_file().sync_data().map_err(|e| annotate(e, path))?;
+    tmp.persist(path).map_err(|e| annotate(e.error, path))?;
+    Ok(())
+}
+
+fn annotate(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_replace_whole_files_and_leave_no_temp_behind() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("a/b/c.md");
+        write(&p, b"first").expect("write");
+        write(&p, b"second").expect("write");
+        assert_eq!(std::fs::read(&p).expect("read"), b"second");
+        let names: Vec<_> = std::fs::read_dir(p.parent().expect("parent"))
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("c.md")]);
+    }
+}

@@ -1,0 +1,125 @@
+//! The error record and the exit-code contract (DESIGN.md, seed 000 §8.4).
+
+use serde::{Deserialize, Serialize};
+
+/// A machine-readable failure class. Each maps to exactly one process exit code; the mapping is the API
+/// that scripts and agents rely on, so it lives here, once, and is tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The query or the input could not be understood (exit 64).
+    BadQuery,
+    /// An index, a model or another engine the command needs is not there (exit 65).
+    IndexMissing,
+    /// The embedding model is not installed (exit 65).
+    ModelMissing,
+    /// The work did not finish in the time allowed (exit 66).
+    Timeout,
+    /// The query ran and matched nothing (exit 67).
+    NoResults,
+    /// Another writer holds the lock (exit 70).
+    Locked,
+    /// A policy refused the request, e.g. a secret in an inbox entry (exit 71).
+    Refused,
+    /// A bug or an unexpected I/O failure (exit 99).
+    Internal,
+}
+
+impl ErrorCode {
+    /// The process exit status for this failure class.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorCode::BadQuery => 64,
+            ErrorCode::IndexMissing | ErrorCode::ModelMissing => 65,
+            ErrorCode::Timeout => 66,
+            ErrorCode::NoResults => 67,
+            ErrorCode::Locked => 70,
+            ErrorCode::Refused => 71,
+            ErrorCode::Internal => 99,
+        }
+    }
+
+    /// Every code, for tests and docs.
+    pub const ALL: [ErrorCode; 8] = [
+        ErrorCode::BadQuery,
+        ErrorCode::IndexMissing,
+        ErrorCode::ModelMissing,
+        ErrorCode::Timeout,
+        ErrorCode::NoResults,
+        ErrorCode::Locked,
+        ErrorCode::Refused,
+        ErrorCode::Internal,
+    ];
+
+    /// The snake_case name used on the wire (`bad_query`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadQuery => "bad_query",
+            ErrorCode::IndexMissing => "index_missing",
+            ErrorCode::ModelMissing => "model_missing",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::NoResults => "no_results",
+            ErrorCode::Locked => "locked",
+            ErrorCode::Refused => "refused",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One failure, as machine surfaces (`--json`, MCP) report it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    /// Always `"error"`.
+    pub kind: String,
+    /// The failure class; decides the exit code.
+    pub error: ErrorCode,
+    /// What went wrong, for a person.
+    pub message: String,
+    /// What to do about it (a command to run, a flag to add), or empty.
+    pub fix: String,
+}
+
+impl ErrorRecord {
+    /// A new error record.
+    pub fn new(error: ErrorCode, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        ErrorRecord { kind: "error".into(), error, message: message.into(), fix: fix.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_match_the_contract() {
+        let got: Vec<(&str, u8)> = ErrorCode::ALL.iter().map(|c| (c.as_str(), c.exit_code())).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("bad_query", 64),
+                ("index_missing", 65),
+                ("model_missing", 65),
+                ("timeout", 66),
+                ("no_results", 67),
+                ("locked", 70),
+                ("refused", 71),
+                ("internal", 99),
+            ]
+        );
+    }
+
+    #[test]
+    fn error_record_round_trips_with_snake_case_code() {
+        let r = ErrorRecord::new(ErrorCode::IndexMissing, "no index", "run `lexindex --all`");
+        let line = serde_json::to_string(&r).expect("serialize");
+        assert!(line.contains("\"error\":\"index_missing\""), "{line}");
+        let back: ErrorRecord = serde_json::from_str(&line).expect("parse");
+        assert_eq!(back, r);
+    }
+}

@@ -1,0 +1,118 @@
+//! Splitting and rendering markdown with YAML frontmatter.
+
+use serde_json::{Map, Value};
+
+use crate::DocError;
+
+/// Render `frontmatter` as YAML between `---` lines, then `body` verbatim.
+pub fn render(frontmatter: &Map<String, Value>, body: &str) -> String {
+    let yaml = serde_norway::to_string(frontmatter).unwrap_or_default();
+    let mut out = String::with_capacity(yaml.len() + body.len() + 8);
+    out.push_str("---\n");
+    out.push_str(&yaml);
+    if !yaml.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("---\n");
+    out.push_str(body);
+    out
+}
+
+/// Split a markdown text into its frontmatter mapping (if it starts with `---`) and the body.
+///
+/// A text without frontmatter yields `(None, text)`. A text that opens a frontmatter but never closes it,
+/// or whose frontmatter is not a YAML mapping, is an error.
+pub fn split(text: &str) -> Result<(Option<Map<String, Value>>, &str), DocError> {
+    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+        return Ok((None, text));
+    };
+    let (yaml, body) = find_close(rest).ok_or(DocError::UnclosedFrontmatter)?;
+    if yaml.trim().is_empty() {
+        return Ok((Some(Map::new()), body));
+    }
+    let value: Value = serde_norway::from_str(yaml)?;
+    match value {
+        Value::Object(map) => Ok((Some(map), body)),
+        Value::Null => Ok((Some(Map::new()), body)),
+        _ => Err(DocError::NotAMapping),
+    }
+}
+
+/// Find the closing `---` line; return (yaml, body after the closing line).
+fn find_close(rest: &str) -> Option<(&str, &str)> {
+    if let Some(after) = rest.strip_prefix("---\n") {
+        return Some(("", after));
+    }
+    if rest == "---" {
+        return Some(("", ""));
+    }
+    let mut from = 0;
+    while let Some(pos) = memchr::memmem::find(&rest.as_bytes()[from..], b"\n---") {
+        let at = from + pos;
+        let after = &rest[at + 4..];
+        if after.is_empty() {
+            return Some((&rest[..at + 1], ""));
+        }
+        if let Some(body) = after.strip_prefix('\n') {
+            return Some((&rest[..at + 1], body));
+        }
+        if let Some(body) = after.strip_prefix("\r\n") {
+            return Some((&rest[..at + 1], body));
+        }
+        from = at + 4;
+    }
+    None
+}
+
+/// Line number (1-based) in the whole file at which the body starts.
+pub fn body_start_line(text: &str, body: &str) -> u64 {
+    let offset = text.len().saturating_sub(body.len());
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..offset]).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_without_frontmatter_is_all_body() {
+        let (fm, body) = split("# Title\ntext\n").expect("split");
+        assert!(fm.is_none());
+        assert_eq!(body, "# Title\ntext\n");
+    }
+
+    #[test]
+    fn yaml_strings_that_look_like_other_types_stay_strings() {
+        let (fm, body) = split("---\na: 'no'\nb: '[x, y]'\nc: 3\n---\nbody\n").expect("split");
+        let fm = fm.expect("frontmatter");
+        assert_eq!(fm["a"], "no");
+        assert_eq!(fm["b"], "[x, y]");
+        assert_eq!(fm["c"], 3);
+        assert_eq!(body, "body\n");
+    }
+
+    #[test]
+    fn dashes_inside_a_value_do_not_close_the_frontmatter() {
+        let (fm, body) = split("---\na: x---y\n---\n---\nbody\n").expect("split");
+        assert_eq!(fm.expect("fm")["a"], "x---y");
+        assert_eq!(body, "---\nbody\n");
+    }
+
+    #[test]
+    fn unclosed_frontmatter_is_an_error() {
+        assert!(matches!(split("---\na: 1\n"), Err(DocError::UnclosedFrontmatter)));
+    }
+
+    #[test]
+    fn yaml_errors_carry_a_position() {
+        let err = split("---\na: [1, 2\n---\n").expect_err("bad yaml");
+        assert!(err.to_string().contains("line"), "{err}");
+    }
+
+    #[test]
+    fn body_start_line_counts_frontmatter_lines() {
+        let text = "---\na: 1\n---\nbody\n";
+        let (_, body) = split(text).expect("split");
+        assert_eq!(body_start_line(text, body), 4);
+    }
+}

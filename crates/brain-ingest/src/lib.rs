@@ -1,0 +1,1 @@
+//! Agent transcript parsers.

@@ -1,0 +1,13 @@
+# Mirrors the Makefile; `just <target>` == `make <target>`.
+build:
+    make build
+test:
+    make test
+golden-update:
+    make golden-update
+demo:
+    make demo
+bench:
+    make bench
+install:
+    make install

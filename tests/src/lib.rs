@@ -1,0 +1,195 @@
+//! The integration-test harness: find the built binaries, run golden cases, locate the shared corpora.
+//!
+//! Binaries are the ones `cargo build --workspace --bins` put next to this test executable's `deps/`
+//! folder (`make test` builds them first), so tests exercise exactly what users run.
+//!
+//! A golden case is a folder `golden/<stage>/<case>/` holding:
+//! * `args` — the command-line arguments, one per line (`$CASE` expands to the case's working copy);
+//! * `stdin` — optional, fed to the command;
+//! * `env` — optional `KEY=VALUE` lines;
+//! * `expected.stdout` — the exact expected stdout;
+//! * `expected.exit` — optional exit code (default 0);
+//! * `expected.stderr` — optional exact stderr;
+//! * any input files the args name.
+//!
+//! The case runs in a temporary copy of its folder, with `BRAIN_HOME` a fresh temp folder, `TZ=UTC` and
+//! `NO_COLOR=1`. In stdout/stderr, the working copy's path is replaced by `$CASE` and the home's by
+//! `$BRAIN_HOME`. `GOLDEN_UPDATE=1` (`make golden-update`) rewrites the expected files instead of
+//! comparing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// Path of a built binary of the workspace.
+pub fn bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+    let p = dir.join(name);
+    assert!(
+        p.exists(),
+        "binary {} not built: run `cargo build --workspace --bins` first (`make test` does)",
+        p.display()
+    );
+    p
+}
+
+/// `../shared/corpora/<name>` beside the workspace. Absent: panics when `BRAIN_REQUIRE_CORPORA=1`
+/// (CI), otherwise prints why the test is skipped and returns `None`.
+pub fn corpus(name: &str) -> Option<PathBuf> {
+    shared(&format!("corpora/{name}"))
+}
+
+/// `../shared/<rel>` beside the workspace, with the same absent-handling as [`corpus`].
+pub fn shared(rel: &str) -> Option<PathBuf> {
+    let p = workspace().join("..").join("shared").join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
+        panic!("{} is missing and BRAIN_REQUIRE_CORPORA=1", p.display());
+    }
+    eprintln!("SKIPPED: {} not found (set BRAIN_REQUIRE_CORPORA=1 to make this an error)", p.display());
+    None
+}
+
+/// A command for a built binary with a hermetic environment: `BRAIN_HOME=home`, `TZ=UTC`, `NO_COLOR=1`,
+/// `HOME=home` (so `~` expansion and default locations stay inside the test).
+pub fn command(name: &str, home: &Path) -> Command {
+    let mut c = Command::new(bin(name));
+    c.env("BRAIN_HOME", home).env("HOME", home).env("TZ", "UTC").env("NO_COLOR", "1");
+    c.env_remove("BRAIN_TELEMETRY");
+    c
+}
+
+/// Run `cmd` with `stdin` bytes and collect its output.
+pub fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
+    use std::io::Write;
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(stdin);
+    }
+    child.wait_with_output().expect("wait")
+}
+
+/// Parse every stdout line as JSON of type `T`; panics with the line on failure.
+pub fn parse_lines<T: serde::de::DeserializeOwned>(stdout: &[u8]) -> Vec<T> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a record ({e}): {l}")))
+        .collect()
+}
+
+
+/// Run every golden case of `stage` (binary `bin_name`); `setup` may prepare each working copy (e.g.
+/// build a SQLite file from an SQL script) before the run. Panics listing every mismatching case.
+pub fn golden(stage: &str, bin_name: &str, setup: impl Fn(&Path)) {
+    let root = workspace().join("golden").join(stage);
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("args").exists())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no golden cases in {}", root.display());
+    let update = std::env::var("GOLDEN_UPDATE").is_ok_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for case in &cases {
+        if let Err(msg) = run_case(case, bin_name, &setup, update) {
+            failures.push(format!("{}: {msg}", case.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} golden cases failed:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+}
+
+fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -> Result<(), String> {
+    let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let home = tempfile::tempdir().map_err(|e| e.to_string())?;
+    copy_dir(case, work.path()).map_err(|e| e.to_string())?;
+    setup(work.path());
+    let work_s = work.path().display().to_string();
+    let home_s = home.path().display().to_string();
+    let args: Vec<String> = std::fs::read_to_string(case.join("args"))
+        .map_err(|e| e.to_string())?
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.replace("$CASE", &work_s).replace("$BRAIN_HOME", &home_s))
+        .collect();
+    let mut cmd = command(bin_name, home.path());
+    cmd.args(&args).current_dir(work.path());
+    if let Ok(env) = std::fs::read_to_string(case.join("env")) {
+        for line in env.lines().filter(|l| !l.trim().is_empty()) {
+            if let Some((k, v)) = line.split_once('=') {
+                cmd.env(k, v.replace("$CASE", &work_s).replace("$BRAIN_HOME", &home_s));
+            }
+        }
+    }
+    let stdin = std::fs::read(case.join("stdin")).unwrap_or_default();
+    let out = run(&mut cmd, &stdin);
+    let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(&work_s, "$CASE").replace(&home_s, "$BRAIN_HOME");
+    let stdout = norm(&out.stdout);
+    let stderr = norm(&out.stderr);
+    let code = out.status.code().unwrap_or(-1);
+    if update {
+        std::fs::write(case.join("expected.stdout"), &stdout).map_err(|e| e.to_string())?;
+        if code != 0 || case.join("expected.exit").exists() {
+            std::fs::write(case.join("expected.exit"), format!("{code}\n")).map_err(|e| e.to_string())?;
+        }
+        if case.join("expected.stderr").exists() {
+            std::fs::write(case.join("expected.stderr"), &stderr).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
+    let want_code: i32 = std::fs::read_to_string(case.join("expected.exit"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    let mut problems = Vec::new();
+    if code != want_code {
+        problems.push(format!("exit {code}, expected {want_code}; stderr:\n{stderr}"));
+    }
+    let want_out = std::fs::read_to_string(case.join("expected.stdout")).unwrap_or_default();
+    if stdout != want_out {
+        problems.push(format!("stdout differs:\n{}", diff(&want_out, &stdout)));
+    }
+    if let Ok(want_err) = std::fs::read_to_string(case.join("expected.stderr"))
+        && stderr != want_err
+    {
+        problems.push(format!("stderr differs:\n{}", diff(&want_err, &stderr)));
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+}
+
+/// A small line diff: the first differing line with context.
+fn diff(want: &str, got: &str) -> String {
+    let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let i = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
+    format!(
+        "  first difference at line {}:\n  - {}\n  + {}\n  ({} expected lines, {} got)",
+        i + 1,
+        w.get(i).unwrap_or(&"<end>"),
+        g.get(i).unwrap_or(&"<end>"),
+        w.len(),
+        g.len()
+    )
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
