@@ -1,0 +1,255 @@
+//! One run: for each profile, snapshot its History, decide which days to emit (all, `--since`, or the
+//! days that gained visits since the state's last visit id), stream the visits in time order through
+//! the policy into days, and emit each finished day as a doc record or a markdown file.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use brain_store::{Lock, display_path};
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+
+use crate::clock::Clock;
+use crate::days::Day;
+use crate::engines::engine;
+use crate::error::ChromeError;
+use crate::policy::Policy;
+use crate::profiles::Profile;
+use crate::read::{self, Extras, Visit};
+use crate::snapshot::{Snapshot, classify};
+use crate::state::{ProfileState, State};
+use crate::stats::Stats;
+use crate::{render, schema, urls};
+
+/// The core type of a page transition for automatic sub-frame loads (ads, embeds).
+/// Source: Chromium ui/base/page_transition_types.h, `PAGE_TRANSITION_AUTO_SUBFRAME = 3`, core mask 0xFF.
+const AUTO_SUBFRAME: i64 = 3;
+
+/// Everything a run needs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The profiles to read.
+    pub profiles: Vec<Profile>,
+    /// What to keep.
+    pub policy: Policy,
+    /// The zone days are cut in.
+    pub tz: TimeZone,
+    /// Only days on or after this date.
+    pub since: Option<Date>,
+    /// The state file (None: `--no-state`, every selected day is emitted and nothing is remembered).
+    pub state: Option<PathBuf>,
+    /// The lock held while the state is read and written.
+    pub lock: PathBuf,
+    /// Write `DIR/<date>.md` (or `DIR/<profile-slug>/<date>.md` for several profiles) instead of NDJSON.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Run: emit the selected days of every profile to `out` (NDJSON) or `opts.out_dir`, report odd rows
+/// and per-profile failures through `warn`, and return the counts. With several profiles, a profile
+/// that fails is reported and skipped; the run fails only if every profile failed.
+pub fn run(opts: &Options, out: &mut dyn Write, warn: &dyn Fn(&str)) -> Result<Stats, ChromeError> {
+    let _lock = match &opts.state {
+        Some(_) => Some(Lock::try_acquire(&opts.lock)?),
+        None => None,
+    };
+    let mut state = match &opts.state {
+        Some(p) => State::load(p)?,
+        None => State::default(),
+    };
+    let mut stats = Stats::default();
+    let mut first_err = None;
+    let several = opts.profiles.len() > 1;
+    for profile in &opts.profiles {
+        match profile_run(opts, profile, &mut state, several, out, warn, &mut stats) {
+            Ok(()) => stats.profiles += 1,
+            Err(e) if !several || e.is_broken_pipe() => return Err(e),
+            Err(e) => {
+                warn(&format!("skipping {}: {e}", display_path(&profile.history)));
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_err.filter(|_| stats.profiles == 0) {
+        return Err(e);
+    }
+    out.flush().map_err(ChromeError::Output)?;
+    if let Some(p) = &opts.state {
+        state.save(p)?;
+    }
+    Ok(stats)
+}
+
+fn profile_run(
+    opts: &Options,
+    profile: &Profile,
+    state: &mut State,
+    several: bool,
+    out: &mut dyn Write,
+    warn: &dyn Fn(&str),
+    stats: &mut Stats,
+) -> Result<(), ChromeError> {
+    let path = profile.history.as_path();
+    let shown = display_path(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+    let snap = Snapshot::open(path)?;
+    let schema = schema::detect(&snap.conn, path)?;
+    let parts: Vec<String> = snap.parts.iter().map(|p| display_path(p)).collect();
+    let max_id: Option<i64> = snap
+        .conn
+        .query_row("SELECT max(id) FROM visits", [], |r| r.get(0))
+        .map_err(|e| classify(path, &e))?;
+    let mut clock = Clock::new(opts.tz.clone());
+    let since_us = opts.since.and_then(|d| clock.bounds(d)).map(|(lo, _)| lo);
+    let last = state
+        .profiles
+        .get(&shown)
+        .map(|p| p.last_visit_id)
+        .filter(|&l| max_id.is_some_and(|m| m >= l));
+    let ranges = match last {
+        Some(l) => changed_ranges(&snap.conn, path, &mut clock, l, opts.since)?,
+        None => vec![(since_us.unwrap_or(i64::MIN), i64::MAX)],
+    };
+    let dir = opts.out_dir.as_ref().map(|d| {
+        if several {
+            d.join(profile.slug())
+        } else {
+            d.clone()
+        }
+    });
+    let mut emit = |day: &Day, clock: &Clock, stats: &mut Stats| -> Result<(), ChromeError> {
+        if day.is_empty() {
+            return Ok(());
+        }
+        let doc = render::doc(profile, day, clock, &shown, &parts, schema.version);
+        stats.days += 1;
+        match &dir {
+            Some(d) => {
+                let file = d.join(format!("{}.md", day.date));
+                brain_doc::atomic::write(&file, doc.to_markdown().as_bytes())
+                    .map_err(|source| ChromeError::Write { path: file, source })
+            }
+            None => {
+                serde_json::to_writer(&mut *out, &doc)
+                    .map_err(|e| ChromeError::Output(e.into()))?;
+                out.write_all(b"\n").map_err(ChromeError::Output)
+            }
+        }
+    };
+    let odd = std::cell::Cell::new(0u64);
+    for range in ranges {
+        let Some(ids) = read::id_range(&snap.conn, path, range)? else {
+            continue;
+        };
+        let extras = read::extras(&snap.conn, path, &schema, ids)?;
+        let mut day: Option<Day> = None;
+        read::visits(
+            &snap.conn,
+            path,
+            &schema,
+            range,
+            |v| {
+                stats.visits_read += 1;
+                let Some(date) = clock.day(v.time) else {
+                    stats.odd += 1;
+                    warn(&format!(
+                        "{shown}: visit {}: impossible visit_time {}",
+                        v.id, v.time
+                    ));
+                    return Ok(());
+                };
+                if day.as_ref().is_none_or(|d| d.date != date) {
+                    if let Some(done) = day.take() {
+                        emit(&done, &clock, stats)?;
+                    }
+                    day = Some(Day::new(date));
+                }
+                if let Some(d) = day.as_mut() {
+                    keep_visit(&opts.policy, &extras, &v, d, stats);
+                }
+                Ok(())
+            },
+            |id, reason| {
+                odd.set(odd.get() + 1);
+                warn(&format!("{shown}: visit {id}: {reason}"));
+            },
+        )?;
+        if let Some(done) = day.take() {
+            emit(&done, &clock, stats)?;
+        }
+    }
+    stats.odd += odd.get();
+    if let Some(m) = max_id {
+        let entry = ProfileState {
+            browser: profile.browser.id().into(),
+            profile: profile.name.clone(),
+            last_visit_id: m,
+        };
+        state.profiles.insert(shown, entry);
+    }
+    Ok(())
+}
+
+/// Run one visit through the policy into `day`, with its searches and topics.
+fn keep_visit(policy: &Policy, x: &Extras, v: &Visit, day: &mut Day, stats: &mut Stats) {
+    if v.transition & 0xFF == AUTO_SUBFRAME {
+        stats.subframe += 1;
+        return;
+    }
+    let Some(parts) = urls::parts(&v.url) else {
+        stats.internal += 1;
+        return;
+    };
+    let (clean, stripped) = urls::strip_tracking(&v.url, &policy.strip_params);
+    if let Err(cut) = policy.judge_visit(&clean, &parts, &v.title) {
+        stats.visit_cut(cut);
+        return;
+    }
+    stats.params_stripped += stripped as u64;
+    stats.visits_kept += 1;
+    day.visit(v.time, &urls::display_domain(parts.host), &v.title, &clean);
+    let terms = [x.search_by_url.get(&v.url_id), x.search_by_visit.get(&v.id)];
+    for term in terms.into_iter().flatten() {
+        match policy.judge_search(term) {
+            Ok(t) if day.search(v.time, &engine(parts.host), &t) => stats.searches += 1,
+            Ok(_) => stats.search_duplicate += 1,
+            Err(cut) => stats.search_cut(cut),
+        }
+    }
+    for cid in x.clusters_by_visit.get(&v.id).into_iter().flatten() {
+        if let Some(t) = x.topics.get(cid) {
+            day.topic(*cid, &t.label, &t.keywords);
+        }
+    }
+}
+
+/// The time ranges of the days holding visits with id > `last` (on or after `since`), consecutive
+/// days merged.
+fn changed_ranges(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    clock: &mut Clock,
+    last: i64,
+    since: Option<Date>,
+) -> Result<Vec<(i64, i64)>, ChromeError> {
+    let mut days = BTreeSet::new();
+    let mut stmt = conn
+        .prepare("SELECT visit_time FROM visits WHERE id > ?1")
+        .map_err(|e| classify(path, &e))?;
+    let mut rows = stmt.query([last]).map_err(|e| classify(path, &e))?;
+    while let Some(r) = rows.next().map_err(|e| classify(path, &e))? {
+        if let Some(d) = r.get::<_, i64>(0).ok().and_then(|t| clock.day(t)) {
+            days.insert(d);
+        }
+    }
+    let mut ranges: Vec<(i64, i64)> = Vec::new();
+    for d in days.into_iter().filter(|d| since.is_none_or(|s| *d >= s)) {
+        let Some((lo, hi)) = clock.bounds(d) else {
+            continue;
+        };
+        match ranges.last_mut() {
+            Some(r) if r.1 == lo => r.1 = hi,
+            _ => ranges.push((lo, hi)),
+        }
+    }
+    Ok(ranges)
+}
