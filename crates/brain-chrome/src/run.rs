@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::days::Day;
 use crate::engines::engine;
 use crate::error::ChromeError;
-use crate::policy::Policy;
+use crate::policy::{Policy, SearchCut};
 use crate::profiles::Profile;
 use crate::read::{self, Extras, Visit};
 use crate::snapshot::{Snapshot, classify};
@@ -204,15 +204,30 @@ fn keep_visit(policy: &Policy, x: &Extras, v: &Visit, day: &mut Day, stats: &mut
         stats.visit_cut(cut);
         return;
     }
-    stats.params_stripped += stripped as u64;
-    stats.visits_kept += 1;
-    day.visit(v.time, &urls::display_domain(parts.host), &v.title, &clean);
+    // A results page whose terms are injected or NSFW goes with its search: its title and URL carry
+    // the same text.
+    let mut searches = Vec::new();
     let terms = [x.search_by_url.get(&v.url_id), x.search_by_visit.get(&v.id)];
     for term in terms.into_iter().flatten() {
         match policy.judge_search(term) {
-            Ok(t) if day.search(v.time, &engine(parts.host), &t) => stats.searches += 1,
-            Ok(_) => stats.search_duplicate += 1,
-            Err(cut) => stats.search_cut(cut),
+            Ok(t) => searches.push(t),
+            Err(cut) => {
+                stats.search_cut(cut);
+                if matches!(cut, SearchCut::Injected | SearchCut::Nsfw) {
+                    stats.junk_search_pages += 1;
+                    return;
+                }
+            }
+        }
+    }
+    stats.params_stripped += stripped as u64;
+    stats.visits_kept += 1;
+    day.visit(v.time, &urls::display_domain(parts.host), &v.title, &clean);
+    for t in searches {
+        if day.search(v.time, &engine(parts.host), &t) {
+            stats.searches += 1;
+        } else {
+            stats.search_duplicate += 1;
         }
     }
     for cid in x.clusters_by_visit.get(&v.id).into_iter().flatten() {

@@ -21,6 +21,8 @@ pub struct Stats {
     pub nsfw: u64,
     /// Automatic sub-frame loads (ads, embeds), never shown by the browser's own history page.
     pub subframe: u64,
+    /// Search results pages dropped because their search was injected or NSFW.
+    pub junk_search_pages: u64,
     /// Rows that could not be used (reported as warnings).
     pub odd: u64,
     /// Searches kept and cut.
@@ -60,7 +62,7 @@ impl Stats {
     pub fn summary(&self) -> String {
         format!(
             "{} days from {} profile(s); visits: {} read, {} kept; cut: {} internal, {} local, {} denied, \
-             {} not allowed, {} nsfw, {} subframe, {} odd rows; searches: {} kept; cut: {} duplicate, \
+             {} not allowed, {} nsfw, {} subframe, {} junk search pages, {} odd rows; searches: {} kept; cut: {} duplicate, \
              {} too long, {} injected, {} nsfw, {} empty; tracking parameters stripped: {}",
             self.days,
             self.profiles,
@@ -72,6 +74,7 @@ impl Stats {
             self.not_allowed,
             self.nsfw,
             self.subframe,
+            self.junk_search_pages,
             self.odd,
             self.searches,
             self.search_duplicate,
