@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 /// The user's home folder (`$HOME`), if known.
 pub fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 /// `path` with the user's home folder shown as `~`, for frontmatter and messages.
@@ -12,7 +14,11 @@ pub fn display_path(path: &Path) -> String {
     if let Some(home) = home_dir()
         && let Ok(rest) = path.strip_prefix(&home)
     {
-        return if rest.as_os_str().is_empty() { "~".into() } else { format!("~/{}", rest.display()) };
+        return if rest.as_os_str().is_empty() {
+            "~".into()
+        } else {
+            format!("~/{}", rest.display())
+        };
     }
     path.display().to_string()
 }
@@ -27,10 +33,14 @@ impl Home {
     /// `$BRAIN_HOME` if set and non-empty, else `~/.brain`, else `./.brain`.
     pub fn from_env() -> Self {
         if let Some(h) = std::env::var_os("BRAIN_HOME").filter(|h| !h.is_empty()) {
-            return Home { root: PathBuf::from(h) };
+            return Home {
+                root: PathBuf::from(h),
+            };
         }
         let base = home_dir().unwrap_or_else(|| PathBuf::from("."));
-        Home { root: base.join(".brain") }
+        Home {
+            root: base.join(".brain"),
+        }
     }
 
     /// A home at an explicit folder.
@@ -93,6 +103,9 @@ mod tests {
         let h = Home::at("/x");
         assert_eq!(h.config(), PathBuf::from("/x/brain.yaml"));
         assert_eq!(h.lock_file("lex"), PathBuf::from("/x/locks/lex.lock"));
-        assert_eq!(h.state_file("jsonl2md.json"), PathBuf::from("/x/state/jsonl2md.json"));
+        assert_eq!(
+            h.state_file("jsonl2md.json"),
+            PathBuf::from("/x/state/jsonl2md.json")
+        );
     }
 }

@@ -1,11 +1,25 @@
-//! The brain home (`$BRAIN_HOME`, default `~/.brain`): where every file lives, and the locks that keep
-//! one writer at a time.
+//! The brain home (`$BRAIN_HOME`, default `~/.brain`): where every file lives, what it is configured to
+//! hold, what has been indexed, and the locks that keep one writer at a time.
 //!
 //! Layout (DESIGN.md): `brain.yaml`, `corpus/<collection>/…`, `index/`, `state.sqlite`, `state/`
 //! (small per-stage state files), `logs/usage.jsonl`, `inbox/`, `models/`, `locks/`.
+//!
+//! * [`Home`] — the paths;
+//! * [`Config`] — `brain.yaml`: collections and partition rules;
+//! * [`partition`] — which collection and file a doc goes to, and writing it there;
+//! * [`Registry`] — `state.sqlite`: the document registry (what is indexed, how fresh);
+//! * [`Lock`] — one writer at a time.
 
+mod config;
 mod home;
 mod lock;
+pub mod partition;
+mod registry;
 
+pub use config::{
+    BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, Layout, Partition, Rule, Trust,
+    check_name,
+};
 pub use home::{Home, display_path, home_dir};
 pub use lock::{Lock, LockError};
+pub use registry::{DocEntry, Registry, RegistryError};

@@ -12,7 +12,10 @@ pub enum LockError {
     #[error("{path} is held by another process ({holder}); try again when it finishes")]
     Held { path: PathBuf, holder: String },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// A held lock; released when dropped (and by the OS if the process dies, so a crash leaves no stale
@@ -31,11 +34,20 @@ impl Lock {
 
     /// Take the lock at `path`, retrying for up to `wait`.
     pub fn acquire_within(path: &Path, wait: Duration) -> Result<Lock, LockError> {
-        let io = |source| LockError::Io { path: path.to_path_buf(), source };
+        let io = |source| LockError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let file = OpenOptions::new().create(true).read(true).write(true).truncate(false).open(path).map_err(io)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .write(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
         let start = Instant::now();
         loop {
             match file.try_lock() {
@@ -44,14 +56,27 @@ impl Lock {
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {
-                    let holder = std::fs::read_to_string(path).unwrap_or_default().trim().to_string();
-                    let holder = if holder.is_empty() { "unknown pid".into() } else { holder };
-                    return Err(LockError::Held { path: path.to_path_buf(), holder });
+                    let holder = std::fs::read_to_string(path)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string();
+                    let holder = if holder.is_empty() {
+                        "unknown pid".into()
+                    } else {
+                        holder
+                    };
+                    return Err(LockError::Held {
+                        path: path.to_path_buf(),
+                        holder,
+                    });
                 }
                 Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
             }
         }
-        let mut lock = Lock { file, path: path.to_path_buf() };
+        let mut lock = Lock {
+            file,
+            path: path.to_path_buf(),
+        };
         lock.note_holder();
         Ok(lock)
     }
@@ -78,7 +103,11 @@ mod tests {
         let first = Lock::try_acquire(&p).expect("first");
         let err = Lock::try_acquire(&p).expect_err("held");
         assert!(matches!(err, LockError::Held { .. }), "{err}");
-        assert!(err.to_string().contains(&format!("pid {}", std::process::id())), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("pid {}", std::process::id())),
+            "{err}"
+        );
         drop(first);
         Lock::try_acquire(&p).expect("free again");
     }

@@ -1,0 +1,211 @@
+//! Opening the lexical index: `$BRAIN_HOME/index/lex/`, with the analyzers registered.
+
+use std::path::{Path, PathBuf};
+
+use brain_doc::ErrorCode;
+use brain_store::Home;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
+
+use crate::schema::{self, Fields, SCHEMA_VERSION};
+use crate::tokenize;
+
+/// Name of the file beside the index segments holding [`SCHEMA_VERSION`].
+const VERSION_FILE: &str = "SCHEMA_VERSION";
+
+/// Writer memory budget. tantivy's minimum is 15 MB per thread; 50 MB keeps `lexindex` well under the
+/// machine's budget while a full build of the 10k-file bench corpus still flushes only a few segments
+/// (measured 2026-11-22, see docs/lexindex.md).
+pub const WRITER_MEMORY: usize = 50_000_000;
+
+/// Why the lexical index could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LexError {
+    #[error("no lexical index at {path}")]
+    Missing { path: PathBuf },
+    #[error(
+        "the lexical index at {path} has schema {found}, this build reads schema {SCHEMA_VERSION}"
+    )]
+    WrongVersion { path: PathBuf, found: String },
+    #[error("lexical index at {path}: {source}")]
+    Tantivy {
+        path: PathBuf,
+        source: tantivy::TantivyError,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl LexError {
+    /// The exit-code class: a missing or outdated index is `index_missing` (65), the rest internal.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            LexError::Missing { .. } | LexError::WrongVersion { .. } => ErrorCode::IndexMissing,
+            LexError::Tantivy { .. } | LexError::Io { .. } => ErrorCode::Internal,
+        }
+    }
+
+    /// What the user should run.
+    pub fn fix(&self) -> &'static str {
+        match self {
+            LexError::Missing { .. } => "run `lexindex --all` (or `brain update`) to build it",
+            LexError::WrongVersion { .. } => "run `lexindex --all --rebuild` to rebuild it",
+            LexError::Tantivy { .. } | LexError::Io { .. } => "",
+        }
+    }
+}
+
+/// The opened lexical index with its field handles.
+pub struct LexIndex {
+    index: Index,
+    fields: Fields,
+    dir: PathBuf,
+}
+
+impl LexIndex {
+    /// Where the index of `home` lives.
+    pub fn dir(home: &Home) -> PathBuf {
+        home.index().join("lex")
+    }
+
+    /// Open the existing index for reading (and writing). A missing index is [`LexError::Missing`].
+    pub fn open(home: &Home) -> Result<LexIndex, LexError> {
+        Self::open_dir(&Self::dir(home))
+    }
+
+    /// Open the index in `dir`.
+    pub fn open_dir(dir: &Path) -> Result<LexIndex, LexError> {
+        if !dir.join("meta.json").exists() {
+            return Err(LexError::Missing {
+                path: dir.to_path_buf(),
+            });
+        }
+        let found = std::fs::read_to_string(dir.join(VERSION_FILE)).unwrap_or_default();
+        if found.trim() != SCHEMA_VERSION.to_string() {
+            return Err(LexError::WrongVersion {
+                path: dir.to_path_buf(),
+                found: found.trim().to_string(),
+            });
+        }
+        let tantivy = |source| LexError::Tantivy {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let index = Index::open_in_dir(dir).map_err(tantivy)?;
+        let fields = schema::fields_of(&index.schema()).ok_or_else(|| LexError::WrongVersion {
+            path: dir.to_path_buf(),
+            found: found.trim().to_string(),
+        })?;
+        tokenize::register(&index);
+        Ok(LexIndex {
+            index,
+            fields,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Open the index of `home`, creating an empty one if there is none. With `rebuild`, any existing
+    /// index (of any version) is deleted first.
+    pub fn open_or_create(home: &Home, rebuild: bool) -> Result<LexIndex, LexError> {
+        let dir = Self::dir(home);
+        let io = |source| LexError::Io {
+            path: dir.clone(),
+            source,
+        };
+        if rebuild && dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(io)?;
+        }
+        match Self::open_dir(&dir) {
+            Err(LexError::Missing { .. }) => {}
+            other => return other,
+        }
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let (schema, fields) = schema::build();
+        let index = Index::create_in_dir(&dir, schema).map_err(|source| LexError::Tantivy {
+            path: dir.clone(),
+            source,
+        })?;
+        brain_doc::atomic::write(
+            &dir.join(VERSION_FILE),
+            format!("{SCHEMA_VERSION}\n").as_bytes(),
+        )
+        .map_err(io)?;
+        tokenize::register(&index);
+        Ok(LexIndex { index, fields, dir })
+    }
+
+    /// The tantivy index (analyzers registered).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The field handles.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    /// The index folder.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A reader on the last commit (manual reload: one process, one query, no background thread).
+    pub fn reader(&self) -> Result<IndexReader, LexError> {
+        self.index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|source| LexError::Tantivy {
+                path: self.dir.clone(),
+                source,
+            })
+    }
+
+    /// A single-threaded writer with the [`WRITER_MEMORY`] budget. Callers hold the `lexindex` lock.
+    pub fn writer(&self) -> Result<IndexWriter<TantivyDocument>, LexError> {
+        self.index
+            .writer_with_num_threads(1, WRITER_MEMORY)
+            .map_err(|source| LexError::Tantivy {
+                path: self.dir.clone(),
+                source,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_index_is_exit_65_with_a_fix() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = LexIndex::open(&Home::at(dir.path()))
+            .err()
+            .expect("missing");
+        assert!(matches!(err, LexError::Missing { .. }));
+        assert_eq!(err.code().exit_code(), 65);
+        assert!(err.fix().contains("lexindex --all"));
+    }
+
+    #[test]
+    fn created_index_reopens_with_analyzers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        LexIndex::open_or_create(&home, false).expect("create");
+        let lex = LexIndex::open(&home).expect("open");
+        assert!(
+            lex.index()
+                .tokenizers()
+                .get(tokenize::IDENT_TOKENIZER)
+                .is_some()
+        );
+        assert!(
+            lex.index()
+                .tokenizers()
+                .get(tokenize::TEXT_TOKENIZER)
+                .is_some()
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! The tantivy schema of the lexical index — the contract between `lexindex` (writer) and `rank`
+//! (reader).
+//!
+//! **One tantivy document per passage.** A markdown file is cut into passages at headings, and long
+//! sections further at paragraph (then line) boundaries to at most [`crate::passage::MAX_PASSAGE_BYTES`];
+//! a short file is one passage. Every passage repeats its document's fields (id, collection, title, date,
+//! …) so filters and boosts work on passages directly; group by [`ID`] to get one hit per document or
+//! `--per-doc N`.
+//!
+//! | field | type | analysis | stored | use |
+//! |---|---|---|---|---|
+//! | [`ID`] `id` | string | raw | yes | document id `<collection>/<path>`; delete-by-term on re-index |
+//! | [`COLLECTION`] `collection` | string | raw | yes | filter `-c` / `collection:` |
+//! | [`PATH`] `path` | string | raw | yes | path inside the collection |
+//! | [`PATH_TEXT`] `path_text` | text | `brain_text` | no | the path's words (`kb/rust-tips.md` → `kb rust tip md`) |
+//! | [`FILE`] `file` | stored only | — | yes | absolute path of the markdown file |
+//! | [`TITLE`] `title` | text + positions | `brain_text` | yes | document title, in every passage (boost it) |
+//! | [`HEADINGS`] `headings` | text + positions | `brain_text` | yes | the heading path of the passage, `A › B` (boost it) |
+//! | [`BODY`] `body` | text + positions | `brain_text` | yes | the passage text verbatim — also the snippet source |
+//! | [`IDENT`] `ident` | text, freqs only | `brain_ident` | no | whole identifiers/paths/flags of title+headings+body |
+//! | [`KIND`] `kind` | string | raw | yes | source type: `session`, `browser`, `note`, `distilled`, `inbox`, `eval` |
+//! | [`AGENT`] `agent` | string | raw, lower-case | yes | `claude`, `codex`, `gemini`, `chrome`, … (filter `agent:`) |
+//! | [`PROJECT`] `project` | string | raw | yes | `meta.project` (filter `project:`) |
+//! | [`TAGS`] `tags` | string, multi | raw, lower-case | yes | `meta.tags` |
+//! | [`DATE`] `date` | date, fast + indexed | — | yes | document date (UTC, seconds); `--since/--until` range |
+//! | [`LINE`] `line` | u64 | — | yes | 1-based line in the markdown file where the passage starts (frontmatter counted) |
+//! | [`PASSAGE`] `passage` | u64, indexed | — | yes | 0-based passage ordinal inside the document |
+//! | [`SHA256`] `sha256` | string | raw | yes | sha256 of the whole markdown file |
+//!
+//! Analyzers (registered by [`crate::LexIndex::open`]): [`crate::tokenize::TEXT_TOKENIZER`] and
+//! [`crate::tokenize::IDENT_TOKENIZER`]; the query side runs the same analyzers
+//! ([`crate::tokenize::text_analyzer`], [`crate::tokenize::ident_analyzer`], [`crate::tokenize::tokens`])
+//! to build term queries. Snippet: take [`BODY`] of the hit passage; the snippet line is [`LINE`] plus
+//! the number of newlines before the best match inside it.
+//!
+//! Changing anything here bumps [`SCHEMA_VERSION`]; an index of another version is reported as needing a
+//! rebuild.
+
+use tantivy::schema::{
+    DateOptions, DateTimePrecision, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema,
+    TextFieldIndexing, TextOptions,
+};
+
+use crate::tokenize::{IDENT_TOKENIZER, TEXT_TOKENIZER};
+
+/// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub const ID: &str = "id";
+pub const COLLECTION: &str = "collection";
+pub const PATH: &str = "path";
+pub const PATH_TEXT: &str = "path_text";
+pub const FILE: &str = "file";
+pub const TITLE: &str = "title";
+pub const HEADINGS: &str = "headings";
+pub const BODY: &str = "body";
+pub const IDENT: &str = "ident";
+pub const KIND: &str = "kind";
+pub const AGENT: &str = "agent";
+pub const PROJECT: &str = "project";
+pub const TAGS: &str = "tags";
+pub const DATE: &str = "date";
+pub const LINE: &str = "line";
+pub const PASSAGE: &str = "passage";
+pub const SHA256: &str = "sha256";
+
+/// Field handles of the schema, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    pub id: Field,
+    pub collection: Field,
+    pub path: Field,
+    pub path_text: Field,
+    pub file: Field,
+    pub title: Field,
+    pub headings: Field,
+    pub body: Field,
+    pub ident: Field,
+    pub kind: Field,
+    pub agent: Field,
+    pub project: Field,
+    pub tags: Field,
+    pub date: Field,
+    pub line: Field,
+    pub passage: Field,
+    pub sha256: Field,
+}
+
+fn text(stored: bool, tokenizer: &str, record: IndexRecordOption) -> TextOptions {
+    let opts = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(tokenizer)
+            .set_index_option(record),
+    );
+    if stored { opts.set_stored() } else { opts }
+}
+
+/// Build the schema and its field handles.
+pub fn build() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let positions = IndexRecordOption::WithFreqsAndPositions;
+    let fields = Fields {
+        id: b.add_text_field(ID, STRING | STORED),
+        collection: b.add_text_field(COLLECTION, STRING | STORED),
+        path: b.add_text_field(PATH, STRING | STORED),
+        path_text: b.add_text_field(
+            PATH_TEXT,
+            text(false, TEXT_TOKENIZER, IndexRecordOption::WithFreqs),
+        ),
+        file: b.add_text_field(FILE, STORED),
+        title: b.add_text_field(TITLE, text(true, TEXT_TOKENIZER, positions)),
+        headings: b.add_text_field(HEADINGS, text(true, TEXT_TOKENIZER, positions)),
+        body: b.add_text_field(BODY, text(true, TEXT_TOKENIZER, positions)),
+        ident: b.add_text_field(
+            IDENT,
+            text(false, IDENT_TOKENIZER, IndexRecordOption::WithFreqs),
+        ),
+        kind: b.add_text_field(KIND, STRING | STORED),
+        agent: b.add_text_field(AGENT, STRING | STORED),
+        project: b.add_text_field(PROJECT, STRING | STORED),
+        tags: b.add_text_field(TAGS, STRING | STORED),
+        date: b.add_date_field(
+            DATE,
+            DateOptions::default()
+                .set_fast()
+                .set_indexed()
+                .set_stored()
+                .set_precision(DateTimePrecision::Seconds),
+        ),
+        line: b.add_u64_field(LINE, STORED),
+        passage: b.add_u64_field(PASSAGE, STORED | INDEXED),
+        sha256: b.add_text_field(SHA256, STRING | STORED),
+    };
+    (b.build(), fields)
+}
+
+/// Resolve the field handles of an existing index's schema; `None` if a field is missing.
+pub fn fields_of(schema: &Schema) -> Option<Fields> {
+    let f = |name| schema.get_field(name).ok();
+    Some(Fields {
+        id: f(ID)?,
+        collection: f(COLLECTION)?,
+        path: f(PATH)?,
+        path_text: f(PATH_TEXT)?,
+        file: f(FILE)?,
+        title: f(TITLE)?,
+        headings: f(HEADINGS)?,
+        body: f(BODY)?,
+        ident: f(IDENT)?,
+        kind: f(KIND)?,
+        agent: f(AGENT)?,
+        project: f(PROJECT)?,
+        tags: f(TAGS)?,
+        date: f(DATE)?,
+        line: f(LINE)?,
+        passage: f(PASSAGE)?,
+        sha256: f(SHA256)?,
+    })
+}

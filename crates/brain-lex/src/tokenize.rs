@@ -1,0 +1,338 @@
+//! The two analyzers of the lexical index, registered on every opened index under [`TEXT_TOKENIZER`]
+//! and [`IDENT_TOKENIZER`].
+//!
+//! * `brain_text` — prose and code as words. Splits on every non-alphanumeric character (so
+//!   `snake_case`, `dotted.name`, `a/b/c`, `--flag` fall apart), then inside a word on camelCase
+//!   boundaries (`parseHTTPResponse` → `parse http response`; letters and digits stay together:
+//!   `sha256`, `utf8`). CJK characters (Han, kana, Hangul) become one token each, so CJK text is
+//!   searchable without a segmenter. Then lower-case, English stop words removed, English (Snowball)
+//!   stemming, tokens over [`MAX_TOKEN_LEN`] bytes dropped.
+//! * `brain_ident` — whole identifiers, paths, flags and error names, lower-cased and *not* split:
+//!   `parse_config`, `src/main.rs` (and its suffixes `main.rs`), `--no-verify`, `std::fs::read`,
+//!   `ModuleNotFoundError`. Only compound tokens are kept (a plain word is already in `brain_text`).
+//!   It lives in a field of its own: emitting whole tokens at the same position as their parts would
+//!   turn multi-token queries into phrase queries that match nothing (DESIGN.md).
+
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
+    TokenStream, Tokenizer,
+};
+
+/// Name of the prose-and-code-parts analyzer (title, headings, body, path words).
+pub const TEXT_TOKENIZER: &str = "brain_text";
+/// Name of the whole-identifier analyzer (the `ident` field).
+pub const IDENT_TOKENIZER: &str = "brain_ident";
+
+/// Tokens longer than this (bytes) are dropped from `brain_text`: base64 blobs and hashes are noise
+/// as words (tantivy's own default for `RemoveLongFilter` in its examples is 40).
+pub const MAX_TOKEN_LEN: usize = 40;
+/// Longest whole identifier kept by `brain_ident` (long URLs and paths stay whole up to this).
+pub const MAX_IDENT_LEN: usize = 160;
+
+/// The `brain_text` analyzer.
+pub fn text_analyzer() -> TextAnalyzer {
+    let stop = StopWordFilter::new(Language::English)
+        .unwrap_or_else(|| StopWordFilter::remove(Vec::<String>::new()));
+    TextAnalyzer::builder(CodeWordTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
+        .filter(LowerCaser)
+        .filter(stop)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// The `brain_ident` analyzer.
+pub fn ident_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(IdentTokenizer::default()).build()
+}
+
+/// Register both analyzers on `index` (every open and create does this).
+pub fn register(index: &tantivy::Index) {
+    index.tokenizers().register(TEXT_TOKENIZER, text_analyzer());
+    index
+        .tokenizers()
+        .register(IDENT_TOKENIZER, ident_analyzer());
+}
+
+/// Run `analyzer` over `text` and collect the token texts (the query side uses this to build term
+/// queries with exactly the index-time analysis).
+pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        out.push(stream.token().text.clone());
+    }
+    out
+}
+
+/// True for characters of scripts written without spaces: each becomes its own token.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF       // Hiragana, Katakana
+        | 0x3400..=0x4DBF     // CJK Extension A
+        | 0x4E00..=0x9FFF     // CJK Unified Ideographs
+        | 0xAC00..=0xD7AF     // Hangul syllables
+        | 0xF900..=0xFAFF     // CJK Compatibility Ideographs
+        | 0x20000..=0x2FA1F) // CJK Extensions B.. and Compatibility Supplement
+}
+
+/// A token stream over tokens computed up front.
+pub struct VecTokenStream {
+    tokens: Vec<Token>,
+    next: usize,
+}
+
+impl TokenStream for VecTokenStream {
+    fn advance(&mut self) -> bool {
+        self.next += 1;
+        self.next <= self.tokens.len()
+    }
+    fn token(&self) -> &Token {
+        &self.tokens[self
+            .next
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1))]
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        let i = self
+            .next
+            .saturating_sub(1)
+            .min(self.tokens.len().saturating_sub(1));
+        &mut self.tokens[i]
+    }
+}
+
+fn push(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
+    tokens.push(Token {
+        offset_from: from,
+        offset_to: to,
+        position: tokens.len(),
+        text: text[from..to].to_string(),
+        position_length: 1,
+    });
+}
+
+/// Splits words at non-alphanumerics, camelCase boundaries and around CJK characters.
+#[derive(Clone, Default)]
+pub struct CodeWordTokenizer;
+
+impl Tokenizer for CodeWordTokenizer {
+    type TokenStream<'a> = VecTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        let mut tokens = Vec::new();
+        let mut word_start: Option<usize> = None;
+        for (i, c) in text.char_indices() {
+            if c.is_alphanumeric() && !is_cjk(c) {
+                word_start.get_or_insert(i);
+                continue;
+            }
+            if let Some(s) = word_start.take() {
+                split_camel(&mut tokens, text, s, i);
+            }
+            if is_cjk(c) {
+                push(&mut tokens, text, i, i + c.len_utf8());
+            }
+        }
+        if let Some(s) = word_start {
+            split_camel(&mut tokens, text, s, text.len());
+        }
+        VecTokenStream { tokens, next: 0 }
+    }
+}
+
+/// Push the parts of the alphanumeric word `text[from..to]`, cut before an upper-case letter that
+/// follows a lower-case one (`fooBar`) or that starts a capitalized word after an acronym (`HTTPServer`).
+fn split_camel(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
+    let word: Vec<(usize, char)> = text[from..to]
+        .char_indices()
+        .map(|(i, c)| (from + i, c))
+        .collect();
+    let mut start = from;
+    for k in 1..word.len() {
+        let (prev, cur) = (word[k - 1].1, word[k].1);
+        let next_lower = word.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+        let cut = (prev.is_lowercase() && cur.is_uppercase())
+            || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+            || (prev.is_numeric() && cur.is_uppercase() && next_lower);
+        if cut {
+            push(tokens, text, start, word[k].0);
+            start = word[k].0;
+        }
+    }
+    push(tokens, text, start, to);
+}
+
+/// Emits whole identifiers, paths and flags, lower-cased.
+#[derive(Clone, Default)]
+pub struct IdentTokenizer;
+
+/// Characters that end an identifier on either side.
+fn is_ident_break(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '\''
+                | '`'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '<'
+                | '>'
+                | ','
+                | ';'
+                | '='
+                | '|'
+                | '*'
+                | '!'
+                | '?'
+                | '&'
+        )
+}
+
+/// Trailing punctuation that belongs to the sentence, not the identifier.
+fn is_trailing_punct(c: char) -> bool {
+    matches!(c, '.' | ':' | '#' | '$' | '%' | '^' | '+' | '\\')
+}
+
+impl Tokenizer for IdentTokenizer {
+    type TokenStream<'a> = VecTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        let mut tokens = Vec::new();
+        let mut start: Option<usize> = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            if !is_ident_break(c) {
+                start.get_or_insert(i);
+                continue;
+            }
+            if let Some(s) = start.take() {
+                ident(&mut tokens, text, s, i);
+            }
+        }
+        VecTokenStream { tokens, next: 0 }
+    }
+}
+
+fn ident(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
+    let raw = &text[from..to];
+    let trimmed = raw
+        .trim_end_matches(is_trailing_punct)
+        .trim_start_matches(|c: char| is_trailing_punct(c) && c != '.');
+    let from = from
+        + (raw.len()
+            - raw
+                .trim_start_matches(|c: char| is_trailing_punct(c) && c != '.')
+                .len());
+    let to = from + trimmed.len();
+    if trimmed.len() < 3
+        || trimmed.len() > MAX_IDENT_LEN
+        || !trimmed.chars().any(char::is_alphanumeric)
+    {
+        return;
+    }
+    if !is_compound(trimmed) {
+        return;
+    }
+    let lower = trimmed.to_lowercase();
+    let pos = tokens.len();
+    tokens.push(Token {
+        offset_from: from,
+        offset_to: to,
+        position: pos,
+        text: lower.clone(),
+        position_length: 1,
+    });
+    // Path suffixes: `src/brain/main.rs` is also findable as `brain/main.rs` and `main.rs`.
+    if lower.contains('/') && !lower.contains("://") {
+        for (i, _) in lower.match_indices('/') {
+            let rest = &lower[i + 1..];
+            if rest.len() >= 3 && is_compound(rest) {
+                let p = tokens.len();
+                tokens.push(Token {
+                    offset_from: from + i + 1,
+                    offset_to: to,
+                    position: p,
+                    text: rest.to_string(),
+                    position_length: 1,
+                });
+            }
+        }
+    }
+}
+
+/// A token the text analyzer would split: it has an inner separator, a leading dash (a flag) or a
+/// camelCase boundary.
+fn is_compound(s: &str) -> bool {
+    let inner = s.trim_matches(|c: char| !c.is_alphanumeric());
+    s.starts_with('-')
+        && s.trim_start_matches('-')
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric)
+        || inner.contains(|c: char| matches!(c, '_' | '.' | '/' | '-' | ':' | '@' | '\\' | '~'))
+        || inner
+            .chars()
+            .zip(inner.chars().skip(1))
+            .any(|(a, b)| a.is_lowercase() && b.is_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Vec<String> {
+        tokens(&mut text_analyzer(), s)
+    }
+    fn idents(s: &str) -> Vec<String> {
+        tokens(&mut ident_analyzer(), s)
+    }
+
+    #[test]
+    fn code_words_split_on_case_and_separators_and_are_stemmed() {
+        assert_eq!(text("parseHTTPResponse"), ["pars", "http", "respons"]);
+        assert_eq!(text("load_config_file"), ["load", "config", "file"]);
+        // `no` is an English stop word.
+        assert_eq!(
+            text("src/brain_lex/index.rs --no-verify"),
+            ["src", "brain", "lex", "index", "rs", "verifi"]
+        );
+        assert_eq!(text("sha256 of the utf8 files"), ["sha256", "utf8", "file"]);
+    }
+
+    #[test]
+    fn cjk_characters_are_single_tokens() {
+        assert_eq!(text("数据库error"), ["数", "据", "库", "error"]);
+        assert_eq!(text("テスト"), ["テ", "ス", "ト"]);
+    }
+
+    #[test]
+    fn identifiers_stay_whole_and_paths_give_their_suffixes() {
+        assert_eq!(idents("run `cargo test --workspace` now"), ["--workspace"]);
+        assert_eq!(
+            idents("see src/main.rs: parse_config failed."),
+            ["src/main.rs", "main.rs", "parse_config"]
+        );
+        assert_eq!(
+            idents("ModuleNotFoundError: no module"),
+            ["modulenotfounderror"]
+        );
+        assert_eq!(idents("std::fs::read(path)"), ["std::fs::read"]);
+        assert!(idents("plain words only. Really").is_empty());
+    }
+
+    #[test]
+    fn positions_are_consecutive() {
+        let mut a = text_analyzer();
+        let mut s = a.token_stream("fooBar baz_qux");
+        let mut pos = Vec::new();
+        while s.advance() {
+            pos.push(s.token().position);
+        }
+        assert_eq!(pos, [0, 1, 2, 3]);
+    }
+}

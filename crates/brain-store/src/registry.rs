@@ -1,0 +1,313 @@
+//! `state.sqlite`: the document registry — what the lexical index holds, from which file, how fresh —
+//! plus tables reserved for later stages (vector freshness, recall counts, distill queue).
+//!
+//! Schema migrations are numbered SQL scripts ([`MIGRATIONS`]) applied in order inside one
+//! transaction; `PRAGMA user_version` records how many ran. Add a migration, never edit one.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::Home;
+
+/// The migrations, in order. `user_version` = number applied.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: documents (lexical registry; vec_* columns reserved for vecindex), recall counts, distill queue.
+    "CREATE TABLE documents (
+        id TEXT PRIMARY KEY,              -- <collection>/<path>
+        collection TEXT NOT NULL,
+        path TEXT NOT NULL,               -- inside the collection
+        file TEXT NOT NULL UNIQUE,        -- absolute path of the markdown file
+        mtime_ns INTEGER NOT NULL,        -- file mtime, ns since the epoch
+        size INTEGER NOT NULL,            -- bytes
+        sha256 TEXT NOT NULL,             -- of the file's bytes
+        title TEXT NOT NULL DEFAULT '',
+        date TEXT NOT NULL DEFAULT '',    -- RFC 3339
+        passages INTEGER NOT NULL DEFAULT 0,
+        lex_indexed_at INTEGER NOT NULL,  -- unix seconds of the lexindex commit
+        vec_fingerprint TEXT,             -- vecindex: embedder+chunker fingerprint the vectors were made with
+        vec_indexed_at INTEGER            -- vecindex: unix seconds; NULL = needs embedding
+    );
+    CREATE INDEX documents_by_collection ON documents(collection);
+    CREATE TABLE recall_counts (
+        id TEXT PRIMARY KEY,              -- document id
+        count INTEGER NOT NULL DEFAULT 0,
+        last_recalled_at INTEGER
+    );
+    CREATE TABLE distill_queue (
+        id TEXT PRIMARY KEY,              -- document id
+        enqueued_at INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending'
+    );",
+];
+
+/// One registered document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocEntry {
+    pub id: String,
+    pub collection: String,
+    pub path: String,
+    pub file: String,
+    pub mtime_ns: i64,
+    pub size: i64,
+    pub sha256: String,
+    pub title: String,
+    pub date: String,
+    pub passages: i64,
+    pub lex_indexed_at: i64,
+}
+
+/// Why the registry failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}")]
+pub struct RegistryError {
+    pub path: PathBuf,
+    pub source: rusqlite::Error,
+}
+
+/// The open registry.
+pub struct Registry {
+    conn: Connection,
+    path: PathBuf,
+}
+
+const COLUMNS: &str =
+    "id, collection, path, file, mtime_ns, size, sha256, title, date, passages, lex_indexed_at";
+
+fn entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<DocEntry> {
+    Ok(DocEntry {
+        id: row.get(0)?,
+        collection: row.get(1)?,
+        path: row.get(2)?,
+        file: row.get(3)?,
+        mtime_ns: row.get(4)?,
+        size: row.get(5)?,
+        sha256: row.get(6)?,
+        title: row.get(7)?,
+        date: row.get(8)?,
+        passages: row.get(9)?,
+        lex_indexed_at: row.get(10)?,
+    })
+}
+
+impl Registry {
+    /// Open (creating and migrating as needed) the registry of `home`.
+    pub fn open(home: &Home) -> Result<Registry, RegistryError> {
+        Self::open_path(&home.state_db())
+    }
+
+    /// Open the registry at `path`.
+    pub fn open_path(path: &Path) -> Result<Registry, RegistryError> {
+        let err = |source| RegistryError {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let mut conn = Connection::open(path).map_err(err)?;
+        // WAL: readers (explain, status) never block the single writer; NORMAL sync is durable
+        // enough for a rebuildable cache of what the index holds.
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;",
+        )
+        .map_err(err)?;
+        let done: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        if (done as usize) < MIGRATIONS.len() {
+            let tx = conn.transaction().map_err(err)?;
+            for sql in &MIGRATIONS[done.max(0) as usize..] {
+                tx.execute_batch(sql).map_err(err)?;
+            }
+            tx.execute_batch(&format!("PRAGMA user_version = {}", MIGRATIONS.len()))
+                .map_err(err)?;
+            tx.commit().map_err(err)?;
+        }
+        Ok(Registry {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn err(&self, source: rusqlite::Error) -> RegistryError {
+        RegistryError {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Schema version (number of migrations applied).
+    pub fn version(&self) -> Result<i64, RegistryError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The entry with document id `id`.
+    pub fn get(&self, id: &str) -> Result<Option<DocEntry>, RegistryError> {
+        self.conn
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM documents WHERE id = ?1"),
+                [id],
+                entry,
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every entry, or those of one collection, ordered by id.
+    pub fn entries(&self, collection: Option<&str>) -> Result<Vec<DocEntry>, RegistryError> {
+        let (sql, arg) = match collection {
+            Some(c) => (
+                format!("SELECT {COLUMNS} FROM documents WHERE collection = ?1 ORDER BY id"),
+                c,
+            ),
+            None => (
+                format!("SELECT {COLUMNS} FROM documents WHERE ?1 = ?1 ORDER BY id"),
+                "",
+            ),
+        };
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st.query_map([arg], entry).map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Document count per collection, ordered by collection.
+    pub fn counts(&self) -> Result<Vec<(String, i64)>, RegistryError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT collection, count(*) FROM documents GROUP BY collection ORDER BY collection")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Apply upserts and removals (by id) in one transaction. An upsert replacing an entry keeps its
+    /// vector columns only if the content hash did not change (else the vectors are stale: NULL).
+    pub fn apply(
+        &mut self,
+        upserts: &[DocEntry],
+        removals: &[String],
+    ) -> Result<(), RegistryError> {
+        let path = self.path.clone();
+        let err = |source| RegistryError {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(err)?;
+        {
+            let mut del = tx
+                .prepare_cached("DELETE FROM documents WHERE id = ?1")
+                .map_err(err)?;
+            for id in removals {
+                del.execute([id]).map_err(err)?;
+            }
+            // A file re-registered under a new id (moved between collections) frees its old row.
+            let mut del_file = tx
+                .prepare_cached("DELETE FROM documents WHERE file = ?1 AND id <> ?2")
+                .map_err(err)?;
+            let mut up = tx
+                .prepare_cached(&format!(
+                    "INSERT INTO documents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                     ON CONFLICT(id) DO UPDATE SET collection = excluded.collection, path = excluded.path,
+                       file = excluded.file, mtime_ns = excluded.mtime_ns, size = excluded.size,
+                       title = excluded.title, date = excluded.date, passages = excluded.passages,
+                       lex_indexed_at = excluded.lex_indexed_at,
+                       vec_fingerprint = CASE WHEN sha256 = excluded.sha256 THEN vec_fingerprint END,
+                       vec_indexed_at = CASE WHEN sha256 = excluded.sha256 THEN vec_indexed_at END,
+                       sha256 = excluded.sha256"
+                ))
+                .map_err(err)?;
+            for e in upserts {
+                del_file.execute(params![e.file, e.id]).map_err(err)?;
+                up.execute(params![
+                    e.id,
+                    e.collection,
+                    e.path,
+                    e.file,
+                    e.mtime_ns,
+                    e.size,
+                    e.sha256,
+                    e.title,
+                    e.date,
+                    e.passages,
+                    e.lex_indexed_at
+                ])
+                .map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// The connection, for stages that own the reserved tables (vecindex, recall, distill).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(id: &str, sha: &str) -> DocEntry {
+        DocEntry {
+            id: id.into(),
+            collection: "brain".into(),
+            path: id.trim_start_matches("brain/").into(),
+            file: format!("/h/corpus/{id}"),
+            mtime_ns: 1,
+            size: 2,
+            sha256: sha.into(),
+            title: "t".into(),
+            date: "2026-04-02T00:00:00Z".into(),
+            passages: 1,
+            lex_indexed_at: 3,
+        }
+    }
+
+    #[test]
+    fn migrations_run_once_and_entries_round_trip() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let mut r = Registry::open(&home).expect("open");
+        assert_eq!(r.version().expect("v"), MIGRATIONS.len() as i64);
+        r.apply(&[e("brain/a.md", "x"), e("brain/b.md", "y")], &[])
+            .expect("apply");
+        drop(r);
+        let mut r = Registry::open(&home).expect("reopen");
+        assert_eq!(
+            r.get("brain/a.md").expect("get"),
+            Some(e("brain/a.md", "x"))
+        );
+        r.apply(&[], &["brain/a.md".into()]).expect("remove");
+        assert_eq!(r.entries(None).expect("all"), vec![e("brain/b.md", "y")]);
+        assert_eq!(r.counts().expect("counts"), vec![("brain".to_string(), 1)]);
+    }
+
+    #[test]
+    fn changed_content_clears_vector_freshness() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut r = Registry::open(&Home::at(dir.path())).expect("open");
+        r.apply(&[e("brain/a.md", "x")], &[]).expect("apply");
+        r.connection()
+            .execute(
+                "UPDATE documents SET vec_fingerprint = 'm1', vec_indexed_at = 5",
+                [],
+            )
+            .expect("vec");
+        let vec = |r: &Registry| -> Option<String> {
+            r.connection()
+                .query_row("SELECT vec_fingerprint FROM documents", [], |row| {
+                    row.get(0)
+                })
+                .expect("q")
+        };
+        r.apply(&[e("brain/a.md", "x")], &[]).expect("same content");
+        assert_eq!(vec(&r).as_deref(), Some("m1"));
+        r.apply(&[e("brain/a.md", "z")], &[]).expect("new content");
+        assert_eq!(vec(&r), None);
+    }
+}
