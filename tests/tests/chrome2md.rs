@@ -308,6 +308,7 @@ fn newest_visits_in_the_wal_of_a_running_browser_are_read() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("Default/History");
     sql_db(&db, &modern_sql());
+    let h = db.to_str().expect("utf8");
     // The "browser" keeps its connection open in WAL mode with checkpoints off: the new visit lives
     // only in History-wal while chrome2md runs.
     let conn = rusqlite::Connection::open(&db).expect("open");
@@ -315,23 +316,33 @@ fn newest_visits_in_the_wal_of_a_running_browser_are_read() {
         .expect("wal");
     conn.pragma_update(None, "wal_autocheckpoint", 0)
         .expect("no checkpoints");
-    conn.execute(
-        "INSERT INTO visits (id, url, visit_time, transition) VALUES \
-         (30, 2, (strftime('%s', '2026-11-22 07:00:00') + 11644473600) * 1000000, 805306368)",
-        [],
-    )
-    .expect("insert");
+    let insert = |c: &rusqlite::Connection, id: i64, day: &str| {
+        let sql = format!(
+            "INSERT INTO visits (id, url, visit_time, transition) VALUES \
+             ({id}, 2, (strftime('%s', '{day} 07:00:00') + 11644473600) * 1000000, 805306368)"
+        );
+        c.execute(&sql, []).expect("insert");
+    };
+    insert(&conn, 30, "2026-11-22");
     assert!(dir.path().join("Default/History-wal").exists());
-    let (docs, err, code) = chrome2md(
-        dir.path(),
-        &["--history", db.to_str().expect("utf8"), "--no-state"],
-    );
+    let (docs, err, code) = chrome2md(dir.path(), &["--history", h]);
     assert_eq!(code, 0, "{err}");
     let last = docs.last().expect("days");
     assert_eq!(last.meta["day"], "2026-11-22", "{err}");
     assert_eq!(last.source.parts.len(), 1);
     assert!(last.source.parts[0].file.ends_with("History-wal"));
+    // The browser checkpoints and exits (the WAL is gone), then records one more visit. The kept
+    // snapshot must not mix the stale WAL copy with the new database.
     drop(conn);
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    insert(&conn, 31, "2026-11-23");
+    drop(conn);
+    assert!(!dir.path().join("Default/History-wal").exists());
+    let (docs, err, code) = chrome2md(dir.path(), &["--history", h]);
+    assert_eq!(code, 0, "{err}");
+    let days: Vec<&str> = docs.iter().filter_map(|d| d.meta["day"].as_str()).collect();
+    assert_eq!(days, ["2026-11-23"], "{err}");
+    assert!(docs[0].source.parts.is_empty());
 }
 
 #[test]

@@ -16,6 +16,9 @@ use clap::Parser;
 /// per day as NDJSON, or writes `<YYYY-MM-DD>.md` files with `--out-dir`. A state file remembers the
 /// last visit per profile, so the next run emits only the days that changed (each whole).
 ///
+/// With the state in use, the copy is kept in $BRAIN_HOME/cache/chrome2md/ (mode 0700) and rewritten
+/// in place on the next run, which is several times cheaper than a fresh copy of a large History.
+///
 /// Exit codes: 0 ok (also when no day changed) · 64 bad input (missing, non-SQLite or corrupt file,
 /// not a History database, bad policy, time zone or state file) · 65 no browser profile found ·
 /// 70 the database or the chrome2md lock is held · 99 internal.
@@ -150,6 +153,7 @@ fn options(args: &Args) -> Result<Options, ChromeError> {
         since: args.since,
         state,
         lock: home.lock_file("chrome2md"),
+        snapshots: Some(home.root().join("cache").join("chrome2md")),
         out_dir: args.out_dir.clone(),
     })
 }

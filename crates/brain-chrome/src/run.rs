@@ -41,6 +41,9 @@ pub struct Options {
     pub state: Option<PathBuf>,
     /// The lock held while the state is read and written.
     pub lock: PathBuf,
+    /// A folder for persistent per-profile snapshots (used only while the state lock is held), or
+    /// None for a fresh temp copy every run.
+    pub snapshots: Option<PathBuf>,
     /// Write `DIR/<date>.md` (or `DIR/<profile-slug>/<date>.md` for several profiles) instead of NDJSON.
     pub out_dir: Option<PathBuf>,
 }
@@ -91,7 +94,14 @@ fn profile_run(
 ) -> Result<(), ChromeError> {
     let path = profile.history.as_path();
     let shown = display_path(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
-    let snap = Snapshot::open(path)?;
+    let reuse = match (&opts.snapshots, &opts.state) {
+        (Some(dir), Some(_)) => {
+            let key = brain_doc::sha256_hex(shown.as_bytes());
+            Some(dir.join(format!("{}-{}", profile.slug(), &key[..8])))
+        }
+        _ => None,
+    };
+    let snap = Snapshot::open(path, reuse.as_deref())?;
     let schema = schema::detect(&snap.conn, path)?;
     let parts: Vec<String> = snap.parts.iter().map(|p| display_path(p)).collect();
     let max_id: Option<i64> = snap
