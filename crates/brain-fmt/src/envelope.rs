@@ -1,0 +1,63 @@
+//! The `--json` envelope: one JSON object for the whole answer.
+//!
+//! ```json
+//! {"schema":1,"kind":"results","query":"lock contention","took_ms":4,"count":1,"hits":[…],"warnings":[…]}
+//! ```
+//!
+//! An empty result is explicit (`"count":0,"hits":[]`), never silence.
+
+use std::io::{self, Write};
+
+use brain_doc::Hit;
+use serde::{Deserialize, Serialize};
+
+use crate::{Options, stale_warning};
+
+/// The JSON answer of `fmt --json` and `brain ask --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// Wire-format version.
+    pub schema: u32,
+    /// Always `"results"`.
+    pub kind: String,
+    /// The query as given, or null when unknown (`fmt` without `--query`).
+    pub query: Option<String>,
+    /// Milliseconds from start to the last hit.
+    pub took_ms: u64,
+    /// Number of hits.
+    pub count: usize,
+    /// The hits, best first.
+    pub hits: Vec<Hit>,
+    /// Freshness warnings and any other problem worth a caller's attention.
+    pub warnings: Vec<String>,
+}
+
+impl Envelope {
+    /// The envelope for `hits`, with freshness warnings added after `warnings`.
+    pub fn new(hits: &[Hit], opts: &Options, took_ms: u64, warnings: &[String]) -> Envelope {
+        let mut all = warnings.to_vec();
+        all.extend(
+            hits.iter()
+                .filter_map(|h| stale_warning(h, opts.stale_after_days)),
+        );
+        Envelope {
+            schema: brain_doc::SCHEMA,
+            kind: "results".into(),
+            query: opts.query.clone(),
+            took_ms,
+            count: hits.len(),
+            hits: hits.to_vec(),
+            warnings: all,
+        }
+    }
+}
+
+pub(crate) fn render(
+    hits: &[Hit],
+    opts: &Options,
+    took_ms: u64,
+    warnings: &[String],
+    mut out: &mut dyn Write,
+) -> io::Result<()> {
+    brain_doc::ndjson::write_line(&mut out, &Envelope::new(hits, opts, took_ms, warnings))
+}

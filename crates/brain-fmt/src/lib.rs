@@ -1,0 +1,71 @@
+//! Renderers of hit streams, for `fmt` and `brain ask`.
+//!
+//! | format | for | what |
+//! |---|---|---|
+//! | [`Format::Terminal`] | people | numbered hits: title, `uri:line`, `#docid`, age label, snippet; colour and OSC 8 hyperlinks on a terminal (`NO_COLOR` respected); a freshness warning on old hits |
+//! | [`Format::Json`] | scripts, agents | one envelope: `query`, `took_ms`, `count`, `hits`, `warnings` — an explicit empty result when nothing matched |
+//! | [`Format::Files`] | `xargs` | each hit's file (or URI) once, in rank order |
+//! | [`Format::Markdown`] | notes, agent context | a numbered list with links and quoted snippets |
+//! | [`Format::Csv`] | spreadsheets | one row per hit, with a header |
+//!
+//! Age labels ("today", "yesterday", "N days ago") and the freshness threshold are in [`age`].
+
+pub mod age;
+mod ansi;
+pub mod args;
+mod csv_out;
+mod envelope;
+mod files;
+mod markdown;
+mod terminal;
+
+use std::io::{self, Write};
+
+use brain_doc::Hit;
+
+pub use age::{age_label, stale_warning};
+pub use ansi::Paint;
+pub use envelope::Envelope;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Terminal,
+    Json,
+    Files,
+    Markdown,
+    Csv,
+}
+
+/// How to render.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub format: Format,
+    /// ANSI colour (terminal format only).
+    pub color: bool,
+    /// OSC 8 hyperlinks to the files (terminal format only).
+    pub hyperlinks: bool,
+    /// Hits older than this many days carry a freshness warning.
+    pub stale_after_days: i64,
+    /// The query, for the JSON envelope and headings.
+    pub query: Option<String>,
+}
+
+/// Render `hits` to `out`. `took_ms` and `warnings` go into the JSON envelope (the other formats show
+/// freshness warnings inline and leave other warnings to stderr).
+pub fn render(
+    hits: &[Hit],
+    opts: &Options,
+    took_ms: u64,
+    warnings: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match opts.format {
+        Format::Terminal => terminal::render(hits, opts, out),
+        Format::Json => envelope::render(hits, opts, took_ms, warnings, out),
+        Format::Files => files::render(hits, out),
+        Format::Markdown => markdown::render(hits, opts, out),
+        Format::Csv => csv_out::render(hits, out),
+    }
+}

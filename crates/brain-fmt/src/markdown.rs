@@ -1,0 +1,50 @@
+//! `--md`: a markdown list, for notes and agent context.
+//!
+//! ```markdown
+//! 1. **Fix the lock contention** — `brain://brain/abc.md:42` #a1b2c3, 3 days ago, score 0.93
+//!    > the writer lock is taken with try_lock
+//! ```
+
+use std::io::{self, Write};
+
+use brain_doc::Hit;
+
+use crate::{Options, age_label};
+
+pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+    if let Some(q) = &opts.query {
+        writeln!(out, "## Results for: {q}\n")?;
+    }
+    if hits.is_empty() {
+        return writeln!(out, "_No results._");
+    }
+    for h in hits {
+        let title = if h.title.is_empty() {
+            h.path.as_str()
+        } else {
+            h.title.as_str()
+        };
+        writeln!(
+            out,
+            "{}. **{}** — `{}:{}` {}, {}, score {:.2}",
+            h.rank,
+            title.replace('*', "\\*"),
+            h.uri,
+            h.line,
+            h.docid,
+            age_label(h.age_days),
+            h.score
+        )?;
+        for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
+            writeln!(out, "   > {}", line.trim_end())?;
+        }
+        if h.age_days > opts.stale_after_days {
+            writeln!(
+                out,
+                "   ⚠ {} days old: check it against the current state before relying on it",
+                h.age_days
+            )?;
+        }
+    }
+    Ok(())
+}

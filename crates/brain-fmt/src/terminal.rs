@@ -1,0 +1,67 @@
+//! The terminal format: for a person reading results.
+//!
+//! ```text
+//! 1. Fix the tantivy lock contention                                  0.93
+//!    brain://brain/2026/04/abc.md:42  #a1b2c3  3 days ago
+//!    the writer lock is taken with try_lock so a second lexindex exits 70
+//!    ! 3 days old: check it against the current state before relying on it
+//! ```
+
+use std::io::{self, Write};
+
+use brain_doc::Hit;
+
+use crate::{Options, Paint, age_label};
+
+pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+    let paint = Paint {
+        color: opts.color,
+        hyperlinks: opts.hyperlinks,
+    };
+    if hits.is_empty() {
+        return writeln!(out, "{}", paint.dim("no results"));
+    }
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let title = if h.title.is_empty() {
+            h.path.as_str()
+        } else {
+            h.title.as_str()
+        };
+        writeln!(
+            out,
+            "{}. {}  {}",
+            h.rank,
+            paint.bold(title),
+            paint.dim(&format!("{:.2}", h.score))
+        )?;
+        let location = format!("{}:{}", h.uri, h.line);
+        let stale = h.age_days > opts.stale_after_days;
+        let age = age_label(h.age_days);
+        let age = if stale {
+            paint.yellow(&age)
+        } else {
+            paint.green(&age)
+        };
+        writeln!(
+            out,
+            "   {}  {}  {}",
+            paint.cyan(&paint.link(h.file.as_deref(), &location)),
+            paint.magenta(&h.docid),
+            age
+        )?;
+        for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
+            writeln!(out, "   {}", line.trim_end())?;
+        }
+        if stale {
+            let warning = format!(
+                "! {} days old: check it against the current state before relying on it",
+                h.age_days
+            );
+            writeln!(out, "   {}", paint.yellow(&warning))?;
+        }
+    }
+    Ok(())
+}

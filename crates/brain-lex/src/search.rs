@@ -1,0 +1,464 @@
+//! Lexical search over the passage index: a [`LexQuery`] becomes one tantivy query, candidates come back
+//! as `(score, address)` in BM25 order, and [`Searcher::passage`] loads a candidate's stored fields with
+//! its snippet. Grouping passages into documents is the caller's job (`brain-rank`).
+//!
+//! The query, for words `w1 … wn`:
+//!
+//! ```text
+//! must     ( should: W(w1) … W(wn)                      -- OR semantics
+//!            should: boost(all_terms, must: W(w1) … W(wn)) )   -- all words: strong boost
+//! must     P(phrase)   for every "phrase"
+//! must_not P(x)        for every -x
+//! must     const-0 ( collection ∈ … ), ( project ∈ … ), ( agent ∈ … ), date ∈ [since, until]
+//! ```
+//!
+//! where `W(w)` scores the word in title^t, headings^h, path words^p, body and, as a whole identifier,
+//! in `ident`^i (a word the text analyzer splits, `parse_config`, must have all its parts in a field).
+//! Filters are clauses of the same query, so a small collection is never starved by a post-filter.
+
+use std::ops::Bound;
+
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
+    RangeQuery, TermQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DateTime, DocAddress, Score, TantivyDocument, Term};
+
+use crate::schema::Fields;
+use crate::tokenize::{ident_analyzer, text_analyzer, tokens};
+use crate::{LexError, LexIndex};
+
+/// What to look for, already parsed (the query language lives in `brain-rank`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LexQuery {
+    /// Words, OR-ed, with a boost for passages holding all of them.
+    pub terms: Vec<String>,
+    /// Phrases that must appear (in title, headings or body).
+    pub phrases: Vec<String>,
+    /// Words or phrases that must not appear.
+    pub exclude: Vec<String>,
+    /// Allowed collections; empty = all.
+    pub collections: Vec<String>,
+    /// Allowed `meta.project` values; empty = all.
+    pub projects: Vec<String>,
+    /// Allowed agents (lower-cased); empty = all.
+    pub agents: Vec<String>,
+    /// Earliest document date, Unix seconds.
+    pub since: Option<i64>,
+    /// Latest document date, Unix seconds.
+    pub until: Option<i64>,
+}
+
+/// Field weights and the conjunction boost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Boosts {
+    pub title: f32,
+    pub headings: f32,
+    pub path: f32,
+    pub body: f32,
+    pub ident: f32,
+    /// Multiplier of the extra clause matching passages that hold every word.
+    pub all_terms: f32,
+    /// DisjunctionMax tie-breaker across the fields of one word (1.0 = sum of fields, 0.0 = best field).
+    pub tie_breaker: f32,
+}
+
+impl Default for Boosts {
+    /// Measured on BEIR SciFact (test split) with `brain eval`, 2026-11-22: see docs/query.md.
+    fn default() -> Self {
+        Boosts {
+            title: 1.5,
+            headings: 1.5,
+            path: 0.5,
+            body: 1.0,
+            ident: 1.5,
+            all_terms: 1.0,
+            tie_breaker: 1.0,
+        }
+    }
+}
+
+/// One passage with its stored fields and best snippet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    /// Document id `<collection>/<path>`.
+    pub id: String,
+    pub collection: String,
+    pub path: String,
+    /// Absolute markdown file path, when stored.
+    pub file: Option<String>,
+    pub title: String,
+    /// Document date, Unix seconds (UTC).
+    pub date: Option<i64>,
+    pub agent: Option<String>,
+    pub project: Option<String>,
+    /// 0-based passage ordinal in the document.
+    pub ordinal: u64,
+    /// 1-based line of the passage start in the file.
+    pub line: u64,
+    /// The passage text.
+    pub body: String,
+}
+
+/// The best lines of a passage for a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snippet {
+    /// 1-based line in the file of the best-matching line.
+    pub line: u64,
+    /// The text shown.
+    pub text: String,
+}
+
+/// Why a search failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(transparent)]
+    Index(#[from] LexError),
+    #[error("search failed: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    #[error("reading the index: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A reader on the index with the analyzers the query side needs. Open once, query many times.
+pub struct Searcher {
+    searcher: tantivy::Searcher,
+    fields: Fields,
+    text: TextAnalyzer,
+    ident: TextAnalyzer,
+}
+
+/// Longest snippet, in characters (about two terminal lines).
+pub const SNIPPET_CHARS: usize = 220;
+
+impl Searcher {
+    /// A searcher on the last commit of `lex`.
+    pub fn new(lex: &LexIndex) -> Result<Searcher, SearchError> {
+        let searcher = lex.reader()?.searcher();
+        Ok(Searcher {
+            searcher,
+            fields: *lex.fields(),
+            text: text_analyzer(),
+            ident: ident_analyzer(),
+        })
+    }
+
+    /// Number of passages in the index.
+    pub fn num_passages(&self) -> u64 {
+        self.searcher.num_docs()
+    }
+
+    /// The tantivy query for `q`, or `None` when nothing in it survives analysis (only stop words).
+    pub fn query(&self, q: &LexQuery, b: &Boosts) -> Option<Box<dyn Query>> {
+        let words: Vec<Box<dyn Query>> = q.terms.iter().filter_map(|w| self.word(w, b)).collect();
+        let phrases: Vec<Box<dyn Query>> =
+            q.phrases.iter().filter_map(|p| self.phrase(p)).collect();
+        if words.is_empty() && phrases.is_empty() {
+            return None;
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if !words.is_empty() {
+            let mut any: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+            if words.len() > 1 && b.all_terms > 0.0 {
+                let all =
+                    BooleanQuery::new(words.iter().map(|w| (Occur::Must, w.box_clone())).collect());
+                any.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(all), b.all_terms)),
+                ));
+            }
+            any.extend(words.into_iter().map(|w| (Occur::Should, w)));
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+        }
+        clauses.extend(phrases.into_iter().map(|p| (Occur::Must, p)));
+        clauses.extend(
+            q.exclude
+                .iter()
+                .filter_map(|x| self.phrase(x))
+                .map(|x| (Occur::MustNot, x)),
+        );
+        for (field, values) in [
+            (self.fields.collection, &q.collections),
+            (self.fields.project, &q.projects),
+            (self.fields.agent, &q.agents),
+        ] {
+            if let Some(f) = any_of(field, values) {
+                clauses.push((Occur::Must, f));
+            }
+        }
+        if q.since.is_some() || q.until.is_some() {
+            let bound = |t: Option<i64>, incl: fn(Term) -> Bound<Term>| {
+                t.map_or(Bound::Unbounded, |s| {
+                    incl(Term::from_field_date_for_search(
+                        self.fields.date,
+                        DateTime::from_timestamp_secs(s),
+                    ))
+                })
+            };
+            let range = RangeQuery::new(
+                bound(q.since, Bound::Included),
+                bound(q.until, Bound::Included),
+            );
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(Box::new(range), 0.0)),
+            ));
+        }
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
+
+    /// The best `limit` passages for `q`, best first. Empty when the query has no searchable word.
+    pub fn candidates(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        let Some(query) = self.query(q, b) else {
+            return Ok(Vec::new());
+        };
+        let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
+        Ok(self.searcher.search(&query, &top)?)
+    }
+
+    /// Load a candidate's stored fields.
+    pub fn passage(&self, addr: DocAddress) -> Result<Passage, SearchError> {
+        let doc: TantivyDocument = self.searcher.doc(addr)?;
+        let f = &self.fields;
+        let s = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str().map(str::to_string))
+        };
+        let u = |field: Field| doc.get_first(field).and_then(|v| v.as_u64());
+        Ok(Passage {
+            id: s(f.id).unwrap_or_default(),
+            collection: s(f.collection).unwrap_or_default(),
+            path: s(f.path).unwrap_or_default(),
+            file: s(f.file).filter(|x| !x.is_empty()),
+            title: s(f.title).unwrap_or_default(),
+            date: doc
+                .get_first(f.date)
+                .and_then(|v| v.as_datetime())
+                .map(|d| d.into_timestamp_secs()),
+            agent: s(f.agent).filter(|x| !x.is_empty()),
+            project: s(f.project).filter(|x| !x.is_empty()),
+            ordinal: u(f.passage).unwrap_or(0),
+            line: u(f.line).unwrap_or(1),
+            body: s(f.body).unwrap_or_default(),
+        })
+    }
+
+    /// Every passage of the document `id` (for `brain get #docid` and tests), in passage order.
+    pub fn document(&self, id: &str) -> Result<Vec<Passage>, SearchError> {
+        let q = TermQuery::new(
+            Term::from_field_text(self.fields.id, id),
+            IndexRecordOption::Basic,
+        );
+        let top = tantivy::collector::TopDocs::with_limit(100_000).order_by_score();
+        let mut out = Vec::new();
+        for (_, addr) in self.searcher.search(&q, &top)? {
+            out.push(self.passage(addr)?);
+        }
+        out.sort_by_key(|p| p.ordinal);
+        Ok(out)
+    }
+
+    /// Every distinct document id in the index.
+    pub fn document_ids(&self) -> Result<Vec<String>, SearchError> {
+        let mut ids = Vec::new();
+        for seg in self.searcher.segment_readers() {
+            let inv = seg.inverted_index(self.fields.id)?;
+            let mut stream = inv.terms().stream()?;
+            while stream.advance() {
+                if let Ok(s) = std::str::from_utf8(stream.key()) {
+                    ids.push(s.to_string());
+                }
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// The best line(s) of `p` for `q`: the line holding the most distinct query words (ties: more
+    /// occurrences, then the earlier line), cut to [`SNIPPET_CHARS`] around the first match.
+    pub fn snippet(&self, p: &Passage, q: &LexQuery) -> Snippet {
+        let mut text = self.text.clone();
+        let mut wanted: Vec<String> = Vec::new();
+        for w in q.terms.iter().chain(&q.phrases) {
+            wanted.extend(tokens(&mut text, w));
+        }
+        wanted.sort();
+        wanted.dedup();
+        let lines: Vec<&str> = p.body.lines().collect();
+        let mut best: Option<(usize, usize, usize)> = None; // (line index, distinct, count)
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let toks = tokens(&mut text, line);
+            let count = toks
+                .iter()
+                .filter(|t| wanted.binary_search(t).is_ok())
+                .count();
+            let mut hit: Vec<&String> = toks
+                .iter()
+                .filter(|t| wanted.binary_search(t).is_ok())
+                .collect();
+            hit.sort();
+            hit.dedup();
+            let cand = (i, hit.len(), count);
+            best = match best {
+                None => Some(cand),
+                Some(b) if (cand.1, cand.2) > (b.1, b.2) => Some(cand),
+                keep => keep,
+            };
+        }
+        let Some((i, _, _)) = best else {
+            return Snippet {
+                line: p.line,
+                text: String::new(),
+            };
+        };
+        let mut shown = lines[i].trim().to_string();
+        if shown.chars().count() < 60
+            && let Some(next) = lines.get(i + 1).map(|l| l.trim()).filter(|l| !l.is_empty())
+        {
+            shown.push(' ');
+            shown.push_str(next);
+        }
+        Snippet {
+            line: p.line + i as u64,
+            text: clip(&shown, &wanted, &mut text),
+        }
+    }
+
+    /// `W(w)`: one word across the fields, or `None` when it analyzes to nothing.
+    fn word(&self, w: &str, b: &Boosts) -> Option<Box<dyn Query>> {
+        let f = &self.fields;
+        let parts = tokens(&mut self.text.clone(), w);
+        let mut alts: Vec<Box<dyn Query>> = Vec::new();
+        if !parts.is_empty() {
+            for (field, boost) in [
+                (f.title, b.title),
+                (f.headings, b.headings),
+                (f.path_text, b.path),
+                (f.body, b.body),
+            ] {
+                if boost > 0.0 {
+                    alts.push(boosted(all_terms(field, &parts), boost));
+                }
+            }
+        }
+        if b.ident > 0.0 {
+            for id in tokens(&mut self.ident.clone(), w) {
+                alts.push(boosted(
+                    term(f.ident, &id, IndexRecordOption::WithFreqs),
+                    b.ident,
+                ));
+            }
+        }
+        match alts.len() {
+            0 => None,
+            1 => alts.pop(),
+            _ => Some(Box::new(DisjunctionMaxQuery::with_tie_breaker(
+                alts,
+                b.tie_breaker,
+            ))),
+        }
+    }
+
+    /// A phrase in title, headings or body (a one-word phrase is a word there).
+    fn phrase(&self, p: &str) -> Option<Box<dyn Query>> {
+        let parts = tokens(&mut self.text.clone(), p);
+        let f = &self.fields;
+        let alts: Vec<(Occur, Box<dyn Query>)> = [f.title, f.headings, f.body]
+            .into_iter()
+            .filter_map(|field| -> Option<Box<dyn Query>> {
+                match parts.len() {
+                    0 => None,
+                    1 => Some(term(field, &parts[0], IndexRecordOption::WithFreqs)),
+                    _ => {
+                        let terms = parts
+                            .iter()
+                            .map(|t| Term::from_field_text(field, t))
+                            .collect();
+                        Some(Box::new(PhraseQuery::new(terms)))
+                    }
+                }
+            })
+            .map(|q| (Occur::Should, q))
+            .collect();
+        (!alts.is_empty()).then(|| Box::new(BooleanQuery::new(alts)) as Box<dyn Query>)
+    }
+}
+
+fn term(field: Field, text: &str, opt: IndexRecordOption) -> Box<dyn Query> {
+    Box::new(TermQuery::new(Term::from_field_text(field, text), opt))
+}
+
+/// All of `parts` in `field` (a split identifier needs every part).
+fn all_terms(field: Field, parts: &[String]) -> Box<dyn Query> {
+    if let [one] = parts {
+        return term(field, one, IndexRecordOption::WithFreqs);
+    }
+    let clauses = parts
+        .iter()
+        .map(|p| (Occur::Must, term(field, p, IndexRecordOption::WithFreqs)))
+        .collect();
+    Box::new(BooleanQuery::new(clauses))
+}
+
+fn boosted(q: Box<dyn Query>, boost: f32) -> Box<dyn Query> {
+    if (boost - 1.0).abs() < f32::EPSILON {
+        q
+    } else {
+        Box::new(BoostQuery::new(q, boost))
+    }
+}
+
+/// `field` equal to any of `values`, scoring nothing.
+fn any_of(field: Field, values: &[String]) -> Option<Box<dyn Query>> {
+    if values.is_empty() {
+        return None;
+    }
+    let terms: Vec<(Occur, Box<dyn Query>)> = values
+        .iter()
+        .map(|v| (Occur::Should, term(field, v, IndexRecordOption::Basic)))
+        .collect();
+    Some(Box::new(ConstScoreQuery::new(
+        Box::new(BooleanQuery::new(terms)),
+        0.0,
+    )))
+}
+
+/// `line` cut to [`SNIPPET_CHARS`] characters, starting a little before the first wanted word.
+fn clip(line: &str, wanted: &[String], text: &mut TextAnalyzer) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= SNIPPET_CHARS {
+        return line.to_string();
+    }
+    let mut first = 0usize;
+    let mut stream = text.token_stream(line);
+    while stream.advance() {
+        if wanted.binary_search(&stream.token().text).is_ok() {
+            first = line[..stream.token().offset_from].chars().count();
+            break;
+        }
+    }
+    let start = first
+        .saturating_sub(40)
+        .min(chars.len().saturating_sub(SNIPPET_CHARS));
+    let end = (start + SNIPPET_CHARS).min(chars.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}

@@ -1,0 +1,18 @@
+//! Queries and ranking for `rank`, `brain ask` and `brain eval`.
+//!
+//! * [`query`] — the query language (words, `"phrases"`, `-negation`, `field:value`, `since:7d`);
+//! * [`Ranker`] — lexical ranking: BM25 passages from `brain-lex`, folded into documents (`--per-doc N`
+//!   passages each), scores normalized to [0, 1], every hit carrying its signals;
+//! * [`strategy`] — every tuning constant with its source, overridable by `search_strategy.yaml`;
+//! * [`fusion`] — reciprocal rank fusion, for combining the lexical list with the vector list;
+//! * [`args`] — the clap arguments `rank` and `brain ask` share.
+
+pub mod args;
+pub mod fusion;
+pub mod query;
+mod rank;
+pub mod strategy;
+
+pub use query::{Filters, Query, QueryError};
+pub use rank::{RankError, RankOptions, Ranker, age_days};
+pub use strategy::Strategy;

@@ -1,0 +1,339 @@
+//! The query language of `rank` and `brain ask`.
+//!
+//! ```text
+//! tantivy mmap "lock contention" -draft project:brain agent:claude collection:brain since:7d
+//! ```
+//!
+//! * plain words are OR-ed; documents matching *all* of them get a strong boost;
+//! * `"a phrase"` must appear as written;
+//! * `-word` / `-"a phrase"` must not appear. A single-letter flag such as `-f` and anything starting
+//!   with `--` stay literal words (people search for command lines), as does `\-word`;
+//! * `collection:NAME` (or `c:`), `project:NAME`, `agent:NAME` filter inside the search (repeat a field
+//!   to allow several values); `since:SPEC` / `until:SPEC` bound the document date, where SPEC is
+//!   `24h`, `7d`, `2w`, `3mo`, `1y`, `today`, `yesterday`, `YYYY-MM-DD` or an RFC 3339 timestamp;
+//! * any other `word:word` (`std::fs`, `http://…`) is a plain word.
+
+use jiff::{Span, Timestamp, ToSpan, Zoned, civil::Date, tz::TimeZone};
+
+/// Why a query could not be understood (exit 64).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("the query is empty")]
+    Empty,
+    #[error("the query only excludes (`-word`); add at least one word or phrase to look for")]
+    OnlyNegations,
+    #[error("unterminated quote in the query: {0}")]
+    UnterminatedQuote(String),
+    #[error("`{field}:` needs a value")]
+    EmptyFilter { field: String },
+    #[error(
+        "cannot read `{0}` as a time: use 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339"
+    )]
+    BadTime(String),
+}
+
+/// A parsed query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Query {
+    /// Words to look for (OR semantics, conjunction boosted).
+    pub terms: Vec<String>,
+    /// Phrases that must appear.
+    pub phrases: Vec<String>,
+    /// Words or phrases that must not appear.
+    pub exclude: Vec<String>,
+    /// Filters applied inside the search.
+    pub filters: Filters,
+}
+
+/// Restrictions applied inside the search (never as a post-filter).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    /// Allowed collections (any of); empty = all.
+    pub collections: Vec<String>,
+    /// Allowed projects (any of); empty = all.
+    pub projects: Vec<String>,
+    /// Allowed agents (any of); empty = all.
+    pub agents: Vec<String>,
+    /// Documents dated at or after this instant.
+    pub since: Option<Timestamp>,
+    /// Documents dated at or before this instant.
+    pub until: Option<Timestamp>,
+}
+
+impl Query {
+    /// Parse `text`; relative times (`7d`) count back from `now`.
+    pub fn parse(text: &str, now: &Zoned) -> Result<Query, QueryError> {
+        let mut q = Query::default();
+        for token in tokens(text)? {
+            match token {
+                Token::Word(w) => q.terms.push(w),
+                Token::Phrase(p) => q.phrases.push(p),
+                Token::Not(w) => q.exclude.push(w),
+                Token::Field(field, value) => q.filters.add(&field, &value, now)?,
+            }
+        }
+        q.check()?;
+        Ok(q)
+    }
+
+    /// Reject a query with nothing positive to look for.
+    pub fn check(&self) -> Result<(), QueryError> {
+        if self.terms.is_empty() && self.phrases.is_empty() {
+            return Err(if self.exclude.is_empty() {
+                QueryError::Empty
+            } else {
+                QueryError::OnlyNegations
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Filters {
+    /// Add the filter `field:value` (field one of [`FILTER_FIELDS`]).
+    pub fn add(&mut self, field: &str, value: &str, now: &Zoned) -> Result<(), QueryError> {
+        if value.is_empty() {
+            return Err(QueryError::EmptyFilter {
+                field: field.into(),
+            });
+        }
+        match field {
+            "collection" | "c" => self.collections.push(value.into()),
+            "project" => self.projects.push(value.into()),
+            "agent" => self.agents.push(value.into()),
+            "since" => self.since = Some(parse_time(value, now, Edge::Start)?),
+            "until" => self.until = Some(parse_time(value, now, Edge::End)?),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The `field:` prefixes the parser treats as filters.
+pub const FILTER_FIELDS: [&str; 6] = ["collection", "c", "project", "agent", "since", "until"];
+
+/// Which end of a calendar day a bare date means: `since:2026-01-02` starts at its midnight,
+/// `until:2026-01-02` includes the whole day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    Start,
+    End,
+}
+
+/// Parse a time spec (see the module docs) relative to `now`, in `now`'s time zone.
+pub fn parse_time(spec: &str, now: &Zoned, edge: Edge) -> Result<Timestamp, QueryError> {
+    let bad = || QueryError::BadTime(spec.into());
+    let s = spec.trim().to_ascii_lowercase();
+    let day = |d: Date| -> Result<Timestamp, QueryError> {
+        let tz: TimeZone = now.time_zone().clone();
+        let start = d.to_zoned(tz.clone()).map_err(|_| bad())?;
+        match edge {
+            Edge::Start => Ok(start.timestamp()),
+            Edge::End => {
+                let next = d
+                    .tomorrow()
+                    .map_err(|_| bad())?
+                    .to_zoned(tz)
+                    .map_err(|_| bad())?;
+                Ok(next.timestamp() - 1.nanosecond())
+            }
+        }
+    };
+    match s.as_str() {
+        "today" => return day(now.date()),
+        "yesterday" => return day(now.date().yesterday().map_err(|_| bad())?),
+        _ => {}
+    }
+    if let Some(span) = relative(&s) {
+        return now
+            .checked_sub(span)
+            .map(|z| z.timestamp())
+            .map_err(|_| bad());
+    }
+    if let Ok(d) = s.parse::<Date>() {
+        return day(d);
+    }
+    spec.trim().parse::<Timestamp>().map_err(|_| bad())
+}
+
+/// `24h`, `7d`, `2w`, `3mo`, `1y` as a span; `None` if `s` is not of that shape.
+fn relative(s: &str) -> Option<Span> {
+    let split = s.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = s.split_at(split);
+    let n: i64 = num.parse().ok()?;
+    match unit {
+        "h" => Some(n.hours()),
+        "d" => Some(n.days()),
+        "w" => Some(n.weeks()),
+        "mo" => Some(n.months()),
+        "y" => Some(n.years()),
+        _ => None,
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    Phrase(String),
+    Not(String),
+    Field(String, String),
+}
+
+/// Split the query text into tokens, honouring quotes.
+fn tokens(text: &str) -> Result<Vec<Token>, QueryError> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let (raw, after) = next_raw(rest)?;
+        rest = after.trim_start();
+        if let Some(t) = classify(&raw) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// One whitespace-separated chunk, where a quoted part may hold spaces; returns (chunk, remainder).
+fn next_raw(s: &str) -> Result<(String, &str), QueryError> {
+    let mut chunk = String::new();
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c.is_whitespace() {
+            return Ok((chunk, &s[i..]));
+        }
+        if c == '"' {
+            chunk.push('"');
+            let mut closed = false;
+            for (_, c2) in chars.by_ref() {
+                chunk.push(c2);
+                if c2 == '"' {
+                    closed = true;
+                    break;
+                }
+            }
+            if !closed {
+                return Err(QueryError::UnterminatedQuote(s.trim().into()));
+            }
+        } else {
+            chunk.push(c);
+        }
+    }
+    Ok((chunk, ""))
+}
+
+fn unquote(s: &str) -> Option<String> {
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.trim().to_string())
+}
+
+fn classify(raw: &str) -> Option<Token> {
+    if let Some(lit) = raw.strip_prefix('\\') {
+        return (!lit.is_empty()).then(|| Token::Word(lit.into()));
+    }
+    if let Some(p) = unquote(raw) {
+        return (!p.is_empty()).then_some(Token::Phrase(p));
+    }
+    if let Some(neg) = raw.strip_prefix('-')
+        && !neg.starts_with('-')
+        && neg.chars().count() >= 2
+    {
+        let neg = unquote(neg).unwrap_or_else(|| neg.to_string());
+        return (!neg.is_empty()).then_some(Token::Not(neg));
+    }
+    if let Some((field, value)) = raw.split_once(':')
+        && FILTER_FIELDS.contains(&field.to_ascii_lowercase().as_str())
+    {
+        let value = unquote(value).unwrap_or_else(|| value.to_string());
+        return Some(Token::Field(field.to_ascii_lowercase(), value));
+    }
+    // A quote inside a word (`don"t`) is just text.
+    Some(Token::Word(raw.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> Zoned {
+        "2026-04-10T12:00:00+00:00[UTC]".parse().expect("zoned")
+    }
+
+    fn parse(s: &str) -> Query {
+        Query::parse(s, &now()).expect("parse")
+    }
+
+    #[test]
+    fn words_phrases_negations_and_filters_are_told_apart() {
+        let q = parse(
+            r#"tantivy "lock contention" -draft -"old plan" project:brain c:inbox agent:claude"#,
+        );
+        assert_eq!(q.terms, vec!["tantivy"]);
+        assert_eq!(q.phrases, vec!["lock contention"]);
+        assert_eq!(q.exclude, vec!["draft", "old plan"]);
+        assert_eq!(q.filters.projects, vec!["brain"]);
+        assert_eq!(q.filters.collections, vec!["inbox"]);
+        assert_eq!(q.filters.agents, vec!["claude"]);
+    }
+
+    #[test]
+    fn command_line_flags_and_colons_stay_literal() {
+        let q = parse(r#"qmd embed -f --force std::fs http://x.y \-draft"#);
+        assert_eq!(
+            q.terms,
+            vec![
+                "qmd",
+                "embed",
+                "-f",
+                "--force",
+                "std::fs",
+                "http://x.y",
+                "-draft"
+            ]
+        );
+        assert!(q.exclude.is_empty());
+    }
+
+    #[test]
+    fn relative_and_absolute_times() {
+        let q = parse("x since:7d until:2026-04-09");
+        assert_eq!(
+            q.filters.since,
+            Some("2026-04-03T12:00:00Z".parse().expect("ts"))
+        );
+        assert_eq!(
+            q.filters.until,
+            Some("2026-04-09T23:59:59.999999999Z".parse().expect("ts"))
+        );
+        let t = parse_time("24h", &now(), Edge::Start).expect("24h");
+        assert_eq!(t, "2026-04-09T12:00:00Z".parse::<Timestamp>().expect("ts"));
+        let t = parse_time("yesterday", &now(), Edge::Start).expect("yesterday");
+        assert_eq!(t, "2026-04-09T00:00:00Z".parse::<Timestamp>().expect("ts"));
+        let t = parse_time("2026-01-02T03:04:05Z", &now(), Edge::End).expect("rfc3339");
+        assert_eq!(t, "2026-01-02T03:04:05Z".parse::<Timestamp>().expect("ts"));
+    }
+
+    #[test]
+    fn bad_queries_are_rejected_with_a_reason() {
+        let n = now();
+        assert_eq!(Query::parse("   ", &n), Err(QueryError::Empty));
+        assert_eq!(Query::parse("-draft", &n), Err(QueryError::OnlyNegations));
+        assert!(matches!(
+            Query::parse(r#"say "hello"#, &n),
+            Err(QueryError::UnterminatedQuote(_))
+        ));
+        assert!(matches!(
+            Query::parse("x since:lately", &n),
+            Err(QueryError::BadTime(_))
+        ));
+        assert!(matches!(
+            Query::parse("x project:", &n),
+            Err(QueryError::EmptyFilter { .. })
+        ));
+    }
+
+    #[test]
+    fn filter_values_may_be_quoted() {
+        let q = parse(r#"x project:"my app""#);
+        assert_eq!(q.filters.projects, vec!["my app"]);
+    }
+}

@@ -1,0 +1,212 @@
+//! Lexical ranking: passages from the index, folded into documents, normalized, turned into hits.
+
+use brain_doc::{ErrorCode, Hit};
+use brain_lex::search::{Boosts, LexQuery, Passage, SearchError, Searcher};
+use brain_lex::{LexError, LexIndex};
+use brain_store::Home;
+use jiff::{Timestamp, tz::TimeZone};
+use serde_json::{Map, Value};
+
+use crate::query::Query;
+use crate::strategy::{CANDIDATES_PER_HIT, DEFAULT_LIMIT, DEFAULT_PER_DOC, MIN_CANDIDATES};
+
+/// Why ranking failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RankError {
+    #[error(transparent)]
+    Search(#[from] SearchError),
+}
+
+impl RankError {
+    /// The exit-code class (missing index → 65, else internal).
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RankError::Search(SearchError::Index(e)) => e.code(),
+            RankError::Search(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// What the user should run, or empty.
+    pub fn fix(&self) -> &'static str {
+        match self {
+            RankError::Search(SearchError::Index(e)) => e.fix(),
+            RankError::Search(_) => "",
+        }
+    }
+}
+
+/// How many hits, and how the lexical query is weighted.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankOptions {
+    /// Documents returned.
+    pub limit: usize,
+    /// Passages per document (each its own hit).
+    pub per_doc: usize,
+    /// Field boosts.
+    pub boosts: Boosts,
+}
+
+impl Default for RankOptions {
+    fn default() -> Self {
+        RankOptions {
+            limit: DEFAULT_LIMIT,
+            per_doc: DEFAULT_PER_DOC,
+            boosts: Boosts::default(),
+        }
+    }
+}
+
+/// An opened index ready to rank queries (open once, rank many: `brain eval` runs hundreds).
+pub struct Ranker {
+    searcher: Searcher,
+    tz: TimeZone,
+}
+
+impl Ranker {
+    /// Open the lexical index of `home`.
+    pub fn open(home: &Home) -> Result<Ranker, RankError> {
+        let lex = LexIndex::open(home).map_err(SearchError::from)?;
+        Ranker::new(&lex)
+    }
+
+    /// Rank over an already opened index.
+    pub fn new(lex: &LexIndex) -> Result<Ranker, RankError> {
+        Ok(Ranker {
+            searcher: Searcher::new(lex)?,
+            tz: TimeZone::system(),
+        })
+    }
+
+    /// The underlying searcher (for `brain get` lookups).
+    pub fn searcher(&self) -> &Searcher {
+        &self.searcher
+    }
+
+    /// Rank `q` at time `now`: the best `limit` documents, each with up to `per_doc` passages (best
+    /// first), scores normalized so the best hit is 1.
+    pub fn rank(
+        &self,
+        q: &Query,
+        opts: &RankOptions,
+        now: Timestamp,
+    ) -> Result<Vec<Hit>, RankError> {
+        let lq = lex_query(q);
+        let per_doc = opts.per_doc.max(1);
+        let want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
+        let candidates = self.searcher.candidates(&lq, &opts.boosts, want)?;
+        let mut groups: Vec<(String, Vec<(f32, Passage)>)> = Vec::new();
+        for (score, addr) in candidates {
+            if groups.len() >= opts.limit && per_doc == 1 {
+                break;
+            }
+            let p = self.searcher.passage(addr)?;
+            let full = groups.len() >= opts.limit;
+            match groups.iter_mut().find(|(id, _)| *id == p.id) {
+                Some((_, ps)) if ps.len() < per_doc => ps.push((score, p)),
+                Some(_) => {}
+                None if !full => groups.push((p.id.clone(), vec![(score, p)])),
+                None => {}
+            }
+        }
+        let top = groups
+            .first()
+            .and_then(|(_, ps)| ps.first())
+            .map_or(1.0, |(s, _)| f64::from(*s));
+        let mut hits = Vec::new();
+        for (_, ps) in groups {
+            for (score, p) in ps {
+                let rank = hits.len() as u32 + 1;
+                hits.push(self.hit(rank, f64::from(score), top, &p, &lq, now));
+            }
+        }
+        Ok(hits)
+    }
+
+    fn hit(
+        &self,
+        rank: u32,
+        bm25: f64,
+        top: f64,
+        p: &Passage,
+        lq: &LexQuery,
+        now: Timestamp,
+    ) -> Hit {
+        let snippet = self.searcher.snippet(p, lq);
+        let date = p.date.and_then(|s| Timestamp::from_second(s).ok());
+        let mut signals = Map::new();
+        signals.insert("bm25".into(), round(bm25).into());
+        signals.insert("passage".into(), Value::from(p.ordinal));
+        Hit {
+            schema: brain_doc::SCHEMA,
+            kind: "hit".into(),
+            rank,
+            score: if top > 0.0 { round(bm25 / top) } else { 0.0 },
+            uri: format!("brain://{}/{}", p.collection, p.path),
+            docid: brain_doc::docid(&p.id),
+            collection: p.collection.clone(),
+            path: p.path.clone(),
+            file: p.file.clone(),
+            title: p.title.clone(),
+            date: date.map(|d| d.to_string()).unwrap_or_default(),
+            age_days: date.map_or(0, |d| age_days(d, now, &self.tz)),
+            line: snippet.line,
+            snippet: snippet.text,
+            signals,
+        }
+    }
+}
+
+/// The search-side form of a parsed query.
+pub fn lex_query(q: &Query) -> LexQuery {
+    LexQuery {
+        terms: q.terms.clone(),
+        phrases: q.phrases.clone(),
+        exclude: q.exclude.clone(),
+        collections: q.filters.collections.clone(),
+        projects: q.filters.projects.clone(),
+        agents: q.filters.agents.iter().map(|a| a.to_lowercase()).collect(),
+        since: q.filters.since.map(|t| t.as_second()),
+        until: q.filters.until.map(|t| t.as_second()),
+    }
+}
+
+/// Calendar days between `date` and `now` in `tz`: 0 today, 1 yesterday; never negative.
+pub fn age_days(date: Timestamp, now: Timestamp, tz: &TimeZone) -> i64 {
+    let d = date.to_zoned(tz.clone()).date();
+    let n = now.to_zoned(tz.clone()).date();
+    d.until(n)
+        .map(|s| i64::from(s.get_days()))
+        .unwrap_or(0)
+        .max(0)
+}
+
+/// Four decimals: enough to order, stable to read in golden files.
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+impl From<LexError> for RankError {
+    fn from(e: LexError) -> Self {
+        RankError::Search(SearchError::Index(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn age_counts_calendar_days() {
+        let tz = TimeZone::UTC;
+        let now: Timestamp = "2026-04-10T01:00:00Z".parse().expect("ts");
+        let at = |s: &str| s.parse::<Timestamp>().expect("ts");
+        assert_eq!(age_days(at("2026-04-10T00:30:00Z"), now, &tz), 0);
+        assert_eq!(age_days(at("2026-04-09T23:30:00Z"), now, &tz), 1);
+        assert_eq!(age_days(at("2026-03-31T12:00:00Z"), now, &tz), 10);
+        assert_eq!(
+            age_days(at("2026-05-01T00:00:00Z"), now, &tz),
+            0,
+            "future dates are today"
+        );
+    }
+}

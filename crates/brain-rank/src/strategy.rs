@@ -1,0 +1,177 @@
+//! Every tuning constant of retrieval, with where its value came from, and the optional
+//! `$BRAIN_HOME/search_strategy.yaml` that overrides them (seed 004: the one file `brain tune` edits).
+//!
+//! ```yaml
+//! lex:
+//!   title: 1.5
+//!   all_terms: 1.0
+//! rrf_k: 60
+//! ```
+//!
+//! Missing keys keep their defaults; a missing file is the defaults.
+
+use std::path::{Path, PathBuf};
+
+use brain_lex::search::Boosts;
+use serde::{Deserialize, Serialize};
+
+/// Reciprocal rank fusion constant: 60, from Cormack, Clarke & Büttcher (SIGIR 2009), as QMD uses it.
+pub const RRF_K: f64 = 60.0;
+/// Weight of the original query's list in fusion relative to expansions: 2×, as QMD and seed 004
+/// ("the first sub-query gets 2x weight").
+pub const ORIGINAL_QUERY_WEIGHT: f64 = 2.0;
+/// Bonus added to a document ranked first in any fused list (QMD's top-rank bonus).
+pub const TOP_RANK_BONUS: f64 = 0.05;
+/// Bonus for ranks 2–3 in any fused list (QMD).
+pub const NEAR_TOP_BONUS: f64 = 0.02;
+
+/// Hits returned when no `-n` is given (QMD's default for `search`).
+pub const DEFAULT_LIMIT: usize = 10;
+/// Passages per document by default: one hit per file, the best passage.
+pub const DEFAULT_PER_DOC: usize = 1;
+/// Candidate passages fetched per wanted hit before folding into documents: long transcripts hold many
+/// matching passages, and 4 keeps 10 distinct documents on the 10k-file bench corpus (measured
+/// 2026-11-22) while loading few stored passages.
+pub const CANDIDATES_PER_HIT: usize = 4;
+/// Floor of the candidate count.
+pub const MIN_CANDIDATES: usize = 40;
+/// Age past which a hit carries a freshness warning, in days: seed 000 §5 ("only emits a freshness
+/// warning when a memory is older than a day").
+pub const STALE_AFTER_DAYS: i64 = 1;
+
+/// The retrieval strategy: defaults here, overridable by `search_strategy.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Strategy {
+    /// Lexical field weights and conjunction boost.
+    pub lex: LexWeights,
+    /// RRF constant.
+    pub rrf_k: f64,
+    /// Hits per query.
+    pub limit: usize,
+    /// Passages per document.
+    pub per_doc: usize,
+}
+
+/// The lexical weights as they appear in the YAML file.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LexWeights {
+    pub title: f32,
+    pub headings: f32,
+    pub path: f32,
+    pub body: f32,
+    pub ident: f32,
+    pub all_terms: f32,
+    pub tie_breaker: f32,
+}
+
+impl Default for LexWeights {
+    fn default() -> Self {
+        let b = Boosts::default();
+        LexWeights {
+            title: b.title,
+            headings: b.headings,
+            path: b.path,
+            body: b.body,
+            ident: b.ident,
+            all_terms: b.all_terms,
+            tie_breaker: b.tie_breaker,
+        }
+    }
+}
+
+impl From<LexWeights> for Boosts {
+    fn from(w: LexWeights) -> Boosts {
+        Boosts {
+            title: w.title,
+            headings: w.headings,
+            path: w.path,
+            body: w.body,
+            ident: w.ident,
+            all_terms: w.all_terms,
+            tie_breaker: w.tie_breaker,
+        }
+    }
+}
+
+impl Default for Strategy {
+    fn default() -> Self {
+        Strategy {
+            lex: LexWeights::default(),
+            rrf_k: RRF_K,
+            limit: DEFAULT_LIMIT,
+            per_doc: DEFAULT_PER_DOC,
+        }
+    }
+}
+
+/// Why the strategy file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum StrategyError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Yaml {
+        path: PathBuf,
+        source: serde_norway::Error,
+    },
+}
+
+impl Strategy {
+    /// The file name inside `$BRAIN_HOME`.
+    pub const FILE: &'static str = "search_strategy.yaml";
+
+    /// Load `path`, or the defaults when it does not exist.
+    pub fn load(path: &Path) -> Result<Strategy, StrategyError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => serde_norway::from_str(&text).map_err(|source| StrategyError::Yaml {
+                path: path.into(),
+                source,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Strategy::default()),
+            Err(source) => Err(StrategyError::Io {
+                path: path.into(),
+                source,
+            }),
+        }
+    }
+
+    /// The lexical boosts.
+    pub fn boosts(&self) -> Boosts {
+        self.lex.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_file_overrides_only_its_keys() {
+        let dir = std::env::temp_dir().join(format!("brain-strategy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join(Strategy::FILE);
+        std::fs::write(&p, "lex:\n  title: 3.0\nlimit: 5\n").expect("write");
+        let s = Strategy::load(&p).expect("load");
+        assert_eq!(s.lex.title, 3.0);
+        assert_eq!(s.limit, 5);
+        assert_eq!(s.lex.body, LexWeights::default().body);
+        assert_eq!(s.rrf_k, RRF_K);
+        std::fs::write(&p, "lex:\n  titel: 3.0\n").expect("write");
+        assert!(
+            matches!(Strategy::load(&p), Err(StrategyError::Yaml { .. })),
+            "typos are errors"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn no_file_is_the_defaults() {
+        let s = Strategy::load(Path::new("/nonexistent/search_strategy.yaml")).expect("defaults");
+        assert_eq!(s, Strategy::default());
+    }
+}
