@@ -9,7 +9,10 @@
 //! * `env` — optional `KEY=VALUE` lines;
 //! * `expected.stdout` — the exact expected stdout;
 //! * `expected.exit` — optional exit code (default 0);
-//! * `expected.stderr` — optional exact stderr;
+//! * `expected.stderr` — optional exact stderr (durations and rates such as `0.012 s`, `12 ms`,
+//!   `(214 MB/s)` are normalized to `<T>` before comparing);
+//! * `expected.out/` — optional: every file the command wrote under the working copy's `out/` folder,
+//!   compared byte for byte after the same path normalization (markdown outputs);
 //! * any input files the args name.
 //!
 //! The case runs in a temporary copy of its folder, with `BRAIN_HOME` a fresh temp folder, `TZ=UTC` and
@@ -134,7 +137,7 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     let out = run(&mut cmd, &stdin);
     let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(&work_s, "$CASE").replace(&home_s, "$BRAIN_HOME");
     let stdout = norm(&out.stdout);
-    let stderr = norm(&out.stderr);
+    let stderr = normalize_times(&norm(&out.stderr));
     let code = out.status.code().unwrap_or(-1);
     if update {
         std::fs::write(case.join("expected.stdout"), &stdout).map_err(|e| e.to_string())?;
@@ -143,6 +146,14 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
         }
         if case.join("expected.stderr").exists() {
             std::fs::write(case.join("expected.stderr"), &stderr).map_err(|e| e.to_string())?;
+        }
+        if case.join("expected.out").exists() {
+            let _ = std::fs::remove_dir_all(case.join("expected.out"));
+            for (name, bytes) in tree(&work.path().join("out")) {
+                let p = case.join("expected.out").join(name);
+                std::fs::create_dir_all(p.parent().unwrap_or(case)).map_err(|e| e.to_string())?;
+                std::fs::write(p, norm(&bytes)).map_err(|e| e.to_string())?;
+            }
         }
         return Ok(());
     }
@@ -163,7 +174,51 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     {
         problems.push(format!("stderr differs:\n{}", diff(&want_err, &stderr)));
     }
+    if case.join("expected.out").exists() {
+        let want = tree(&case.join("expected.out"));
+        let got: Vec<(String, Vec<u8>)> =
+            tree(&work.path().join("out")).into_iter().map(|(n, b)| (n, norm(&b).into_bytes())).collect();
+        let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        if names(&want) != names(&got) {
+            problems.push(format!("out/ files differ: expected {:?}, got {:?}", names(&want), names(&got)));
+        } else {
+            for ((name, w), (_, g)) in want.iter().zip(&got) {
+                if w != g {
+                    let (w, g) = (String::from_utf8_lossy(w), String::from_utf8_lossy(g));
+                    problems.push(format!("out/{name} differs:\n{}", diff(&w, &g)));
+                }
+            }
+        }
+    }
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+}
+
+/// Every file under `dir` (relative name, bytes), sorted; empty when `dir` is missing.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let (Ok(rel), Ok(bytes)) = (p.strip_prefix(dir), std::fs::read(&p)) {
+                out.push((rel.display().to_string(), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Replace durations and rates (`0.012 s`, `12 ms`, `214 MB/s`, `1.5 µs`) with `<T>`, so stderr
+/// summaries can be compared.
+pub fn normalize_times(text: &str) -> String {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:MB/s|docs/s|ms|µs|us|s)\b").unwrap_or_else(|e| panic!("{e}"))
+    });
+    RE.replace_all(text, "<T>").into_owned()
 }
 
 /// A small line diff: the first differing line with context.

@@ -1,1 +1,26 @@
-//! Agent transcript parsers.
+//! Agent session transcripts → markdown documents: the library behind `jsonl2md`.
+//!
+//! * [`discover`] walks folders, groups each session with its subagent transcripts (both Claude Code
+//!   layouts).
+//! * [`claude`], [`codex`], [`gemini`] parse each agent's format into the neutral [`session::Session`];
+//!   [`tools`] summarizes tool calls one line each; [`render`] writes seed 004's markdown
+//!   (`## Conversation`, `## Tools Used`, `## Reasoning`, `## Subagents`) with frontmatter.
+//! * [`redact`] removes secrets, `<private>` spans and base64 blobs, and honours `brain:do-not-index`.
+//! * [`state`] keeps `--new` incremental and appends to the distillation queue; [`run`] ties it together,
+//!   converting sessions in parallel with rayon while writing documents in input order.
+
+pub mod claude;
+pub mod codex;
+pub mod convert;
+pub mod discover;
+pub mod gemini;
+pub mod lines;
+pub mod redact;
+pub mod render;
+pub mod run;
+pub mod session;
+pub mod state;
+mod thread;
+pub mod tools;
+
+pub use run::{Options, Sink, Summary, run, run_bytes};

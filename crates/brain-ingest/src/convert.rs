@@ -1,0 +1,210 @@
+//! One session's files → one document (or the reason there is none).
+
+use std::path::Path;
+
+use brain_doc::{Doc, Source, SourcePart, sha256_hex};
+use serde_json::Value;
+
+use crate::discover::SessionFiles;
+use crate::lines::LineIssue;
+use crate::redact::{self, Counts};
+use crate::session::Agent;
+use crate::{claude, codex, gemini, render};
+
+/// What became of one session.
+#[derive(Debug)]
+pub enum Status {
+    /// A document.
+    Doc(Box<Doc>),
+    /// The file holds nothing a person or the model said.
+    Empty,
+    /// The file holds only `summary` lines.
+    SummaryOnly,
+    /// Not a transcript of any agent we read (e.g. Gemini's `logs.json`, a metrics file).
+    NotASession,
+    /// The session contains `brain:do-not-index`.
+    DoNotIndex,
+    /// A file could not be read.
+    Unreadable(String),
+}
+
+/// The result of converting one session.
+#[derive(Debug)]
+pub struct Outcome {
+    /// What became of it.
+    pub status: Status,
+    /// Malformed lines, with the file they are in.
+    pub issues: Vec<(String, LineIssue)>,
+    /// Bytes read.
+    pub bytes: u64,
+    /// sha256 over all the session's files, for incremental runs.
+    pub fingerprint: String,
+}
+
+/// Convert a session read from files.
+pub fn convert(files: &SessionFiles, redact_secrets: bool) -> Outcome {
+    let main = match std::fs::read(&files.main) {
+        Ok(b) => b,
+        Err(e) => return unreadable(&files.main, e),
+    };
+    let mut fp = sha256_hex(&main);
+    let mut bytes = main.len() as u64;
+    let mut subs = Vec::new();
+    for (path, meta) in &files.subagents {
+        match std::fs::read(path) {
+            Ok(b) => {
+                bytes += b.len() as u64;
+                fp.push_str(&sha256_hex(&b));
+                let meta = meta.as_ref().and_then(|m| std::fs::read(m).ok());
+                subs.push((path.as_path(), b, meta));
+            }
+            Err(e) => return unreadable(path, e),
+        }
+    }
+    let fingerprint = if subs.is_empty() { fp } else { sha256_hex(fp.as_bytes()) };
+    let stem = stem_of(&files.main);
+    let mut out = convert_bytes(&main, &files.main.display().to_string(), &stem, &subs, redact_secrets);
+    out.bytes = bytes;
+    out.fingerprint = fingerprint;
+    out
+}
+
+/// Convert a session from bytes; `name` names the source in messages and provenance, `stem` decides the
+/// document id.
+pub fn convert_bytes(
+    main: &[u8],
+    name: &str,
+    stem: &str,
+    subs: &[(&Path, Vec<u8>, Option<Vec<u8>>)],
+    redact_secrets: bool,
+) -> Outcome {
+    let mut issues = Vec::new();
+    let outcome = |status| Outcome { status, issues: Vec::new(), bytes: main.len() as u64, fingerprint: String::new() };
+    if memchr::memmem::find(main, redact::DO_NOT_INDEX).is_some()
+        || subs.iter().any(|(_, b, _)| memchr::memmem::find(b, redact::DO_NOT_INDEX).is_some())
+    {
+        return outcome(Status::DoNotIndex);
+    }
+    if main.iter().all(u8::is_ascii_whitespace) && subs.is_empty() {
+        return outcome(Status::Empty);
+    }
+    let (agent, mut session) = match detect(main) {
+        Detected::Gemini => match gemini::parse(main) {
+            Ok(s) => (Agent::Gemini, s),
+            Err(_) => return outcome(Status::NotASession),
+        },
+        Detected::Codex => {
+            let (s, iss) = codex::parse(main);
+            issues.extend(iss.into_iter().map(|i| (name.to_string(), i)));
+            (Agent::Codex, s)
+        }
+        Detected::Claude => {
+            let parsed = claude::parse(main);
+            issues.extend(parsed.issues.into_iter().map(|i| (name.to_string(), i)));
+            if parsed.summary_only && subs.is_empty() {
+                let status = if parsed.summaries > 0 { Status::SummaryOnly } else { Status::NotASession };
+                let mut o = outcome(status);
+                o.issues = issues;
+                return o;
+            }
+            (Agent::Claude, parsed.session)
+        }
+        Detected::NotJson => {
+            let mut o = outcome(Status::NotASession);
+            o.issues = issues;
+            return o;
+        }
+    };
+    for (path, bytes, meta) in subs {
+        let id = stem_of(path).trim_start_matches("agent-").to_string();
+        let (kind, desc) = meta.as_deref().map(claude::subagent_meta).unwrap_or((None, None));
+        let (sub, models, iss) = claude::parse_subagent(bytes, id, kind, desc);
+        issues.extend(iss.into_iter().map(|i| (path.display().to_string(), i)));
+        for m in models {
+            session.add_model(&m);
+        }
+        session.subagents.push(sub);
+    }
+    if session.is_empty() {
+        let mut o = outcome(Status::Empty);
+        o.issues = issues;
+        return o;
+    }
+    if session.session_id.is_empty() {
+        session.session_id = stem.to_string();
+    }
+    let source = Source {
+        kind: "session".into(),
+        agent: Some(agent.as_str().into()),
+        file: render::tilde(name),
+        lines: Some([1, session.lines.max(1)]),
+        sha256: Some(sha256_hex(main)),
+        parts: subs.iter().map(|(p, b, _)| SourcePart { file: render::tilde(&p.display().to_string()), sha256: Some(sha256_hex(b)) }).collect(),
+    };
+    let mut counts = Counts::new();
+    session.map_text(&mut |t| {
+        let t = redact::scrub(t);
+        if redact_secrets { redact::redact(&t, &mut counts) } else { t }
+    });
+    let mut doc = render::to_doc(&session, agent, stem, source);
+    let total: u64 = counts.values().sum();
+    doc.meta.insert("redactions".into(), Value::from(total));
+    if total > 0 {
+        let by_kind: serde_json::Map<String, Value> = counts.iter().map(|(k, v)| ((*k).to_string(), Value::from(*v))).collect();
+        doc.meta.insert("redacted".into(), Value::Object(by_kind));
+    }
+    let mut o = outcome(Status::Doc(Box::new(doc)));
+    o.issues = issues;
+    o
+}
+
+enum Detected {
+    Claude,
+    Codex,
+    Gemini,
+    NotJson,
+}
+
+fn detect(bytes: &[u8]) -> Detected {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(start) = start else { return Detected::NotJson };
+    // A whole-document JSON object spanning lines (Gemini) vs JSON Lines.
+    let first_line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+    let first: Option<Value> = serde_json::from_slice(&bytes[start..first_line_end]).ok();
+    match first {
+        Some(v) if gemini::sniff(&v) => Detected::Gemini,
+        Some(v) if codex::sniff(&v) => Detected::Codex,
+        Some(_) => {
+            // JSONL: look a little further for Codex markers (a malformed first line must not decide).
+            Detected::Claude
+        }
+        None if bytes[start] == b'{' || bytes[start] == b'[' => {
+            match serde_json::from_slice::<Value>(&bytes[start..]) {
+                Ok(v) if gemini::sniff(&v) => Detected::Gemini,
+                Ok(_) => Detected::NotJson,
+                Err(_) => first_codex_line(bytes),
+            }
+        }
+        None => Detected::NotJson,
+    }
+}
+
+/// A JSONL file whose first line is malformed: decide by the first line that parses.
+fn first_codex_line(bytes: &[u8]) -> Detected {
+    for (_, raw) in crate::lines::split(bytes).take(20) {
+        if let Ok(v) = serde_json::from_slice::<Value>(raw) {
+            return if codex::sniff(&v) { Detected::Codex } else { Detected::Claude };
+        }
+    }
+    Detected::Claude
+}
+
+/// The file stem used for ids: `rollout-….jsonl` → `rollout-…`, `session-….json` → `session-…`.
+pub fn stem_of(p: &Path) -> String {
+    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into())
+}
+
+fn unreadable(p: &Path, e: std::io::Error) -> Outcome {
+    Outcome { status: Status::Unreadable(format!("{}: {e}", p.display())), issues: Vec::new(), bytes: 0, fingerprint: String::new() }
+}
+

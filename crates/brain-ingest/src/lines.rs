@@ -1,0 +1,62 @@
+//! Splitting a JSONL buffer into numbered lines (memchr) and parsing one line, reporting what is wrong.
+
+use serde::de::DeserializeOwned;
+
+/// A line that could not be read as a JSON object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineIssue {
+    /// 1-based line number.
+    pub line: u64,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// The non-empty lines of `bytes` with their 1-based numbers (`\r\n` tolerated).
+pub fn split(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+    let mut start = 0;
+    let mut no = 0u64;
+    std::iter::from_fn(move || {
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let line = bytes[start..end].trim_ascii();
+            start = end + 1;
+            no += 1;
+            if !line.is_empty() {
+                return Some((no, line));
+            }
+        }
+        None
+    })
+}
+
+/// Parse one line as a JSON object of type `T`. `Ok(None)` never happens for objects; a non-object
+/// (array, string, number) or invalid JSON is an issue.
+pub fn parse<T: DeserializeOwned>(no: u64, raw: &[u8]) -> Result<Option<T>, LineIssue> {
+    if raw.first() != Some(&b'{') {
+        let what = if serde_json::from_slice::<serde_json::Value>(raw).is_ok() { "not a JSON object" } else { "invalid JSON" };
+        return Err(LineIssue { line: no, reason: what.into() });
+    }
+    serde_json::from_slice::<T>(raw).map(Some).map_err(|e| {
+        let what = if e.is_data() { "unexpected record shape" } else { "invalid JSON" };
+        LineIssue { line: no, reason: format!("{what}: {e}") }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_skip_blank_lines_but_count_them() {
+        let got: Vec<(u64, &[u8])> = split(b"a\n\n b \r\nc").collect();
+        assert_eq!(got, vec![(1, &b"a"[..]), (3, &b"b"[..]), (4, &b"c"[..])]);
+    }
+
+    #[test]
+    fn non_objects_and_garbage_are_issues() {
+        let r: Result<Option<serde_json::Value>, _> = parse(7, b"[1,2]");
+        assert_eq!(r.expect_err("array").reason, "not a JSON object");
+        let r: Result<Option<serde_json::Value>, _> = parse(8, b"{\"a\":");
+        assert!(r.expect_err("garbage").reason.starts_with("invalid JSON"));
+    }
+}

@@ -1,0 +1,159 @@
+//! Session → markdown document (seed 004's format: `## Conversation`, `## Tools Used`, `## Reasoning`,
+//! plus `## Subagents`).
+
+use std::fmt::Write;
+
+use brain_doc::{Doc, Source};
+use serde_json::Value;
+
+use crate::session::{Agent, Role, Session};
+use crate::tools::{ToolLine, clip};
+
+/// Longest title taken from a first prompt.
+const TITLE_MAX: usize = 100;
+
+/// The document for `session` from file stem `stem`; `source` is its provenance.
+pub fn to_doc(session: &Session, agent: Agent, stem: &str, source: Source) -> Doc {
+    let title = title(session);
+    let date = session.started.clone().unwrap_or_default();
+    let mut doc = Doc::new(agent.doc_id(stem), title, date, source);
+    let m = &mut doc.meta;
+    m.insert("session_id".into(), Value::String(session.session_id.clone()));
+    if let Some(slug) = &session.slug {
+        m.insert("slug".into(), Value::String(slug.clone()));
+    }
+    if let Some(ended) = &session.ended {
+        m.insert("ended".into(), Value::String(ended.clone()));
+    }
+    if let Some(p) = &session.project {
+        m.insert("project".into(), Value::String(tilde(p)));
+    }
+    if let Some(b) = &session.branch {
+        m.insert("branch".into(), Value::String(b.clone()));
+    }
+    m.insert("agent".into(), Value::String(agent.as_str().into()));
+    if let Some(v) = &session.agent_version {
+        m.insert("agent_version".into(), Value::String(v.clone()));
+    }
+    m.insert("models".into(), Value::from(session.models.clone()));
+    m.insert("turns".into(), Value::from(session.user_turns()));
+    let tool_calls = session.tools.len() + session.subagents.iter().map(|s| s.tools.len()).sum::<usize>();
+    m.insert("tool_calls".into(), Value::from(tool_calls));
+    m.insert("subagents".into(), Value::from(session.subagents.len()));
+    if session.compactions > 0 {
+        m.insert("compactions".into(), Value::from(session.compactions));
+    }
+    doc.body = body(session);
+    doc
+}
+
+/// The session's title: the agent's own summary, else the first user prompt's first line.
+fn title(session: &Session) -> String {
+    if let Some(s) = session.summary.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        return clip(s, TITLE_MAX);
+    }
+    let first = session
+        .turns
+        .iter()
+        .find(|t| t.role == Role::User)
+        .and_then(|t| t.text.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("");
+    if first.is_empty() {
+        return format!("Session {}", session.session_id);
+    }
+    clip(first, TITLE_MAX)
+}
+
+fn body(s: &Session) -> String {
+    let mut out = String::new();
+    out.push_str("## Conversation\n\n");
+    for t in &s.turns {
+        let who = match t.role {
+            Role::User => "**User**",
+            Role::Assistant => "**Assistant**",
+            Role::Note => "**Note**",
+        };
+        let _ = writeln!(out, "{who}: {}\n", t.text);
+    }
+    if !s.tools.is_empty() {
+        out.push_str("## Tools Used\n\n");
+        tool_lines(&mut out, &s.tools);
+        out.push('\n');
+    }
+    if !s.reasoning.is_empty() {
+        out.push_str("## Reasoning\n\n");
+        for r in &s.reasoning {
+            for line in r.trim().lines() {
+                if line.trim().is_empty() {
+                    out.push_str(">\n");
+                } else {
+                    let _ = writeln!(out, "> {line}");
+                }
+            }
+            out.push('\n');
+        }
+    }
+    if !s.subagents.is_empty() {
+        out.push_str("## Subagents\n\n");
+        for a in &s.subagents {
+            let kind = a.kind.as_deref().map(|k| format!(" ({k})")).unwrap_or_default();
+            let desc = a.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
+            let _ = writeln!(out, "### agent-{}{kind}{desc}\n", a.id);
+            if !a.prompt.is_empty() {
+                let _ = writeln!(out, "**Prompt**: {}\n", a.prompt.trim());
+            }
+            if !a.result.is_empty() {
+                let _ = writeln!(out, "**Result**: {}\n", a.result.trim());
+            }
+            if !a.tools.is_empty() {
+                tool_lines(&mut out, &a.tools);
+                out.push('\n');
+            }
+        }
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+fn tool_lines(out: &mut String, tools: &[ToolLine]) {
+    for t in tools {
+        match &t.error {
+            Some(e) => {
+                let _ = writeln!(out, "- {} [error: {e}]", t.summary);
+            }
+            None => {
+                let _ = writeln!(out, "- {}", t.summary);
+            }
+        }
+    }
+}
+
+/// A path with the user's home shown as `~` (also for the `/Users/<name>` and `/home/<name>` homes of
+/// transcripts recorded on another machine).
+pub fn tilde(p: &str) -> String {
+    let shown = brain_store_free_display(p);
+    if shown != p {
+        return shown;
+    }
+    for prefix in ["/Users/", "/home/"] {
+        if let Some(rest) = p.strip_prefix(prefix) {
+            let (_user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+            return if tail.is_empty() { "~".into() } else { format!("~/{tail}") };
+        }
+    }
+    p.to_string()
+}
+
+/// `$HOME`-relative display without depending on the store crate.
+fn brain_store_free_display(p: &str) -> String {
+    match std::env::var("HOME") {
+        Ok(h) if !h.is_empty() && h != "/" => match p.strip_prefix(&h) {
+            Some("") => "~".into(),
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => p.to_string(),
+        },
+        _ => p.to_string(),
+    }
+}

@@ -1,0 +1,148 @@
+//! Incremental runs (`--new`): which sessions changed since their document was last written, and the
+//! distillation queue (`--queue`).
+//!
+//! The state file maps each session's main file to the (path, mtime, size) of all its files and a
+//! content fingerprint. A session is unchanged when every stat matches (no read at all), or when the
+//! stats moved but the content hash did not (a `touch`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+use crate::discover::SessionFiles;
+
+/// Stat of one file: (path, mtime in ns, size).
+pub type FileStat = (String, u128, u64);
+
+/// What was last written for one session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Stats of the main file then its subagent files.
+    pub files: Vec<FileStat>,
+    /// Content fingerprint of all files.
+    pub fingerprint: String,
+    /// Document id written.
+    pub id: String,
+}
+
+/// The state file's content.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct State {
+    /// Always 1.
+    pub schema: u32,
+    /// Keyed by the main file's path.
+    pub sessions: BTreeMap<String, Entry>,
+}
+
+/// Why the state file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: not a jsonl2md state file ({source}); delete it to start over")]
+    Parse { path: PathBuf, source: serde_json::Error },
+}
+
+impl State {
+    /// Load the state at `path`; a missing file is an empty state.
+    pub fn load(path: &Path) -> Result<State, StateError> {
+        match std::fs::read(path) {
+            Ok(b) => serde_json::from_slice(&b).map_err(|source| StateError::Parse { path: path.into(), source }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State { schema: 1, sessions: BTreeMap::new() }),
+            Err(source) => Err(StateError::Io { path: path.into(), source }),
+        }
+    }
+
+    /// Write the state atomically.
+    pub fn save(&self, path: &Path) -> Result<(), StateError> {
+        let bytes = serde_json::to_vec(self).map_err(|source| StateError::Parse { path: path.into(), source })?;
+        brain_doc::atomic::write(path, &bytes).map_err(|source| StateError::Io { path: path.into(), source })
+    }
+
+    /// True when the stats of every file of `files` match what was recorded (no content read needed).
+    pub fn stats_match(&self, files: &SessionFiles, stats: &[FileStat]) -> bool {
+        self.sessions.get(&key(files)).is_some_and(|e| e.files == stats)
+    }
+
+    /// The recorded fingerprint of a session, if any.
+    pub fn fingerprint(&self, files: &SessionFiles) -> Option<&str> {
+        self.sessions.get(&key(files)).map(|e| e.fingerprint.as_str())
+    }
+
+    /// Record a session as written (or confirmed unchanged).
+    pub fn record(&mut self, files: &SessionFiles, stats: Vec<FileStat>, fingerprint: String, id: String) {
+        self.sessions.insert(key(files), Entry { files: stats, fingerprint, id });
+    }
+}
+
+fn key(files: &SessionFiles) -> String {
+    files.main.display().to_string()
+}
+
+/// Stats of a session's files, main first; `None` if one cannot be stat'ed.
+pub fn stat_all(files: &SessionFiles) -> Option<Vec<FileStat>> {
+    std::iter::once(&files.main).chain(files.subagents.iter().map(|(p, _)| p)).map(|p| stat(p)).collect()
+}
+
+fn stat(p: &Path) -> Option<FileStat> {
+    let m = std::fs::metadata(p).ok()?;
+    let mtime = m.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    Some((p.display().to_string(), mtime, m.len()))
+}
+
+/// Append `ids` to the queue file, each at most once, under an exclusive lock on `<queue>.lock`.
+pub fn enqueue(queue: &Path, ids: &[String]) -> Result<usize, QueueError> {
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let lock_path = queue.with_extension("lock");
+    let _lock = brain_store::Lock::acquire_within(&lock_path, std::time::Duration::from_secs(5))?;
+    let existing = match std::fs::read_to_string(queue) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => return Err(QueueError::Io { path: queue.into(), source }),
+    };
+    let present: std::collections::HashSet<&str> = existing.lines().map(str::trim).collect();
+    let mut added = 0;
+    let mut out = existing.clone();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let mut new_ids = std::collections::HashSet::new();
+    for id in ids {
+        if !present.contains(id.as_str()) && new_ids.insert(id.as_str()) {
+            out.push_str(id);
+            out.push('\n');
+            added += 1;
+        }
+    }
+    if added > 0 {
+        brain_doc::atomic::write(queue, out.as_bytes()).map_err(|source| QueueError::Io { path: queue.into(), source })?;
+    }
+    Ok(added)
+}
+
+/// Why the queue could not be appended to.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    #[error(transparent)]
+    Lock(#[from] brain_store::LockError),
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_gets_each_id_once() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let q = d.path().join("pending_distill.txt");
+        assert_eq!(enqueue(&q, &["a".into(), "b".into(), "a".into()]).expect("enqueue"), 2);
+        assert_eq!(enqueue(&q, &["b".into(), "c".into()]).expect("enqueue"), 1);
+        assert_eq!(std::fs::read_to_string(&q).expect("read"), "a\nb\nc\n");
+    }
+}

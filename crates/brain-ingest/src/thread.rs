@@ -1,0 +1,68 @@
+//! A conversation thread being accumulated: the main session or one subagent. Pairs tool calls with
+//! their results by id so failed calls are marked.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::session::{Role, Session, Subagent};
+use crate::tools::{self, ToolLine, clip};
+
+/// Longest error line kept after a failed tool call.
+const ERROR_MAX: usize = 160;
+
+/// Accumulates turns, tool lines and reasoning for one thread.
+#[derive(Debug, Default)]
+pub struct Thread {
+    /// The session-shaped content (only turns/tools/reasoning/models are used for subagents).
+    pub s: Session,
+    /// tool_use id → index into `s.tools`.
+    pending: HashMap<String, usize>,
+}
+
+impl Thread {
+    /// Record a tool call with `id`.
+    pub fn tool_use(&mut self, id: Option<&str>, name: &str, input: &Value) {
+        let summary = tools::summarize(name, input);
+        if let Some(id) = id {
+            self.pending.insert(id.to_string(), self.s.tools.len());
+        }
+        self.s.tools.push(ToolLine { summary, error: None });
+    }
+
+    /// Record the result of the tool call `id`; only failures leave a trace (a first error line). A
+    /// result whose call is not in this transcript (a resumed or truncated session) gets a line of its
+    /// own so it is not lost.
+    pub fn tool_result(&mut self, id: Option<&str>, is_error: bool, text: &str) {
+        let Some(&idx) = id.and_then(|id| self.pending.get(id)) else {
+            let first = clip(&tools::one_line(text), ERROR_MAX);
+            let error = is_error.then(|| if first.is_empty() { "failed".to_string() } else { first.clone() });
+            let summary = if is_error { "result of an earlier call".to_string() } else { format!("result of an earlier call: {first}") };
+            self.s.tools.push(ToolLine { summary, error });
+            return;
+        };
+        if !is_error {
+            return;
+        }
+        if let Some(t) = self.s.tools.get_mut(idx) {
+            let line = tools::one_line(text);
+            t.error = Some(if line.is_empty() { "failed".into() } else { clip(&line, ERROR_MAX) });
+        }
+    }
+
+    /// Record a thinking block (empty ones are skipped).
+    pub fn reasoning(&mut self, text: &str) {
+        let t = text.trim();
+        if !t.is_empty() {
+            self.s.reasoning.push(t.to_string());
+        }
+    }
+
+    /// Turn this thread into a subagent record.
+    pub fn into_subagent(self, id: String, kind: Option<String>, description: Option<String>) -> Subagent {
+        let prompt = self.s.turns.iter().find(|t| t.role == Role::User).map(|t| t.text.clone()).unwrap_or_default();
+        let result =
+            self.s.turns.iter().rev().find(|t| t.role == Role::Assistant).map(|t| t.text.clone()).unwrap_or_default();
+        Subagent { id, kind, description, prompt: clip(&prompt, 2000), result: clip(&result, 4000), tools: self.s.tools }
+    }
+}
