@@ -2,7 +2,7 @@
 //! days that gained visits since the state's last visit id), stream the visits in time order through
 //! the policy into days, and emit each finished day as a doc record or a markdown file.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::days::Day;
 use crate::engines::engine;
 use crate::error::ChromeError;
-use crate::policy::{Policy, SearchCut};
+use crate::policy::{Policy, SearchCut, VisitCut};
 use crate::profiles::Profile;
 use crate::read::{self, Extras, Visit};
 use crate::snapshot::{Snapshot, classify};
@@ -146,6 +146,7 @@ fn profile_run(
         }
     };
     let odd = std::cell::Cell::new(0u64);
+    let mut verdicts = Verdicts::new();
     for range in ranges {
         let Some(ids) = read::id_range(&snap.conn, path, range)? else {
             continue;
@@ -174,7 +175,7 @@ fn profile_run(
                     day = Some(Day::new(date));
                 }
                 if let Some(d) = day.as_mut() {
-                    keep_visit(&opts.policy, &extras, &v, d, stats);
+                    keep_visit(&opts.policy, &extras, &mut verdicts, &v, d, stats);
                 }
                 Ok(())
             },
@@ -199,21 +200,53 @@ fn profile_run(
     Ok(())
 }
 
+/// A kept URL row, as the policy left it.
+struct Page {
+    clean: String,
+    host: String,
+    domain: String,
+    stripped: usize,
+}
+
+/// The policy's verdict per `urls.id`: URL and title belong to the URL row, and visits repeat URLs
+/// (a real history has ~5 visits per URL), so each row is judged once.
+type Verdicts = HashMap<i64, Result<Page, VisitCut>>;
+
+fn judge_page(policy: &Policy, v: &Visit) -> Result<Page, VisitCut> {
+    let parts = urls::parts(&v.url).ok_or(VisitCut::Internal)?;
+    let (clean, stripped) = urls::strip_tracking(&v.url, &policy.strip_params);
+    policy.judge_visit(&clean, &parts, &v.title)?;
+    Ok(Page {
+        clean: clean.into_owned(),
+        host: parts.host.to_string(),
+        domain: urls::display_domain(parts.host),
+        stripped,
+    })
+}
+
 /// Run one visit through the policy into `day`, with its searches and topics.
-fn keep_visit(policy: &Policy, x: &Extras, v: &Visit, day: &mut Day, stats: &mut Stats) {
+fn keep_visit(
+    policy: &Policy,
+    x: &Extras,
+    verdicts: &mut Verdicts,
+    v: &Visit,
+    day: &mut Day,
+    stats: &mut Stats,
+) {
     if v.transition & 0xFF == AUTO_SUBFRAME {
         stats.subframe += 1;
         return;
     }
-    let Some(parts) = urls::parts(&v.url) else {
-        stats.internal += 1;
-        return;
+    let verdict = verdicts
+        .entry(v.url_id)
+        .or_insert_with(|| judge_page(policy, v));
+    let page = match verdict {
+        Ok(p) => p,
+        Err(cut) => {
+            stats.visit_cut(*cut);
+            return;
+        }
     };
-    let (clean, stripped) = urls::strip_tracking(&v.url, &policy.strip_params);
-    if let Err(cut) = policy.judge_visit(&clean, &parts, &v.title) {
-        stats.visit_cut(cut);
-        return;
-    }
     // A results page whose terms are injected or NSFW goes with its search: its title and URL carry
     // the same text.
     let mut searches = Vec::new();
@@ -230,11 +263,11 @@ fn keep_visit(policy: &Policy, x: &Extras, v: &Visit, day: &mut Day, stats: &mut
             }
         }
     }
-    stats.params_stripped += stripped as u64;
+    stats.params_stripped += page.stripped as u64;
     stats.visits_kept += 1;
-    day.visit(v.time, &urls::display_domain(parts.host), &v.title, &clean);
+    day.visit(v.time, &page.domain, &v.title, &page.clean);
     for t in searches {
-        if day.search(v.time, &engine(parts.host), &t) {
+        if day.search(v.time, &engine(&page.host), &t) {
             stats.searches += 1;
         } else {
             stats.search_duplicate += 1;
