@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use brain_chrome::{Browser, ChromeError, Options, Policy, Profile};
 use brain_cli::{Exit, Failure, Stdout, Warnings};
+use brain_doc::ErrorCode;
 use brain_store::Home;
 use clap::Parser;
 
@@ -70,7 +71,18 @@ fn parse_browser(s: &str) -> Result<Browser, String> {
 
 fn main() -> ExitCode {
     brain_cli::main("chrome2md", || {
-        let args = Args::parse();
+        // Bad usage is bad input (exit 64), not clap's 2; --help and --version are success.
+        let args = match Args::try_parse() {
+            Ok(a) => a,
+            Err(e) => {
+                let _ = e.print();
+                return Ok(if e.use_stderr() {
+                    Exit::Code(ErrorCode::BadQuery)
+                } else {
+                    Exit::Success
+                });
+            }
+        };
         let warnings = Warnings::new("chrome2md", args.quiet);
         let opts = options(&args).map_err(failure)?;
         let stats = brain_chrome::run(&opts, &mut Stdout::new(), &|m| warnings.warn(m)).map_err(
