@@ -3,12 +3,21 @@
 //! * [`schema`] — the fields and what they hold (the contract with the query side);
 //! * [`tokenize`] — the code-aware analyzers (`brain_text`, `brain_ident`);
 //! * [`passage`] — cutting markdown into passages with line numbers;
-//! * [`LexIndex`] — open (missing → exit 65 with a fix), reader, writer.
+//! * [`LexIndex`] — open (missing → exit 65 with a fix), reader, writer;
+//! * [`Indexer`] — one locked, incremental indexing run over doc records or the collections on disk;
+//! * [`dump`] — every passage the index holds.
 
+mod document;
+mod dump;
 mod index;
 pub mod passage;
 pub mod schema;
 pub mod search;
+mod sync;
 pub mod tokenize;
+mod walk;
 
+pub use document::{Prepared, format_secs, parse_date};
+pub use dump::{PassageRecord, dump};
 pub use index::{LexError, LexIndex, WRITER_MEMORY};
+pub use sync::{Indexer, Summary, SyncError};

@@ -129,6 +129,17 @@ impl Partitioner {
     }
 }
 
+/// Write `doc`'s markdown form to `file` atomically, unless the file already holds exactly those
+/// bytes (so an unchanged doc keeps its mtime and `lexindex --all` skips it). True if written.
+pub fn write(doc: &Doc, file: &std::path::Path) -> std::io::Result<bool> {
+    let text = doc.to_markdown();
+    if std::fs::read(file).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(false);
+    }
+    brain_doc::atomic::write(file, text.as_bytes())?;
+    Ok(true)
+}
+
 fn matches(r: &Rule, glob: Option<&GlobMatcher>, doc: &Doc) -> bool {
     r.kind.as_ref().is_none_or(|k| *k == doc.source.kind)
         && r.agent

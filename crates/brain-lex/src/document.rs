@@ -1,0 +1,274 @@
+//! A markdown document made ready for the index: its fields, its passages, and the tantivy documents
+//! (one per passage) that carry them.
+
+use std::path::Path;
+
+use brain_doc::{Doc, markdown};
+use serde_json::{Map, Value};
+use tantivy::{DateTime, TantivyDocument};
+
+use crate::passage::{self, Passage};
+use crate::schema::Fields;
+
+/// Everything the index stores about one document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    /// `<collection>/<path>`.
+    pub id: String,
+    pub collection: String,
+    /// Path inside the collection.
+    pub path: String,
+    /// Absolute path of the markdown file.
+    pub file: String,
+    pub title: String,
+    /// RFC 3339 as given (or the file's mtime for files without a date).
+    pub date: String,
+    /// Unix seconds of `date`, if it parses.
+    pub date_secs: Option<i64>,
+    /// `source.type` (`note` for a file without frontmatter).
+    pub kind: String,
+    pub agent: Option<String>,
+    pub project: Option<String>,
+    pub tags: Vec<String>,
+    /// sha256 of the markdown file's bytes.
+    pub sha256: String,
+    pub passages: Vec<Passage>,
+}
+
+/// RFC 3339 timestamp or plain `YYYY-MM-DD` (midnight UTC) → unix seconds.
+pub fn parse_date(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if let Ok(ts) = s.parse::<jiff::Timestamp>() {
+        return Some(ts.as_second());
+    }
+    let date = s.parse::<jiff::civil::Date>().ok()?;
+    date.to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|z| z.timestamp().as_second())
+}
+
+/// Unix seconds → RFC 3339 in UTC.
+pub fn format_secs(secs: i64) -> String {
+    jiff::Timestamp::from_second(secs)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+fn string_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn tags_of(v: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = match v {
+        Some(Value::Array(items)) => items.iter().filter_map(string_of).collect(),
+        Some(Value::String(s)) => s.split([',', ' ']).map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    for t in &mut out {
+        *t = t.trim().trim_start_matches('#').to_lowercase();
+    }
+    out.retain(|t| !t.is_empty());
+    out
+}
+
+/// The first `# ` heading of a body, if any.
+fn first_heading(body: &str) -> Option<String> {
+    body.lines().find_map(|l| {
+        passage::heading(l)
+            .filter(|(level, t)| *level == 1 && !t.is_empty())
+            .map(|(_, t)| t.to_string())
+    })
+}
+
+impl Prepared {
+    /// A partitioned doc record whose markdown form is `text` (as `partition` wrote it).
+    pub fn from_doc(doc: &Doc, collection: &str, file: &Path, text: &str) -> Prepared {
+        let first = markdown::body_start_line(text, &doc.body);
+        let agent = doc
+            .source
+            .agent
+            .clone()
+            .or_else(|| doc.meta.get("agent").and_then(string_of));
+        Prepared {
+            id: format!("{collection}/{}", doc.path),
+            collection: collection.to_string(),
+            path: doc.path.clone(),
+            file: file.display().to_string(),
+            title: doc.title.clone(),
+            date: doc.date.clone(),
+            date_secs: parse_date(&doc.date),
+            kind: doc.source.kind.clone(),
+            agent: agent.map(|a| a.to_lowercase()),
+            project: doc.meta.get("project").and_then(string_of),
+            tags: tags_of(doc.meta.get("tags")),
+            sha256: brain_doc::sha256_hex(text.as_bytes()),
+            passages: passage::split(&doc.body, first),
+        }
+    }
+
+    /// A markdown file of a collection, with or without frontmatter. Title: frontmatter `title`, else
+    /// the first `# ` heading, else the file stem; date: frontmatter `date`, else `mtime_secs`.
+    pub fn from_file(
+        collection: &str,
+        path: &str,
+        file: &Path,
+        text: &str,
+        mtime_secs: i64,
+    ) -> Prepared {
+        let (fm, body) = match markdown::split(text) {
+            Ok((fm, body)) => (fm.unwrap_or_default(), body),
+            // A malformed frontmatter is indexed as plain text rather than dropped.
+            Err(_) => (Map::new(), text),
+        };
+        let first = markdown::body_start_line(text, body);
+        let stem = Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let title = fm
+            .get("title")
+            .and_then(string_of)
+            .or_else(|| first_heading(body))
+            .unwrap_or(stem);
+        let date_fm = fm
+            .get("date")
+            .and_then(string_of)
+            .filter(|d| parse_date(d).is_some());
+        let (date, date_secs) = match date_fm {
+            Some(d) => {
+                let secs = parse_date(&d);
+                (d, secs)
+            }
+            None => (format_secs(mtime_secs), Some(mtime_secs)),
+        };
+        let source = fm.get("source").and_then(Value::as_object);
+        let kind = source
+            .and_then(|s| s.get("type"))
+            .and_then(string_of)
+            .unwrap_or_else(|| "note".into());
+        let agent = source
+            .and_then(|s| s.get("agent"))
+            .and_then(string_of)
+            .or_else(|| fm.get("agent").and_then(string_of));
+        Prepared {
+            id: format!("{collection}/{path}"),
+            collection: collection.to_string(),
+            path: path.to_string(),
+            file: file.display().to_string(),
+            title,
+            date,
+            date_secs,
+            kind,
+            agent: agent.map(|a| a.to_lowercase()),
+            project: fm.get("project").and_then(string_of),
+            tags: tags_of(fm.get("tags")),
+            sha256: brain_doc::sha256_hex(text.as_bytes()),
+            passages: passage::split(body, first),
+        }
+    }
+
+    /// One tantivy document per passage.
+    pub fn to_tantivy(&self, f: &Fields) -> Vec<TantivyDocument> {
+        let date = self.date_secs.map(DateTime::from_timestamp_secs);
+        self.passages
+            .iter()
+            .map(|p| {
+                let mut d = TantivyDocument::default();
+                d.add_text(f.id, &self.id);
+                d.add_text(f.collection, &self.collection);
+                d.add_text(f.path, &self.path);
+                d.add_text(f.path_text, &self.path);
+                d.add_text(f.file, &self.file);
+                d.add_text(f.title, &self.title);
+                d.add_text(f.headings, &p.headings);
+                d.add_text(f.body, &p.text);
+                d.add_text(f.ident, &self.title);
+                d.add_text(f.ident, &p.headings);
+                d.add_text(f.ident, &p.text);
+                d.add_text(f.kind, &self.kind);
+                if let Some(a) = &self.agent {
+                    d.add_text(f.agent, a);
+                }
+                if let Some(p) = &self.project {
+                    d.add_text(f.project, p);
+                }
+                for t in &self.tags {
+                    d.add_text(f.tags, t);
+                }
+                if let Some(date) = date {
+                    d.add_date(f.date, date);
+                }
+                d.add_u64(f.line, p.line);
+                d.add_u64(f.passage, p.ordinal);
+                d.add_text(f.sha256, &self.sha256);
+                d
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_note_gets_its_title_from_the_first_heading_and_its_date_from_mtime() {
+        let text = "intro\n# Rust tips\nuse `cargo nextest`\n";
+        let p = Prepared::from_file(
+            "notes",
+            "kb/tips.md",
+            Path::new("/v/kb/tips.md"),
+            text,
+            1_775_000_000,
+        );
+        assert_eq!(p.title, "Rust tips");
+        assert_eq!(p.date_secs, Some(1_775_000_000));
+        assert_eq!(p.kind, "note");
+        assert_eq!(
+            p.passages.iter().map(|p| p.line).collect::<Vec<_>>(),
+            [1, 2]
+        );
+    }
+
+    #[test]
+    fn frontmatter_fields_are_used_and_lines_count_the_frontmatter() {
+        let text = "---\ntitle: T\ndate: 2026-04-02\nproject: brain\ntags: [Rust, '#cli']\nsource:\n  type: session\n  agent: Claude\n  file: x\n---\nbody\n";
+        let p = Prepared::from_file("brain", "a.md", Path::new("/h/a.md"), text, 0);
+        assert_eq!(
+            (p.title.as_str(), p.project.as_deref(), p.agent.as_deref()),
+            ("T", Some("brain"), Some("claude"))
+        );
+        assert_eq!(p.tags, ["rust", "cli"]);
+        assert_eq!(p.date_secs, parse_date("2026-04-02T00:00:00Z"));
+        assert_eq!(p.passages[0].line, 11);
+    }
+
+    #[test]
+    fn a_doc_record_and_its_file_prepare_alike() {
+        let src = brain_doc::Source {
+            kind: "session".into(),
+            agent: Some("codex".into()),
+            file: "~/s.jsonl".into(),
+            lines: None,
+            sha256: None,
+            parts: vec![],
+        };
+        let mut doc = Doc::new(
+            "brain/2026/04/s.md",
+            "Fix the build",
+            "2026-04-02T10:00:00Z",
+            src,
+        );
+        doc.collection = Some("brain".into());
+        doc.path = "2026/04/s.md".into();
+        doc.body = "## Conversation\n\n**User**: parse_config fails\n".into();
+        let text = doc.to_markdown();
+        let a = Prepared::from_doc(&doc, "brain", Path::new("/h/f.md"), &text);
+        let b = Prepared::from_file("brain", "2026/04/s.md", Path::new("/h/f.md"), &text, 0);
+        assert_eq!(a, b);
+    }
+}

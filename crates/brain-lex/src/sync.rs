@@ -1,0 +1,349 @@
+//! One indexing run: take the `lexindex` lock, bring the index and the registry in line with doc
+//! records (stdin) or with the collections on disk (`--all`), commit once.
+//!
+//! Incremental by design: a file whose mtime and size match the registry is not read; one whose
+//! bytes hash to the registered sha256 is not re-indexed; a registered document whose file is gone is
+//! deleted. The tantivy writer is opened only when something changed, so a no-change run costs a
+//! directory walk and one registry read.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use brain_doc::{Doc, ErrorCode};
+use brain_store::{Config, ConfigError, DocEntry, Home, Lock, LockError, Registry, RegistryError};
+use serde::{Deserialize, Serialize};
+use tantivy::{IndexWriter, TantivyDocument, Term};
+
+use crate::document::Prepared;
+use crate::{LexError, LexIndex};
+
+/// What a run did; `lexindex --json` prints it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Always `"lexindex_summary"`.
+    pub kind: String,
+    /// Documents new to the index.
+    pub added: u64,
+    /// Documents re-indexed because their content changed.
+    pub updated: u64,
+    /// Documents deleted because their file is gone.
+    pub removed: u64,
+    /// Documents already indexed with the same content.
+    pub unchanged: u64,
+    /// Records or files skipped with a warning.
+    pub skipped: u64,
+    /// Passages written in this run.
+    pub passages: u64,
+    /// Wall time of the run.
+    pub took_ms: u64,
+}
+
+/// Why a run failed as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error(transparent)]
+    Locked(#[from] LockError),
+    #[error(transparent)]
+    Lex(#[from] LexError),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("writing the lexical index: {0}")]
+    Write(#[from] tantivy::TantivyError),
+}
+
+impl SyncError {
+    /// Exit-code class: lock contention 70, bad brain.yaml 64, the rest per cause.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            SyncError::Locked(LockError::Held { .. }) => ErrorCode::Locked,
+            SyncError::Lex(e) => e.code(),
+            SyncError::Config(_) => ErrorCode::BadQuery,
+            _ => ErrorCode::Internal,
+        }
+    }
+}
+
+/// An indexing run in progress. Create with [`Indexer::open`], feed it, then [`Indexer::finish`].
+pub struct Indexer {
+    lex: LexIndex,
+    writer: Option<IndexWriter<TantivyDocument>>,
+    registry: Registry,
+    config: Config,
+    upserts: Vec<DocEntry>,
+    removals: Vec<String>,
+    summary: Summary,
+    started: Instant,
+    now: i64,
+    _lock: Lock,
+}
+
+fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+impl Indexer {
+    /// Take the lock (contention → [`SyncError::Locked`], exit 70), open or create the index (deleting
+    /// it first with `rebuild`) and the registry.
+    pub fn open(home: &Home, rebuild: bool) -> Result<Indexer, SyncError> {
+        let started = Instant::now();
+        let lock = Lock::try_acquire(&home.lock_file("lexindex"))?;
+        let config = Config::load(home)?;
+        config.validate()?;
+        let mut registry = Registry::open(home)?;
+        if rebuild {
+            let all: Vec<String> = registry.entries(None)?.into_iter().map(|e| e.id).collect();
+            registry.apply(&[], &all)?;
+        }
+        let lex = LexIndex::open_or_create(home, rebuild)?;
+        Ok(Indexer {
+            lex,
+            writer: None,
+            registry,
+            config,
+            upserts: Vec::new(),
+            removals: Vec::new(),
+            summary: Summary {
+                kind: "lexindex_summary".into(),
+                ..Summary::default()
+            },
+            started,
+            now: now_secs(),
+            _lock: lock,
+        })
+    }
+
+    /// The loaded `brain.yaml`.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter<TantivyDocument>, SyncError> {
+        if self.writer.is_none() {
+            self.writer = Some(self.lex.writer()?);
+        }
+        self.writer.as_mut().ok_or_else(|| {
+            SyncError::Lex(LexError::Missing {
+                path: self.lex.path().to_path_buf(),
+            })
+        })
+    }
+
+    /// Replace whatever the index holds for `p.id` by `p`'s passages.
+    fn put(
+        &mut self,
+        p: &Prepared,
+        mtime_ns: i64,
+        size: i64,
+        existed: bool,
+    ) -> Result<(), SyncError> {
+        let fields = *self.lex.fields();
+        let docs = p.to_tantivy(&fields);
+        let writer = self.writer()?;
+        writer.delete_term(Term::from_field_text(fields.id, &p.id));
+        for d in docs {
+            writer.add_document(d)?;
+        }
+        self.summary.passages += p.passages.len() as u64;
+        if existed {
+            self.summary.updated += 1
+        } else {
+            self.summary.added += 1
+        }
+        self.upserts.push(DocEntry {
+            id: p.id.clone(),
+            collection: p.collection.clone(),
+            path: p.path.clone(),
+            file: p.file.clone(),
+            mtime_ns,
+            size,
+            sha256: p.sha256.clone(),
+            title: p.title.clone(),
+            date: p.date.clone(),
+            passages: p.passages.len() as i64,
+            lex_indexed_at: self.now,
+        });
+        Ok(())
+    }
+
+    /// Index one doc record. Its collection is `doc.collection`, else `default_collection`; the markdown
+    /// file is `<collection dir>/<path>` (stat'ed if present, so a later `--all` sees it unchanged).
+    /// A record that cannot be placed is an `Err(reason)` for the caller to warn about and skip.
+    pub fn index_doc(
+        &mut self,
+        doc: &Doc,
+        default_collection: Option<&str>,
+    ) -> Result<Result<(), String>, SyncError> {
+        let Some(collection) = doc
+            .collection
+            .as_deref()
+            .or(default_collection)
+            .map(str::to_string)
+        else {
+            self.summary.skipped += 1;
+            return Ok(Err(format!(
+                "doc `{}` has no collection (pipe it through `partition`, or pass --collection)",
+                doc.id
+            )));
+        };
+        let Some(dir) = self.config.collection_dir(&collection) else {
+            self.summary.skipped += 1;
+            return Ok(Err(format!(
+                "doc `{}`: collection `{collection}` is not declared in brain.yaml",
+                doc.id
+            )));
+        };
+        let file = dir.join(&doc.path);
+        let text = doc.to_markdown();
+        let p = Prepared::from_doc(doc, &collection, &file, &text);
+        let (mtime, size) = match std::fs::metadata(&file) {
+            Ok(m) => (mtime_ns(&m), m.len() as i64),
+            Err(_) => (0, text.len() as i64),
+        };
+        let existing = self.registry.get(&p.id)?;
+        if existing.as_ref().is_some_and(|e| e.sha256 == p.sha256) {
+            self.summary.unchanged += 1;
+            return Ok(Ok(()));
+        }
+        self.put(&p, mtime, size, existing.is_some())?;
+        Ok(Ok(()))
+    }
+
+    /// Bring the index in line with every collection of `brain.yaml` on disk. Per-file problems go to
+    /// `warn` and are skipped.
+    pub fn sync_all(&mut self, warn: &dyn Fn(String)) -> Result<(), SyncError> {
+        let known: HashMap<String, DocEntry> = self
+            .registry
+            .entries(None)?
+            .into_iter()
+            .map(|e| (e.id.clone(), e))
+            .collect();
+        let mut seen: HashSet<String> = HashSet::new();
+        let collections = self.config.collections.clone();
+        for c in &collections {
+            let dir = self.config.resolve(&c.path);
+            let glob = match globset::Glob::new(&c.glob) {
+                Ok(g) => g.compile_matcher(),
+                Err(e) => {
+                    warn(format!(
+                        "collection `{}`: bad glob `{}`: {e}",
+                        c.name, c.glob
+                    ));
+                    continue;
+                }
+            };
+            for (rel, path) in crate::walk::files(&dir, &glob, warn) {
+                let id = format!("{}/{rel}", c.name);
+                if !seen.insert(id.clone()) {
+                    continue;
+                }
+                if let Err(e) = self.sync_file(&c.name, &rel, &path, known.get(&id)) {
+                    match e {
+                        FileError::Skip(msg) => {
+                            self.summary.skipped += 1;
+                            warn(msg);
+                        }
+                        FileError::Fatal(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        for id in known.keys().filter(|id| !seen.contains(*id)) {
+            let field = self.lex.fields().id;
+            self.writer()?.delete_term(Term::from_field_text(field, id));
+            self.removals.push(id.clone());
+            self.summary.removed += 1;
+        }
+        Ok(())
+    }
+
+    fn sync_file(
+        &mut self,
+        collection: &str,
+        rel: &str,
+        path: &Path,
+        known: Option<&DocEntry>,
+    ) -> Result<(), FileError> {
+        let skip = |e: std::io::Error| FileError::Skip(format!("{}: {e}", path.display()));
+        let meta = std::fs::metadata(path).map_err(skip)?;
+        let (mtime, size) = (mtime_ns(&meta), meta.len() as i64);
+        let file = path.display().to_string();
+        if let Some(k) = known
+            && k.mtime_ns == mtime
+            && k.size == size
+            && k.file == file
+        {
+            self.summary.unchanged += 1;
+            return Ok(());
+        }
+        let bytes = std::fs::read(path).map_err(skip)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let sha = brain_doc::sha256_hex(&bytes);
+        if let Some(k) = known
+            && k.sha256 == sha
+            && k.file == file
+        {
+            // Touched, not changed: refresh the registry's stat fields only.
+            self.summary.unchanged += 1;
+            self.upserts.push(DocEntry {
+                mtime_ns: mtime,
+                size,
+                ..k.clone()
+            });
+            return Ok(());
+        }
+        let mut p = Prepared::from_file(collection, rel, path, &text, mtime / 1_000_000_000);
+        p.sha256 = sha;
+        self.put(&p, mtime, size, known.is_some())
+            .map_err(FileError::Fatal)
+    }
+
+    /// Commit the index (if anything changed), then the registry; wait for merges; report.
+    pub fn finish(mut self) -> Result<Summary, SyncError> {
+        if let Some(mut w) = self.writer.take() {
+            w.commit()?;
+            w.wait_merging_threads()?;
+        }
+        self.registry.apply(&self.upserts, &self.removals)?;
+        self.summary.took_ms = self.started.elapsed().as_millis() as u64;
+        Ok(self.summary)
+    }
+
+    /// The index directory.
+    pub fn index_dir(&self) -> PathBuf {
+        self.lex.path().to_path_buf()
+    }
+}
+
+enum FileError {
+    Skip(String),
+    Fatal(SyncError),
+}
+
+impl Summary {
+    /// `3 added, 0 updated, 1 removed, 0 unchanged in 12 ms` (+ skipped when any).
+    pub fn line(&self) -> String {
+        let skipped = if self.skipped > 0 {
+            format!(", {} skipped", self.skipped)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} added, {} updated, {} removed, {} unchanged{skipped} ({} passages) in {} ms",
+            self.added, self.updated, self.removed, self.unchanged, self.passages, self.took_ms
+        )
+    }
+}
