@@ -141,9 +141,11 @@ pub fn domain_matches(host: &str, pattern: &str) -> bool {
     if pattern.is_empty() || host.len() < pattern.len() {
         return false;
     }
-    let tail = &host[host.len() - pattern.len()..];
-    tail.eq_ignore_ascii_case(pattern)
-        && (host.len() == pattern.len() || host.as_bytes()[host.len() - pattern.len() - 1] == b'.')
+    let cut = host.len() - pattern.len();
+    // Byte-wise: a hand-made database may hold a non-ASCII host, and `cut` need not fall on a char
+    // boundary.
+    host.as_bytes()[cut..].eq_ignore_ascii_case(pattern.as_bytes())
+        && (cut == 0 || host.as_bytes()[cut - 1] == b'.')
 }
 
 /// The host as shown in documents and counted in `top_domains`: lower case, without a leading `www.`.
@@ -253,5 +255,33 @@ mod tests {
         let (u, n) = strip_tracking("https://x.io/p?q=rust", &[]);
         assert!(matches!(u, Cow::Borrowed(_)));
         assert_eq!(n, 0);
+    }
+
+    proptest::proptest! {
+        /// Any text from a URL row (a damaged or hand-made database can hold anything) is handled
+        /// without a panic, and stripping is idempotent.
+        #[test]
+        fn arbitrary_urls_never_panic(url in "\\PC{0,60}", pat in "\\PC{0,12}") {
+            if let Some(p) = parts(&url) {
+                let _ = is_local_host(p.host);
+                let _ = domain_matches(p.host, &pat);
+                let _ = display_domain(p.host);
+            }
+            let _ = domain_matches(&url, &pat);
+            let (once, _) = strip_tracking(&url, &[]);
+            let (twice, n) = strip_tracking(&once, &[]);
+            proptest::prop_assert_eq!(&once, &twice);
+            proptest::prop_assert_eq!(n, 0);
+        }
+
+        #[test]
+        fn urls_shaped_like_urls_never_panic(
+            host in "[a-zé日.]{0,12}", path in "[a-z/?&=#_%é]{0,30}", pat in "[a-zé日.*]{0,8}",
+        ) {
+            let url = format!("https://{host}/{path}");
+            let p = parts(&url).expect("scheme");
+            let _ = domain_matches(p.host, &pat);
+            let _ = strip_tracking(&url, &["x".into()]);
+        }
     }
 }
