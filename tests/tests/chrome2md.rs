@@ -430,3 +430,50 @@ fn a_held_lock_is_exit_70_and_damaged_files_are_exit_64() {
     );
     assert_eq!(code, 64, "{err}");
 }
+
+#[test]
+fn a_hot_journal_copied_mid_transaction_is_rolled_back_in_the_snapshot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("live/History");
+    sql_db(&db, &modern_sql());
+    // The "browser" is mid-transaction with a tiny cache, so changed pages already sit in History
+    // and the originals in History-journal (a hot journal) when the profile is copied.
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    conn.execute_batch("PRAGMA journal_mode=TRUNCATE; PRAGMA cache_size=1; BEGIN;")
+        .expect("begin");
+    for i in 100..3000 {
+        let url = format!("https://uncommitted{i}.example/{}", "a".repeat(200));
+        conn.execute(
+            "INSERT INTO urls (id, url, title, last_visit_time) VALUES (?1, ?2, 'T', 0)",
+            rusqlite::params![i, url],
+        )
+        .expect("insert");
+        conn.execute(
+            "INSERT INTO visits (id, url, visit_time, transition) VALUES \
+             (?1, ?1, (strftime('%s', '2026-11-25 10:00:00') + 11644473600) * 1000000, 805306368)",
+            [i],
+        )
+        .expect("insert visit");
+    }
+    let copy = dir.path().join("Default/History");
+    std::fs::create_dir_all(copy.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(&db, &copy).expect("copy");
+    std::fs::copy(
+        dir.path().join("live/History-journal"),
+        dir.path().join("Default/History-journal"),
+    )
+    .expect("copy journal");
+    conn.execute_batch("ROLLBACK").expect("rollback");
+    let before = std::fs::read(&copy).expect("read");
+    let (docs, err, code) = chrome2md(
+        dir.path(),
+        &["--history", copy.to_str().expect("utf8"), "--no-state"],
+    );
+    assert_eq!((code, docs.len()), (0, 3), "{err}");
+    assert!(docs.iter().all(|d| !d.body.contains("uncommitted")));
+    assert_eq!(
+        std::fs::read(&copy).expect("read"),
+        before,
+        "the original is never written"
+    );
+}
