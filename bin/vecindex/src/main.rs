@@ -1,0 +1,254 @@
+//! `vecindex`: embed documents into the vector store under `$BRAIN_HOME/index/vec/`, incrementally.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use brain_cli::{Exit, Failure, Stdout, Warnings};
+use brain_doc::{Doc, ErrorCode};
+use brain_store::{Home, Lock, LockError};
+use brain_vec::chunk::{self, ChunkParams};
+use brain_vec::index::{self, Input, Options};
+use brain_vec::search::VecSearch;
+use brain_vec::store::{Filter, Store, day_number};
+use brain_vec::{EmbedderSpec, Fingerprint, VecError};
+use clap::Parser;
+
+/// Embed documents into the vector store (`$BRAIN_HOME/index/vec/`).
+///
+/// Reads doc NDJSON on stdin (upsert), or with --all every markdown file under `$BRAIN_HOME/corpus/`
+/// (documents gone from the corpus are dropped). Unchanged documents are never re-embedded; a different
+/// model or chunking re-embeds everything. stdout: one summary record. Exit 65 at once when the model is
+/// not installed (fix: `brain model fetch`), 66 when an HTTP embedder times out, 70 when another
+/// vecindex holds the lock.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Args {
+    /// Index the whole corpus under $BRAIN_HOME/corpus instead of reading stdin.
+    #[arg(long)]
+    all: bool,
+    /// Embed at most N documents this run (the rest stay pending).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Start no new batch after SECS seconds (the rest stay pending).
+    #[arg(long, value_name = "SECS")]
+    budget: Option<f64>,
+    /// Print the chunks each document would be embedded as (NDJSON) and embed nothing; needs no model.
+    #[arg(long, conflicts_with_all = ["status", "search"])]
+    chunks: bool,
+    /// Print per collection how many documents need embeddings (NDJSON); loads no model.
+    #[arg(long, conflicts_with = "search")]
+    status: bool,
+    /// Search the store for TEXT and print hit records (NDJSON), best first.
+    #[arg(long, value_name = "TEXT")]
+    search: Option<String>,
+    /// Embed texts instead: stdin lines `{"text": …}`, stdout lines `{"text", "embedding"}`.
+    #[arg(long, conflicts_with_all = ["chunks", "status", "search", "all"])]
+    embed: bool,
+    /// Hits to return with --search.
+    #[arg(short = 'k', long, default_value_t = 10)]
+    k: usize,
+    /// Only hits from this collection (repeatable).
+    #[arg(long = "collection", short = 'c', value_name = "NAME")]
+    collections: Vec<String>,
+    /// Only hits dated on or after this day (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only hits dated on or before this day (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// Embedder: local:<dir>, openai:<url>#<model> or ollama:<url>#<model>
+    /// [default: $BRAIN_EMBEDDER, else local:$BRAIN_HOME/models/all-MiniLM-L6-v2].
+    #[arg(long, value_name = "SPEC")]
+    embedder: Option<String>,
+    /// Timeout of one HTTP embedder request, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    timeout: f64,
+    /// Chunk size in estimated tokens.
+    #[arg(long, default_value_t = ChunkParams::default().max_tokens)]
+    max_tokens: usize,
+    /// Overlap of consecutive windows of one long block, in estimated tokens.
+    #[arg(long, default_value_t = ChunkParams::default().overlap_tokens)]
+    overlap: usize,
+    /// Warnings are counted but not printed.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn main() -> std::process::ExitCode {
+    brain_cli::main("vecindex", || run(Args::parse()))
+}
+
+fn fail(e: VecError) -> anyhow::Error {
+    let fix = e.fix();
+    Failure::new(e.code(), e.to_string()).with_fix(fix).into()
+}
+
+fn run(args: Args) -> anyhow::Result<Exit> {
+    let home = Home::from_env();
+    let warnings = Warnings::new("vecindex", args.quiet);
+    let chunking = ChunkParams {
+        max_tokens: args.max_tokens,
+        overlap_tokens: args.overlap,
+    };
+    let mut out = Stdout::new();
+    if args.chunks {
+        for input in inputs(&args, &home, &warnings)? {
+            for c in chunk::chunk(&input.doc.body, chunking) {
+                let rec = serde_json::json!({"id": input.doc.id, "seq": c.seq, "line": input.body_line + c.line - 1,
+                    "tokens": c.tokens, "text": chunk::embed_text(&input.doc.title, &c.text)});
+                brain_doc::ndjson::write_line(&mut out, &rec)?;
+            }
+        }
+        return finish(out);
+    }
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let spec = match &args.embedder {
+        Some(s) => EmbedderSpec::parse(s, timeout),
+        None => EmbedderSpec::from_env(&home.models()),
+    }
+    .map_err(fail)?;
+    let dir = home.index().join("vec");
+    if args.embed {
+        return embed_texts(&spec, &warnings, out);
+    }
+    if let Some(text) = &args.search {
+        let vs = VecSearch::open(&dir, &spec).map_err(fail)?;
+        let day = |d: &Option<String>| d.as_deref().map(day_number).filter(|n| *n != i32::MIN);
+        let filter = Filter {
+            collections: args.collections.clone(),
+            since_day: day(&args.since),
+            until_day: day(&args.until),
+        };
+        let hits = vs
+            .search(text, args.k, &filter, brain_vec::search::today())
+            .map_err(fail)?;
+        for h in &hits {
+            brain_doc::ndjson::write_line(&mut out, h)?;
+        }
+        finish(out)?;
+        return Ok(if hits.is_empty() {
+            Exit::Code(ErrorCode::NoResults)
+        } else {
+            Exit::Success
+        });
+    }
+    if args.status {
+        let store = Store::open(&dir).ok();
+        let dims = store.as_ref().map_or(0, |s| s.manifest.fingerprint.dims);
+        let fp = Fingerprint {
+            model: spec.model_id(),
+            dims,
+            chunking,
+            prompt: brain_vec::embed::PROMPT_FORMAT.into(),
+        };
+        for (collection, docs, need) in
+            index::pending(store.as_ref(), &fp, &inputs(&args, &home, &warnings)?)
+        {
+            let rec = serde_json::json!({"collection": collection, "docs": docs, "need_embeddings": need});
+            brain_doc::ndjson::write_line(&mut out, &rec)?;
+        }
+        return finish(out);
+    }
+    // Fail before reading any input when the model is absent.
+    let embedder = brain_vec::embed::open(&spec).map_err(fail)?;
+    let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(|e| match e {
+        LockError::Held { .. } => {
+            anyhow::Error::new(Failure::new(ErrorCode::Locked, e.to_string()))
+        }
+        other => anyhow::Error::new(other),
+    })?;
+    let inputs = inputs(&args, &home, &warnings)?;
+    let opts = Options {
+        chunking,
+        limit: args.limit,
+        budget: args.budget.map(|s| Duration::from_secs_f64(s.max(0.0))),
+        prune: args.all,
+    };
+    let bar = brain_cli::bar(inputs.len() as u64, "embedding");
+    let report = index::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {
+        bar.set_position(n as u64)
+    })
+    .map_err(fail)?;
+    bar.finish_and_clear();
+    eprintln!(
+        "vecindex: {} docs: embedded {} ({} chunks), {} unchanged, {} removed, {} pending; generation {}",
+        report.docs,
+        report.embedded,
+        report.chunks,
+        report.unchanged,
+        report.removed,
+        report.pending,
+        report.generation
+    );
+    let mut rec = serde_json::to_value(&report)?;
+    rec["kind"] = "vecindex_report".into();
+    rec["warnings"] = warnings.count().into();
+    brain_doc::ndjson::write_line(&mut out, &rec)?;
+    finish(out)
+}
+
+/// `--embed`: embed stdin texts in calls of 256 (length-sorted batching inside), report speed on stderr.
+fn embed_texts(spec: &EmbedderSpec, warnings: &Warnings, mut out: Stdout) -> anyhow::Result<Exit> {
+    let t0 = std::time::Instant::now();
+    let embedder = brain_vec::embed::open(spec).map_err(fail)?;
+    let load_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let stdin = std::io::BufReader::new(std::io::stdin().lock());
+    let mut texts = Vec::new();
+    for item in brain_doc::ndjson::Reader::<_, serde_json::Value>::new(stdin, "<stdin>") {
+        match item
+            .context("reading stdin")?
+            .map(|v| v["text"].as_str().map(str::to_string))
+        {
+            Ok(Some(t)) => texts.push(t),
+            Ok(None) => warnings.warn("a line without a `text` string"),
+            Err(e) => warnings.warn(e),
+        }
+    }
+    let t1 = std::time::Instant::now();
+    let mut tokens = 0;
+    for group in texts.chunks(256) {
+        let refs: Vec<&str> = group.iter().map(String::as_str).collect();
+        for (text, e) in group.iter().zip(embedder.embed(&refs).map_err(fail)?) {
+            let n = embedder.count_tokens(text);
+            tokens += n.unwrap_or(0);
+            brain_doc::ndjson::write_line(
+                &mut out,
+                &serde_json::json!({"text": text, "tokens": n, "embedding": e}),
+            )?;
+        }
+    }
+    let secs = t1.elapsed().as_secs_f64().max(1e-9);
+    eprintln!(
+        "vecindex: model load {load_ms:.0} ms; embedded {} texts, {tokens} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
+        texts.len(),
+        secs,
+        tokens as f64 / secs,
+        texts.len() as f64 / secs
+    );
+    finish(out)
+}
+
+fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
+    use std::io::Write;
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// The documents to work on: the corpus with --all, else doc NDJSON on stdin (bad lines warned, skipped).
+fn inputs(args: &Args, home: &Home, warnings: &Warnings) -> anyhow::Result<Vec<Input>> {
+    if args.all {
+        let root: PathBuf = home.corpus();
+        return Ok(brain_vec::corpus::read(&root, &|m| warnings.warn(m)));
+    }
+    let stdin = std::io::stdin().lock();
+    let mut out = Vec::new();
+    for item in brain_doc::ndjson::Reader::<_, Doc>::new(std::io::BufReader::new(stdin), "<stdin>")
+    {
+        match item.context("reading stdin")? {
+            Ok(doc) => out.push(Input::from_doc(doc)),
+            Err(e) => warnings.warn(e),
+        }
+    }
+    Ok(out)
+}

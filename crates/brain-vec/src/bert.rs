@@ -1,0 +1,236 @@
+//! The local embedder: a BERT-family sentence-transformers model run with candle on the CPU.
+//!
+//! The folder holds `config.json`, `tokenizer.json` and `model.safetensors` (what `brain model fetch`
+//! installs). Embedding = BERT forward pass, mean pooling over the real tokens (attention mask), L2
+//! normalization — the sentence-transformers recipe for all-MiniLM-L6-v2.
+//!
+//! The tokenizer.json trap: the published file pads *and truncates* every input to 128 tokens. Padding
+//! to a fixed length wastes compute, and truncation at 128 silently drops the tail of a 256-token chunk.
+//! We turn fixed padding off (each batch is padded to its own longest input) and truncate at the model's
+//! position limit (`max_position_embeddings`, 512).
+//!
+//! Speed: inputs are sorted by token length and batched so that a batch's inputs have similar lengths
+//! (little padding), with at most [`BATCH_TOKENS`] tokens per batch.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+use crate::VecError;
+use crate::embed::{Embedder, normalize};
+
+/// Tokens per forward pass. Measured 2026-11-22 on this 2-core box (bench/embed.sh): 4k–8k tokens per
+/// batch is the plateau for MiniLM; larger batches only add memory.
+pub const BATCH_TOKENS: usize = 4096;
+
+/// A loaded local model. Load once, reuse for every batch.
+pub struct Bert {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    id: String,
+    dims: usize,
+    max_len: usize,
+}
+
+impl Bert {
+    /// Load the model folder `dir`. A missing folder or file is [`VecError::ModelMissing`] at once.
+    pub fn load(dir: &Path) -> Result<Bert, VecError> {
+        if !dir.is_dir() {
+            return Err(VecError::ModelMissing {
+                path: dir.to_path_buf(),
+            });
+        }
+        let file = |name: &str| -> Result<PathBuf, VecError> {
+            let p = dir.join(name);
+            if p.is_file() {
+                Ok(p)
+            } else {
+                Err(VecError::ModelMissing { path: p })
+            }
+        };
+        let (config_path, tok_path, weights_path) = (
+            file("config.json")?,
+            file("tokenizer.json")?,
+            file("model.safetensors")?,
+        );
+        let broken = |reason: String| VecError::ModelBroken {
+            path: dir.to_path_buf(),
+            reason,
+        };
+        let config_text =
+            std::fs::read_to_string(&config_path).map_err(VecError::io(&config_path))?;
+        let config: Config =
+            serde_json::from_str(&config_text).map_err(|e| broken(format!("config.json: {e}")))?;
+        let raw: serde_json::Value =
+            serde_json::from_str(&config_text).map_err(|e| broken(format!("config.json: {e}")))?;
+        let dims = raw["hidden_size"].as_u64().unwrap_or(0) as usize;
+        let max_len = raw["max_position_embeddings"].as_u64().unwrap_or(512) as usize;
+        if dims == 0 {
+            return Err(broken("config.json has no hidden_size".into()));
+        }
+        let mut tokenizer =
+            Tokenizer::from_file(&tok_path).map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+        fix_tokenizer(&mut tokenizer, max_len)
+            .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+        let bytes = std::fs::read(&weights_path).map_err(VecError::io(&weights_path))?;
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
+            .map_err(|e| broken(format!("model.safetensors: {e}")))?;
+        let model =
+            BertModel::load(vb, &config).map_err(|e| broken(format!("model.safetensors: {e}")))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Bert {
+            model,
+            tokenizer,
+            id: format!("local:{name}"),
+            dims,
+            max_len,
+        })
+    }
+
+    /// The token ids of `text` as the model sees them (with `[CLS]`/`[SEP]`, truncated, unpadded).
+    pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, VecError> {
+        let enc = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| VecError::Inference(e.to_string()))?;
+        let mut ids = enc.get_ids().to_vec();
+        ids.truncate(self.max_len);
+        Ok(ids)
+    }
+
+    /// One forward pass over inputs of similar length: pad to the longest, mean-pool, normalize.
+    fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, VecError> {
+        let inf = |e: candle_core::Error| VecError::Inference(e.to_string());
+        let len = batch.iter().map(|b| b.len()).max().unwrap_or(0);
+        if len == 0 {
+            return Ok(batch.iter().map(|_| vec![0.0; self.dims]).collect());
+        }
+        let n = batch.len();
+        let mut ids = vec![0u32; n * len];
+        let mut mask = vec![0u32; n * len];
+        for (i, b) in batch.iter().enumerate() {
+            ids[i * len..i * len + b.len()].copy_from_slice(b);
+            mask[i * len..i * len + b.len()]
+                .iter_mut()
+                .for_each(|m| *m = 1);
+        }
+        let dev = Device::Cpu;
+        let ids = Tensor::from_vec(ids, (n, len), &dev).map_err(inf)?;
+        let mask = Tensor::from_vec(mask, (n, len), &dev).map_err(inf)?;
+        let types = ids.zeros_like().map_err(inf)?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(inf)?;
+        let maskf = mask
+            .to_dtype(DType::F32)
+            .map_err(inf)?
+            .unsqueeze(2)
+            .map_err(inf)?;
+        let summed = hidden
+            .broadcast_mul(&maskf)
+            .map_err(inf)?
+            .sum(1)
+            .map_err(inf)?;
+        let counts = maskf.sum(1).map_err(inf)?;
+        let pooled = summed.broadcast_div(&counts).map_err(inf)?;
+        let mut rows: Vec<Vec<f32>> = pooled.to_vec2().map_err(inf)?;
+        rows.iter_mut().for_each(|r| normalize(r));
+        Ok(rows)
+    }
+}
+
+/// Undo the tokenizer.json trap: pad to the batch's longest input, truncate at the model limit.
+fn fix_tokenizer(tok: &mut Tokenizer, max_len: usize) -> Result<(), String> {
+    let pad = tok.get_padding().cloned().unwrap_or_default();
+    tok.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        ..pad
+    }));
+    let trunc = tok.get_truncation().cloned().unwrap_or_default();
+    tok.with_truncation(Some(TruncationParams {
+        max_length: max_len,
+        ..trunc
+    }))
+    .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Order of `lens` by length, cut into batches of at most `budget` padded tokens.
+pub(crate) fn plan_batches(lens: &[usize], budget: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lens.len()).collect();
+    order.sort_by_key(|&i| lens[i]);
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut cur: Vec<usize> = Vec::new();
+    for i in order {
+        // Sorted ascending, so the newest input is the longest: padded size = count × its length.
+        if !cur.is_empty() && (cur.len() + 1) * lens[i].max(1) > budget {
+            out.push(std::mem::take(&mut cur));
+        }
+        cur.push(i);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+impl Embedder for Bert {
+    fn model_id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn count_tokens(&self, text: &str) -> Option<usize> {
+        self.token_ids(text).ok().map(|ids| ids.len())
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError> {
+        let ids: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.token_ids(t))
+            .collect::<Result<_, _>>()?;
+        let lens: Vec<usize> = ids.iter().map(Vec::len).collect();
+        let mut out = vec![Vec::new(); texts.len()];
+        for batch in plan_batches(&lens, BATCH_TOKENS) {
+            let inputs: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
+            for (i, v) in batch.iter().zip(self.forward(&inputs)?) {
+                out[*i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_are_length_sorted_and_within_budget() {
+        let lens = [300, 10, 12, 290, 11, 500];
+        let plan = plan_batches(&lens, 600);
+        let flat: Vec<usize> = plan.iter().flatten().copied().collect();
+        assert_eq!(flat, vec![1, 4, 2, 3, 0, 5]);
+        for b in &plan {
+            let longest = b.iter().map(|&i| lens[i]).max().unwrap_or(0);
+            assert!(b.len() == 1 || b.len() * longest <= 600, "{b:?}");
+        }
+    }
+
+    #[test]
+    fn a_missing_folder_is_model_missing_with_exit_65() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = Bert::load(&dir.path().join("nope"))
+            .err()
+            .expect("must fail");
+        assert!(matches!(err, VecError::ModelMissing { .. }));
+        assert_eq!(err.code().exit_code(), 65);
+    }
+}

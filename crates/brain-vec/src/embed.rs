@@ -1,0 +1,243 @@
+//! The embedder interface, its backends' selection, and the embedding fingerprint.
+//!
+//! An [`Embedder`] turns texts into L2-normalized vectors. Backends: [`crate::bert::Bert`] (local,
+//! candle, the default) and [`crate::http::Http`] (OpenAI-compatible `/v1/embeddings`, Ollama
+//! `/api/embed`). Build one with [`open`] from an [`EmbedderSpec`] and reuse it for every text.
+//!
+//! The [`Fingerprint`] names everything that changes a stored vector: model id, dimensions, chunking
+//! parameters and prompt format. A store built under another fingerprint is re-embedded whole.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::VecError;
+use crate::chunk::ChunkParams;
+
+/// Name of the default local model folder under `$BRAIN_HOME/models/`.
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+
+/// How a chunk is turned into embedder input (see [`crate::chunk::embed_text`]); bump when it changes.
+pub const PROMPT_FORMAT: &str = "title\\n\\nchunk;v1";
+
+/// Something that embeds texts. Vectors are L2-normalized, so a dot product is the cosine.
+pub trait Embedder: Send + Sync {
+    /// A stable id of the model (`local:all-MiniLM-L6-v2`, `ollama:nomic-embed-text`, …).
+    fn model_id(&self) -> String;
+    /// Vector length.
+    fn dims(&self) -> usize;
+    /// Embed a batch of texts, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError>;
+    /// How many tokens the model sees for `text`, when the backend knows.
+    fn count_tokens(&self, _text: &str) -> Option<usize> {
+        None
+    }
+}
+
+/// Which backend to build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedderSpec {
+    /// A sentence-transformers folder (config.json, tokenizer.json, model.safetensors).
+    Local { dir: PathBuf },
+    /// An OpenAI-compatible server: `base` is e.g. `http://gpu-box:8080` (`/v1/embeddings` is appended).
+    OpenAi {
+        base: String,
+        model: String,
+        timeout: Duration,
+    },
+    /// An Ollama server: `base` is e.g. `http://gpu-box:11434` (`/api/embed` is appended).
+    Ollama {
+        base: String,
+        model: String,
+        timeout: Duration,
+    },
+}
+
+/// Default timeout of an HTTP embedding request (connect + answer): generous for a GPU box embedding a
+/// batch of 32 chunks, short enough that a dead server is reported within a minute.
+pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl EmbedderSpec {
+    /// The default local model under `models`.
+    pub fn default_local(models: &Path) -> Self {
+        EmbedderSpec::Local {
+            dir: models.join(DEFAULT_MODEL),
+        }
+    }
+
+    /// Parse `local:<dir>`, `openai:<url>#<model>` or `ollama:<url>#<model>`; `timeout` applies to the
+    /// HTTP backends.
+    pub fn parse(spec: &str, timeout: Duration) -> Result<Self, VecError> {
+        let bad = || {
+            VecError::BadInput(format!(
+                "bad embedder `{spec}`: expected local:<dir>, openai:<url>#<model> or ollama:<url>#<model>"
+            ))
+        };
+        let (kind, rest) = spec.split_once(':').ok_or_else(bad)?;
+        match kind {
+            "local" if !rest.is_empty() => Ok(EmbedderSpec::Local {
+                dir: PathBuf::from(rest),
+            }),
+            "openai" | "ollama" => {
+                let (base, model) = rest.rsplit_once('#').ok_or_else(bad)?;
+                if !base.starts_with("http://") && !base.starts_with("https://") || model.is_empty()
+                {
+                    return Err(bad());
+                }
+                let base = base.trim_end_matches('/').to_string();
+                let model = model.to_string();
+                Ok(if kind == "openai" {
+                    EmbedderSpec::OpenAi {
+                        base,
+                        model,
+                        timeout,
+                    }
+                } else {
+                    EmbedderSpec::Ollama {
+                        base,
+                        model,
+                        timeout,
+                    }
+                })
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    /// The [`Embedder::model_id`] the built embedder will report (known without loading it).
+    pub fn model_id(&self) -> String {
+        match self {
+            EmbedderSpec::Local { dir } => {
+                format!(
+                    "local:{}",
+                    dir.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                )
+            }
+            EmbedderSpec::OpenAi { model, .. } => format!("openai:{model}"),
+            EmbedderSpec::Ollama { model, .. } => format!("ollama:{model}"),
+        }
+    }
+
+    /// The spec from `$BRAIN_EMBEDDER` if set, else the default local model under `models`.
+    pub fn from_env(models: &Path) -> Result<Self, VecError> {
+        match std::env::var("BRAIN_EMBEDDER") {
+            Ok(s) if !s.trim().is_empty() => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT),
+            _ => Ok(Self::default_local(models)),
+        }
+    }
+}
+
+/// Build the embedder a spec names. A local model that is absent fails here, at once, with
+/// [`VecError::ModelMissing`].
+pub fn open(spec: &EmbedderSpec) -> Result<Box<dyn Embedder>, VecError> {
+    Ok(match spec {
+        EmbedderSpec::Local { dir } => Box::new(crate::bert::Bert::load(dir)?),
+        EmbedderSpec::OpenAi {
+            base,
+            model,
+            timeout,
+        } => Box::new(crate::http::Http::new(
+            crate::http::Api::OpenAi,
+            base,
+            model,
+            *timeout,
+        )?),
+        EmbedderSpec::Ollama {
+            base,
+            model,
+            timeout,
+        } => Box::new(crate::http::Http::new(
+            crate::http::Api::Ollama,
+            base,
+            model,
+            *timeout,
+        )?),
+    })
+}
+
+/// Everything that changes a stored vector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// [`Embedder::model_id`].
+    pub model: String,
+    /// [`Embedder::dims`].
+    pub dims: usize,
+    /// Chunk size and overlap.
+    pub chunking: ChunkParams,
+    /// [`PROMPT_FORMAT`].
+    pub prompt: String,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `embedder` with `chunking`.
+    pub fn of(embedder: &dyn Embedder, chunking: ChunkParams) -> Self {
+        Fingerprint {
+            model: embedder.model_id(),
+            dims: embedder.dims(),
+            chunking,
+            prompt: PROMPT_FORMAT.into(),
+        }
+    }
+
+    /// A short stable text form, for manifests and messages.
+    pub fn id(&self) -> String {
+        format!(
+            "{}/{}d/c{}o{}/{}",
+            self.model,
+            self.dims,
+            self.chunking.max_tokens,
+            self.chunking.overlap_tokens,
+            self.prompt
+        )
+    }
+}
+
+/// L2-normalize `v` in place (a zero vector stays zero).
+pub fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_bad_ones_are_bad_input() {
+        let t = Duration::from_secs(5);
+        assert_eq!(
+            EmbedderSpec::parse("ollama:http://h:11434/#nomic", t).ok(),
+            Some(EmbedderSpec::Ollama {
+                base: "http://h:11434".into(),
+                model: "nomic".into(),
+                timeout: t
+            })
+        );
+        assert!(matches!(
+            EmbedderSpec::parse("local:/m", t),
+            Ok(EmbedderSpec::Local { .. })
+        ));
+        for bad in ["x", "openai:http://h", "ollama:ftp://h#m", "onnx:/m"] {
+            let e = EmbedderSpec::parse(bad, t).expect_err(bad);
+            assert_eq!(e.code().exit_code(), 64, "{bad}");
+        }
+    }
+
+    #[test]
+    fn fingerprint_changes_with_chunking() {
+        let a = Fingerprint {
+            model: "m".into(),
+            dims: 3,
+            chunking: ChunkParams::default(),
+            prompt: PROMPT_FORMAT.into(),
+        };
+        let mut b = a.clone();
+        b.chunking.max_tokens = 128;
+        assert_ne!(a.id(), b.id());
+    }
+}

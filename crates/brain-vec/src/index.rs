@@ -1,0 +1,262 @@
+//! Incremental embedding: bring the vector store up to date with a set of documents.
+//!
+//! A document is re-embedded only when the sha256 of what is embedded (title + body) changed, or when the
+//! store's [`Fingerprint`] differs from the embedder's (then everything is). Unchanged documents' rows
+//! are copied from the previous generation. `limit` and `budget` cap a run: documents not reached keep
+//! their previous vectors (and old hash, so the next run picks them up) or stay absent, and are counted
+//! as pending. Nothing changed → no new generation is written.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use brain_doc::Doc;
+
+use crate::VecError;
+use crate::chunk::{self, ChunkParams};
+use crate::embed::{Embedder, Fingerprint};
+use crate::store::{DocEntry, Store, Writer};
+
+/// A document to index, with the line of its markdown file at which the body starts.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub doc: Doc,
+    pub body_line: u64,
+}
+
+impl Input {
+    /// From a doc record: the body line is that of its markdown form.
+    pub fn from_doc(doc: Doc) -> Input {
+        let md = doc.to_markdown();
+        let body_line = brain_doc::markdown::body_start_line(&md, &doc.body);
+        Input { doc, body_line }
+    }
+
+    /// The collection, or the first path component of the id.
+    pub fn collection(&self) -> String {
+        self.doc.collection.clone().unwrap_or_else(|| {
+            self.doc
+                .id
+                .split('/')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+    }
+
+    /// sha256 of what gets embedded.
+    pub fn hash(&self) -> String {
+        brain_doc::sha256_hex(format!("{}\n{}", self.doc.title, self.doc.body).as_bytes())
+    }
+}
+
+/// Caps and switches of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub chunking: ChunkParams,
+    /// Embed at most this many documents.
+    pub limit: Option<usize>,
+    /// Stop starting new batches after this long.
+    pub budget: Option<Duration>,
+    /// The input is the whole corpus: drop stored documents that are not in it.
+    pub prune: bool,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Report {
+    /// Documents in the input.
+    pub docs: usize,
+    /// Documents embedded in this run.
+    pub embedded: usize,
+    /// Chunks embedded in this run.
+    pub chunks: usize,
+    /// Input documents already up to date.
+    pub unchanged: usize,
+    /// Stored documents dropped because they left the corpus.
+    pub removed: usize,
+    /// Input documents still needing embeddings (cut off by --limit/--budget).
+    pub pending: usize,
+    /// Whether the store was (re)built from scratch because the fingerprint changed or it was absent.
+    pub rebuilt: bool,
+    /// Generation now current (0 = none).
+    pub generation: u64,
+}
+
+/// Texts per embedder call: enough chunks across documents for length-sorted batching to pay off.
+const EMBED_CALL: usize = 256;
+
+/// Bring the store in `dir` up to date with `inputs`. `progress(done_docs)` is called as documents finish.
+pub fn update(
+    dir: &Path,
+    embedder: &dyn Embedder,
+    inputs: &[Input],
+    opts: &Options,
+    progress: &dyn Fn(usize),
+) -> Result<Report, VecError> {
+    let start = Instant::now();
+    let fp = Fingerprint::of(embedder, opts.chunking);
+    let old = match Store::open(dir) {
+        Ok(s) => Some(s),
+        Err(VecError::IndexMissing { .. } | VecError::IndexCorrupt { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let previous_gen = old.as_ref().map(|s| s.manifest.generation);
+    let old = old.filter(|s| s.manifest.fingerprint == fp);
+    let mut report = Report {
+        docs: inputs.len(),
+        rebuilt: old.is_none(),
+        ..Report::default()
+    };
+    let by_id: HashMap<&str, usize> = old
+        .as_ref()
+        .map(|s| {
+            s.docs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.id.as_str(), i))
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let hashes: Vec<String> = inputs.iter().map(Input::hash).collect();
+    let mut todo: Vec<usize> = Vec::new();
+    let mut keep: Vec<usize> = Vec::new(); // old doc indices to copy
+    let mut seen = vec![false; old.as_ref().map_or(0, |s| s.docs.len())];
+    for (i, input) in inputs.iter().enumerate() {
+        match by_id.get(input.doc.id.as_str()) {
+            Some(&o) if seen[o] => {} // duplicate id in the input: first wins
+            Some(&o) => {
+                seen[o] = true;
+                keep.push(o);
+                if old.as_ref().is_some_and(|s| s.docs[o].hash == hashes[i]) {
+                    report.unchanged += 1;
+                } else {
+                    todo.push(i);
+                }
+            }
+            None => todo.push(i),
+        }
+    }
+    if let Some(s) = &old {
+        for (o, was_seen) in seen.iter().enumerate() {
+            if !was_seen {
+                if opts.prune {
+                    report.removed += 1;
+                } else {
+                    keep.push(o);
+                }
+            }
+        }
+        let _ = s;
+    }
+    let cap = opts.limit.unwrap_or(usize::MAX).min(todo.len());
+    if todo.is_empty() && report.removed == 0 && old.is_some() {
+        report.generation = previous_gen.unwrap_or(0);
+        return Ok(report);
+    }
+
+    let mut writer = Writer::create(dir, previous_gen, fp)?;
+    // Fresh embeddings first, so a stale copy of the same doc is skipped below.
+    let mut replaced = vec![false; seen.len()];
+    let mut pos = 0;
+    while pos < cap {
+        if opts.budget.is_some_and(|b| start.elapsed() >= b) {
+            break;
+        }
+        // Gather whole documents until the call holds EMBED_CALL chunks.
+        let mut group: Vec<(usize, Vec<chunk::Chunk>)> = Vec::new();
+        let mut n = 0;
+        while pos < cap && (n < EMBED_CALL || group.is_empty()) {
+            let i = todo[pos];
+            let chunks = chunk::chunk(&inputs[i].doc.body, opts.chunking);
+            n += chunks.len();
+            group.push((i, chunks));
+            pos += 1;
+        }
+        let texts: Vec<String> = group
+            .iter()
+            .flat_map(|(i, cs)| {
+                cs.iter()
+                    .map(|c| chunk::embed_text(&inputs[*i].doc.title, &c.text))
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = embedder.embed(&refs)?;
+        let mut v = vectors.iter();
+        for (i, cs) in &group {
+            let rows: Vec<(u64, &str, &[f32])> = cs
+                .iter()
+                .zip(&mut v)
+                .map(|(c, vec)| (c.line, c.text.as_str(), vec.as_slice()))
+                .collect();
+            writer.push(entry(&inputs[*i], &hashes[*i]), &rows)?;
+            if let Some(&o) = by_id.get(inputs[*i].doc.id.as_str()) {
+                replaced[o] = true;
+            }
+            report.embedded += 1;
+            report.chunks += cs.len();
+            progress(report.embedded);
+        }
+    }
+    report.pending = todo.len() - report.embedded;
+    if let Some(s) = &old {
+        for &o in &keep {
+            if replaced[o] {
+                continue;
+            }
+            let e = &s.docs[o];
+            let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first + e.count)
+                .map(|r| r as usize)
+                .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))
+                .collect();
+            let rows: Vec<(u64, &str, &[f32])> = rows_owned
+                .iter()
+                .map(|(l, t, v)| (*l, *t, v.as_slice()))
+                .collect();
+            writer.push(e.clone(), &rows)?;
+        }
+    }
+    report.generation = writer.commit()?.generation;
+    Ok(report)
+}
+
+fn entry(input: &Input, hash: &str) -> DocEntry {
+    DocEntry {
+        id: input.doc.id.clone(),
+        collection: input.collection(),
+        path: input.doc.path.clone(),
+        title: input.doc.title.clone(),
+        date: input.doc.date.clone(),
+        hash: hash.to_string(),
+        body_line: input.body_line,
+        first: 0,
+        count: 0,
+    }
+}
+
+/// Per collection: documents, and how many need embeddings (new, changed, or under another fingerprint).
+pub fn pending(
+    store: Option<&Store>,
+    fp: &Fingerprint,
+    inputs: &[Input],
+) -> Vec<(String, usize, usize)> {
+    let store = store.filter(|s| s.manifest.fingerprint == *fp);
+    let known: HashMap<&str, &str> = store
+        .map(|s| {
+            s.docs
+                .iter()
+                .map(|d| (d.id.as_str(), d.hash.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for i in inputs {
+        let slot = out.entry(i.collection()).or_default();
+        slot.0 += 1;
+        if known.get(i.doc.id.as_str()).is_none_or(|h| *h != i.hash()) {
+            slot.1 += 1;
+        }
+    }
+    out.into_iter().map(|(c, (n, p))| (c, n, p)).collect()
+}

