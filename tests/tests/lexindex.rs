@@ -1,0 +1,232 @@
+//! `lexindex`: golden dumps, incremental runs (unchanged, touched, edited, deleted), the stdin path
+//! agreeing with `--all`, and lock contention.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime};
+
+use brain_tests::{command, golden, parse_lines, run};
+use serde::Deserialize;
+
+/// `lexindex --json` summary (mirrors `brain_lex::Summary`).
+#[derive(Debug, Deserialize, PartialEq)]
+struct Summary {
+    kind: String,
+    added: u64,
+    updated: u64,
+    removed: u64,
+    unchanged: u64,
+    skipped: u64,
+    passages: u64,
+}
+
+/// `lexindex --dump` record, the fields these tests look at.
+#[derive(Debug, Deserialize, PartialEq)]
+struct Passage {
+    id: String,
+    passage: u64,
+    line: u64,
+    title: String,
+    text: String,
+    sha256: String,
+}
+
+/// A fixed mtime for golden inputs (2026-04-01T00:00:00Z), so dates of frontmatter-less notes are stable.
+const FIXED_MTIME: u64 = 1_775_001_600;
+
+fn set_mtimes(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            set_mtimes(&p);
+        } else if let Ok(f) = std::fs::File::options().append(true).open(&p) {
+            let _ = f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(FIXED_MTIME));
+        }
+    }
+}
+
+/// Golden setup: fix the mtimes under `home/`, then run `lexindex` with `setup-args` / `setup-stdin`.
+fn setup(work: &Path) {
+    let home = work.join("home");
+    set_mtimes(&home);
+    let Ok(args) = std::fs::read_to_string(work.join("setup-args")) else {
+        return;
+    };
+    let stdin = std::fs::read(work.join("setup-stdin")).unwrap_or_default();
+    let mut cmd = command("lexindex", &home);
+    cmd.args(args.lines().filter(|l| !l.is_empty()));
+    let out = run(&mut cmd, &stdin);
+    assert!(
+        out.status.success(),
+        "setup: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn golden_cases() {
+    golden("lexindex", "lexindex", setup);
+}
+
+fn lexindex(home: &Path, args: &[&str], stdin: &[u8]) -> (Option<i32>, Vec<u8>, String) {
+    let out = run(command("lexindex", home).args(args), stdin);
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn summary(home: &Path, args: &[&str]) -> Summary {
+    let mut all = vec!["--json", "-q"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = lexindex(home, &all, b"");
+    assert_eq!(code, Some(0), "{stderr}");
+    let mut s: Vec<Summary> = parse_lines(&stdout);
+    assert_eq!(s.len(), 1);
+    s.remove(0)
+}
+
+fn dump(home: &Path) -> Vec<Passage> {
+    let (code, stdout, stderr) = lexindex(home, &["--dump"], b"");
+    assert_eq!(code, Some(0), "{stderr}");
+    parse_lines(&stdout)
+}
+
+fn note(home: &Path, rel: &str, text: &str) {
+    let p = home.join("corpus/brain").join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+#[test]
+fn incremental_runs_add_update_skip_and_remove() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let h = home.path();
+    note(h, "a.md", "# Alpha\nparse_config fails\n");
+    note(h, "x/b.md", "# Beta\nretry the writer lock\n");
+    note(
+        h,
+        "x/c.md",
+        "# Gamma\nsecond passage later\n# Delta\nmore\n",
+    );
+    let first = summary(h, &["--all"]);
+    assert_eq!(
+        (first.kind.as_str(), first.added, first.passages),
+        ("lexindex_summary", 3, 4)
+    );
+    let before = dump(h);
+    assert_eq!(before.len(), 4);
+
+    // Nothing changed: nothing is re-indexed and the index holds the same passages.
+    let again = summary(h, &["--all"]);
+    assert_eq!(
+        (
+            again.added,
+            again.updated,
+            again.removed,
+            again.unchanged,
+            again.passages
+        ),
+        (0, 0, 0, 3, 0)
+    );
+    assert_eq!(dump(h), before);
+
+    // Touched but identical: unchanged; edited: updated; deleted: removed with all its passages.
+    let a = h.join("corpus/brain/a.md");
+    std::fs::File::options()
+        .append(true)
+        .open(&a)
+        .expect("open")
+        .set_modified(SystemTime::now() + Duration::from_secs(5))
+        .expect("touch");
+    note(h, "x/b.md", "# Beta\nretry the writer lock twice\n");
+    std::fs::remove_file(h.join("corpus/brain/x/c.md")).expect("rm");
+    let third = summary(h, &["--all"]);
+    assert_eq!(
+        (third.added, third.updated, third.removed, third.unchanged),
+        (0, 1, 1, 1)
+    );
+    let after = dump(h);
+    assert!(after.iter().all(|p| p.id != "brain/x/c.md"), "{after:?}");
+    let b: Vec<&Passage> = after.iter().filter(|p| p.id == "brain/x/b.md").collect();
+    assert_eq!(b.len(), 1);
+    assert!(b[0].text.contains("twice"));
+}
+
+#[test]
+fn the_stop_hook_path_and_all_agree() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let h = home.path();
+    let record = br###"{"schema":1,"kind":"doc","id":"s1","collection":null,"path":"s1.md","title":"Session one","date":"2026-04-02T10:00:00Z","source":{"type":"session","agent":"claude","file":"~/s1.jsonl"},"meta":{"project":"brain"},"body":"## Conversation\n\n**User**: fix ENOENT in src/main.rs\n"}"###;
+    let parted = run(&mut command("partition", h), record);
+    assert!(parted.status.success());
+    let (code, stdout, stderr) = lexindex(h, &["--json", "-q"], &parted.stdout);
+    assert_eq!(code, Some(0), "{stderr}");
+    let s: Vec<Summary> = parse_lines(&stdout);
+    assert_eq!((s[0].added, s[0].passages), (1, 1));
+    let passages = dump(h);
+    assert_eq!(passages.len(), 1);
+    assert_eq!(
+        (passages[0].id.as_str(), passages[0].title.as_str()),
+        ("brain/2026/04/s1.md", "Session one")
+    );
+    let file = h.join("corpus/brain/2026/04/s1.md");
+    let text = std::fs::read_to_string(&file).expect("partition wrote the file");
+    assert_eq!(passages[0].sha256, brain_doc::sha256_hex(text.as_bytes()));
+    let line_text = text
+        .lines()
+        .nth(passages[0].line as usize - 1)
+        .expect("line");
+    assert_eq!(line_text, "## Conversation");
+    // `--all` sees the file the hook indexed as unchanged.
+    let all = summary(h, &["--all"]);
+    assert_eq!(
+        (all.added, all.updated, all.removed, all.unchanged),
+        (0, 0, 0, 1)
+    );
+}
+
+#[test]
+fn a_record_without_collection_is_skipped_with_a_warning() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let record = br###"{"schema":1,"kind":"doc","id":"s1","collection":null,"path":"s1.md","title":"t","date":"","source":{"type":"note","file":""},"meta":{},"body":"x\n"}"###;
+    let (code, _, stderr) = lexindex(home.path(), &[], record);
+    assert_eq!(code, Some(0));
+    assert!(
+        stderr.contains("lexindex: warning: <stdin>: doc `s1` has no collection"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1 skipped"), "{stderr}");
+    let (code, _, stderr) = lexindex(home.path(), &["--collection", "inbox", "-q"], record);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(dump(home.path()).len(), 1);
+}
+
+#[test]
+fn a_second_writer_exits_70() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let lock = home.path().join("locks/lexindex.lock");
+    std::fs::create_dir_all(lock.parent().expect("parent")).expect("mkdir");
+    // flock(1) takes the same flock(2) lock std's File::try_lock does.
+    let mut holder = Command::new("flock")
+        .arg(&lock)
+        .args(["sh", "-c", "echo held; read _"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("flock");
+    let mut first = [0u8; 5];
+    std::io::Read::read_exact(holder.stdout.as_mut().expect("stdout"), &mut first).expect("held");
+    let (code, _, stderr) = lexindex(home.path(), &["--all"], b"");
+    drop(holder.stdin.take());
+    let _ = holder.wait();
+    assert_eq!(code, Some(70), "{stderr}");
+    assert!(
+        stderr.contains("fix: wait for the running lexindex"),
+        "{stderr}"
+    );
+}
