@@ -75,9 +75,7 @@ impl Bert {
             Tokenizer::from_file(&tok_path).map_err(|e| broken(format!("tokenizer.json: {e}")))?;
         fix_tokenizer(&mut tokenizer, max_len)
             .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-        let bytes = std::fs::read(&weights_path).map_err(VecError::io(&weights_path))?;
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
-            .map_err(|e| broken(format!("model.safetensors: {e}")))?;
+        let vb = weights(&weights_path).map_err(|e| broken(format!("model.safetensors: {e}")))?;
         let model =
             BertModel::load(vb, &config).map_err(|e| broken(format!("model.safetensors: {e}")))?;
         let name = dir
@@ -143,6 +141,14 @@ impl Bert {
     }
 }
 
+/// Map the weights rather than reading them: model load drops by the time of one 90 MB copy.
+#[allow(unsafe_code)]
+fn weights(path: &Path) -> candle_core::Result<VarBuilder<'static>> {
+    // SAFETY: the model file is installed by a rename (fetch.rs) and never written in place, so the
+    // mapping does not change while the tensors are built from it (they are copied out at load).
+    unsafe { VarBuilder::from_mmaped_safetensors(&[path], DType::F32, &Device::Cpu) }
+}
+
 /// Undo the tokenizer.json trap: pad to the batch's longest input, truncate at the model limit.
 fn fix_tokenizer(tok: &mut Tokenizer, max_len: usize) -> Result<(), String> {
     let pad = tok.get_padding().cloned().unwrap_or_default();
@@ -198,7 +204,11 @@ impl Embedder for Bert {
             .collect::<Result<_, _>>()?;
         let lens: Vec<usize> = ids.iter().map(Vec::len).collect();
         let mut out = vec![Vec::new(); texts.len()];
-        for batch in plan_batches(&lens, BATCH_TOKENS) {
+        let budget = std::env::var("BRAIN_EMBED_BATCH_TOKENS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(BATCH_TOKENS);
+        for batch in plan_batches(&lens, budget) {
             let inputs: Vec<&[u32]> = batch.iter().map(|&i| ids[i].as_slice()).collect();
             for (i, v) in batch.iter().zip(self.forward(&inputs)?) {
                 out[*i] = v;
