@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-200}"
-bin="${VECINDEX:-target/release/vecindex}"
+bin="${VECINDEX:-${CARGO_TARGET_DIR:-target}/release/vecindex}"
 model="${BRAIN_TEST_MODEL_DIR:-target/models/all-MiniLM-L6-v2}"
 scifact="../shared/ir/scifact/corpus.jsonl"
 out="bench/out"; mkdir -p "$out"
