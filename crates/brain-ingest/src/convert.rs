@@ -47,41 +47,49 @@ pub fn convert(files: &SessionFiles, redact_secrets: bool) -> Outcome {
         Ok(b) => b,
         Err(e) => return unreadable(&files.main, e),
     };
-    let mut fp = sha256_hex(&main);
+    let main_sha = sha256_hex(&main);
+    let mut fp = main_sha.clone();
     let mut bytes = main.len() as u64;
     let mut subs = Vec::new();
     for (path, meta) in &files.subagents {
         match std::fs::read(path) {
             Ok(b) => {
                 bytes += b.len() as u64;
-                fp.push_str(&sha256_hex(&b));
+                let sha = sha256_hex(&b);
+                fp.push_str(&sha);
                 let meta = meta.as_ref().and_then(|m| std::fs::read(m).ok());
-                subs.push((path.as_path(), b, meta));
+                subs.push(Sub { path: path.as_path(), bytes: b, meta, sha256: sha });
             }
             Err(e) => return unreadable(path, e),
         }
     }
     let fingerprint = if subs.is_empty() { fp } else { sha256_hex(fp.as_bytes()) };
     let stem = stem_of(&files.main);
-    let mut out = convert_bytes(&main, &files.main.display().to_string(), &stem, &subs, redact_secrets);
+    let mut out = convert_bytes(&main, &main_sha, &files.main.display().to_string(), &stem, &subs, redact_secrets);
     out.bytes = bytes;
     out.fingerprint = fingerprint;
     out
 }
 
-/// Convert a session from bytes; `name` names the source in messages and provenance, `stem` decides the
-/// document id.
-pub fn convert_bytes(
-    main: &[u8],
-    name: &str,
-    stem: &str,
-    subs: &[(&Path, Vec<u8>, Option<Vec<u8>>)],
-    redact_secrets: bool,
-) -> Outcome {
+/// A subagent transcript read alongside its session.
+pub struct Sub<'a> {
+    /// Its path.
+    pub path: &'a Path,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Its `.meta.json`, if any.
+    pub meta: Option<Vec<u8>>,
+    /// sha256 of `bytes`.
+    pub sha256: String,
+}
+
+/// Convert a session from bytes (`main_sha` is the sha256 of `main`); `name` names the source in
+/// messages and provenance, `stem` decides the document id.
+pub fn convert_bytes(main: &[u8], main_sha: &str, name: &str, stem: &str, subs: &[Sub<'_>], redact_secrets: bool) -> Outcome {
     let mut issues = Vec::new();
     let outcome = |status| Outcome { status, issues: Vec::new(), bytes: main.len() as u64, fingerprint: String::new() };
     if memchr::memmem::find(main, redact::DO_NOT_INDEX).is_some()
-        || subs.iter().any(|(_, b, _)| memchr::memmem::find(b, redact::DO_NOT_INDEX).is_some())
+        || subs.iter().any(|s| memchr::memmem::find(&s.bytes, redact::DO_NOT_INDEX).is_some())
     {
         return outcome(Status::DoNotIndex);
     }
@@ -115,11 +123,11 @@ pub fn convert_bytes(
             return o;
         }
     };
-    for (path, bytes, meta) in subs {
-        let id = stem_of(path).trim_start_matches("agent-").to_string();
-        let (kind, desc) = meta.as_deref().map(claude::subagent_meta).unwrap_or((None, None));
-        let (sub, models, iss) = claude::parse_subagent(bytes, id, kind, desc);
-        issues.extend(iss.into_iter().map(|i| (path.display().to_string(), i)));
+    for s in subs {
+        let id = stem_of(s.path).trim_start_matches("agent-").to_string();
+        let (kind, desc) = s.meta.as_deref().map(claude::subagent_meta).unwrap_or((None, None));
+        let (sub, models, iss) = claude::parse_subagent(&s.bytes, id, kind, desc);
+        issues.extend(iss.into_iter().map(|i| (s.path.display().to_string(), i)));
         for m in models {
             session.add_model(&m);
         }
@@ -138,8 +146,8 @@ pub fn convert_bytes(
         agent: Some(agent.as_str().into()),
         file: render::tilde(name),
         lines: Some([1, session.lines.max(1)]),
-        sha256: Some(sha256_hex(main)),
-        parts: subs.iter().map(|(p, b, _)| SourcePart { file: render::tilde(&p.display().to_string()), sha256: Some(sha256_hex(b)) }).collect(),
+        sha256: Some(main_sha.to_string()),
+        parts: subs.iter().map(|s| SourcePart { file: render::tilde(&s.path.display().to_string()), sha256: Some(s.sha256.clone()) }).collect(),
     };
     let mut counts = Counts::new();
     session.map_text(&mut |t| {

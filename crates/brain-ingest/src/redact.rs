@@ -17,20 +17,20 @@ pub const DO_NOT_INDEX: &[u8] = b"brain:do-not-index";
 /// `xox?-`, Stripe `sk_live_`, Google `AIza`, AWS `AKIA`/`ASIA`) and gitleaks' default rules.
 const PATTERNS: &[(&str, &str)] = &[
     ("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-    ("gitlab_token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-    ("stripe_key", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    ("google_key", r"\bAIza[0-9A-Za-z_-]{35}\b|\bya29\.[0-9A-Za-z_-]{20,}"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)"),
-    ("url_password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"),
+    ("aws_access_key", r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
+    ("github_token", r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)"),
+    ("gitlab_token", r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}"),
+    ("slack_token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+    ("stripe_key", r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("anthropic_key", r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai_key", r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("google_key", r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)|(?-u:\b)ya29\.[0-9A-Za-z_-]{20,}"),
+    ("jwt", r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("bearer_token", r"(?i)(?-u:\b)bearer\s+([A-Za-z0-9._~+/-]{20,}=*)"),
+    ("url_password", r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"),
     (
         "password",
-        r#"(?i)\b(?:[A-Za-z0-9]+_)*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;)\]}]{4,})"#,
+        r#"(?i)(?-u:\b)(?:[A-Za-z0-9]+_)*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;)\]}]{4,})"#,
     ),
 ];
 
@@ -49,18 +49,51 @@ static COMBINED: LazyLock<Regex> = LazyLock::new(|| {
 static PRIVATE_SPAN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?s)<private>.*?</private>").unwrap_or_else(|e| unreachable!("{e}")));
 
-static BASE64_BLOB: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"data:[a-zA-Z]+/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}|[A-Za-z0-9+/]{400,}={0,2}")
-        .unwrap_or_else(|e| unreachable!("{e}"))
+static DATA_URL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"data:[a-zA-Z]+/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}").unwrap_or_else(|e| unreachable!("{e}"))
 });
+
+/// A bare base64 run at least this long is a blob (an image or archive), not prose or a hash (a sha512
+/// in hex is 128 characters).
+const BASE64_RUN: usize = 400;
 
 /// Counts of redactions by kind.
 pub type Counts = BTreeMap<&'static str, u64>;
 
 /// Remove `<private>…</private>` spans and base64 blobs (images pasted as data URLs and the like).
 pub fn scrub(text: &str) -> String {
-    let t = PRIVATE_SPAN.replace_all(text, "[private]");
-    BASE64_BLOB.replace_all(&t, "[base64 omitted]").into_owned()
+    let t = if text.contains("<private>") { PRIVATE_SPAN.replace_all(text, "[private]") } else { text.into() };
+    let t = if t.contains(";base64,") { DATA_URL.replace_all(&t, "[base64 omitted]").into_owned().into() } else { t };
+    drop_base64_runs(&t)
+}
+
+/// Replace runs of base64 alphabet of [`BASE64_RUN`] or more bytes (a hand scan: a counted repetition
+/// of 400 would blow up the regex automaton).
+fn drop_base64_runs(text: &str) -> String {
+    let b = text.as_bytes();
+    let is_b64 = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if !is_b64(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && is_b64(b[i]) {
+            i += 1;
+        }
+        if i - start >= BASE64_RUN {
+            while i < b.len() && b[i] == b'=' {
+                i += 1;
+            }
+            out.push_str(&text[copied..start]);
+            out.push_str("[base64 omitted]");
+            copied = i;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// Replace every secret in `text` with `[REDACTED:<kind>]`, adding to `counts`.
@@ -196,5 +229,9 @@ mod tests {
         assert_eq!(scrub("a <private>my\nsecret</private> b"), "a [private] b");
         let img = format!("see data:image/png;base64,{}", "A".repeat(100));
         assert_eq!(scrub(&img), "see [base64 omitted]");
+        let blob = format!("x {}== y", "QUJD".repeat(120));
+        assert_eq!(scrub(&blob), "x [base64 omitted] y");
+        let hash = "ab".repeat(64);
+        assert_eq!(scrub(&hash), hash, "hashes stay");
     }
 }

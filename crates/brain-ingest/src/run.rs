@@ -85,8 +85,9 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
     };
     // --new: skip sessions whose files' stats are unchanged without reading them.
     let mut todo: Vec<(SessionFiles, Vec<state::FileStat>)> = Vec::with_capacity(sessions.len());
-    for s in sessions {
-        let stats = state::stat_all(&s).unwrap_or_default();
+    let all_stats: Vec<Vec<state::FileStat>> =
+        sessions.par_iter().map(|s| state::stat_all(s).unwrap_or_default()).collect();
+    for (s, stats) in sessions.into_iter().zip(all_stats) {
         let out_missing = opts.out_dir.as_ref().is_some_and(|d| {
             state.as_ref().and_then(|st| st.sessions.get(&s.main.display().to_string())).is_some_and(|e| !d.join(format!("{}.md", e.id)).exists())
         });
@@ -97,6 +98,7 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
         todo.push((s, stats));
     }
     let mut queued_ids = Vec::new();
+    let state_dirty = !todo.is_empty() || !opts.state.as_ref().is_some_and(|p| p.exists());
     for batch in todo.chunks(BATCH) {
         let outcomes: Vec<Outcome> = batch.par_iter().map(|(s, _)| convert::convert(s, opts.redact)).collect();
         for ((files, stats), o) in batch.iter().zip(outcomes) {
@@ -134,7 +136,9 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
     if let Sink::Ndjson(out) = sink {
         out.flush().map_err(RunError::Write)?;
     }
-    if let (Some(st), Some(p)) = (&state, &opts.state) {
+    if let (Some(st), Some(p)) = (&state, &opts.state)
+        && state_dirty
+    {
         st.save(p)?;
     }
     if let Some(q) = &opts.queue {
@@ -146,7 +150,7 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
 /// Convert one session read from a stream (stdin). `name` appears in provenance and messages.
 pub fn run_bytes(bytes: &[u8], name: &str, opts: &Options, sink: &mut Sink<'_>, warn: &dyn Fn(String)) -> Result<Summary, RunError> {
     let mut sum = Summary { sessions: 1, bytes: bytes.len() as u64, ..Summary::default() };
-    let o = convert::convert_bytes(bytes, name, "stdin", &[], opts.redact);
+    let o = convert::convert_bytes(bytes, &brain_doc::sha256_hex(bytes), name, "stdin", &[], opts.redact);
     for (file, issue) in &o.issues {
         sum.malformed_lines += 1;
         warn(format!("{file}:{}: {}", issue.line, issue.reason));
