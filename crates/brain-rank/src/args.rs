@@ -10,7 +10,8 @@ use crate::strategy::Strategy;
 #[derive(Debug, Clone, clap::Args)]
 pub struct RankArgs {
     /// The query: words (OR, documents with all of them first), "phrases", -excluded,
-    /// collection:/project:/agent:/since:/until: filters. Read from stdin when absent.
+    /// collection:/project:/agent:/since:/until: filters. Read from stdin when absent. Quote a query
+    /// that starts with -word (`rank "lock -draft"`) or put it after `--`.
     #[arg(value_name = "QUERY")]
     pub query: Vec<String>,
 

@@ -11,6 +11,7 @@ pub mod args;
 pub mod fusion;
 pub mod query;
 mod rank;
+pub mod run;
 pub mod strategy;
 
 pub use query::{Filters, Query, QueryError};

@@ -1,0 +1,54 @@
+//! `brain ask "…"` — rank + fmt in one process (BM25). Exit 67 on no results (with `--json`, after an
+//! explicit empty envelope); with `--json`, failures are also printed as an error record on stdout.
+
+use std::io::{IsTerminal, Read, Write};
+use std::time::Instant;
+
+use brain_cli::{Exit, Failure, Stdout};
+use brain_doc::ErrorCode;
+use brain_fmt::args::FmtArgs;
+use brain_rank::args::RankArgs;
+use brain_store::Home;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    rank: RankArgs,
+    #[command(flatten)]
+    fmt: FmtArgs,
+}
+
+pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let started = Instant::now();
+    let now = brain_rank::run::now();
+    let text = a.rank.text(|| {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map(|_| s)
+    })?;
+    let mut out = Stdout::new();
+    let hits = match brain_rank::run::search(home, &a.rank, &text, &now) {
+        Ok(h) => h,
+        Err(e) => {
+            let f = Failure::new(e.code(), e.to_string()).with_fix(e.fix());
+            if a.fmt.json {
+                brain_doc::ndjson::write_line(&mut out, &f.record())?;
+                out.flush()?;
+            }
+            return Err(f.into());
+        }
+    };
+    let took_ms = started.elapsed().as_millis() as u64;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let opts = a.fmt.options(
+        Some(text.trim().to_string()),
+        std::io::stdout().is_terminal(),
+        no_color,
+    );
+    brain_fmt::render(&hits, &opts, took_ms, &[], &mut out)?;
+    out.flush()?;
+    Ok(if hits.is_empty() {
+        Exit::Code(ErrorCode::NoResults)
+    } else {
+        Exit::Success
+    })
+}

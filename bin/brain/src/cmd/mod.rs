@@ -1,0 +1,8 @@
+//! One subcommand, one file.
+
+pub mod ask;
+pub mod collection;
+pub mod eval;
+pub mod get;
+pub mod multi_get;
+mod resolve;

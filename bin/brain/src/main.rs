@@ -1,0 +1,50 @@
+//! `brain` — the umbrella command. `ask` and `eval` run in process through the libraries; any other
+//! word runs the stage binary of that name (`brain lexindex --all`), found next to this executable
+//! first, then in `../libexec/brain/` (where `make install` puts the stages), then on PATH.
+
+mod cmd;
+mod exec;
+
+use clap::{Parser, Subcommand};
+
+/// A local second brain for work with AI coding agents: ask it, get documents, manage collections,
+/// measure retrieval.
+#[derive(Parser)]
+#[command(name = "brain", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search and print ranked, provenance-carrying answers (BM25; rank + fmt in one process).
+    Ask(cmd::ask::Args),
+    /// Print one document: a path, brain://collection/path or #docid, with optional :from[:count].
+    Get(cmd::get::Args),
+    /// Print several documents: a glob over collection/path, or a comma-separated list.
+    MultiGet(cmd::multi_get::Args),
+    /// Add, list or remove collections of brain.yaml.
+    #[command(subcommand)]
+    Collection(cmd::collection::Command),
+    /// Evaluate retrieval on a BEIR-format set: nDCG@10, MRR@10, Recall@10/100, latency.
+    Eval(cmd::eval::Args),
+    /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
+    #[command(external_subcommand)]
+    Stage(Vec<String>),
+}
+
+fn main() -> std::process::ExitCode {
+    brain_cli::main("brain", || {
+        let cli = Cli::parse();
+        let home = brain_store::Home::from_env();
+        match cli.command {
+            Command::Ask(a) => cmd::ask::run(&home, a),
+            Command::Get(a) => cmd::get::run(&home, a),
+            Command::MultiGet(a) => cmd::multi_get::run(&home, a),
+            Command::Collection(c) => cmd::collection::run(&home, c),
+            Command::Eval(a) => cmd::eval::run(a),
+            Command::Stage(argv) => exec::run(&argv),
+        }
+    })
+}

@@ -1,0 +1,55 @@
+//! `fmt` — render hit NDJSON from stdin (`rank … | fmt`). Malformed lines are reported on stderr and
+//! skipped. Exit 67 when the stream held no hits (the `--json` envelope is still printed).
+
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+use brain_cli::{Exit, Stdout, Warnings};
+use brain_doc::{ErrorCode, Hit, ndjson::Reader};
+use brain_fmt::args::FmtArgs;
+use clap::Parser;
+
+/// Render hit NDJSON (from `rank`) for a terminal, a script (--json), xargs (--files), notes (--md) or a
+/// spreadsheet (--csv).
+#[derive(Parser)]
+#[command(name = "fmt", version)]
+struct Cli {
+    #[command(flatten)]
+    fmt: FmtArgs,
+
+    /// The query, shown in the JSON envelope and markdown heading.
+    #[arg(long, value_name = "TEXT")]
+    query: Option<String>,
+}
+
+fn main() -> std::process::ExitCode {
+    brain_cli::main("fmt", || {
+        let started = Instant::now();
+        let cli = Cli::parse();
+        let warn = Warnings::new("fmt", false);
+        let mut hits: Vec<Hit> = Vec::new();
+        let mut skipped = Vec::new();
+        for item in Reader::<_, Hit>::new(std::io::stdin().lock(), "<stdin>") {
+            match item? {
+                Ok(h) => hits.push(h),
+                Err(e) => {
+                    warn.warn(&e);
+                    skipped.push(format!("skipped malformed input: {e}"));
+                }
+            }
+        }
+        let took_ms = started.elapsed().as_millis() as u64;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let opts = cli
+            .fmt
+            .options(cli.query.clone(), std::io::stdout().is_terminal(), no_color);
+        let mut out = Stdout::new();
+        brain_fmt::render(&hits, &opts, took_ms, &skipped, &mut out)?;
+        out.flush()?;
+        Ok(if hits.is_empty() {
+            Exit::Code(ErrorCode::NoResults)
+        } else {
+            Exit::Success
+        })
+    })
+}

@@ -1,0 +1,47 @@
+//! `rank [QUERY…]` — the best passages for a query (or a query on stdin) as hit NDJSON.
+//!
+//! Exit 0 with hits, 67 when nothing matched, 64 for a bad query, 65 when there is no index.
+
+use std::io::Read;
+
+use brain_cli::{Exit, Stdout};
+use brain_doc::ErrorCode;
+use brain_rank::args::RankArgs;
+use brain_store::Home;
+use clap::Parser;
+
+/// Rank a query against the lexical index of $BRAIN_HOME and print hit NDJSON.
+#[derive(Parser)]
+#[command(name = "rank", version)]
+struct Cli {
+    #[command(flatten)]
+    rank: RankArgs,
+}
+
+/// The exit-code class and fix of a ranking failure.
+fn failure(e: brain_rank::run::RunError) -> brain_cli::Failure {
+    brain_cli::Failure::new(e.code(), e.to_string()).with_fix(e.fix())
+}
+
+fn main() -> std::process::ExitCode {
+    brain_cli::main("rank", || {
+        let cli = Cli::parse();
+        let home = Home::from_env();
+        let now = brain_rank::run::now();
+        let text = cli.rank.text(|| {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map(|_| s)
+        })?;
+        let hits = brain_rank::run::search(&home, &cli.rank, &text, &now).map_err(failure)?;
+        let mut out = Stdout::new();
+        for h in &hits {
+            brain_doc::ndjson::write_line(&mut out, h)?;
+        }
+        std::io::Write::flush(&mut out)?;
+        Ok(if hits.is_empty() {
+            Exit::Code(ErrorCode::NoResults)
+        } else {
+            Exit::Success
+        })
+    })
+}

@@ -1,0 +1,138 @@
+//! `rank`: golden cases over a small fixed corpus (golden/rank/_corpus), plus behaviour checks that
+//! parse the hits back into `Hit`.
+//!
+//! Build first: `cargo build -p rank -p lexindex`.
+
+use std::path::Path;
+
+use brain_doc::Hit;
+use brain_tests::{command, golden, parse_lines, run, workspace};
+
+/// Copy the fixture corpus into `work` (home at `work/home`) and index it with `lexindex --all`.
+pub fn index_fixture(work: &Path) {
+    let src = workspace().join("golden/rank/_corpus");
+    copy(&src.join("corpus-notes"), &work.join("corpus-notes"));
+    copy(&src.join("corpus-sessions"), &work.join("corpus-sessions"));
+    let home = work.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::copy(src.join("brain.yaml"), home.join("brain.yaml")).expect("brain.yaml");
+    let out = run(command("lexindex", &home).arg("--all").arg("--quiet"), b"");
+    assert!(
+        out.status.success(),
+        "lexindex: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn golden_rank() {
+    golden("rank", "rank", index_fixture);
+}
+
+fn rank(home: &Path, args: &[&str]) -> (Vec<Hit>, i32) {
+    let out = run(
+        command("rank", home)
+            .env("BRAIN_NOW", "2026-04-10T12:00:00Z")
+            .args(args),
+        b"",
+    );
+    (parse_lines(&out.stdout), out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn hits_carry_provenance_and_normalized_scores() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let (hits, code) = rank(&work.path().join("home"), &["lock", "contention"]);
+    assert_eq!(code, 0);
+    assert!(hits.len() >= 2);
+    assert_eq!(
+        hits[0].path, "kb/tantivy-locks.md",
+        "the doc with both words leads"
+    );
+    assert_eq!(hits[0].score, 1.0);
+    for (i, h) in hits.iter().enumerate() {
+        assert_eq!(h.rank as usize, i + 1);
+        assert!((0.0..=1.0).contains(&h.score), "{h:?}");
+        assert_eq!(h.uri, format!("brain://{}/{}", h.collection, h.path));
+        assert_eq!(
+            h.docid,
+            brain_doc::docid(&format!("{}/{}", h.collection, h.path))
+        );
+        assert!(h.signals.contains_key("bm25"));
+        let file = h.file.as_deref().expect("file");
+        let text = std::fs::read_to_string(file).expect("hit file exists");
+        let line = text.lines().nth(h.line as usize - 1).expect("line in file");
+        let first_snippet_line = h.snippet.lines().next().unwrap_or_default();
+        assert!(
+            first_snippet_line.starts_with(line.trim()) || line.contains(first_snippet_line),
+            "{line} / {}",
+            h.snippet
+        );
+    }
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+}
+
+#[test]
+fn filters_never_return_a_doc_outside_them() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let home = work.path().join("home");
+    let checks: Vec<(Vec<&str>, Box<dyn Fn(&Hit) -> bool>)> = vec![
+        (
+            vec!["lock", "-c", "notes"],
+            Box::new(|h| h.collection == "notes"),
+        ),
+        (
+            vec!["lock", "-c", "brain"],
+            Box::new(|h| h.collection == "brain"),
+        ),
+        (
+            vec!["lock", "--since", "2026-04-09"],
+            Box::new(|h| h.date.as_str() >= "2026-04-09"),
+        ),
+        (
+            vec!["lock", "--until", "2026-04-08"],
+            Box::new(|h| h.date.as_str() < "2026-04-09"),
+        ),
+        (
+            vec!["lock", "--project", "brain"],
+            Box::new(|h| !h.path.contains("rust-tips")),
+        ),
+    ];
+    for (args, ok) in checks {
+        let (hits, _) = rank(&home, &args);
+        assert!(!hits.is_empty(), "{args:?} matched nothing");
+        assert!(hits.iter().all(ok), "{args:?}: {hits:?}");
+    }
+}
+
+#[test]
+fn deleting_a_file_removes_its_hits() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let home = work.path().join("home");
+    let (before, _) = rank(&home, &["gemini"]);
+    assert!(before.iter().any(|h| h.path.ends_with("s1.md")));
+    std::fs::remove_file(work.path().join("corpus-sessions/2026/04/s1.md")).expect("rm");
+    let out = run(command("lexindex", &home).arg("--all").arg("--quiet"), b"");
+    assert!(out.status.success());
+    let (after, code) = rank(&home, &["gemini"]);
+    assert!(
+        after.iter().all(|h| !h.path.ends_with("s1.md")),
+        "{after:?}"
+    );
+    assert_eq!(code, 67);
+}
