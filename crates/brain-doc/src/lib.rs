@@ -30,3 +30,77 @@ pub use hit::Hit;
 
 /// The wire-format version every record carries in its `schema` field.
 pub const SCHEMA: u32 = 1;
+
+#[cfg(test)]
+mod formats_doc {
+    //! `docs/FORMATS.md` is checked against the types: every serialized field must be documented.
+
+    use super::*;
+
+    fn keys(v: &serde_json::Value, out: &mut Vec<String>) {
+        if let serde_json::Value::Object(m) = v {
+            for (k, v) in m {
+                out.push(k.clone());
+                if k != "meta" && k != "signals" {
+                    keys(v, out);
+                }
+            }
+        }
+        if let serde_json::Value::Array(a) = v {
+            for v in a {
+                keys(v, out);
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_is_documented() {
+        let formats = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMATS.md"))
+            .expect("docs/FORMATS.md exists");
+        let mut doc = Doc::new(
+            "x",
+            "t",
+            "d",
+            Source {
+                kind: "session".into(),
+                agent: Some("claude".into()),
+                file: "f".into(),
+                lines: Some([1, 2]),
+                sha256: Some("h".into()),
+                parts: vec![SourcePart { file: "g".into(), sha256: Some("h".into()) }],
+            },
+        );
+        doc.collection = Some("c".into());
+        let hit = Hit {
+            schema: SCHEMA,
+            kind: "hit".into(),
+            rank: 1,
+            score: 1.0,
+            uri: "u".into(),
+            docid: "#".into(),
+            collection: "c".into(),
+            path: "p".into(),
+            file: Some("f".into()),
+            title: "t".into(),
+            date: "d".into(),
+            age_days: 0,
+            line: 1,
+            snippet: "s".into(),
+            signals: serde_json::Map::new(),
+        };
+        let err = ErrorRecord::new(ErrorCode::Internal, "m", "f");
+        let mut all = Vec::new();
+        for v in [
+            serde_json::to_value(&doc).expect("doc"),
+            serde_json::to_value(&hit).expect("hit"),
+            serde_json::to_value(&err).expect("err"),
+        ] {
+            keys(&v, &mut all);
+        }
+        let missing: Vec<_> = all.iter().filter(|k| !formats.contains(&format!("`{k}`"))).collect();
+        assert!(missing.is_empty(), "fields missing from docs/FORMATS.md: {missing:?}");
+        for code in ErrorCode::ALL {
+            assert!(formats.contains(&format!("| `{code}` | {} |", code.exit_code())), "{code} row");
+        }
+    }
+}
