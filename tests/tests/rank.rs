@@ -6,35 +6,10 @@
 use std::path::Path;
 
 use brain_doc::Hit;
-use brain_tests::{command, golden, parse_lines, run, workspace};
+use brain_tests::{command, golden, parse_lines, run};
 
-/// Copy the fixture corpus into `work` (home at `work/home`) and index it with `lexindex --all`.
-pub fn index_fixture(work: &Path) {
-    let src = workspace().join("golden/rank/_corpus");
-    copy(&src.join("corpus-notes"), &work.join("corpus-notes"));
-    copy(&src.join("corpus-sessions"), &work.join("corpus-sessions"));
-    let home = work.join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::copy(src.join("brain.yaml"), home.join("brain.yaml")).expect("brain.yaml");
-    let out = run(command("lexindex", &home).arg("--all").arg("--quiet"), b"");
-    assert!(
-        out.status.success(),
-        "lexindex: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).expect("copy");
-        }
-    }
-}
+mod fixture;
+use fixture::index_fixture;
 
 #[test]
 fn golden_rank() {
