@@ -119,6 +119,7 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Report, EvalError> {
     let ranker = Ranker::new(&lex)?;
     let rank_opts = RankOptions {
         limit: DEPTH,
+        snippets: false,
         ..opts.rank
     };
     let now = jiff::Timestamp::now();

@@ -83,6 +83,7 @@ impl RankArgs {
             limit: self.limit.unwrap_or(strategy.limit).max(1),
             per_doc: self.per_doc.unwrap_or(strategy.per_doc).max(1),
             boosts: strategy.boosts(),
+            snippets: true,
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct RankOptions {
     pub per_doc: usize,
     /// Field boosts.
     pub boosts: Boosts,
+    /// Compute snippets (and their lines); `brain eval` turns this off, it only needs the order.
+    pub snippets: bool,
 }
 
 impl Default for RankOptions {
@@ -52,6 +54,7 @@ impl Default for RankOptions {
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,
             boosts: Boosts::default(),
+            snippets: true,
         }
     }
 }
@@ -116,12 +119,13 @@ impl Ranker {
         for (_, ps) in groups {
             for (score, p) in ps {
                 let rank = hits.len() as u32 + 1;
-                hits.push(self.hit(rank, f64::from(score), top, &p, &lq, now));
+                hits.push(self.hit(rank, f64::from(score), top, &p, &lq, now, opts.snippets));
             }
         }
         Ok(hits)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn hit(
         &self,
         rank: u32,
@@ -130,8 +134,13 @@ impl Ranker {
         p: &Passage,
         lq: &LexQuery,
         now: Timestamp,
+        snippets: bool,
     ) -> Hit {
-        let snippet = self.searcher.snippet(p, lq);
+        let snippet = if snippets {
+            self.searcher.snippet(p, lq)
+        } else {
+            brain_lex::search::Snippet { line: p.line, text: String::new() }
+        };
         let date = p.date.and_then(|s| Timestamp::from_second(s).ok());
         let mut signals = Map::new();
         signals.insert("bm25".into(), round(bm25).into());
