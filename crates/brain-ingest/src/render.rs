@@ -133,7 +133,7 @@ fn tool_lines(out: &mut String, tools: &[ToolLine]) {
 /// A path with the user's home shown as `~` (also for the `/Users/<name>` and `/home/<name>` homes of
 /// transcripts recorded on another machine).
 pub fn tilde(p: &str) -> String {
-    let shown = brain_store_free_display(p);
+    let shown = brain_store::display_path(std::path::Path::new(p));
     if shown != p {
         return shown;
     }
@@ -144,16 +144,4 @@ pub fn tilde(p: &str) -> String {
         }
     }
     p.to_string()
-}
-
-/// `$HOME`-relative display without depending on the store crate.
-fn brain_store_free_display(p: &str) -> String {
-    match std::env::var("HOME") {
-        Ok(h) if !h.is_empty() && h != "/" => match p.strip_prefix(&h) {
-            Some("") => "~".into(),
-            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
-            _ => p.to_string(),
-        },
-        _ => p.to_string(),
-    }
 }
