@@ -171,6 +171,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     })
     .map_err(fail)?;
     bar.finish_and_clear();
+    if let Err(e) = mark_registry(&home, &dir, &inputs) {
+        warnings.warn(format!("state.sqlite: vector freshness not recorded: {e}"));
+    }
     eprintln!(
         "vecindex: {} docs: embedded {} ({} chunks), {} unchanged, {} removed, {} pending; generation {}",
         report.docs,
@@ -227,6 +230,40 @@ fn embed_texts(spec: &EmbedderSpec, warnings: &Warnings, mut out: Stdout) -> any
         texts.len() as f64 / secs
     );
     finish(out)
+}
+
+/// Record in the document registry (`state.sqlite`, if lexindex made one) which documents have vectors
+/// up to date, under which fingerprint, so `explain`/`status` can count "N docs need embeddings".
+fn mark_registry(home: &Home, dir: &std::path::Path, inputs: &[Input]) -> anyhow::Result<()> {
+    if !home.state_db().exists() {
+        return Ok(());
+    }
+    let store = Store::open(dir)?;
+    let fp = store.manifest.fingerprint.id();
+    let stored: std::collections::HashMap<&str, &str> = store
+        .docs
+        .iter()
+        .map(|d| (d.id.as_str(), d.hash.as_str()))
+        .collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let registry = brain_store::Registry::open(home)?;
+    let tx = registry.connection().unchecked_transaction()?;
+    {
+        let mut stmt = tx.prepare(
+            "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = ?2 WHERE id = ?3",
+        )?;
+        for i in inputs.iter().filter(|i| {
+            stored
+                .get(i.doc.id.as_str())
+                .is_some_and(|h| *h == i.hash())
+        }) {
+            stmt.execute(rusqlite::params![fp, now, i.doc.id])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
 }
 
 fn finish(mut out: Stdout) -> anyhow::Result<Exit> {

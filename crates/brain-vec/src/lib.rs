@@ -22,6 +22,7 @@ pub mod http;
 pub mod index;
 pub mod search;
 pub mod store;
+mod write;
 
 pub use embed::{Embedder, EmbedderSpec, Fingerprint};
 pub use error::{FETCH_FIX, VecError};

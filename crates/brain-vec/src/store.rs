@@ -9,7 +9,7 @@
 //! * `manifest.json` — [`Manifest`], replaced atomically last.
 //!
 //! A writer builds generation N+1 beside N and then swaps the manifest, so a crash mid-run leaves the
-//! previous store usable; stray files of unfinished generations are removed by the next writer. Readers
+//! previous store usable ([`crate::write::Writer`]); stray files of unfinished generations are removed by the next writer. Readers
 //! map the files of the generation their manifest named; files are never modified in place.
 //!
 //! Search scores every row with a dot product (rows and queries are unit vectors, so this is the cosine)
@@ -17,7 +17,6 @@
 //! keeps each document's best row and returns the top k documents. 100k × 384 rows ≈ 11 ms on 2 cores
 //! (DESIGN.md measurement); graph indexes only pay off past ~1M rows.
 
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -27,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::VecError;
 use crate::embed::Fingerprint;
 
-const REC: usize = 24;
+pub(crate) const REC: usize = 24;
 
 /// The manifest naming the current generation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -78,7 +77,7 @@ pub struct ChunkRec {
 }
 
 impl ChunkRec {
-    fn to_bytes(self) -> [u8; REC] {
+    pub(crate) fn to_bytes(self) -> [u8; REC] {
         let mut b = [0u8; REC];
         b[0..4].copy_from_slice(&self.doc.to_le_bytes());
         b[4..8].copy_from_slice(&self.line.to_le_bytes());
@@ -152,7 +151,7 @@ pub struct Store {
     text: Option<Mmap>,
 }
 
-fn file(dir: &Path, generation: u64, ext: &str) -> PathBuf {
+pub(crate) fn file(dir: &Path, generation: u64, ext: &str) -> PathBuf {
     dir.join(format!("g{generation}.{ext}"))
 }
 
@@ -337,134 +336,4 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// Builds the next generation; nothing is visible until [`Writer::commit`].
-pub struct Writer {
-    dir: PathBuf,
-    generation: u64,
-    fingerprint: Fingerprint,
-    vec: BufWriter<std::fs::File>,
-    chunks: BufWriter<std::fs::File>,
-    text: BufWriter<std::fs::File>,
-    text_off: u64,
-    rows: u64,
-    docs: Vec<DocEntry>,
-}
-
-impl Writer {
-    /// Start generation `previous + 1` in `dir`, removing leftovers of unfinished generations.
-    pub fn create(
-        dir: &Path,
-        previous: Option<u64>,
-        fingerprint: Fingerprint,
-    ) -> Result<Writer, VecError> {
-        std::fs::create_dir_all(dir).map_err(VecError::io(dir))?;
-        let generation = previous.map_or(1, |g| g + 1);
-        let keep = previous.map(|g| format!("g{g}."));
-        for e in std::fs::read_dir(dir).map_err(VecError::io(dir))?.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('g') && keep.as_ref().is_none_or(|k| !name.starts_with(k.as_str()))
-            {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-        let create = |ext: &str| -> Result<BufWriter<std::fs::File>, VecError> {
-            let p = file(dir, generation, ext);
-            Ok(BufWriter::with_capacity(
-                1 << 20,
-                std::fs::File::create(&p).map_err(VecError::io(&p))?,
-            ))
-        };
-        Ok(Writer {
-            dir: dir.to_path_buf(),
-            generation,
-            vec: create("vec")?,
-            chunks: create("chunks")?,
-            text: create("text")?,
-            fingerprint,
-            text_off: 0,
-            rows: 0,
-            docs: Vec::new(),
-        })
-    }
-
-    /// Append a document with its rows: (body line, text, unit vector) each.
-    pub fn push(
-        &mut self,
-        mut entry: DocEntry,
-        rows: &[(u64, &str, &[f32])],
-    ) -> Result<(), VecError> {
-        let doc = self.docs.len() as u32;
-        let day = day_number(&entry.date);
-        entry.first = self.rows;
-        entry.count = rows.len() as u64;
-        let io = |ext: &str| VecError::io(file(&self.dir, self.generation, ext));
-        for (line, text, v) in rows {
-            if v.len() != self.fingerprint.dims {
-                return Err(VecError::Inference(format!(
-                    "vector of {} dims, store has {}",
-                    v.len(),
-                    self.fingerprint.dims
-                )));
-            }
-            for x in v.iter() {
-                self.vec.write_all(&x.to_le_bytes()).map_err(io("vec"))?;
-            }
-            let rec = ChunkRec {
-                doc,
-                line: *line as u32,
-                day,
-                text_len: text.len() as u32,
-                text_off: self.text_off,
-            };
-            self.chunks
-                .write_all(&rec.to_bytes())
-                .map_err(io("chunks"))?;
-            self.text.write_all(text.as_bytes()).map_err(io("text"))?;
-            self.text_off += text.len() as u64;
-            self.rows += 1;
-        }
-        self.docs.push(entry);
-        Ok(())
-    }
-
-    /// Flush, sync, write the docs table and swap the manifest; then remove the previous generation.
-    pub fn commit(self) -> Result<Manifest, VecError> {
-        let (dir, g) = (self.dir.clone(), self.generation);
-        for (w, ext) in [
-            (self.vec, "vec"),
-            (self.chunks, "chunks"),
-            (self.text, "text"),
-        ] {
-            let f = w
-                .into_inner()
-                .map_err(|e| VecError::io(file(&dir, g, ext))(e.into_error()))?;
-            f.sync_all().map_err(VecError::io(file(&dir, g, ext)))?;
-        }
-        let docs =
-            serde_json::to_vec(&self.docs).map_err(|e| VecError::Inference(e.to_string()))?;
-        let dpath = file(&dir, g, "docs.json");
-        brain_doc::atomic::write(&dpath, &docs).map_err(VecError::io(&dpath))?;
-        let manifest = Manifest {
-            schema: 1,
-            generation: g,
-            fingerprint: self.fingerprint,
-            chunks: self.rows,
-            docs: self.docs.len() as u64,
-        };
-        let mpath = dir.join("manifest.json");
-        let text =
-            serde_json::to_vec_pretty(&manifest).map_err(|e| VecError::Inference(e.to_string()))?;
-        brain_doc::atomic::write(&mpath, &text).map_err(VecError::io(&mpath))?;
-        let current = format!("g{g}.");
-        for e in std::fs::read_dir(&dir)
-            .map_err(VecError::io(&dir))?
-            .flatten()
-        {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('g') && !name.starts_with(&current) {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-        Ok(manifest)
-    }
-}
+pub use crate::write::Writer;
