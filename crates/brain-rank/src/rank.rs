@@ -139,7 +139,10 @@ impl Ranker {
         let snippet = if snippets {
             self.searcher.snippet(p, lq)
         } else {
-            brain_lex::search::Snippet { line: p.line, text: String::new() }
+            brain_lex::search::Snippet {
+                line: p.line,
+                text: String::new(),
+            }
         };
         let date = p.date.and_then(|s| Timestamp::from_second(s).ok());
         let mut signals = Map::new();
