@@ -215,3 +215,8 @@ fn eval_on_scifact_reaches_the_beir_bm25_baseline() {
     assert!(ndcg >= 0.665, "nDCG@10 {ndcg} below BEIR's BM25 0.665");
     assert!(r["recall_at_100"].as_f64().expect("r100") >= r["recall_at_10"].as_f64().expect("r10"));
 }
+
+#[test]
+fn golden_brain_ask() {
+    brain_tests::golden("brain-ask", "brain", fixture::index_fixture);
+}

@@ -286,8 +286,9 @@ impl Searcher {
         Ok(ids)
     }
 
-    /// The best line(s) of `p` for `q`: the line holding the most distinct query words (ties: more
-    /// occurrences, then the earlier line), cut to [`SNIPPET_CHARS`] around the first match.
+    /// The best line(s) of `p` for `q`: a matching text line before any heading line (a heading
+    /// repeats what the title and headings already show), then the most distinct query words, then
+    /// more occurrences, then the earlier line; cut to [`SNIPPET_CHARS`] around the first match.
     pub fn snippet(&self, p: &Passage, q: &LexQuery) -> Snippet {
         let mut text = self.text.clone();
         let mut wanted: Vec<String> = Vec::new();
@@ -297,7 +298,7 @@ impl Searcher {
         wanted.sort();
         wanted.dedup();
         let lines: Vec<&str> = p.body.lines().collect();
-        let mut best: Option<(usize, usize, usize)> = None; // (line index, distinct, count)
+        let mut best: Option<(usize, (bool, usize, usize))> = None; // (line index, (text match, distinct, count))
         for (i, line) in lines.iter().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -313,14 +314,15 @@ impl Searcher {
                 .collect();
             hit.sort();
             hit.dedup();
-            let cand = (i, hit.len(), count);
+            let text_match = !hit.is_empty() && !line.trim_start().starts_with('#');
+            let cand = (i, (text_match, hit.len(), count));
             best = match best {
                 None => Some(cand),
-                Some(b) if (cand.1, cand.2) > (b.1, b.2) => Some(cand),
+                Some(b) if cand.1 > b.1 => Some(cand),
                 keep => keep,
             };
         }
-        let Some((i, _, _)) = best else {
+        let Some((i, _)) = best else {
             return Snippet {
                 line: p.line,
                 text: String::new(),
