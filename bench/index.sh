@@ -4,7 +4,7 @@
 #
 #   bench/index.sh            # needs release binaries: cargo build --release -p lexindex -p partition
 #
-# Env: BENCH_DIR (default /tmp/brain-bench: corpus and homes live there, never in the repo),
+# Env: QMD (default bench/.qmd/bin/qmd), BENCH_DIR (default /tmp/brain-bench: corpus and homes live there, never in the repo),
 #      FILES / MB (corpus size), RUNS (default 3 full builds, 5 small runs), CARGO_TARGET_DIR.
 # Prints medians and ratios; never fails on a figure (benchmarks do not gate CI).
 set -uo pipefail
@@ -51,12 +51,18 @@ EOF
 
 echo "corpus: $NFILES files, $((BYTES / 1000000)) MB ($CORPUS)"
 
-# 1. Full build.
-full=()
-for _ in $(seq "$RUNS"); do full+=("$(time_ms "$BIN/lexindex" --all --rebuild -q)"); done
+# 1. Full build (wall, CPU and peak RSS from /usr/bin/time; CPU matters on a shared, loaded machine).
+full=(); cpu=(); RSS=0
+for _ in $(seq "$RUNS"); do
+  /usr/bin/time -f '%e %U %S %M' -o "$BENCH_DIR/time.txt" "$BIN/lexindex" --all --rebuild -q >/dev/null 2>&1
+  read -r wall user sys rss < "$BENCH_DIR/time.txt"
+  full+=("$(awk -v w="$wall" 'BEGIN {printf "%d", w * 1000}')")
+  cpu+=("$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%d", (u + s) * 1000}')")
+  RSS=$(( rss / 1024 > RSS ? rss / 1024 : RSS ))
+done
 FULL=$(printf '%s\n' "${full[@]}" | median)
-RSS=$(rss_mb "$BIN/lexindex" --all --rebuild -q)
-echo "brain full build: median ${FULL} ms of [${full[*]}] ms; $((NFILES * 1000 / (FULL > 0 ? FULL : 1))) docs/s; $((BYTES / 1000 / (FULL > 0 ? FULL : 1))) MB/s; peak RSS ${RSS} MB"
+CPU=$(printf '%s\n' "${cpu[@]}" | median)
+echo "brain full build: median ${FULL} ms wall of [${full[*]}] ms, ${CPU} ms CPU; $((NFILES * 1000 / (FULL > 0 ? FULL : 1))) docs/s; $((BYTES / 1000 / (FULL > 0 ? FULL : 1))) MB/s; peak RSS ${RSS} MB; load average $(cut -d' ' -f1 /proc/loadavg)"
 echo "index size: $(du -sm "$HOME_B/index/lex" | cut -f1) MB"
 
 # 2. No-change re-index.
@@ -88,7 +94,7 @@ if [ -x "$BIN/jsonl2md" ] && [ -d ../shared/corpora ]; then
 fi
 
 # 4. QMD on the same corpus (bench/setup-qmd.sh installs it into bench/.qmd).
-QMD=$ROOT/bench/.qmd/bin/qmd
+QMD=${QMD:-$ROOT/bench/.qmd/bin/qmd}
 if [ -x "$QMD" ]; then
   QHOME=$BENCH_DIR/qmd-home
   rm -rf "$QHOME"; mkdir -p "$QHOME"

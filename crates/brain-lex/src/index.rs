@@ -163,10 +163,11 @@ impl LexIndex {
             })
     }
 
-    /// A single-threaded writer with the [`WRITER_MEMORY`] budget. Callers hold the `lexindex` lock.
-    pub fn writer(&self) -> Result<IndexWriter<TantivyDocument>, LexError> {
+    /// A writer with `threads` indexing threads sharing the [`WRITER_MEMORY`] budget (1 for a few
+    /// records, 2 for a bulk run on this 2-core target). Callers hold the `lexindex` lock.
+    pub fn writer(&self, threads: usize) -> Result<IndexWriter<TantivyDocument>, LexError> {
         self.index
-            .writer_with_num_threads(1, WRITER_MEMORY)
+            .writer_with_num_threads(threads.max(1), WRITER_MEMORY)
             .map_err(|source| LexError::Tantivy {
                 path: self.dir.clone(),
                 source,

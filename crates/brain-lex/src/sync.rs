@@ -70,6 +70,11 @@ impl SyncError {
 pub struct Indexer {
     lex: LexIndex,
     writer: Option<IndexWriter<TantivyDocument>>,
+    writer_threads: usize,
+    /// A walk of whole collections: merge segments (default log merge policy) and wait for it. A
+    /// stdin run (the stop-hook path) never merges, so it cannot stall behind a large merge; the next
+    /// `--all` folds its small segments in.
+    bulk: bool,
     registry: Registry,
     config: Config,
     upserts: Vec<DocEntry>,
@@ -112,6 +117,9 @@ impl Indexer {
         Ok(Indexer {
             lex,
             writer: None,
+            // Two indexing threads (the target machine has 2 cores); a one-doc run only fills one.
+            writer_threads: 2,
+            bulk: false,
             registry,
             config,
             upserts: Vec::new(),
@@ -133,7 +141,11 @@ impl Indexer {
 
     fn writer(&mut self) -> Result<&mut IndexWriter<TantivyDocument>, SyncError> {
         if self.writer.is_none() {
-            self.writer = Some(self.lex.writer()?);
+            let w = self.lex.writer(self.writer_threads)?;
+            if !self.bulk {
+                w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+            }
+            self.writer = Some(w);
         }
         self.writer.as_mut().ok_or_else(|| {
             SyncError::Lex(LexError::Missing {
@@ -225,6 +237,7 @@ impl Indexer {
     /// Bring the index in line with every collection of `brain.yaml` on disk. Per-file problems go to
     /// `warn` and are skipped.
     pub fn sync_all(&mut self, warn: &dyn Fn(String)) -> Result<(), SyncError> {
+        self.bulk = true;
         let known: HashMap<String, DocEntry> = self
             .registry
             .entries(None)?
@@ -315,7 +328,9 @@ impl Indexer {
     pub fn finish(mut self) -> Result<Summary, SyncError> {
         if let Some(mut w) = self.writer.take() {
             w.commit()?;
-            w.wait_merging_threads()?;
+            if self.bulk {
+                w.wait_merging_threads()?;
+            }
         }
         self.registry.apply(&self.upserts, &self.removals)?;
         self.summary.took_ms = self.started.elapsed().as_millis() as u64;
