@@ -8,7 +8,9 @@ use jiff::{Timestamp, tz::TimeZone};
 use serde_json::{Map, Value};
 
 use crate::query::Query;
-use crate::strategy::{CANDIDATES_PER_HIT, DEFAULT_LIMIT, DEFAULT_PER_DOC, MIN_CANDIDATES};
+use crate::strategy::{
+    CANDIDATES_PER_HIT, DEFAULT_LIMIT, DEFAULT_PER_DOC, MIN_CANDIDATES, WIDEN_FACTOR,
+};
 
 /// Why ranking failed.
 #[derive(Debug, thiserror::Error)]
@@ -95,21 +97,33 @@ impl Ranker {
     ) -> Result<Vec<Hit>, RankError> {
         let lq = lex_query(q);
         let per_doc = opts.per_doc.max(1);
-        let want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
-        let candidates = self.searcher.candidates(&lq, &opts.boosts, want)?;
+        let mut want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
+        let mut seen = 0usize;
         let mut groups: Vec<(String, Vec<(f32, Passage)>)> = Vec::new();
-        for (score, addr) in candidates {
-            if groups.len() >= opts.limit && per_doc == 1 {
+        // Long transcripts hold many matching passages: when the candidates run out before `limit`
+        // documents, fetch a wider list and go on from where the last one stopped (the order of a
+        // wider top-k extends the narrower one: ties are broken by address).
+        loop {
+            let candidates = self.searcher.candidates(&lq, &opts.boosts, want)?;
+            let exhausted = candidates.len() < want;
+            for &(score, addr) in candidates.iter().skip(seen) {
+                if groups.len() >= opts.limit && per_doc == 1 {
+                    break;
+                }
+                let p = self.searcher.passage(addr)?;
+                let full = groups.len() >= opts.limit;
+                match groups.iter_mut().find(|(id, _)| *id == p.id) {
+                    Some((_, ps)) if ps.len() < per_doc => ps.push((score, p)),
+                    Some(_) => {}
+                    None if !full => groups.push((p.id.clone(), vec![(score, p)])),
+                    None => {}
+                }
+            }
+            seen = candidates.len();
+            if groups.len() >= opts.limit || exhausted {
                 break;
             }
-            let p = self.searcher.passage(addr)?;
-            let full = groups.len() >= opts.limit;
-            match groups.iter_mut().find(|(id, _)| *id == p.id) {
-                Some((_, ps)) if ps.len() < per_doc => ps.push((score, p)),
-                Some(_) => {}
-                None if !full => groups.push((p.id.clone(), vec![(score, p)])),
-                None => {}
-            }
+            want *= WIDEN_FACTOR;
         }
         let top = groups
             .first()

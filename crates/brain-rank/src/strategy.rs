@@ -29,10 +29,12 @@ pub const NEAR_TOP_BONUS: f64 = 0.02;
 pub const DEFAULT_LIMIT: usize = 10;
 /// Passages per document by default: one hit per file, the best passage.
 pub const DEFAULT_PER_DOC: usize = 1;
-/// Candidate passages fetched per wanted hit before folding into documents: long transcripts hold many
-/// matching passages, and 4 keeps 10 distinct documents on the 10k-file bench corpus (measured
-/// 2026-11-22) while loading few stored passages.
+/// Candidate passages fetched per wanted hit before folding into documents (our choice, 2026-11-22):
+/// enough for short notes; when long transcripts fill the list with their own passages, the list is
+/// widened by [`WIDEN_FACTOR`] until `limit` documents are found or the matches run out.
 pub const CANDIDATES_PER_HIT: usize = 4;
+/// How much a too-narrow candidate list grows per round.
+pub const WIDEN_FACTOR: usize = 4;
 /// Floor of the candidate count.
 pub const MIN_CANDIDATES: usize = 40;
 /// Age past which a hit carries a freshness warning, in days: seed 000 §5 ("only emits a freshness
