@@ -42,6 +42,22 @@ pooled() {
   printf '%s\n' "${t[@]}" | median | awk '{printf "%.2f", $1 / 1000}'
 }
 
+# cpu_mean FN QUERIES…: mean CPU (user + sys) per fresh process, in ms — robust to other load on the
+# machine, unlike wall time. Uses the shell's `times` (children's CPU, ms resolution).
+children_cpu_ms() {
+  local f; f=$(mktemp); times > "$f"
+  tail -1 "$f" | awk '{s = 0; for (i = 1; i <= 2; i++) {split($i, a, /[ms]/); s += a[1] * 60000 + a[2] * 1000}; printf "%d", s}'
+  rm -f "$f"
+}
+cpu_mean() {
+  local fn=$1; shift
+  local before after n=0
+  before=$(children_cpu_ms)
+  for q in "$@"; do for _ in $(seq "$RUNS"); do "$fn" "$q" >/dev/null 2>&1; n=$((n + 1)); done; done
+  after=$(children_cpu_ms)
+  awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN {printf "%.1f", (a - b) / n}'
+}
+
 # index_home HOME CORPUS: a brain home with one collection `bench` at CORPUS, indexed.
 index_home() {
   local home=$1 corpus=$2
@@ -74,16 +90,18 @@ bench_corpus() {
   local hits; hits=$("$BIN/brain" ask --json -n 10 "$1" | grep -o '"count":[0-9]*')
   local ask pipe; ask=$(pooled run_ask "$@"); pipe=$(pooled run_pipe "$@")
   local rss; rss=$(rss_mb "$BIN/brain" ask -n 10 "$1")
-  echo "$label: brain ask p50 ${ask} ms; rank | fmt p50 ${pipe} ms; brain ask peak RSS ${rss} MB ($# queries x $RUNS runs; first query $hits)"
+  local cpu; cpu=$(cpu_mean run_ask "$@")
+  echo "$label: brain ask p50 ${ask} ms (CPU ${cpu} ms/process); rank | fmt p50 ${pipe} ms; brain ask peak RSS ${rss} MB ($# queries x $RUNS runs; first query $hits); load average $(cut -d' ' -f1 /proc/loadavg)"
   if [ -x "$QMD" ]; then
     QHOME=$BENCH_DIR/qmd-ask-home-$label
     qmd_home "$QHOME" "$corpus"
     local qruns=$RUNS; RUNS=3
     local q; q=$(pooled run_qmd "$@")
+    local qcpu; qcpu=$(cpu_mean run_qmd "$@")
     RUNS=$qruns
     local qrss; qrss=$(HOME=$QHOME XDG_CACHE_HOME=$QHOME/cache XDG_CONFIG_HOME=$QHOME/config rss_mb "$QMD" search -n 10 "$1")
-    echo "$label: qmd search p50 ${q} ms (3 runs per query); peak RSS ${qrss} MB"
-    echo "$label: ratio qmd search / brain ask: $(awk -v a="$q" -v b="$ask" 'BEGIN {printf "%.1f", a / b}')x (target >= 40x)"
+    echo "$label: qmd search p50 ${q} ms (CPU ${qcpu} ms/process; 3 runs per query); peak RSS ${qrss} MB"
+    echo "$label: ratio qmd search / brain ask: wall $(awk -v a="$q" -v b="$ask" 'BEGIN {printf "%.1f", a / b}')x, CPU $(awk -v a="$qcpu" -v b="$cpu" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.1)}')x (target >= 40x)"
   else
     echo "$label: qmd not installed (bench/setup-qmd.sh); anchor measured earlier: qmd search 400-900 ms"
   fi
