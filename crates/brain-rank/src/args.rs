@@ -59,11 +59,7 @@ impl RankArgs {
 
     /// Parse `text` and merge the flag filters into it.
     pub fn parse(&self, text: &str, now: &Zoned) -> Result<Query, QueryError> {
-        let mut q = match Query::parse(text, now) {
-            Ok(q) => q,
-            // Flags alone can't make a query, but their errors come second.
-            Err(e) => return Err(e),
-        };
+        let mut q = Query::parse(text, now)?;
         let f = &mut q.filters;
         f.collections.extend(self.collections.iter().cloned());
         f.projects.extend(self.projects.iter().cloned());
