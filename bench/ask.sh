@@ -44,18 +44,16 @@ pooled() {
 
 # cpu_mean FN QUERIES…: mean CPU (user + sys) per fresh process, in ms — robust to other load on the
 # machine, unlike wall time. Uses the shell's `times` (children's CPU, ms resolution).
-children_cpu_ms() {
-  local f; f=$(mktemp); times > "$f"
-  tail -1 "$f" | awk '{s = 0; for (i = 1; i <= 2; i++) {split($i, a, /[ms]/); s += a[1] * 60000 + a[2] * 1000}; printf "%d", s}'
-  rm -f "$f"
-}
+cpu_of() { tail -1 "$1" | awk '{s = 0; for (i = 1; i <= 2; i++) {split($i, a, /[ms]/); s += a[1] * 60000 + a[2] * 1000}; printf "%d", s}'; }
 cpu_mean() {
   local fn=$1; shift
-  local before after n=0
-  before=$(children_cpu_ms)
+  local f0 f1 n=0
+  f0=$(mktemp); f1=$(mktemp)
+  times > "$f0"   # in this shell: `times` in a $(…) subshell would not see these children
   for q in "$@"; do for _ in $(seq "$RUNS"); do "$fn" "$q" >/dev/null 2>&1; n=$((n + 1)); done; done
-  after=$(children_cpu_ms)
-  awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN {printf "%.1f", (a - b) / n}'
+  times > "$f1"
+  awk -v a="$(cpu_of "$f1")" -v b="$(cpu_of "$f0")" -v n="$n" 'BEGIN {printf "%.1f", (a - b) / n}'
+  rm -f "$f0" "$f1"
 }
 
 # index_home HOME CORPUS: a brain home with one collection `bench` at CORPUS, indexed.
