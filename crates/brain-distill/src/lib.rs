@@ -1,0 +1,27 @@
+//! Distillation (seed 004, "The Distillation Pipeline"): each finished session is compressed by the
+//! user's own LLM command into a ~30-line artifact (Goal / What Happened / Key Decisions / What Was
+//! Rejected / Technologies / Concepts / Tags) that is written into the `distilled` collection and
+//! indexed.
+//!
+//! * [`template`] — the versioned prompt (built in, or `--template FILE`);
+//! * [`budget`] — the 8,000-character cut that keeps user turns, decisions and tool lines;
+//! * [`prompt`] — session doc → [`PromptRecord`] (what `distill-prompt` prints);
+//! * [`runner`] — `sh -c COMMAND` with timeout, process-group kill, rate-limit backoff, `--jobs`;
+//! * [`validate`] — the answer's frontmatter and sections, before anything is written;
+//! * [`artifact`] — the validated answer → the stamped distilled doc;
+//! * [`queue`] — what is pending (queue file + stale prompt versions), and dequeuing under the lock;
+//! * [`distill`] — `brain distill` end to end.
+
+pub mod artifact;
+pub mod budget;
+pub mod distill;
+pub mod prompt;
+pub mod queue;
+pub mod runner;
+pub mod template;
+pub mod validate;
+
+pub use distill::{DistillError, Options, Summary};
+pub use prompt::PromptRecord;
+pub use runner::Runner;
+pub use template::Template;

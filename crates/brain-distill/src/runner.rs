@@ -1,0 +1,275 @@
+//! Running the user's LLM command: `sh -c COMMAND` with the prompt on stdin and the artifact on stdout,
+//! a timeout that kills the whole process group, retries with exponential backoff when the output says
+//! the provider is rate-limiting, and `--jobs N` commands at a time on std threads.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Seed 004: `wait = 60 * (2 ** attempt)  # 60s, 120s, 240s`.
+pub const DEFAULT_BACKOFF: Duration = Duration::from_secs(60);
+/// Seed 004: `for attempt in range(3)` — three waits (60, 120, 240 s) before giving up.
+pub const DEFAULT_RETRIES: u32 = 3;
+/// Our choice: an LLM CLI answering a ~8,000-character prompt takes seconds to a minute; ten minutes
+/// means it hangs.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Seed 004 retries on `"429"` and `"RESOURCE_EXHAUSTED"`; CLIs also print "rate limit" in words.
+const RATE_LIMIT_MARKERS: [&str; 4] = ["429", "rate limit", "rate-limit", "resource_exhausted"];
+
+/// How to run the command.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    /// The shell command (`sh -c`), e.g. `gemini -m gemini-2.5-flash` or `llm -m gpt-4o-mini`.
+    pub command: String,
+    /// Kill the command's process group after this long.
+    pub timeout: Duration,
+    /// Retries after a rate-limit answer.
+    pub retries: u32,
+    /// The first backoff; each retry doubles it.
+    pub backoff: Duration,
+}
+
+/// Why a command produced no output to use.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error("`{command}` could not be started: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("`{command}` did not finish within {secs:.1} s and was killed")]
+    Timeout { command: String, secs: f64 },
+    #[error("`{command}` is still rate-limited after {attempts} attempts: {tail}")]
+    RateLimited { command: String, attempts: u32, tail: String },
+    #[error("`{command}` exited with status {status}: {tail}")]
+    Failed { command: String, status: i32, tail: String },
+}
+
+impl RunError {
+    /// True when the shell could not find the command (exit 127): the engine is missing.
+    pub fn is_missing_command(&self) -> bool {
+        matches!(self, RunError::Failed { status: 127, .. } | RunError::Spawn { .. })
+    }
+}
+
+/// One finished attempt.
+struct Attempt {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+    timed_out: bool,
+}
+
+impl Runner {
+    /// Run the command once per attempt until it succeeds, fails for another reason than a rate limit,
+    /// or runs out of retries; `env` is added to its environment. `sleep` waits between attempts
+    /// (`std::thread::sleep` in production).
+    pub fn run(&self, prompt: &str, env: &[(&str, &str)]) -> Result<String, RunError> {
+        let mut attempt = 0u32;
+        loop {
+            let a = self.attempt(prompt, env)?;
+            if a.timed_out {
+                return Err(RunError::Timeout { command: self.command.clone(), secs: self.timeout.as_secs_f64() });
+            }
+            let status = a.status.unwrap_or(-1);
+            if status == 0 {
+                return Ok(a.stdout);
+            }
+            let tail = tail(&a.stderr, &a.stdout);
+            if !is_rate_limit(&a.stderr) && !is_rate_limit(&a.stdout) {
+                return Err(RunError::Failed { command: self.command.clone(), status, tail });
+            }
+            if attempt >= self.retries {
+                return Err(RunError::RateLimited { command: self.command.clone(), attempts: attempt + 1, tail });
+            }
+            std::thread::sleep(self.backoff.saturating_mul(1 << attempt.min(16)));
+            attempt += 1;
+        }
+    }
+
+    fn attempt(&self, prompt: &str, env: &[(&str, &str)]) -> Result<Attempt, RunError> {
+        let spawn_err = |e: std::io::Error| RunError::Spawn { command: self.command.clone(), reason: e.to_string() };
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(spawn_err)?;
+        let pid = child.id();
+        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(spawn_err(std::io::Error::other("no pipes")));
+        };
+        let prompt = prompt.to_string();
+        // A command that never reads stdin closes the pipe: that is its business, not an error.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(prompt.as_bytes());
+        });
+        let out_reader = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = stdout.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = stderr.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        });
+        let deadline = Instant::now() + self.timeout;
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break st.code(),
+                Ok(None) if Instant::now() >= deadline => {
+                    timed_out = true;
+                    kill_group(pid);
+                    let _ = child.kill();
+                    break child.wait().ok().and_then(|s| s.code());
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => return Err(spawn_err(e)),
+            }
+        };
+        if status.is_some() && !timed_out {
+            // The shell exited; a background grandchild may still hold the pipes open. Give it the
+            // rest of the timeout's turn: kill the group so the readers see end-of-file.
+            kill_group(pid);
+        }
+        let _ = writer.join();
+        let stdout = out_reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
+        Ok(Attempt { status, stdout, stderr, timed_out })
+    }
+}
+
+/// SIGKILL the process group `pgid` (the command was started as its leader). Through `kill(1)` so that
+/// the workspace keeps `unsafe_code = "deny"`.
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// True when `text` says the provider is rate-limiting.
+pub fn is_rate_limit(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    RATE_LIMIT_MARKERS.iter().any(|m| lower.contains(m))
+}
+
+/// The last non-empty line of stderr (else stdout), for messages.
+fn tail(stderr: &str, stdout: &str) -> String {
+    let pick = |s: &str| s.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(200).collect());
+    pick(stderr).or_else(|| pick(stdout)).unwrap_or_else(|| "(no output)".into())
+}
+
+/// Run `work` over `items` on `jobs` threads; `done` sees each result on the calling thread as soon as
+/// it is ready (in completion order).
+pub fn run_all<T: Send, R: Send>(
+    items: Vec<T>,
+    jobs: usize,
+    work: impl Fn(T) -> R + Sync,
+    mut done: impl FnMut(R),
+) {
+    let jobs = jobs.clamp(1, items.len().max(1));
+    let queue = Mutex::new(items.into_iter());
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (queue, work) = (&queue, &work);
+            s.spawn(move || {
+                loop {
+                    let next = match queue.lock() {
+                        Ok(mut q) => q.next(),
+                        Err(_) => None,
+                    };
+                    let Some(item) = next else { break };
+                    if tx.send(work(item)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for r in rx {
+            done(r);
+        }
+    });
+}
+
+/// Parse `2s`, `500ms`, `1m`, `1.5s` or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num.parse().map_err(|_| format!("`{s}` is not a duration (e.g. 2s, 500ms, 1m)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m, h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("`{s}`: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runner(cmd: &str) -> Runner {
+        Runner { command: cmd.into(), timeout: Duration::from_secs(5), retries: 2, backoff: Duration::from_millis(1) }
+    }
+
+    #[test]
+    fn the_prompt_goes_to_stdin_and_stdout_comes_back() {
+        assert_eq!(runner("tr a-z A-Z").run("hello", &[]), Ok("HELLO".into()));
+        assert_eq!(runner("printf %s \"$X\"").run("", &[("X", "y")]), Ok("y".into()));
+    }
+
+    #[test]
+    fn a_failure_is_not_retried_and_a_rate_limit_is() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let count = dir.path().join("n");
+        let cmd = format!("echo x >> {0}; echo 'boom' >&2; exit 3", count.display());
+        assert!(matches!(runner(&cmd).run("", &[]), Err(RunError::Failed { status: 3, .. })));
+        assert_eq!(std::fs::read_to_string(&count).expect("count").lines().count(), 1);
+        let cmd = format!("echo x >> {0}; echo '429 Too Many Requests' >&2; exit 1", count.display());
+        let err = runner(&cmd).run("", &[]).expect_err("rate limited");
+        assert!(matches!(err, RunError::RateLimited { attempts: 3, .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&count).expect("count").lines().count(), 4);
+    }
+
+    #[test]
+    fn a_hanging_command_and_its_children_are_killed() {
+        let mut r = runner("sleep 30 & sleep 30; echo never");
+        r.timeout = Duration::from_millis(200);
+        assert!(matches!(r.run("", &[]), Err(RunError::Timeout { .. })));
+    }
+
+    #[test]
+    fn run_all_sees_every_result() {
+        let mut got = Vec::new();
+        run_all((0..20).collect(), 4, |i: i32| i * 2, |r| got.push(r));
+        got.sort_unstable();
+        assert_eq!(got, (0..20).map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("soon").is_err());
+    }
+}
