@@ -29,6 +29,8 @@ enum Command {
     Collection(cmd::collection::Command),
     /// Evaluate retrieval on a BEIR-format set: nDCG@10, MRR@10, Recall@10/100, latency.
     Eval(cmd::eval::Args),
+    /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
+    Distill(cmd::distill::Args),
     /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
     #[command(external_subcommand)]
     Stage(Vec<String>),
@@ -44,6 +46,7 @@ fn main() -> std::process::ExitCode {
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),
             Command::Eval(a) => cmd::eval::run(a),
+            Command::Distill(a) => cmd::distill::run(&home, a),
             Command::Stage(argv) => exec::run(&argv),
         }
     })

@@ -2,6 +2,7 @@
 
 pub mod ask;
 pub mod collection;
+pub mod distill;
 pub mod eval;
 pub mod get;
 pub mod multi_get;

@@ -1,0 +1,99 @@
+//! `brain distill` — run the user's LLM command over every pending session (the queue file plus
+//! sessions whose artifact has a stale prompt_version) and write the artifacts into `distilled`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use brain_cli::{Exit, Failure, Stdout, Warnings};
+use brain_distill::runner::{self, parse_duration};
+use brain_distill::{Options, Runner, Template, budget, distill};
+use brain_doc::{ErrorCode, ndjson};
+use brain_store::Home;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The LLM command, run with `sh -c`: the prompt on its stdin, the artifact on its stdout
+    /// (e.g. `gemini -m gemini-2.5-flash`, `llm -m gpt-4o-mini`, `claude -p`). Also $BRAIN_DISTILL_COMMAND.
+    #[arg(long, value_name = "CMD")]
+    command: Option<String>,
+    /// Stamped into each artifact as `distilled_by` (default: the command's first word).
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    /// Prompt template instead of the built-in one (see `distill-prompt --print-template`).
+    #[arg(long, value_name = "FILE")]
+    template: Option<PathBuf>,
+    /// Characters of session body per prompt (seed 004: 8,000).
+    #[arg(long, value_name = "CHARS", default_value_t = budget::DEFAULT_BUDGET)]
+    budget: usize,
+    /// Commands running at a time.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Kill a command (and its process group) that runs longer than this (`90s`, `10m`).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    timeout: std::time::Duration,
+    /// First wait after a rate-limit answer (429, "rate limit", RESOURCE_EXHAUSTED); doubles per retry
+    /// (seed 004: 60 s, 120 s, 240 s). Also $BRAIN_DISTILL_BACKOFF.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    backoff: Option<std::time::Duration>,
+    /// Retries after a rate-limit answer.
+    #[arg(long, value_name = "N", default_value_t = runner::DEFAULT_RETRIES)]
+    retries: u32,
+    /// Distill at most N sessions this run.
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Print the pending session ids (one a line) and exit without running anything.
+    #[arg(long)]
+    list: bool,
+    /// Print no summary line on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let bad = |m: String| Failure::new(ErrorCode::BadQuery, m);
+    let template = Template::load(a.template.as_deref()).map_err(|e| bad(e.to_string()))?;
+    let warnings = Warnings::new("brain distill", a.quiet);
+    let warn = |m: String| warnings.warn(m);
+    let mut out = Stdout::new();
+    if a.list {
+        let pending = distill::pending(home, &template, &warn).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+        for p in pending {
+            writeln!(out, "{}", p.id)?;
+        }
+        out.flush()?;
+        return Ok(Exit::Success);
+    }
+    let backoff = match (a.backoff, std::env::var("BRAIN_DISTILL_BACKOFF")) {
+        (Some(d), _) => d,
+        (None, Ok(v)) if !v.is_empty() => parse_duration(&v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?,
+        _ => runner::DEFAULT_BACKOFF,
+    };
+    let command = a.command.or_else(|| std::env::var("BRAIN_DISTILL_COMMAND").ok());
+    let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
+        return Err(bad("no LLM command: pass --command or set BRAIN_DISTILL_COMMAND".into())
+            .with_fix("brain distill --command 'llm -m gpt-4o-mini'")
+            .into());
+    };
+    let label = a.label.unwrap_or_else(|| command.split_whitespace().next().unwrap_or("llm").to_string());
+    let opts = Options {
+        template,
+        budget: a.budget,
+        runner: Runner { command, timeout: a.timeout, retries: a.retries, backoff },
+        jobs: a.jobs.max(1),
+        label,
+        limit: a.limit,
+    };
+    let mut emit = |d: &brain_doc::Doc| ndjson::write_line(&mut out, d);
+    let summary = distill::run(home, &opts, &warn, &mut emit).map_err(|e| {
+        let fix = if e.code() == ErrorCode::Locked { "wait for the running `brain distill` to finish" } else { "" };
+        Failure::new(e.code(), e.to_string()).with_fix(fix)
+    })?;
+    out.flush()?;
+    if !a.quiet {
+        eprintln!("brain distill: {}", summary.line());
+    }
+    Ok(match summary.failure_code() {
+        Some(code) => Exit::Code(code),
+        None => Exit::Success,
+    })
+}
