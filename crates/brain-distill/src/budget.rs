@@ -4,12 +4,14 @@
 //! essential decisions without hitting rate limits on long sessions"). Keeping only the head loses the
 //! end of long sessions, where outcomes and decisions are; so the cut keeps lines by priority instead:
 //!
-//! 1. headings and user turns (each turn's first [`USER_TURN_KEEP`] characters);
-//! 2. lines that state a decision or rejection, and `## Tools Used` lines;
+//! 1. headings, user turns (each turn's first [`USER_TURN_KEEP`] characters) and lines that state a
+//!    decision or rejection;
+//! 2. `## Tools Used` lines;
 //! 3. the opening of each assistant turn;
 //! 4. everything else (the rest of assistant turns, reasoning, subagents), in order.
 //!
-//! Within a tier lines are taken in document order while they fit; the kept lines are emitted in
+//! Within a tier lines are taken from both ends inwards while they fit (so a tier that does not fit
+//! loses its middle, not the session's outcome); the kept lines are emitted in
 //! document order, each run of dropped lines replaced by one `[… N lines cut …]` marker, and the cut is
 //! recorded in a [`Cut`].
 
@@ -25,7 +27,7 @@ pub const USER_TURN_KEEP: usize = 1_600;
 /// A single line longer than this is clipped (a pasted blob must not eat the budget); our choice.
 const LINE_MAX: usize = 600;
 
-/// Words that mark a decision or a rejection (tier 2).
+/// Words that mark a decision or a rejection (tier 1).
 const DECISION_WORDS: [&str; 14] = [
     "decid", "decision", "chose", "choose", "instead", "rejected", "reject", "won't", "will not",
     "settled on", "went with", "going with", "prefer", "trade-off",
@@ -54,19 +56,52 @@ pub fn cut(body: &str, budget: usize) -> (String, Option<Cut>) {
     let tiers = classify(&lines);
     let clipped: Vec<String> = lines.iter().map(|l| clip(l, LINE_MAX)).collect();
     let cost = |i: usize| clipped[i].chars().count() + 1;
-    // Room for the markers: at most one per kept line, ~24 characters each; reserve a tenth.
-    let room = budget - budget / 10;
     let mut keep = vec![false; lines.len()];
+    let mut chosen = Vec::new();
     let mut used = 0usize;
     for tier in 1..=4u8 {
-        for i in (0..lines.len()).filter(|&i| tiers[i] == tier) {
-            if used + cost(i) <= room {
+        let in_tier: Vec<usize> = (0..lines.len()).filter(|&i| tiers[i] == tier).collect();
+        for i in outside_in(&in_tier) {
+            if used + cost(i) <= budget {
                 keep[i] = true;
+                chosen.push(i);
                 used += cost(i);
             }
         }
     }
-    let mut out = String::with_capacity(budget);
+    // The markers cost too: give back the last-chosen lines until the rendering fits.
+    let (mut out, mut lines_dropped) = render(&lines, &clipped, &keep);
+    while out.chars().count() > budget {
+        let Some(i) = chosen.pop() else { break };
+        keep[i] = false;
+        (out, lines_dropped) = render(&lines, &clipped, &keep);
+    }
+    if out.chars().count() > budget {
+        out = out.chars().take(budget).collect();
+    }
+    let cut = Cut { chars_before, chars_after: out.chars().count(), lines_before: lines.len(), lines_dropped };
+    (out, Some(cut))
+}
+
+/// `v` reordered first, last, second, second-to-last, …: a tier that does not fit keeps both the start
+/// and the end of the session (the outcome) and loses its middle.
+fn outside_in(v: &[usize]) -> Vec<usize> {
+    let (mut lo, mut hi) = (0usize, v.len());
+    let mut out = Vec::with_capacity(v.len());
+    while lo < hi {
+        out.push(v[lo]);
+        lo += 1;
+        if lo < hi {
+            hi -= 1;
+            out.push(v[hi]);
+        }
+    }
+    out
+}
+
+/// The kept lines in order, each run of dropped non-blank lines as one marker; and how many were dropped.
+fn render(lines: &[&str], clipped: &[String], keep: &[bool]) -> (String, usize) {
+    let mut out = String::new();
     let mut dropped_run = 0usize;
     let mut lines_dropped = 0usize;
     for (i, line) in clipped.iter().enumerate() {
@@ -80,17 +115,13 @@ pub fn cut(body: &str, budget: usize) -> (String, Option<Cut>) {
         }
     }
     flush_marker(&mut out, &mut dropped_run);
-    // The reserve covers the markers in practice; never exceed the budget in any case.
-    if out.chars().count() > budget {
-        out = out.chars().take(budget).collect();
-    }
-    let cut = Cut { chars_before, chars_after: out.chars().count(), lines_before: lines.len(), lines_dropped };
-    (out, Some(cut))
+    (out, lines_dropped)
 }
 
 fn flush_marker(out: &mut String, run: &mut usize) {
     if *run > 0 {
-        out.push_str(&format!("[… {run} lines cut …]\n"));
+        let s = if *run == 1 { "" } else { "s" };
+        out.push_str(&format!("[… {run} line{s} cut …]\n"));
         *run = 0;
     }
 }
@@ -119,6 +150,11 @@ fn classify(lines: &[&str]) -> Vec<u8> {
     let mut turn_chars = 0usize;
     for line in lines {
         let t = line.trim_start();
+        if t.is_empty() {
+            // Blank lines only separate; they are kept last.
+            tiers.push(4);
+            continue;
+        }
         if let Some(h) = t.strip_prefix("## ") {
             section = h.trim();
             speaker = Speaker::None;
@@ -138,9 +174,10 @@ fn classify(lines: &[&str]) -> Vec<u8> {
         }
         turn_chars += line.chars().count();
         let lower = t.to_lowercase();
-        let tier = if section == "Conversation" && speaker == Speaker::User && turn_chars <= USER_TURN_KEEP {
+        let user_head = section == "Conversation" && speaker == Speaker::User && turn_chars <= USER_TURN_KEEP;
+        let tier = if user_head || DECISION_WORDS.iter().any(|w| lower.contains(w)) {
             1
-        } else if section == "Tools Used" || DECISION_WORDS.iter().any(|w| lower.contains(w)) {
+        } else if section == "Tools Used" {
             2
         } else if section == "Conversation" && speaker == Speaker::Assistant && turn_chars <= LINE_MAX {
             3
@@ -191,7 +228,7 @@ mod tests {
         assert!(out.contains("decided to keep the lexer hand-written"));
         assert!(out.contains("- Bash: cargo test -p parser"));
         assert!(out.contains("## Reasoning"));
-        assert!(out.contains("lines cut …]"));
+        assert!(out.contains(" cut …]"));
     }
 
     #[test]
