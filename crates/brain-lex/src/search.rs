@@ -156,7 +156,14 @@ impl Searcher {
 
     /// The tantivy query for `q`, or `None` when nothing in it survives analysis (only stop words).
     pub fn query(&self, q: &LexQuery, b: &Boosts) -> Option<Box<dyn Query>> {
-        let words: Vec<Box<dyn Query>> = q.terms.iter().filter_map(|w| self.word(w, b)).collect();
+        // Flat mode (tie-breaker 1, no conjunction boost): every (word, field) term is a clause of one
+        // union, which tantivy scores with block-WAND instead of visiting every matching passage.
+        let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
+        let words: Vec<Box<dyn Query>> = if flat {
+            q.terms.iter().flat_map(|w| self.word_alts(w, b)).collect()
+        } else {
+            q.terms.iter().filter_map(|w| self.word(w, b)).collect()
+        };
         let phrases: Vec<Box<dyn Query>> =
             q.phrases.iter().filter_map(|p| self.phrase(p)).collect();
         if words.is_empty() && phrases.is_empty() {
@@ -174,6 +181,16 @@ impl Searcher {
                 ));
             }
             any.extend(words.into_iter().map(|w| (Occur::Should, w)));
+            let unfiltered = phrases.is_empty()
+                && q.exclude.is_empty()
+                && q.collections.is_empty()
+                && q.projects.is_empty()
+                && q.agents.is_empty()
+                && q.since.is_none()
+                && q.until.is_none();
+            if unfiltered {
+                return Some(Box::new(BooleanQuery::new(any)));
+            }
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
         clauses.extend(phrases.into_iter().map(|p| (Occur::Must, p)));
@@ -343,6 +360,19 @@ impl Searcher {
 
     /// `W(w)`: one word across the fields, or `None` when it analyzes to nothing.
     fn word(&self, w: &str, b: &Boosts) -> Option<Box<dyn Query>> {
+        let mut alts = self.word_alts(w, b);
+        match alts.len() {
+            0 => None,
+            1 => alts.pop(),
+            _ => Some(Box::new(DisjunctionMaxQuery::with_tie_breaker(
+                alts,
+                b.tie_breaker,
+            ))),
+        }
+    }
+
+    /// The per-field queries of one word (boosted terms; a split identifier needs all its parts).
+    fn word_alts(&self, w: &str, b: &Boosts) -> Vec<Box<dyn Query>> {
         let f = &self.fields;
         let parts = tokens(&mut self.text.clone(), w);
         let mut alts: Vec<Box<dyn Query>> = Vec::new();
@@ -366,14 +396,7 @@ impl Searcher {
                 ));
             }
         }
-        match alts.len() {
-            0 => None,
-            1 => alts.pop(),
-            _ => Some(Box::new(DisjunctionMaxQuery::with_tie_breaker(
-                alts,
-                b.tie_breaker,
-            ))),
-        }
+        alts
     }
 
     /// A phrase in title, headings or body (a one-word phrase is a word there).
