@@ -63,8 +63,8 @@ struct Attempt {
 
 impl Runner {
     /// Run the command once per attempt until it succeeds, fails for another reason than a rate limit,
-    /// or runs out of retries; `env` is added to its environment. `sleep` waits between attempts
-    /// (`std::thread::sleep` in production).
+    /// or runs out of retries (waiting `backoff`, `2 × backoff`, `4 × backoff`… between attempts); `env`
+    /// is added to its environment.
     pub fn run(&self, prompt: &str, env: &[(&str, &str)]) -> Result<String, RunError> {
         let mut attempt = 0u32;
         loop {
@@ -136,8 +136,8 @@ impl Runner {
             }
         };
         if status.is_some() && !timed_out {
-            // The shell exited; a background grandchild may still hold the pipes open. Give it the
-            // rest of the timeout's turn: kill the group so the readers see end-of-file.
+            // The shell exited; a background grandchild may still hold the pipes open and would keep
+            // the readers waiting: kill what is left of the group so they see end-of-file.
             kill_group(pid);
         }
         let _ = writer.join();

@@ -28,7 +28,8 @@ pub struct Args {
     /// Commands running at a time.
     #[arg(long, short = 'j', value_name = "N", default_value_t = 1)]
     jobs: usize,
-    /// Kill a command (and its process group) that runs longer than this (`90s`, `10m`).
+    /// Kill a command (and its process group) that runs longer than this (`90s`, `10m`); an answer
+    /// takes seconds to a minute, so ten minutes means it hangs.
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
     timeout: std::time::Duration,
     /// First wait after a rate-limit answer (429, "rate limit", RESOURCE_EXHAUSTED); doubles per retry
