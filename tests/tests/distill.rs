@@ -136,7 +136,11 @@ fn a_malformed_answer_writes_nothing_and_stays_queued() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(64), "{stderr}");
     assert!(stderr.contains("invalid artifact: no YAML frontmatter"), "{stderr}");
-    assert!(stderr.contains("0 done / 1 failed / 0 skipped"), "{stderr}");
+    assert!(stderr.contains("0 done / 1 failed / 0 skipped; 1 retried after an invalid answer"), "{stderr}");
+    // The run is logged, counts only.
+    let usage = std::fs::read_to_string(home.path().join("logs/usage.jsonl")).expect("usage.jsonl");
+    let row: serde_json::Value = serde_json::from_str(usage.lines().last().expect("a row")).expect("json row");
+    assert_eq!((row["event"].as_str(), row["surface"].as_str(), row["failed"].as_u64()), (Some("distill"), Some("cli"), Some(1)));
     assert!(out.stdout.is_empty());
     assert!(!artifact(home.path()).exists());
     assert_eq!(std::fs::read_to_string(queue(home.path())).expect("queue"), format!("{SID}\n"));
@@ -150,6 +154,19 @@ fn a_rate_limited_first_call_is_retried_after_the_backoff() {
     let out = distill(home.path(), &["--command", &cmd, "--backoff", "10ms"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&counter).expect("counter").lines().count(), 2);
+    assert!(artifact(home.path()).exists());
+}
+
+#[test]
+fn an_invalid_answer_is_asked_for_once_more_before_it_counts_as_failed() {
+    let home = home_with_session();
+    let counter = home.path().join("calls");
+    let cmd = format!("{} {}", fixture("flaky.sh"), counter.display());
+    let out = distill(home.path(), &["--command", &cmd]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&counter).expect("counter").lines().count(), 2);
+    assert!(stderr.contains("1 done / 0 failed / 0 skipped; 1 retried after an invalid answer"), "{stderr}");
     assert!(artifact(home.path()).exists());
 }
 

@@ -29,6 +29,8 @@ pub struct Options {
     pub label: String,
     /// Distill at most this many sessions this run.
     pub limit: Option<usize>,
+    /// The telemetry surface (`cli`, `cron`, …).
+    pub surface: String,
 }
 
 /// The run's counts (printed on stderr as one line).
@@ -44,6 +46,8 @@ pub struct Summary {
     pub timeouts: u64,
     /// Of `failed`: commands the shell could not find (exit 127).
     pub missing_command: u64,
+    /// Answers that failed validation once and were asked for again.
+    pub retried: u64,
     /// Artifacts added to the lexical index.
     pub indexed: u64,
 }
@@ -54,6 +58,9 @@ impl Summary {
         let mut s = format!("{} done / {} failed / {} skipped", self.done, self.failed, self.skipped);
         if self.timeouts > 0 {
             s.push_str(&format!(" ({} timed out)", self.timeouts));
+        }
+        if self.retried > 0 {
+            s.push_str(&format!("; {} retried after an invalid answer", self.retried));
         }
         s.push_str(&format!("; {} indexed", self.indexed));
         s
@@ -114,6 +121,7 @@ pub fn pending(home: &Home, template: &Template, warn: &dyn Fn(String)) -> Resul
 /// Distill every pending session. `emit` sees each written artifact (the binary prints it as NDJSON);
 /// per-session problems go to `warn` and are counted.
 pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn FnMut(&Doc) -> std::io::Result<()>) -> Result<Summary, DistillError> {
+    let started = std::time::Instant::now();
     let _lock = Lock::try_acquire(&home.lock_file("distill"))?;
     let config = Config::load(home)?;
     let partitioner = Partitioner::new(&config)?;
@@ -137,12 +145,22 @@ pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn Fn
     let stamp = Stamp { prompt_version: opts.template.version(), label: &opts.label, distilled_at: &distilled_at };
     let mut written: Vec<Doc> = Vec::new();
     let mut fatal: Option<DistillError> = None;
+    // An answer that fails validation is asked for once more before the session is reported (the
+    // issue's rule: retried once, then reported and left queued).
     let work = |job: Job| {
         let env = [("BRAIN_SESSION_ID", job.prompt.session_id.as_str()), ("BRAIN_PROMPT_VERSION", job.prompt.prompt_version.as_str())];
-        let out = opts.runner.run(&job.prompt.prompt, &env);
-        (job, out)
+        let mut out = opts.runner.run(&job.prompt.prompt, &env);
+        let mut retried = false;
+        if out.as_ref().is_ok_and(|o| validate(o, &job.prompt.session_id).is_err()) {
+            retried = true;
+            out = opts.runner.run(&job.prompt.prompt, &env);
+        }
+        (job, out, retried)
     };
-    run_all(jobs, opts.jobs, work, |(job, out)| {
+    let bar = brain_cli::bar(jobs.len() as u64, "distill");
+    run_all(jobs, opts.jobs, work, |(job, out, retried)| {
+        bar.inc(1);
+        summary.retried += u64::from(retried);
         if fatal.is_some() {
             return;
         }
@@ -166,10 +184,17 @@ pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn Fn
             Err(e) => fatal = Some(e),
         }
     });
+    bar.finish_and_clear();
     if let Some(e) = fatal {
         return Err(e);
     }
     summary.indexed = index(home, &written, warn);
+    let mut row = serde_json::Map::new();
+    for (k, v) in [("done", summary.done), ("failed", summary.failed), ("skipped", summary.skipped), ("timeouts", summary.timeouts), ("indexed", summary.indexed)] {
+        row.insert(k.into(), serde_json::Value::from(v));
+    }
+    row.insert("latency_ms".into(), serde_json::Value::from(started.elapsed().as_millis() as u64));
+    let _ = brain_store::telemetry::append(home, &opts.surface, "distill", row);
     Ok(summary)
 }
 

@@ -15,6 +15,7 @@ mod home;
 mod lock;
 pub mod partition;
 mod registry;
+pub mod telemetry;
 
 pub use config::{
     BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, Layout, Partition, Rule, Trust,

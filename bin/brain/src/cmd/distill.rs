@@ -83,6 +83,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         jobs: a.jobs.max(1),
         label,
         limit: a.limit,
+        surface: std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "cli".into()),
     };
     let mut emit = |d: &brain_doc::Doc| ndjson::write_line(&mut out, d);
     let summary = distill::run(home, &opts, &warn, &mut emit).map_err(|e| {
