@@ -151,7 +151,8 @@ fn a_rate_limited_first_call_is_retried_after_the_backoff() {
     let home = home_with_session();
     let counter = home.path().join("calls");
     let cmd = format!("{} {}", fixture("ratelimit.sh"), counter.display());
-    let out = distill(home.path(), &["--command", &cmd, "--backoff", "10ms"]);
+    // Seed 004's spelling: `--cmd` and `--from-pending`.
+    let out = distill(home.path(), &["--from-pending", "--cmd", &cmd, "--backoff", "10ms"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&counter).expect("counter").lines().count(), 2);
     assert!(artifact(home.path()).exists());

@@ -14,8 +14,13 @@ use brain_store::Home;
 pub struct Args {
     /// The LLM command, run with `sh -c`: the prompt on its stdin, the artifact on its stdout
     /// (e.g. `gemini -m gemini-2.5-flash`, `llm -m gpt-4o-mini`, `claude -p`). Also $BRAIN_DISTILL_COMMAND.
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, visible_alias = "cmd", value_name = "CMD")]
     command: Option<String>,
+    /// Distill the pending sessions: the queue `jsonl2md --queue` fills plus sessions whose artifact's
+    /// prompt_version is stale. This is what `brain distill` always does; the flag is accepted for
+    /// seed 004's `brain.py distill --from-pending` spelling.
+    #[arg(long)]
+    from_pending: bool,
     /// Stamped into each artifact as `distilled_by` (default: the command's first word).
     #[arg(long, value_name = "NAME")]
     label: Option<String>,
@@ -69,6 +74,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         (None, Ok(v)) if !v.is_empty() => parse_duration(&v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?,
         _ => runner::DEFAULT_BACKOFF,
     };
+    let _always_from_pending = a.from_pending;
     let command = a.command.or_else(|| std::env::var("BRAIN_DISTILL_COMMAND").ok());
     let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
         return Err(bad("no LLM command: pass --command or set BRAIN_DISTILL_COMMAND".into())
