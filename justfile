@@ -11,3 +11,5 @@ bench:
     make bench
 install:
     make install
+model:
+    make model
