@@ -23,7 +23,9 @@ pub const STAGES: [&str; 8] = [
 /// The file that marks a folder as the pipelines folder.
 const PIPELINES_MARKER: &str = "stop-hook.sh";
 
-/// Where `name` is, looking beside `exe` first; `None` when it is nowhere.
+/// Where `name` is, looking beside `exe` first; `None` when it is nowhere. A program found on PATH
+/// counts only if `--version` names it as ours (`fmt 0.1.0`), so coreutils' `fmt` is never taken for
+/// the `fmt` stage.
 pub fn locate_from(exe: Option<&Path>, name: &str) -> Option<PathBuf> {
     let mut candidates = Vec::new();
     if let Some(dir) = exe.and_then(Path::parent) {
@@ -32,10 +34,37 @@ pub fn locate_from(exe: Option<&Path>, name: &str) -> Option<PathBuf> {
             candidates.push(prefix.join("libexec").join("brain").join(name));
         }
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|p| p.join(name)));
+    if let Some(found) = candidates.into_iter().find(|p| is_executable(p)) {
+        return Some(found);
     }
-    candidates.into_iter().find(|p| is_executable(p))
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|p| p.join(name))
+        .find(|p| is_executable(p) && (name == "brain" || is_ours(p, name)))
+}
+
+/// The first executable `name` on PATH (no ownership check), or `name` itself when it is a path.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        return is_executable(Path::new(name)).then(|| PathBuf::from(name));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|p| p.join(name)).find(|p| is_executable(p))
+}
+
+/// Whether `p --version` prints `<name> <digit>…`, as every stage's clap `--version` does.
+fn is_ours(p: &Path, name: &str) -> bool {
+    std::process::Command::new(p)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .strip_prefix(name)
+                .and_then(|r| r.strip_prefix(' '))
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        })
 }
 
 /// Where the stage `name` is for the running executable.

@@ -55,7 +55,8 @@ impl OpsError {
             OpsError::Command { command, .. } => format!(
                 "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"
             ),
-            OpsError::Io { .. } | OpsError::Registry { .. } => String::new(),
+            OpsError::Registry { .. } => "run `brain doctor` (state_db check) for the repair".into(),
+            OpsError::Io { .. } => String::new(),
         }
     }
 

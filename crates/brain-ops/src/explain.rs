@@ -65,6 +65,8 @@ pub struct Explain {
     pub telemetry: TelemetryInfo,
     /// The last `brain doctor` verdict, or null if it never ran.
     pub last_doctor: Option<LastDoctor>,
+    /// What could not be read while gathering this (e.g. an unreadable state.sqlite); the rest is shown.
+    pub errors: Vec<String>,
 }
 
 /// `$BRAIN_HOME`.
@@ -177,11 +179,15 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
     let model = crate::vectors::model(home, true);
     let m = manifest.as_ref().ok().and_then(Option::as_ref);
     let fp = m.filter(|m| m.fingerprint.model == model.id).map(|m| m.fingerprint.id());
-    let registry = RegistryView::open(home)?;
-    let (counts, files) = match &registry {
-        Some(r) => (r.counts(fp.as_deref())?, r.files()?),
-        None => (Vec::new(), Vec::new()),
-    };
+    let mut errors = Vec::new();
+    let read = RegistryView::open(home).and_then(|r| match r {
+        Some(r) => Ok((r.counts(fp.as_deref())?, r.files()?)),
+        None => Ok((Vec::new(), Vec::new())),
+    });
+    let (counts, files) = read.unwrap_or_else(|e| {
+        errors.push(format!("{e} ({})", e.fix()));
+        (Vec::new(), Vec::new())
+    });
     let drift: BTreeMap<String, Drift> = crate::freshness::drift(&config, &files);
     let rows = merged(&config, counts);
     let last_lex = rows.iter().filter_map(|(_, _, n)| n.last_lex).max();
@@ -266,5 +272,6 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
         telemetry: crate::usage::info(home, TAIL),
         last_doctor: crate::doctor::last(home),
         collections,
+        errors,
     })
 }

@@ -67,6 +67,9 @@ pub fn explain(e: &Explain) -> String {
     let mut o = String::new();
     let w = &mut o;
     let _ = writeln!(w, "brain {}", e.version);
+    for err in &e.errors {
+        let _ = writeln!(w, "ERROR: {err}");
+    }
     let _ = writeln!(w, "\nbinaries");
     for b in &e.binaries {
         let _ = writeln!(w, "  {:<16} {}", b.name, b.path.as_deref().unwrap_or("NOT FOUND"));

@@ -46,7 +46,7 @@ impl Scheduler {
     pub fn default_for(host: &Host) -> Scheduler {
         if cfg!(target_os = "macos") {
             Scheduler::Launchd
-        } else if Path::new("/run/systemd/system").is_dir() && crate::bins::locate_from(None, &host.systemctl).is_some() {
+        } else if Path::new("/run/systemd/system").is_dir() && crate::bins::on_path(&host.systemctl).is_some() {
             Scheduler::Systemd
         } else {
             Scheduler::Cron

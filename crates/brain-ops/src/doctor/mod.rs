@@ -155,13 +155,19 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         Ok(Some(r)) => r.files().ok(),
         _ => None,
     };
+    // Without a registry, nothing is indexed: every file on disk is drift.
+    let indexed = match &registry {
+        Ok(None) => Some(Vec::new()),
+        _ => files.clone(),
+    };
+    let config_ok = config_check.outcome != Outcome::Fail;
     vec![
         install::binaries(host),
         install::home(home),
         config_check,
         install::collections(home, &config),
         state::lexical_index(home, files.as_deref()),
-        state::corpus_sync(&config, files.as_deref()),
+        state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
         state::state_db(home, registry),
         state::telemetry(home),
         state::model(home),

@@ -51,13 +51,23 @@ pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
     .with(details)
 }
 
-pub fn corpus_sync(config: &Config, files: Option<&[FileEntry]>) -> Check {
-    let drift = crate::freshness::drift(config, files.unwrap_or(&[]));
+/// `1 file`, `3 files`.
+pub(super) fn n(count: u64, what: &str) -> String {
+    if count == 1 { format!("1 {what}") } else { format!("{count} {what}s") }
+}
+
+/// Disk vs registry; skipped when either side cannot be trusted (a broken brain.yaml or an
+/// unreadable registry is reported by its own check, not as a flood of drift here).
+pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Check {
+    let (Some(config), Some(files)) = (config, files) else {
+        return Check::skip("corpus_sync", "not compared: brain.yaml or state.sqlite cannot be read", "fix the failing config or state_db check first");
+    };
+    let drift = crate::freshness::drift(config, files);
     let total = |f: fn(&crate::freshness::Drift) -> u64| drift.values().map(f).sum::<u64>();
     let (on_disk, new, changed, gone) =
         (total(|d| d.files_on_disk), total(|d| d.not_indexed), total(|d| d.changed), total(|d| d.missing_files));
     if new + changed + gone == 0 {
-        return Check::pass("corpus_sync", format!("{on_disk} files on disk, all indexed as they are"));
+        return Check::pass("corpus_sync", format!("{} on disk, all indexed as they are", n(on_disk, "file")));
     }
     let details = drift
         .iter()
@@ -65,7 +75,11 @@ pub fn corpus_sync(config: &Config, files: Option<&[FileEntry]>) -> Check {
         .collect();
     Check::fail(
         "corpus_sync",
-        format!("{new} files on disk not indexed, {changed} changed since indexed, {gone} indexed documents whose file is gone"),
+        format!(
+            "{} on disk not indexed, {changed} changed since indexed, {} whose file is gone",
+            n(new, "file"),
+            n(gone, "indexed document")
+        ),
         "lexindex --all",
     )
     .with(details)
@@ -96,6 +110,7 @@ pub fn telemetry(home: &Home) -> Check {
         Err(_) => return Check::pass("telemetry", "no usage.jsonl yet"),
     };
     let mut problems = Vec::new();
+    let mut details = Vec::new();
     let mut fixes = Vec::new();
     let mode = meta.permissions().mode() & 0o7777;
     if mode != 0o600 {
@@ -106,8 +121,8 @@ pub fn telemetry(home: &Home) -> Check {
         Ok((rows, bad)) => {
             if !bad.is_empty() {
                 fixes.push(format!("delete the bad lines from {} (e.g. `sed -i 'Nd'`)", path.display()));
-                problems.push(format!("{} lines are not telemetry rows", bad.len()));
-                problems.extend(bad.into_iter().take(FEW));
+                problems.push(format!("{} not a telemetry row", n(bad.len() as u64, "line")).replace("lines not", "lines are not").replace("line not", "line is not"));
+                details.extend(bad.into_iter().take(FEW));
             }
             rows
         }
@@ -119,7 +134,7 @@ pub fn telemetry(home: &Home) -> Check {
     if problems.is_empty() {
         Check::pass("telemetry", format!("usage.jsonl: {rows} rows parse, mode 0600"))
     } else {
-        Check::fail("telemetry", format!("usage.jsonl: {}", problems[0]), fixes.join("; ")).with(problems)
+        Check::fail("telemetry", format!("usage.jsonl: {}", problems.join("; ")), fixes.join("; ")).with(details)
     }
 }
 
@@ -166,11 +181,11 @@ pub fn locks(home: &Home) -> Check {
         .collect();
     if stale.is_empty() {
         let held = all.iter().filter(|l| l.held).count();
-        return Check::pass("locks", format!("{} lock files, none stale ({held} held now)", all.len()));
+        return Check::pass("locks", format!("{}, none stale ({held} held now)", n(all.len() as u64, "lock file")));
     }
     Check::fail(
         "locks",
-        format!("{} stale lock files: a writer died mid-run", stale.len()),
+        format!("{}: a writer died mid-run", n(stale.len() as u64, "stale lock file")),
         "re-run what died (`lexindex --all`, `vecindex --all`, …) to repair its output, then delete the lock file",
     )
     .with(stale)
