@@ -115,12 +115,10 @@ pub fn pipelines_candidates(host: &Host) -> Vec<PathBuf> {
         out.push(p.clone());
         return out;
     }
-    if let Some(dir) = host.exe.as_deref().and_then(Path::parent) {
-        if let Some(prefix) = dir.parent() {
-            out.push(prefix.join("share").join("brain"));
-            if let Some(checkout) = prefix.parent() {
-                out.push(checkout.join("pipelines"));
-            }
+    if let Some(prefix) = host.exe.as_deref().and_then(Path::parent).and_then(Path::parent) {
+        out.push(prefix.join("share").join("brain"));
+        if let Some(checkout) = prefix.parent() {
+            out.push(checkout.join("pipelines"));
         }
     }
     out.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines"));

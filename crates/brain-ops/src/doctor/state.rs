@@ -139,7 +139,7 @@ pub fn telemetry(home: &Home) -> Check {
 }
 
 pub fn model(home: &Home) -> Check {
-    let fetch = "brain model fetch (or `make model` in a checkout)";
+    let fetch = brain_vec::FETCH_FIX;
     if !crate::vectors::configured(home) {
         return Check::skip("model", "vectors not configured: lexical search only", format!("{fetch}, then `vecindex --all`"));
     }
