@@ -143,7 +143,7 @@ pub fn pipelines_dir(host: &Host) -> Result<PathBuf, OpsError> {
 }
 
 /// `a/b/../c` → `a/c`, lexically (paths we built ourselves; no symlink resolution wanted).
-fn normalize(p: &Path) -> PathBuf {
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

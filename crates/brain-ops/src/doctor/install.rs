@@ -56,7 +56,9 @@ pub fn config(home: &Home) -> (Config, Check) {
 }
 
 pub fn collections(home: &Home, config: &Config) -> Check {
-    let corpus = home.corpus();
+    // A folder inside the home is the pipeline's own (corpus/…, inbox/): it appears with its first
+    // document. A folder outside it is the user's, referenced in place: it must be there.
+    let root = crate::bins::normalize(&std::path::absolute(home.root()).unwrap_or_else(|_| home.root().to_path_buf()));
     let mut bad = Vec::new();
     let mut waiting = 0;
     for c in &config.collections {
@@ -68,7 +70,8 @@ pub fn collections(home: &Home, config: &Config) -> Check {
         if dir.is_dir() {
             continue;
         }
-        if dir.starts_with(&corpus) && !dir.exists() {
+        let abs = crate::bins::normalize(&std::path::absolute(&dir).unwrap_or(dir.clone()));
+        if abs.starts_with(&root) && !dir.exists() {
             waiting += 1; // a pipeline collection nothing was written to yet
         } else {
             bad.push(format!("{}: {} is not a folder", c.name, dir.display()));
