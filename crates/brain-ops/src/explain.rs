@@ -258,8 +258,7 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
         model,
         distill_queue: QueueInfo {
             path: home.distill_queue().display().to_string(),
-            entries: std::fs::read_to_string(home.distill_queue())
-                .map_or(0, |t| t.lines().filter(|l| !l.trim().is_empty()).count() as u64),
+            entries: crate::status::queue_len(home),
         },
         last_update: last_lex.max(last_vec).map(rfc3339),
         hooks: crate::hooks::installed_or_problem(&host.claude_settings()),

@@ -51,11 +51,12 @@ pub fn status(s: &Status) -> String {
     };
     let _ = writeln!(
         o,
-        "{} docs; lexical index {}; vector store {}; {} docs need embeddings; model {} {model}",
+        "{} docs; lexical index {}; vector store {}; {} docs need embeddings; {} sessions wait for distillation; model {} {model}",
         s.docs,
         yes(s.lexical_index),
         yes(s.vector_store),
         s.need_embeddings,
+        s.distill_pending,
         s.model.id
     );
     let _ = writeln!(o, "last update {}", when(&s.last_update));

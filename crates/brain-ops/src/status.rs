@@ -27,6 +27,8 @@ pub struct Status {
     pub vector_store: bool,
     /// Indexed documents without up-to-date vectors (the slow clock's lag), all collections.
     pub need_embeddings: u64,
+    /// Sessions waiting in the distillation queue (`pending_distill.txt`): the other slow-clock lag.
+    pub distill_pending: u64,
     /// The embedding model `vecindex` would use.
     pub model: ModelStatus,
     /// Newest lexical or vector update (RFC 3339, UTC), or null when nothing was indexed.
@@ -57,6 +59,12 @@ pub struct ModelStatus {
     pub id: String,
     /// Local model folder present with its files; null for a server backend.
     pub present: Option<bool>,
+}
+
+/// Non-empty lines of the distillation queue (a small file of session ids).
+pub(crate) fn queue_len(home: &Home) -> u64 {
+    std::fs::read_to_string(home.distill_queue())
+        .map_or(0, |t| t.lines().filter(|l| !l.trim().is_empty()).count() as u64)
 }
 
 /// The config of `home`, or the defaults and why the file did not parse.
@@ -132,6 +140,7 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
         collections,
         lexical_index: brain_lex::LexIndex::dir(home).join("meta.json").is_file(),
         vector_store: manifest.is_some(),
+        distill_pending: queue_len(home),
         model: ModelStatus {
             id: model.id,
             present: model.present,
