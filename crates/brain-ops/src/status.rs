@@ -1,6 +1,6 @@
-//! `brain status` and the MCP `status` tool: the short runtime truth, from the registry and two small
-//! files (the vector store's manifest, the model folder listing). No corpus walk, no model load, no
-//! hashing: it answers in milliseconds on any corpus size.
+//! `brain status` and the MCP `status` tool: the short runtime truth, from the registry and three small
+//! files (the vector store's manifest, the model folder listing, the distillation queue). No corpus
+//! walk, no model load, no hashing: milliseconds on a small home, ~0.1 s with 100k documents.
 
 use brain_store::{Config, Home};
 use serde::{Deserialize, Serialize};
