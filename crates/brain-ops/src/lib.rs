@@ -25,6 +25,7 @@ pub mod locks;
 pub mod registry_view;
 pub mod render;
 pub mod schedule;
+mod settings;
 pub mod shell;
 pub mod skills;
 mod status;
