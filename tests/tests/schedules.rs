@@ -54,6 +54,18 @@ fn schedules_install_idempotently_read_back_and_remove() {
     assert!(std::fs::read_to_string(units.join("brain-nightly.timer")).expect("timer").contains("OnCalendar=*-*-* 00/2:17:00"));
     let plist = std::fs::read_to_string(user.join("Library/LaunchAgents/com.brain.nightly.plist")).expect("plist");
     assert!(plist.contains("<integer>7200</integer>") && plist.contains("nightly.mk</string>"), "{plist}");
+    let parsed = run(
+        Command::new("python3")
+            .args(["-c", "import plistlib, sys; print(plistlib.load(open(sys.argv[1], 'rb'))['ProgramArguments'][4])"])
+            .arg(user.join("Library/LaunchAgents/com.brain.nightly.plist")),
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&parsed.stdout).trim(),
+        workspace().join("pipelines/nightly.mk").display().to_string(),
+        "a well-formed plist: {}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
     let calls = std::fs::read_to_string(stand.join("calls.txt")).expect("calls");
     assert!(calls.contains("--user enable --now brain-nightly.timer"), "{calls}");
     assert!(calls.contains("load -w "), "{calls}");
