@@ -2,6 +2,7 @@
 CARGO ?= cargo
 PREFIX ?= $(HOME)/.local
 LIBEXEC ?= $(PREFIX)/libexec/brain
+SHARE ?= $(PREFIX)/share/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
 .PHONY: all build release model test golden-update demo bench install clean
@@ -34,12 +35,18 @@ demo: release
 bench: release
 	bash bench/run.sh
 
-## install: `brain` on PATH, the stage binaries in a libexec folder (never shadowing coreutils' fmt).
+## install: `brain` on PATH, the stage binaries in a libexec folder (never shadowing coreutils' fmt), the
+## pipelines (stop hook, nightly.mk, schedule templates, skills) in $(SHARE), where `brain` finds them.
 install: release
-	install -d $(PREFIX)/bin $(LIBEXEC)
+	install -d $(PREFIX)/bin $(LIBEXEC) $(SHARE)/schedules
 	@for b in $(STAGES); do [ -f target/release/$$b ] && install -m 0755 target/release/$$b $(LIBEXEC)/$$b || true; done
 	@[ -f target/release/brain ] && install -m 0755 target/release/brain $(PREFIX)/bin/brain || true
-	@echo "installed: $(PREFIX)/bin/brain and stages in $(LIBEXEC)"
+	install -m 0755 pipelines/stop-hook.sh $(SHARE)/stop-hook.sh
+	install -m 0644 pipelines/nightly.mk $(SHARE)/nightly.mk
+	install -m 0644 pipelines/schedules/* $(SHARE)/schedules/
+	@for s in pipelines/skills/*/; do n=$$(basename $$s); install -d $(SHARE)/skills/$$n; install -m 0644 $$s/SKILL.md $(SHARE)/skills/$$n/SKILL.md; done
+	@echo "installed: $(PREFIX)/bin/brain, stages in $(LIBEXEC), pipelines in $(SHARE)"
+	@echo "next: brain hook install --claude; brain schedule install; brain skills install; brain doctor"
 
 clean:
 	$(CARGO) clean

@@ -31,14 +31,42 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
     Distill(cmd::distill::Args),
+    /// Short runtime truth for scripts: collections, counts, last update, embedding backlog, model.
+    Status(cmd::status::Args),
+    /// Runtime truth: binaries, home, config, collections and freshness, model, hooks, schedules, telemetry.
+    Explain(cmd::explain::Args),
+    /// Run every health check (each with its fix); exit 0 only when all pass, else 65.
+    Doctor(cmd::doctor::Args),
+    /// Install or remove the Claude Code Stop hook (the fast clock).
+    #[command(subcommand)]
+    Hook(cmd::hook::Command),
+    /// Install or remove the cron/systemd/launchd schedule of pipelines/nightly.mk (the slow clock).
+    #[command(subcommand)]
+    Schedule(cmd::schedule::Command),
+    /// Install, list or remove the Claude Code skills (brain-ask, brain-recent, brain-inbox).
+    #[command(subcommand)]
+    Skills(cmd::skills::Command),
     /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
     #[command(external_subcommand)]
     Stage(Vec<String>),
 }
 
+/// `--help`/`--version` print and succeed; a usage error prints clap's message and is a bad input (64),
+/// not clap's own exit 2, so scripts see the contract's code.
+fn usage(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
+    e.print()?;
+    Ok(match e.kind() {
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => brain_cli::Exit::Success,
+        _ => brain_cli::Exit::Code(brain_doc::ErrorCode::BadQuery),
+    })
+}
+
 fn main() -> std::process::ExitCode {
     brain_cli::main("brain", || {
-        let cli = Cli::parse();
+        let cli = match Cli::try_parse() {
+            Ok(cli) => cli,
+            Err(e) => return usage(e),
+        };
         let home = brain_store::Home::from_env();
         match cli.command {
             Command::Ask(a) => cmd::ask::run(&home, a),
@@ -47,6 +75,12 @@ fn main() -> std::process::ExitCode {
             Command::Collection(c) => cmd::collection::run(&home, c),
             Command::Eval(a) => cmd::eval::run(a),
             Command::Distill(a) => cmd::distill::run(&home, a),
+            Command::Status(a) => cmd::status::run(&home, a),
+            Command::Explain(a) => cmd::explain::run(&home, a),
+            Command::Doctor(a) => cmd::doctor::run(&home, a),
+            Command::Hook(c) => cmd::hook::run(&home, c),
+            Command::Schedule(c) => cmd::schedule::run(&home, c),
+            Command::Skills(c) => cmd::skills::run(c),
             Command::Stage(argv) => exec::run(&argv),
         }
     })

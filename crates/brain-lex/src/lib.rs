@@ -15,7 +15,7 @@ pub mod schema;
 pub mod search;
 mod sync;
 pub mod tokenize;
-mod walk;
+pub mod walk;
 
 pub use document::{Prepared, format_secs, parse_date};
 pub use dump::{PassageRecord, dump};

@@ -316,16 +316,31 @@ impl Searcher {
         Ok(out)
     }
 
-    /// Every distinct document id in the index.
+    /// Every distinct document id in the index. A deleted document's id stays in its segment's term
+    /// dictionary until a merge, so ids are kept only where a live passage carries them.
     pub fn document_ids(&self) -> Result<Vec<String>, SearchError> {
+        use tantivy::DocSet;
         let mut ids = Vec::new();
         for seg in self.searcher.segment_readers() {
             let inv = seg.inverted_index(self.fields.id)?;
+            let alive = seg.alive_bitset();
             let mut stream = inv.terms().stream()?;
             while stream.advance() {
-                if let Ok(s) = std::str::from_utf8(stream.key()) {
-                    ids.push(s.to_string());
+                let Ok(s) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                if let Some(bits) = alive {
+                    let mut postings =
+                        inv.read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)?;
+                    let mut doc = postings.doc();
+                    while doc != tantivy::TERMINATED && !bits.is_alive(doc) {
+                        doc = postings.advance();
+                    }
+                    if doc == tantivy::TERMINATED {
+                        continue;
+                    }
                 }
+                ids.push(s.to_string());
             }
         }
         ids.sort();

@@ -3,7 +3,13 @@
 pub mod ask;
 pub mod collection;
 pub mod distill;
+pub mod doctor;
 pub mod eval;
+pub mod explain;
 pub mod get;
+pub mod hook;
 pub mod multi_get;
 mod resolve;
+pub mod schedule;
+pub mod skills;
+pub mod status;
