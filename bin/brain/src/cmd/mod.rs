@@ -6,4 +6,4 @@ pub mod distill;
 pub mod eval;
 pub mod get;
 pub mod multi_get;
-mod resolve;
+
