@@ -77,6 +77,9 @@ pub fn split_range(s: &str) -> (&str, Option<usize>, Option<usize>) {
     (base, nums.first().copied(), nums.get(1).copied())
 }
 
+/// One item of [`Resolver::select`]: the id or reference, and the document or why it failed.
+pub type Selected = (String, Result<Doc, DocsError>);
+
 /// Resolves references against the collections of `brain.yaml` and the ids of the index.
 pub struct Resolver<'a> {
     config: &'a Config,
@@ -136,7 +139,7 @@ impl<'a> Resolver<'a> {
 
     /// A glob over `collection/path` (indexed documents, in id order), or a comma-separated list of
     /// references, each resolved on its own (in the order given).
-    pub fn select(&self, pattern: &str) -> Result<Vec<(String, Result<Doc, DocsError>)>, DocsError> {
+    pub fn select(&self, pattern: &str) -> Result<Vec<Selected>, DocsError> {
         if pattern.contains(['*', '?', '[']) {
             let glob = globset::Glob::new(pattern.strip_prefix("brain://").unwrap_or(pattern))
                 .map_err(|e| DocsError::BadGlob { pattern: pattern.into(), reason: e.to_string() })?
@@ -195,7 +198,7 @@ mod tests {
         assert_eq!(r.resolve("brain://brain/2026/04/a.md").expect("uri"), want);
         assert_eq!(r.resolve("brain/2026/04/a.md").expect("id"), want);
         let docid = brain_doc::docid("brain/2026/04/a.md");
-        assert_eq!(r.resolve(&docid.to_uppercase().replace("#", "#")).expect("docid"), want);
+        assert_eq!(r.resolve(&docid.to_uppercase()).expect("docid"), want);
         assert_eq!(r.resolve(&a.display().to_string()).expect("file").id, None);
         assert!(matches!(r.resolve("#000000"), Err(DocsError::NotFound(_))));
     }

@@ -5,5 +5,5 @@ pub mod collection;
 pub mod distill;
 pub mod eval;
 pub mod get;
+pub mod mcp;
 pub mod multi_get;
-
