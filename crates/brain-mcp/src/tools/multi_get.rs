@@ -1,6 +1,7 @@
 //! `multi_get` — several documents by a glob over `collection/path` or a comma-separated list, each
 //! under a per-file byte cap and all under a total cap; what is skipped gets a note saying why and
-//! how to get it.
+//! how to get it. Once the total cap stops a document, the rest are only counted (`omitted`), so a
+//! broad glob cannot flood the answer with notes.
 
 use brain_doc::{ErrorCode, ErrorRecord, docid};
 use brain_docs::{Body, Resolver, Skip, read_doc};
@@ -53,9 +54,10 @@ fn describe() -> Value {
         "type": "object",
         "properties": {
             "documents": {"type": "array", "items": doc},
-            "errors": {"type": "array", "items": {"type": "string"}}
+            "errors": {"type": "array", "items": {"type": "string"}},
+            "omitted": {"type": "integer", "description": "Matching documents not read because maxTotalBytes was reached."}
         },
-        "required": ["documents", "errors"]
+        "required": ["documents", "errors", "omitted"]
     });
     descriptor(
         "multi_get",
@@ -80,8 +82,12 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         ));
     }
     let (max, mut budget) = (a.max_bytes.unwrap_or(DEFAULT_MAX_BYTES), a.max_total_bytes.unwrap_or(DEFAULT_MAX_TOTAL_BYTES));
-    let (mut docs, mut errors, mut text) = (Vec::new(), Vec::new(), String::new());
+    let (mut docs, mut errors, mut text, mut omitted) = (Vec::new(), Vec::new(), String::new(), 0usize);
     for (reference, found) in selected {
+        if omitted > 0 {
+            omitted += 1;
+            continue;
+        }
         let doc = match found {
             Ok(d) => d,
             Err(e) => {
@@ -106,7 +112,8 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
                 None
             }
             Body::Skipped(Skip::TooBig { size, .. }) if size <= max => {
-                Some(format!("{size} bytes would pass maxTotalBytes ({budget} left)"))
+                omitted = 1;
+                continue;
             }
             Body::Skipped(Skip::TooBig { size, max_bytes }) => Some(format!("{size} bytes > maxBytes {max_bytes}")),
             Body::Skipped(Skip::Unreadable(e)) => Some(e),
@@ -117,9 +124,14 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         }
         docs.push(entry);
     }
+    if omitted > 0 {
+        text.push_str(&format!(
+            "[{omitted} more matching document(s) not read: maxTotalBytes reached; narrow the pattern, raise maxTotalBytes or use get]\n"
+        ));
+    }
     Ok(Output {
         count: docs.len(),
-        structured: json!({"documents": docs, "errors": errors}),
+        structured: json!({"documents": docs, "errors": errors, "omitted": omitted}),
         text,
     })
 }
