@@ -15,7 +15,9 @@ pub enum DocsError {
     Ambiguous { docid: String, ids: String },
     #[error("bad glob `{pattern}`: {reason}")]
     BadGlob { pattern: String, reason: String },
-    #[error("`{0}` is not inside a collection: use brain://collection/path, collection/path or a #docid")]
+    #[error(
+        "`{0}` is not inside a collection: use brain://collection/path, collection/path or a #docid"
+    )]
     NotInCollection(String),
     #[error(transparent)]
     Index(#[from] LexError),
@@ -42,9 +44,9 @@ impl DocsError {
     pub fn code(&self) -> ErrorCode {
         match self {
             DocsError::NotFound(_) => ErrorCode::NoResults,
-            DocsError::Ambiguous { .. } | DocsError::BadGlob { .. } | DocsError::NotInCollection(_) => {
-                ErrorCode::BadQuery
-            }
+            DocsError::Ambiguous { .. }
+            | DocsError::BadGlob { .. }
+            | DocsError::NotInCollection(_) => ErrorCode::BadQuery,
             DocsError::Index(e) => e.code(),
             DocsError::Search(_) | DocsError::Io { .. } => ErrorCode::Internal,
         }

@@ -47,11 +47,18 @@ pub enum Skip {
 }
 
 fn render(line: &str, n: usize, numbered: bool) -> String {
-    if numbered { format!("{n:>6}  {line}\n") } else { format!("{line}\n") }
+    if numbered {
+        format!("{n:>6}  {line}\n")
+    } else {
+        format!("{line}\n")
+    }
 }
 
 fn read_text(file: &Path) -> Result<String, DocsError> {
-    std::fs::read_to_string(file).map_err(|source| DocsError::Io { path: file.to_path_buf(), source })
+    std::fs::read_to_string(file).map_err(|source| DocsError::Io {
+        path: file.to_path_buf(),
+        source,
+    })
 }
 
 /// Lines `from` (1-based; 0 means 1) onward, at most `count` of them, numbered when `numbered`; stops
@@ -65,8 +72,19 @@ pub fn read_lines(
 ) -> Result<Lines, DocsError> {
     let text = read_text(file)?;
     let from = from.max(1);
-    let mut out = Lines { text: String::new(), from, count: 0, total: text.lines().count(), stopped_at: None };
-    for (i, line) in text.lines().enumerate().skip(from - 1).take(count.unwrap_or(usize::MAX)) {
+    let mut out = Lines {
+        text: String::new(),
+        from,
+        count: 0,
+        total: text.lines().count(),
+        stopped_at: None,
+    };
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .skip(from - 1)
+        .take(count.unwrap_or(usize::MAX))
+    {
         let rendered = render(line, i + 1, numbered);
         if out.text.len() + rendered.len() > max_bytes {
             out.stopped_at = Some(i + 1);
@@ -107,7 +125,10 @@ mod tests {
         let (_d, p) = file("a\nb\nc\nd\n");
         let l = read_lines(&p, 2, Some(2), true, usize::MAX).expect("read");
         assert_eq!(l.text, "     2  b\n     3  c\n");
-        assert_eq!((l.from, l.count, l.total, l.more_after()), (2, 2, 4, Some(4)));
+        assert_eq!(
+            (l.from, l.count, l.total, l.more_after()),
+            (2, 2, 4, Some(4))
+        );
         let l = read_lines(&p, 0, None, false, 5).expect("read");
         assert_eq!((l.text.as_str(), l.stopped_at), ("a\nb\n", Some(3)));
         let l = read_lines(&p, 9, None, false, usize::MAX).expect("past the end");
@@ -118,9 +139,23 @@ mod tests {
     fn whole_documents_are_skipped_past_the_cap() {
         let (_d, p) = file("0123456789\n");
         let doc = Doc { id: None, file: p };
-        assert_eq!(read_doc(&doc, 5, None, false), Body::Skipped(Skip::TooBig { size: 11, max_bytes: 5 }));
-        assert!(matches!(read_doc(&doc, 100, None, false), Body::Text(l) if l.text == "0123456789\n"));
-        let gone = Doc { id: None, file: "/nonexistent/x.md".into() };
-        assert!(matches!(read_doc(&gone, 100, None, false), Body::Skipped(Skip::Unreadable(_))));
+        assert_eq!(
+            read_doc(&doc, 5, None, false),
+            Body::Skipped(Skip::TooBig {
+                size: 11,
+                max_bytes: 5
+            })
+        );
+        assert!(
+            matches!(read_doc(&doc, 100, None, false), Body::Text(l) if l.text == "0123456789\n")
+        );
+        let gone = Doc {
+            id: None,
+            file: "/nonexistent/x.md".into(),
+        };
+        assert!(matches!(
+            read_doc(&gone, 100, None, false),
+            Body::Skipped(Skip::Unreadable(_))
+        ));
     }
 }

@@ -21,14 +21,18 @@ pub struct Doc {
 impl Doc {
     /// `brain://<id>`, or the file path when the document is not in a collection.
     pub fn name(&self) -> String {
-        self.id
-            .as_ref()
-            .map_or_else(|| self.file.display().to_string(), |id| format!("brain://{id}"))
+        self.id.as_ref().map_or_else(
+            || self.file.display().to_string(),
+            |id| format!("brain://{id}"),
+        )
     }
 
     /// The collection, when known.
     pub fn collection(&self) -> Option<&str> {
-        self.id.as_deref().and_then(|id| id.split_once('/')).map(|(c, _)| c)
+        self.id
+            .as_deref()
+            .and_then(|id| id.split_once('/'))
+            .map(|(c, _)| c)
     }
 }
 
@@ -90,19 +94,29 @@ pub struct Resolver<'a> {
 impl<'a> Resolver<'a> {
     /// A resolver that also accepts plain filesystem paths (the CLI: a person's own files).
     pub fn new(config: &'a Config, ids: &'a dyn DocIds) -> Self {
-        Resolver { config, ids, files: true }
+        Resolver {
+            config,
+            ids,
+            files: true,
+        }
     }
 
     /// A resolver limited to documents inside collections (agents over MCP: no arbitrary file reads).
     pub fn collections_only(config: &'a Config, ids: &'a dyn DocIds) -> Self {
-        Resolver { config, ids, files: false }
+        Resolver {
+            config,
+            ids,
+            files: false,
+        }
     }
 
     /// The file of document `id` (`collection/path`), through brain.yaml; `None` for an unknown
     /// collection or a path that climbs out of its collection (`..`, absolute).
     pub fn file_of_id(&self, id: &str) -> Option<PathBuf> {
         let (collection, path) = id.split_once('/')?;
-        let inside = Path::new(path).components().all(|c| matches!(c, Component::Normal(_)));
+        let inside = Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
         if !inside {
             return None;
         }
@@ -114,25 +128,43 @@ impl<'a> Resolver<'a> {
         let not_found = || DocsError::NotFound(reference.to_string());
         if let Some(hex) = reference.strip_prefix('#') {
             let want = format!("#{}", hex.to_ascii_lowercase());
-            let ids: Vec<String> =
-                self.ids.doc_ids()?.into_iter().filter(|id| brain_doc::docid(id) == want).collect();
+            let ids: Vec<String> = self
+                .ids
+                .doc_ids()?
+                .into_iter()
+                .filter(|id| brain_doc::docid(id) == want)
+                .collect();
             return match ids.as_slice() {
                 [id] => self
                     .file_of_id(id)
-                    .map(|file| Doc { id: Some(id.clone()), file })
+                    .map(|file| Doc {
+                        id: Some(id.clone()),
+                        file,
+                    })
                     .ok_or_else(not_found),
                 [] => Err(not_found()),
-                many => Err(DocsError::Ambiguous { docid: want, ids: many.join(", ") }),
+                many => Err(DocsError::Ambiguous {
+                    docid: want,
+                    ids: many.join(", "),
+                }),
             };
         }
         let id = reference.strip_prefix("brain://").unwrap_or(reference);
         let direct = PathBuf::from(reference);
         if self.files && !reference.starts_with("brain://") && direct.is_file() {
-            return Ok(Doc { id: None, file: direct });
+            return Ok(Doc {
+                id: None,
+                file: direct,
+            });
         }
         match self.file_of_id(id) {
-            Some(file) if file.is_file() => Ok(Doc { id: Some(id.to_string()), file }),
-            _ if !self.files && direct.is_absolute() => Err(DocsError::NotInCollection(reference.into())),
+            Some(file) if file.is_file() => Ok(Doc {
+                id: Some(id.to_string()),
+                file,
+            }),
+            _ if !self.files && direct.is_absolute() => {
+                Err(DocsError::NotInCollection(reference.into()))
+            }
             _ => Err(not_found()),
         }
     }
@@ -142,7 +174,10 @@ impl<'a> Resolver<'a> {
     pub fn select(&self, pattern: &str) -> Result<Vec<Selected>, DocsError> {
         if pattern.contains(['*', '?', '[']) {
             let glob = globset::Glob::new(pattern.strip_prefix("brain://").unwrap_or(pattern))
-                .map_err(|e| DocsError::BadGlob { pattern: pattern.into(), reason: e.to_string() })?
+                .map_err(|e| DocsError::BadGlob {
+                    pattern: pattern.into(),
+                    reason: e.to_string(),
+                })?
                 .compile_matcher();
             return Ok(self
                 .ids
@@ -171,8 +206,14 @@ mod tests {
     #[test]
     fn ranges_are_trailing_numbers_only() {
         assert_eq!(split_range("#abc123:10:5"), ("#abc123", Some(10), Some(5)));
-        assert_eq!(split_range("brain://c/p.md:7"), ("brain://c/p.md", Some(7), None));
-        assert_eq!(split_range("brain://c/p.md"), ("brain://c/p.md", None, None));
+        assert_eq!(
+            split_range("brain://c/p.md:7"),
+            ("brain://c/p.md", Some(7), None)
+        );
+        assert_eq!(
+            split_range("brain://c/p.md"),
+            ("brain://c/p.md", None, None)
+        );
         assert_eq!(split_range("c/a:b.md"), ("c/a:b.md", None, None));
     }
 
@@ -194,7 +235,10 @@ mod tests {
         let ids: Vec<String> = vec!["brain/2026/04/a.md".into(), "brain/2026/04/b.md".into()];
         let r = Resolver::new(&config, &ids);
         let a = dir.path().join("corpus/brain/2026/04/a.md");
-        let want = Doc { id: Some("brain/2026/04/a.md".into()), file: a.clone() };
+        let want = Doc {
+            id: Some("brain/2026/04/a.md".into()),
+            file: a.clone(),
+        };
         assert_eq!(r.resolve("brain://brain/2026/04/a.md").expect("uri"), want);
         assert_eq!(r.resolve("brain/2026/04/a.md").expect("id"), want);
         let docid = brain_doc::docid("brain/2026/04/a.md");
@@ -209,21 +253,39 @@ mod tests {
         let ids: Vec<String> = vec!["brain/a.md".into()];
         let r = Resolver::collections_only(&config, &ids);
         let secret = dir.path().join("secret.txt").display().to_string();
-        assert!(matches!(r.resolve(&secret), Err(DocsError::NotInCollection(_))));
-        assert!(matches!(r.resolve("brain://brain/../../secret.txt"), Err(DocsError::NotFound(_))));
+        assert!(matches!(
+            r.resolve(&secret),
+            Err(DocsError::NotInCollection(_))
+        ));
+        assert!(matches!(
+            r.resolve("brain://brain/../../secret.txt"),
+            Err(DocsError::NotFound(_))
+        ));
         assert!(r.resolve("brain://brain/a.md").is_ok());
     }
 
     #[test]
     fn select_globs_indexed_ids_and_keeps_list_errors_per_item() {
         let (_dir, config) = home_with(&["brain/a.md", "brain/b.md"]);
-        let ids: Vec<String> = vec!["brain/a.md".into(), "brain/b.md".into(), "inbox/c.md".into()];
+        let ids: Vec<String> = vec![
+            "brain/a.md".into(),
+            "brain/b.md".into(),
+            "inbox/c.md".into(),
+        ];
         let r = Resolver::new(&config, &ids);
-        let got: Vec<String> = r.select("brain/*.md").expect("glob").into_iter().map(|(n, _)| n).collect();
+        let got: Vec<String> = r
+            .select("brain/*.md")
+            .expect("glob")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(got, vec!["brain/a.md", "brain/b.md"]);
         let list = r.select("brain/b.md, nope.md").expect("list");
         assert_eq!(list.len(), 2);
         assert!(list[0].1.is_ok() && list[1].1.is_err());
-        assert!(matches!(r.select("brain/[.md"), Err(DocsError::BadGlob { .. })));
+        assert!(matches!(
+            r.select("brain/[.md"),
+            Err(DocsError::BadGlob { .. })
+        ));
     }
 }

@@ -35,7 +35,10 @@ fn refresh<'a, T>(
     let now = stamp(path);
     if slot.as_ref().is_none_or(|c| c.stamp != now) {
         *slot = None;
-        *slot = Some(Cached { stamp: now, value: load()? });
+        *slot = Some(Cached {
+            stamp: now,
+            value: load()?,
+        });
     }
     match slot {
         Some(c) => Ok(&c.value),
@@ -56,7 +59,13 @@ pub struct Handles {
 impl Handles {
     /// Nothing is opened until first needed.
     pub fn new(home: Home) -> Self {
-        Handles { home, config: None, strategy: None, ranker: None, opens: 0 }
+        Handles {
+            home,
+            config: None,
+            strategy: None,
+            ranker: None,
+            opens: 0,
+        }
     }
 
     /// The home.
@@ -69,7 +78,11 @@ impl Handles {
         let home = self.home.clone();
         refresh(&mut self.config, &home.config(), || {
             Config::load(&home).map_err(|e| {
-                ErrorRecord::new(ErrorCode::BadQuery, e.to_string(), "fix brain.yaml (see docs/collections.md)")
+                ErrorRecord::new(
+                    ErrorCode::BadQuery,
+                    e.to_string(),
+                    "fix brain.yaml (see docs/collections.md)",
+                )
             })
         })
     }
@@ -79,7 +92,11 @@ impl Handles {
         let path = self.home.root().join(Strategy::FILE);
         refresh(&mut self.strategy, &path.clone(), || {
             Strategy::load(&path).map_err(|e| {
-                ErrorRecord::new(ErrorCode::BadQuery, e.to_string(), "fix or remove $BRAIN_HOME/search_strategy.yaml")
+                ErrorRecord::new(
+                    ErrorCode::BadQuery,
+                    e.to_string(),
+                    "fix or remove $BRAIN_HOME/search_strategy.yaml",
+                )
             })
         })
     }

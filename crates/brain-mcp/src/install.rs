@@ -17,7 +17,10 @@ pub const SERVER_NAME: &str = "brain";
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a JSON object ({reason}); fix or move it, then run again")]
     NotJson { path: PathBuf, reason: String },
 }
@@ -49,7 +52,10 @@ pub enum Written {
 
 /// Merge `entry` as `mcpServers.brain` into the JSON file at `path` (created if missing).
 pub fn write(path: &Path, entry: &Value) -> Result<Written, InstallError> {
-    let io = |source| InstallError::Io { path: path.to_path_buf(), source };
+    let io = |source| InstallError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let old = match std::fs::read_to_string(path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -60,20 +66,36 @@ pub fn write(path: &Path, entry: &Value) -> Result<Written, InstallError> {
         Some(t) if t.trim().is_empty() => Map::new(),
         Some(t) => match serde_json::from_str(t) {
             Ok(Value::Object(m)) => m,
-            Ok(_) => return Err(InstallError::NotJson { path: path.into(), reason: "not an object".into() }),
-            Err(e) => return Err(InstallError::NotJson { path: path.into(), reason: e.to_string() }),
+            Ok(_) => {
+                return Err(InstallError::NotJson {
+                    path: path.into(),
+                    reason: "not an object".into(),
+                });
+            }
+            Err(e) => {
+                return Err(InstallError::NotJson {
+                    path: path.into(),
+                    reason: e.to_string(),
+                });
+            }
         },
     };
     let servers = doc.entry("mcpServers").or_insert_with(|| json!({}));
     let Some(servers) = servers.as_object_mut() else {
-        return Err(InstallError::NotJson { path: path.into(), reason: "`mcpServers` is not an object".into() });
+        return Err(InstallError::NotJson {
+            path: path.into(),
+            reason: "`mcpServers` is not an object".into(),
+        });
     };
     if servers.get(SERVER_NAME) == Some(entry) {
         return Ok(Written::Unchanged);
     }
     servers.insert(SERVER_NAME.into(), entry.clone());
-    let mut text = serde_json::to_string_pretty(&Value::Object(doc))
-        .map_err(|e| InstallError::NotJson { path: path.into(), reason: e.to_string() })?;
+    let mut text =
+        serde_json::to_string_pretty(&Value::Object(doc)).map_err(|e| InstallError::NotJson {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
     text.push('\n');
     let outcome = match &old {
         None => Written::Created,
@@ -103,16 +125,24 @@ mod tests {
         let e = entry("/bin/brain", None);
         assert_eq!(write(&path, &e).expect("create"), Written::Created);
         assert_eq!(write(&path, &e).expect("again"), Written::Unchanged);
-        std::fs::write(&path, r#"{"mcpServers": {"other": {"command": "x"}}, "keep": 1}"#).expect("seed");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"other": {"command": "x"}}, "keep": 1}"#,
+        )
+        .expect("seed");
         let done = write(&path, &entry("/bin/brain", Some("/h"))).expect("update");
         assert!(matches!(done, Written::Updated { .. }));
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
         assert_eq!(v["keep"], 1);
         assert_eq!(v["mcpServers"]["other"]["command"], "x");
         assert_eq!(v["mcpServers"]["brain"]["env"]["BRAIN_HOME"], "/h");
         let bak = std::fs::read_to_string(dir.path().join(".mcp.json.bak")).expect("backup");
         assert!(bak.contains("other") && !bak.contains("brain"));
         std::fs::write(&path, "[1]").expect("seed");
-        assert!(matches!(write(&path, &e), Err(InstallError::NotJson { .. })));
+        assert!(matches!(
+            write(&path, &e),
+            Err(InstallError::NotJson { .. })
+        ));
     }
 }

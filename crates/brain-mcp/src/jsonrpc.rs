@@ -34,7 +34,11 @@ pub struct RpcError {
 impl RpcError {
     /// An error with `code` and `message`.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// Attach structured details.
@@ -58,7 +62,11 @@ impl RpcError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     /// Wants an answer with the same `id`.
-    Request { id: Value, method: String, params: Value },
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
     /// Wants no answer, not even on error.
     Notification { method: String },
     /// An answer to a request of ours; we send none, so it is ignored.
@@ -109,7 +117,11 @@ pub fn read_line(r: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
         let used = done.unwrap_or(chunk.len());
         r.consume(used);
         if done.is_some() {
-            return Ok(if len > cap { Line::TooLong(len) } else { finish(buf) });
+            return Ok(if len > cap {
+                Line::TooLong(len)
+            } else {
+                finish(buf)
+            });
         }
     }
 }
@@ -135,13 +147,25 @@ pub fn parse(line: &[u8]) -> Result<Incoming, Box<Rejected>> {
 
 #[allow(clippy::result_large_err)] // private: boxed once at the public edge above
 fn parse_inner(line: &[u8]) -> Result<Incoming, (Value, RpcError)> {
-    let value: Value = serde_json::from_slice(line)
-        .map_err(|e| (Value::Null, RpcError::new(PARSE_ERROR, format!("parse error: {e}"))))?;
-    let invalid = |id: Value, msg: &str| (id, RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}")));
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        (
+            Value::Null,
+            RpcError::new(PARSE_ERROR, format!("parse error: {e}")),
+        )
+    })?;
+    let invalid = |id: Value, msg: &str| {
+        (
+            id,
+            RpcError::new(INVALID_REQUEST, format!("invalid request: {msg}")),
+        )
+    };
     let mut obj = match value {
         Value::Object(o) => o,
         Value::Array(_) => {
-            return Err(invalid(Value::Null, "batches are not supported (MCP removed them in 2025-06-18)"));
+            return Err(invalid(
+                Value::Null,
+                "batches are not supported (MCP removed them in 2025-06-18)",
+            ));
         }
         _ => return Err(invalid(Value::Null, "a message is a JSON object")),
     };
@@ -167,12 +191,22 @@ fn parse_inner(line: &[u8]) -> Result<Incoming, (Value, RpcError)> {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(p @ Value::Object(_)) => p,
         Some(Value::Array(_)) => {
-            return Err((answer_id, RpcError::new(INVALID_PARAMS, "MCP parameters are named: `params` must be an object")));
+            return Err((
+                answer_id,
+                RpcError::new(
+                    INVALID_PARAMS,
+                    "MCP parameters are named: `params` must be an object",
+                ),
+            ));
         }
         Some(_) => return Err(invalid(answer_id, "`params` must be an object")),
     };
     Ok(match id {
-        Some(_) => Incoming::Request { id: answer_id, method, params },
+        Some(_) => Incoming::Request {
+            id: answer_id,
+            method,
+            params,
+        },
         None => Incoming::Notification { method },
     })
 }
@@ -220,20 +254,44 @@ mod tests {
         let p = |s: &str| parse(s.as_bytes());
         assert_eq!(
             p(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            Ok(Incoming::Request { id: json!(1), method: "ping".into(), params: json!({}) })
+            Ok(Incoming::Request {
+                id: json!(1),
+                method: "ping".into(),
+                params: json!({})
+            })
         );
         assert_eq!(
             p(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Ok(Incoming::Notification { method: "notifications/initialized".into() })
+            Ok(Incoming::Notification {
+                method: "notifications/initialized".into()
+            })
         );
-        assert_eq!(p(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Ok(Incoming::Response));
+        assert_eq!(
+            p(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+            Ok(Incoming::Response)
+        );
         let code = |s: &str| p(s).err().map(|r| (r.id, r.error.code));
         assert_eq!(code("{nope"), Some((Value::Null, PARSE_ERROR)));
         assert_eq!(code("[]"), Some((Value::Null, INVALID_REQUEST)));
-        assert_eq!(code(r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#), Some((json!(7), INVALID_REQUEST)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#), Some((Value::Null, INVALID_REQUEST)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#), Some((Value::Null, INVALID_REQUEST)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":2,"method":"x","params":[1]}"#), Some((json!(2), INVALID_PARAMS)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":3}"#), Some((json!(3), INVALID_REQUEST)));
+        assert_eq!(
+            code(r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#),
+            Some((json!(7), INVALID_REQUEST))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            Some((Value::Null, INVALID_REQUEST))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            Some((Value::Null, INVALID_REQUEST))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":2,"method":"x","params":[1]}"#),
+            Some((json!(2), INVALID_PARAMS))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":3}"#),
+            Some((json!(3), INVALID_REQUEST))
+        );
     }
 }

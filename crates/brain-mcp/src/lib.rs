@@ -47,7 +47,9 @@ pub fn serve(home: Home, mut input: impl BufRead, mut output: impl Write) -> io:
                 Value::Null,
                 &RpcError::new(
                     INVALID_REQUEST,
-                    format!("request line of {n} bytes is over the {MAX_LINE_BYTES}-byte limit; it was not read"),
+                    format!(
+                        "request line of {n} bytes is over the {MAX_LINE_BYTES}-byte limit; it was not read"
+                    ),
                 ),
             )),
             Line::Text if buf.iter().all(u8::is_ascii_whitespace) => None,
@@ -64,5 +66,8 @@ pub fn serve(home: Home, mut input: impl BufRead, mut output: impl Write) -> io:
 
 /// The id of a request line, for answering one whose handling panicked (a notification has none).
 fn request_id(line: &[u8]) -> Option<Value> {
-    serde_json::from_slice::<Value>(line).ok()?.get("id").cloned()
+    serde_json::from_slice::<Value>(line)
+        .ok()?
+        .get("id")
+        .cloned()
 }

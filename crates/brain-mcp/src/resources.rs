@@ -31,18 +31,30 @@ pub fn list() -> Value {
 /// `data` (SEP-2164).
 pub fn read(h: &mut Handles, params: &Value) -> Result<Value, RpcError> {
     let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-        return Err(RpcError::new(INVALID_PARAMS, "resources/read needs `uri` (a string)"));
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            "resources/read needs `uri` (a string)",
+        ));
     };
-    let not_found = |why: String| RpcError::new(INVALID_PARAMS, format!("resource not found: {why}")).with_data(json!({"uri": uri}));
+    let not_found = |why: String| {
+        RpcError::new(INVALID_PARAMS, format!("resource not found: {why}"))
+            .with_data(json!({"uri": uri}))
+    };
     if !uri.starts_with("brain://") {
         return Err(not_found(format!("`{uri}` is not a brain:// uri")));
     }
     let (config, ids) = h.docs().map_err(|e| not_found(e.message))?;
-    let doc = Resolver::collections_only(config, ids).resolve(uri).map_err(|e| not_found(e.to_string()))?;
-    let lines = read_lines(&doc.file, 1, None, false, MAX_BYTES).map_err(|e| not_found(e.to_string()))?;
+    let doc = Resolver::collections_only(config, ids)
+        .resolve(uri)
+        .map_err(|e| not_found(e.to_string()))?;
+    let lines =
+        read_lines(&doc.file, 1, None, false, MAX_BYTES).map_err(|e| not_found(e.to_string()))?;
     let mut text = lines.text;
     if let Some(at) = lines.stopped_at {
-        text.push_str(&format!("\n[stopped at line {at} of {}: read the rest with the get tool]\n", lines.total));
+        text.push_str(&format!(
+            "\n[stopped at line {at} of {}: read the rest with the get tool]\n",
+            lines.total
+        ));
     }
     if fence::is_low(config, doc.collection().unwrap_or_default()) {
         text = fence::block(&text, uri);

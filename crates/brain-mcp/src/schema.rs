@@ -14,7 +14,11 @@ pub fn check(value: &Value, schema: &Value) -> Result<(), String> {
 }
 
 fn name(path: &str) -> String {
-    if path.is_empty() { "the arguments".into() } else { format!("`{path}`") }
+    if path.is_empty() {
+        "the arguments".into()
+    } else {
+        format!("`{path}`")
+    }
 }
 
 fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
@@ -29,14 +33,23 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
             _ => true,
         };
         if !ok {
-            return Err(format!("{} must be {} {t}, not {}", name(path), article(t), kind(v)));
+            return Err(format!(
+                "{} must be {} {t}, not {}",
+                name(path),
+                article(t),
+                kind(v)
+            ));
         }
     }
     if let Some(allowed) = s.get("enum").and_then(Value::as_array)
         && !allowed.contains(v)
     {
         let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-        return Err(format!("{} must be one of {}, not {v}", name(path), list.join(", ")));
+        return Err(format!(
+            "{} must be one of {}, not {v}",
+            name(path),
+            list.join(", ")
+        ));
     }
     if let Some(n) = v.as_f64() {
         if let Some(min) = s.get("minimum").and_then(Value::as_f64)
@@ -65,7 +78,10 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
         if let Some(max) = s.get("maxItems").and_then(Value::as_u64)
             && len > max
         {
-            return Err(format!("{} takes at most {max} items, not {len}", name(path)));
+            return Err(format!(
+                "{} takes at most {max} items, not {len}",
+                name(path)
+            ));
         }
         if let Some(item) = s.get("items") {
             for (i, x) in items.iter().enumerate() {
@@ -75,8 +91,19 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
     }
     if let Some(obj) = v.as_object() {
         let props = s.get("properties").and_then(Value::as_object);
-        let join = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
-        for req in s.get("required").and_then(Value::as_array).into_iter().flatten() {
+        let join = |k: &str| {
+            if path.is_empty() {
+                k.to_string()
+            } else {
+                format!("{path}.{k}")
+            }
+        };
+        for req in s
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(k) = req.as_str()
                 && !obj.contains_key(k)
             {
@@ -89,7 +116,11 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
                 None if s.get("additionalProperties") == Some(&Value::Bool(false)) => {
                     let known: Vec<&String> = props.map(|p| p.keys().collect()).unwrap_or_default();
                     let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-                    return Err(format!("unknown argument `{}` (known: {})", join(k), known.join(", ")));
+                    return Err(format!(
+                        "unknown argument `{}` (known: {})",
+                        join(k),
+                        known.join(", ")
+                    ));
                 }
                 None => {}
             }
@@ -99,7 +130,11 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
 }
 
 fn article(t: &str) -> &'static str {
-    if matches!(t, "object" | "array" | "integer") { "an" } else { "a" }
+    if matches!(t, "object" | "array" | "integer") {
+        "an"
+    } else {
+        "a"
+    }
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -141,17 +176,37 @@ mod tests {
         let s = schema();
         let err = |v: Value| check(&v, &s).expect_err("violation");
         assert!(check(&json!({"q": "x", "limit": 3}), &s).is_ok());
-        assert_eq!(err(json!([])), "the arguments must be an object, not an array");
+        assert_eq!(
+            err(json!([])),
+            "the arguments must be an object, not an array"
+        );
         assert_eq!(err(json!({})), "`q` is required");
         assert_eq!(err(json!({"q": ""})), "`q` must not be empty");
-        assert_eq!(err(json!({"q": "x", "limit": "ten"})), "`limit` must be an integer, not a string");
-        assert_eq!(err(json!({"q": "x", "limit": 1.5})), "`limit` must be an integer, not a number");
-        assert_eq!(err(json!({"q": "x", "limit": 0})), "`limit` must be at least 1, not 0");
-        assert_eq!(err(json!({"q": "x", "lmit": 1})), "unknown argument `lmit` (known: `limit`, `q`, `searches`)");
         assert_eq!(
-            err(json!({"q": "x", "searches": [{"type": "lex", "query": "a"}, {"type": "sql", "query": "b"}]})),
+            err(json!({"q": "x", "limit": "ten"})),
+            "`limit` must be an integer, not a string"
+        );
+        assert_eq!(
+            err(json!({"q": "x", "limit": 1.5})),
+            "`limit` must be an integer, not a number"
+        );
+        assert_eq!(
+            err(json!({"q": "x", "limit": 0})),
+            "`limit` must be at least 1, not 0"
+        );
+        assert_eq!(
+            err(json!({"q": "x", "lmit": 1})),
+            "unknown argument `lmit` (known: `limit`, `q`, `searches`)"
+        );
+        assert_eq!(
+            err(
+                json!({"q": "x", "searches": [{"type": "lex", "query": "a"}, {"type": "sql", "query": "b"}]})
+            ),
             "`searches[1].type` must be one of \"lex\", \"vec\", not \"sql\""
         );
-        assert_eq!(err(json!({"q": "x", "searches": []})), "`searches` needs at least 1 item(s)");
+        assert_eq!(
+            err(json!({"q": "x", "searches": []})),
+            "`searches` needs at least 1 item(s)"
+        );
     }
 }

@@ -55,7 +55,11 @@ pub struct SearchSpec {
 /// Run `spec` at time `now`.
 pub fn search(h: &mut Handles, spec: &SearchSpec, now: &Zoned) -> Result<Vec<Hit>, ErrorRecord> {
     if let Some(s) = spec.searches.iter().find(|s| s.kind != SubKind::Lex) {
-        let kind = if s.kind == SubKind::Vec { "vec" } else { "hyde" };
+        let kind = if s.kind == SubKind::Vec {
+            "vec"
+        } else {
+            "hyde"
+        };
         return Err(ErrorRecord::new(
             ErrorCode::IndexMissing,
             format!("`{kind}` searches need vector search, which this server does not offer yet"),
@@ -63,23 +67,41 @@ pub fn search(h: &mut Handles, spec: &SearchSpec, now: &Zoned) -> Result<Vec<Hit
         ));
     }
     let bad = |e: brain_rank::QueryError| {
-        ErrorRecord::new(ErrorCode::BadQuery, format!("bad query: {e}"), "quote phrases with \"…\", -word excludes (docs/query.md)")
+        ErrorRecord::new(
+            ErrorCode::BadQuery,
+            format!("bad query: {e}"),
+            "quote phrases with \"…\", -word excludes (docs/query.md)",
+        )
     };
-    let since = spec.since.as_deref().map(|s| parse_time(s, now, Edge::Start)).transpose().map_err(bad)?;
+    let since = spec
+        .since
+        .as_deref()
+        .map(|s| parse_time(s, now, Edge::Start))
+        .transpose()
+        .map_err(bad)?;
     let mut queries = Vec::new();
     for s in &spec.searches {
         let mut q = Query::parse(&s.query, now).map_err(bad)?;
-        q.filters.collections.extend(spec.collections.iter().cloned());
+        q.filters
+            .collections
+            .extend(spec.collections.iter().cloned());
         if since.is_some() {
             q.filters.since = since;
         }
         queries.push(q);
     }
-    let opts = RankOptions { limit: spec.limit.max(1), per_doc: 1, boosts: h.strategy()?.boosts(), snippets: true };
+    let opts = RankOptions {
+        limit: spec.limit.max(1),
+        per_doc: 1,
+        boosts: h.strategy()?.boosts(),
+        snippets: true,
+    };
     let k = h.strategy()?.rrf_k;
     let ranker = h.ranker()?;
     let rank = |q: &Query| {
-        ranker.rank(q, &opts, now.timestamp()).map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
+        ranker
+            .rank(q, &opts, now.timestamp())
+            .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
     };
     let mut hits = match queries.as_slice() {
         [one] => rank(one)?,
@@ -114,7 +136,10 @@ fn fuse(lists: Vec<Vec<Hit>>, k: f64, limit: usize) -> Vec<Hit> {
             let mut hit = lists.iter().flatten().find(|h| h.uri == f.key)?.clone();
             hit.rank = i as u32 + 1;
             hit.score = ((f.score / top) * 10_000.0).round() / 10_000.0;
-            hit.signals.insert("rrf".into(), ((f.score * 10_000.0).round() / 10_000.0).into());
+            hit.signals.insert(
+                "rrf".into(),
+                ((f.score * 10_000.0).round() / 10_000.0).into(),
+            );
             Some(hit)
         })
         .collect()

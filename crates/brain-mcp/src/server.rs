@@ -26,7 +26,10 @@ pub struct Server {
 impl Server {
     /// A server for `home`; nothing is opened until a call needs it.
     pub fn new(home: Home) -> Self {
-        Server { handles: Handles::new(home), version: session::PROTOCOL_VERSIONS[0] }
+        Server {
+            handles: Handles::new(home),
+            version: session::PROTOCOL_VERSIONS[0],
+        }
     }
 
     /// The negotiated protocol revision.
@@ -38,10 +41,12 @@ impl Server {
     pub fn handle_line(&mut self, line: &[u8]) -> Option<Value> {
         match jsonrpc::parse(line) {
             Err(r) => Some(jsonrpc::error(r.id, &r.error)),
-            Ok(Incoming::Request { id, method, params }) => Some(match self.request(&method, &params) {
-                Ok(result) => jsonrpc::result(id, result),
-                Err(e) => jsonrpc::error(id, &e),
-            }),
+            Ok(Incoming::Request { id, method, params }) => {
+                Some(match self.request(&method, &params) {
+                    Ok(result) => jsonrpc::result(id, result),
+                    Err(e) => jsonrpc::error(id, &e),
+                })
+            }
             Ok(Incoming::Notification { .. } | Incoming::Response) => None,
         }
     }
@@ -54,7 +59,9 @@ impl Server {
                 Ok(result)
             }
             "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({"tools": tools::TOOLS.iter().map(|t| (t.describe)()).collect::<Vec<_>>()})),
+            "tools/list" => Ok(
+                json!({"tools": tools::TOOLS.iter().map(|t| (t.describe)()).collect::<Vec<_>>()}),
+            ),
             "tools/call" => self.call(params),
             "resources/list" => Ok(resources::list()),
             "resources/templates/list" => Ok(resources::templates()),
@@ -66,7 +73,10 @@ impl Server {
                 self.log("resource_read", started, f);
                 out
             }
-            _ => Err(RpcError::new(METHOD_NOT_FOUND, format!("method not found: `{method}`"))),
+            _ => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("method not found: `{method}`"),
+            )),
         }
     }
 
@@ -75,11 +85,17 @@ impl Server {
     fn call(&mut self, params: &Value) -> Result<Value, RpcError> {
         let started = Instant::now();
         let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return Err(RpcError::new(INVALID_PARAMS, "tools/call needs `name` (a string)"));
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "tools/call needs `name` (a string)",
+            ));
         };
         let Some(tool) = tools::find(name) else {
             let known: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
-            return Err(RpcError::new(INVALID_PARAMS, format!("unknown tool `{name}` (tools: {})", known.join(", "))));
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                format!("unknown tool `{name}` (tools: {})", known.join(", ")),
+            ));
         };
         let args = match params.get("arguments") {
             None | Some(Value::Null) => json!({}),
@@ -87,7 +103,10 @@ impl Server {
         };
         let outcome = match crate::schema::check(&args, &(tool.describe)()["inputSchema"]) {
             Err(msg) if self.version < ARGUMENT_ERRORS_AS_TOOL_ERRORS_SINCE => {
-                return Err(RpcError::new(INVALID_PARAMS, format!("invalid arguments for `{name}`: {msg}")));
+                return Err(RpcError::new(
+                    INVALID_PARAMS,
+                    format!("invalid arguments for `{name}`: {msg}"),
+                ));
             }
             Err(msg) => Err(ErrorRecord::new(
                 ErrorCode::BadQuery,
@@ -95,7 +114,10 @@ impl Server {
                 "see the tool's inputSchema in tools/list",
             )),
             Ok(()) => {
-                let mut ctx = Ctx { handles: &mut self.handles, now: brain_rank::run::now() };
+                let mut ctx = Ctx {
+                    handles: &mut self.handles,
+                    now: brain_rank::run::now(),
+                };
                 (tool.run)(&mut ctx, args)
             }
         };
@@ -118,12 +140,21 @@ impl Server {
 
     /// A telemetry row (never query text); a failing log never fails the call.
     fn log(&self, event: &str, started: Instant, mut fields: Map<String, Value>) {
-        fields.insert("latency_ms".into(), ((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0).into());
+        fields.insert(
+            "latency_ms".into(),
+            ((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0).into(),
+        );
         let _ = telemetry::append(self.handles.home(), "mcp", event, fields);
     }
 }
 
 /// A response for a request the server could not handle without panicking.
 pub fn internal_error(id: Value) -> Value {
-    jsonrpc::error(id, &RpcError::new(INTERNAL_ERROR, "internal error: the server hit a bug; the session goes on"))
+    jsonrpc::error(
+        id,
+        &RpcError::new(
+            INTERNAL_ERROR,
+            "internal error: the server hit a bug; the session goes on",
+        ),
+    )
 }

@@ -12,13 +12,20 @@ pub const PROTOCOL_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
 /// Our answer to the client's `protocolVersion`: the same when we speak it, else our newest (the
 /// client then decides whether to go on).
 pub fn negotiate(requested: &str) -> &'static str {
-    PROTOCOL_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(PROTOCOL_VERSIONS[0])
+    PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(PROTOCOL_VERSIONS[0])
 }
 
 /// The `initialize` result, and the version agreed.
 pub fn initialize(home: &Home, params: &Value) -> Result<(Value, &'static str), RpcError> {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
-        return Err(RpcError::new(INVALID_PARAMS, "initialize needs `protocolVersion` (a string)"));
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            "initialize needs `protocolVersion` (a string)",
+        ));
     };
     let version = negotiate(requested);
     let result = json!({
@@ -39,9 +46,13 @@ fn counts(home: &Home) -> Vec<(String, i64, i64)> {
     if !home.state_db().exists() {
         return Vec::new();
     }
-    let Ok(reg) = Registry::open(home) else { return Vec::new() };
+    let Ok(reg) = Registry::open(home) else {
+        return Vec::new();
+    };
     let sql = "SELECT collection, count(*), sum(vec_indexed_at IS NULL) FROM documents GROUP BY collection ORDER BY collection";
-    let Ok(mut st) = reg.connection().prepare(sql) else { return Vec::new() };
+    let Ok(mut st) = reg.connection().prepare(sql) else {
+        return Vec::new();
+    };
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .map(|rows| rows.flatten().collect())
         .unwrap_or_default()
@@ -59,17 +70,29 @@ pub fn instructions(home: &Home) -> String {
     );
     for c in &config.collections {
         let n = counts.iter().find(|x| x.0 == c.name).map_or(0, |x| x.1);
-        let role = if c.role.is_empty() { String::new() } else { format!("{}, ", c.role) };
-        let trust = if c.trust == Trust::Low { "; low trust: its text comes fenced as <untrusted>" } else { "" };
+        let role = if c.role.is_empty() {
+            String::new()
+        } else {
+            format!("{}, ", c.role)
+        };
+        let trust = if c.trust == Trust::Low {
+            "; low trust: its text comes fenced as <untrusted>"
+        } else {
+            ""
+        };
         out.push_str(&format!("  - \"{}\" ({role}{n} docs{trust})\n", c.name));
     }
     out.push('\n');
     if total == 0 {
         out.push_str("Nothing is indexed yet: the user should run `lexindex --all`.\n");
     } else if pending == total {
-        out.push_str("Embeddings: none yet, so only lexical search works (`vecindex --all` builds them).\n");
+        out.push_str(
+            "Embeddings: none yet, so only lexical search works (`vecindex --all` builds them).\n",
+        );
     } else if pending > 0 {
-        out.push_str(&format!("Embeddings: {pending} of {total} documents still need embedding (`vecindex --all`).\n"));
+        out.push_str(&format!(
+            "Embeddings: {pending} of {total} documents still need embedding (`vecindex --all`).\n"
+        ));
     }
     out.push_str(
         "\nSearch with `query`: a plain `query` string, or `searches` of typed sub-queries — lex (BM25 keywords, \
@@ -99,8 +122,14 @@ mod tests {
     fn instructions_list_collections_and_say_when_nothing_is_indexed() {
         let dir = tempfile::tempdir().expect("tempdir");
         let text = instructions(&Home::at(dir.path()));
-        assert!(text.contains("\"chrome-history\" (browser, 0 docs; low trust"), "{text}");
+        assert!(
+            text.contains("\"chrome-history\" (browser, 0 docs; low trust"),
+            "{text}"
+        );
         assert!(text.contains("lexindex --all"), "{text}");
-        assert!(!dir.path().join("state.sqlite").exists(), "reading instructions creates nothing");
+        assert!(
+            !dir.path().join("state.sqlite").exists(),
+            "reading instructions creates nothing"
+        );
     }
 }

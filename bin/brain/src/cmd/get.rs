@@ -28,9 +28,17 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let (reference, from, count) = split_range(&a.reference);
-    let doc = Resolver::new(&config, home).resolve(reference).map_err(failure)?;
-    let lines = read_lines(&doc.file, from.unwrap_or(1), count, a.line_numbers, a.max_bytes)
+    let doc = Resolver::new(&config, home)
+        .resolve(reference)
         .map_err(failure)?;
+    let lines = read_lines(
+        &doc.file,
+        from.unwrap_or(1),
+        count,
+        a.line_numbers,
+        a.max_bytes,
+    )
+    .map_err(failure)?;
     let mut out = Stdout::new();
     out.write_all(lines.text.as_bytes())?;
     out.flush()?;

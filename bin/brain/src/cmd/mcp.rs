@@ -65,26 +65,44 @@ fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
     let entry = install::entry(&command, brain_home.as_deref());
     if !a.write {
         let mut out = Stdout::new();
-        writeln!(out, "{}", serde_json::to_string_pretty(&install::snippet(&entry))?)?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&install::snippet(&entry))?
+        )?;
         out.flush()?;
-        eprintln!("brain: add this to .mcp.json (project) or ~/.claude.json (user), or run with --write;");
-        eprintln!("brain: or: claude mcp add {} -- {command} mcp", install::SERVER_NAME);
+        eprintln!(
+            "brain: add this to .mcp.json (project) or ~/.claude.json (user), or run with --write;"
+        );
+        eprintln!(
+            "brain: or: claude mcp add {} -- {command} mcp",
+            install::SERVER_NAME
+        );
         return Ok(Exit::Success);
     }
     let path = match (a.file, a.scope.as_str()) {
         (Some(p), _) => p,
         (None, "user") => brain_store::home_dir()
-            .ok_or_else(|| Failure::new(ErrorCode::BadQuery, "HOME is not set").with_fix("use --file"))?
+            .ok_or_else(|| {
+                Failure::new(ErrorCode::BadQuery, "HOME is not set").with_fix("use --file")
+            })?
             .join(".claude.json"),
         (None, _) => PathBuf::from(".mcp.json"),
     };
     let written = install::write(&path, &entry)
         .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     match written {
-        Written::Unchanged => eprintln!("brain: {} already has the brain server; unchanged", path.display()),
+        Written::Unchanged => eprintln!(
+            "brain: {} already has the brain server; unchanged",
+            path.display()
+        ),
         Written::Created => eprintln!("brain: wrote {}", path.display()),
         Written::Updated { backup } => {
-            eprintln!("brain: updated {} (previous version in {})", path.display(), backup.display());
+            eprintln!(
+                "brain: updated {} (previous version in {})",
+                path.display(),
+                backup.display()
+            );
         }
     }
     Ok(Exit::Success)

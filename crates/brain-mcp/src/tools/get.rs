@@ -9,7 +9,11 @@ use serde_json::{Value, json};
 use super::{Ctx, Output, Tool, decode, descriptor};
 use crate::fence;
 
-pub const TOOL: Tool = Tool { name: "get", describe, run };
+pub const TOOL: Tool = Tool {
+    name: "get",
+    describe,
+    run,
+};
 
 /// Default byte cap of one `get` (about 25k tokens): a long transcript is read in parts.
 const DEFAULT_MAX_BYTES: usize = 100_000;
@@ -61,16 +65,28 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
     let (reference, from, count) = split_range(&a.file);
     let (config, ids) = ctx.handles.docs()?;
-    let doc = Resolver::collections_only(config, ids).resolve(reference).map_err(super::docs_error)?;
-    let from = a.from_line.or(from).unwrap_or(1);
-    let lines = read_lines(&doc.file, from, a.max_lines.or(count), a.line_numbers, a.max_bytes.unwrap_or(DEFAULT_MAX_BYTES))
+    let doc = Resolver::collections_only(config, ids)
+        .resolve(reference)
         .map_err(super::docs_error)?;
+    let from = a.from_line.or(from).unwrap_or(1);
+    let lines = read_lines(
+        &doc.file,
+        from,
+        a.max_lines.or(count),
+        a.line_numbers,
+        a.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+    )
+    .map_err(super::docs_error)?;
     let id = doc.id.clone().unwrap_or_default();
     let uri = doc.name();
     let collection = doc.collection().unwrap_or_default().to_string();
     let low = fence::is_low(config, &collection);
     let next = lines.more_after();
-    let mut text = if low { fence::block(&lines.text, &uri) } else { lines.text.clone() };
+    let mut text = if low {
+        fence::block(&lines.text, &uri)
+    } else {
+        lines.text.clone()
+    };
     if let Some(n) = next {
         text.push_str(&format!(
             "\n[lines {}-{} of {}; continue with get {{\"file\": \"{uri}\", \"fromLine\": {n}}}]\n",

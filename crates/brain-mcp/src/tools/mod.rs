@@ -54,13 +54,24 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 
 /// Decode checked arguments into a handler's type.
 pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorRecord> {
-    serde_json::from_value(args)
-        .map_err(|e| ErrorRecord::new(ErrorCode::BadQuery, format!("bad arguments: {e}"), "see the tool's inputSchema"))
+    serde_json::from_value(args).map_err(|e| {
+        ErrorRecord::new(
+            ErrorCode::BadQuery,
+            format!("bad arguments: {e}"),
+            "see the tool's inputSchema",
+        )
+    })
 }
 
 /// The descriptor every tool shares: read-only, closed-world (only the local memory), as QMD marks its
 /// tools.
-pub fn descriptor(name: &str, title: &str, description: &str, input: Value, output: Value) -> Value {
+pub fn descriptor(
+    name: &str,
+    title: &str,
+    description: &str,
+    input: Value,
+    output: Value,
+) -> Value {
     json!({
         "name": name,
         "title": title,

@@ -11,7 +11,11 @@ use serde_json::{Value, json};
 use super::{Ctx, Output, Tool, decode, descriptor};
 use crate::fence;
 
-pub const TOOL: Tool = Tool { name: "multi_get", describe, run };
+pub const TOOL: Tool = Tool {
+    name: "multi_get",
+    describe,
+    run,
+};
 
 /// Per-file cap: QMD's default (10 KB).
 const DEFAULT_MAX_BYTES: u64 = 10_240;
@@ -73,7 +77,9 @@ fn describe() -> Value {
 fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
     let (config, ids) = ctx.handles.docs()?;
-    let selected = Resolver::collections_only(config, ids).select(&a.pattern).map_err(super::docs_error)?;
+    let selected = Resolver::collections_only(config, ids)
+        .select(&a.pattern)
+        .map_err(super::docs_error)?;
     if selected.is_empty() {
         return Err(ErrorRecord::new(
             ErrorCode::NoResults,
@@ -81,8 +87,12 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
             "globs match collection/path of indexed documents, e.g. `brain/2026/04/*.md`",
         ));
     }
-    let (max, mut budget) = (a.max_bytes.unwrap_or(DEFAULT_MAX_BYTES), a.max_total_bytes.unwrap_or(DEFAULT_MAX_TOTAL_BYTES));
-    let (mut docs, mut errors, mut text, mut omitted) = (Vec::new(), Vec::new(), String::new(), 0usize);
+    let (max, mut budget) = (
+        a.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+        a.max_total_bytes.unwrap_or(DEFAULT_MAX_TOTAL_BYTES),
+    );
+    let (mut docs, mut errors, mut text, mut omitted) =
+        (Vec::new(), Vec::new(), String::new(), 0usize);
     for (reference, found) in selected {
         if omitted > 0 {
             omitted += 1;
@@ -106,7 +116,11 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         let skipped = match read_doc(&doc, max.min(budget), a.max_lines, a.line_numbers) {
             Body::Text(lines) => {
                 budget = budget.saturating_sub(lines.text.len() as u64);
-                let body = if low { fence::block(&lines.text, &uri) } else { lines.text };
+                let body = if low {
+                    fence::block(&lines.text, &uri)
+                } else {
+                    lines.text
+                };
                 text.push_str(&format!("==> {uri} <==\n{body}\n"));
                 entry["text"] = body.into();
                 None
@@ -115,11 +129,15 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
                 omitted = 1;
                 continue;
             }
-            Body::Skipped(Skip::TooBig { size, max_bytes }) => Some(format!("{size} bytes > maxBytes {max_bytes}")),
+            Body::Skipped(Skip::TooBig { size, max_bytes }) => {
+                Some(format!("{size} bytes > maxBytes {max_bytes}"))
+            }
             Body::Skipped(Skip::Unreadable(e)) => Some(e),
         };
         if let Some(why) = skipped {
-            text.push_str(&format!("[skipped: {uri}: {why}; read it with get {{\"file\": \"{uri}\"}}]\n\n"));
+            text.push_str(&format!(
+                "[skipped: {uri}: {why}; read it with get {{\"file\": \"{uri}\"}}]\n\n"
+            ));
             entry["skipped"] = why.into();
         }
         docs.push(entry);

@@ -12,7 +12,11 @@ use super::{Ctx, Output, Tool, decode, descriptor};
 use crate::fence;
 use crate::search::{SearchSpec, SubKind, SubQuery, search};
 
-pub const TOOL: Tool = Tool { name: "query", describe, run };
+pub const TOOL: Tool = Tool {
+    name: "query",
+    describe,
+    run,
+};
 
 /// Most documents one call returns.
 const MAX_LIMIT: u64 = 100;
@@ -91,7 +95,10 @@ fn describe() -> Value {
 fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
     let searches = match (a.query, a.searches) {
-        (Some(q), None) => vec![SubQuery { kind: SubKind::Lex, query: q }],
+        (Some(q), None) => vec![SubQuery {
+            kind: SubKind::Lex,
+            query: q,
+        }],
         (None, Some(s)) => s,
         _ => {
             return Err(ErrorRecord::new(
@@ -121,9 +128,19 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     };
     let hits = search(ctx.handles, &spec, &ctx.now)?;
     let config = ctx.handles.config()?;
-    let low: Vec<bool> = hits.iter().map(|h| fence::is_low(config, &h.collection)).collect();
-    let warnings: Vec<String> = hits.iter().filter_map(|h| stale_warning(h, STALE_AFTER_DAYS)).collect();
-    let results: Vec<Value> = hits.iter().zip(&low).map(|(h, &low)| item(h, low)).collect();
+    let low: Vec<bool> = hits
+        .iter()
+        .map(|h| fence::is_low(config, &h.collection))
+        .collect();
+    let warnings: Vec<String> = hits
+        .iter()
+        .filter_map(|h| stale_warning(h, STALE_AFTER_DAYS))
+        .collect();
+    let results: Vec<Value> = hits
+        .iter()
+        .zip(&low)
+        .map(|(h, &low)| item(h, low))
+        .collect();
     let label = spec.searches.first().map_or("", |s| s.query.as_str());
     Ok(Output {
         text: summary(&hits, &low, label),
