@@ -52,8 +52,6 @@ pub struct Handles {
     config: Option<Cached<Config>>,
     strategy: Option<Cached<Strategy>>,
     ranker: Option<Cached<Ranker>>,
-    /// How many times the index was (re)opened — for tests of the reopen logic.
-    opens: u64,
 }
 
 impl Handles {
@@ -64,7 +62,6 @@ impl Handles {
             config: None,
             strategy: None,
             ranker: None,
-            opens: 0,
         }
     }
 
@@ -104,9 +101,7 @@ impl Handles {
     /// The lexical ranker on the index's last commit.
     pub fn ranker(&mut self) -> Result<&Ranker, ErrorRecord> {
         let home = self.home.clone();
-        let opens = &mut self.opens;
         refresh(&mut self.ranker, &lex_meta(&home), || {
-            *opens += 1;
             Ranker::open(&home).map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
         })
     }
@@ -126,11 +121,6 @@ impl Handles {
             _ => &self.home,
         };
         Ok((config, ids))
-    }
-
-    /// Times the index has been opened so far.
-    pub fn opens(&self) -> u64 {
-        self.opens
     }
 }
 
