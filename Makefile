@@ -5,7 +5,7 @@ LIBEXEC ?= $(PREFIX)/libexec/brain
 SHARE ?= $(PREFIX)/share/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
-.PHONY: all build release model test golden-update demo bench install clean
+.PHONY: all build release model mcp-client test golden-update demo bench install clean
 
 all: build
 
@@ -19,8 +19,12 @@ release:
 model:
 	bash scripts/fetch-model.sh
 
-## test: build every binary and the test model, then run every unit, golden and conformance test.
-test: build model
+## mcp-client: the official MCP TypeScript SDK the `brain mcp` client test drives (npm ci; offline when installed).
+mcp-client:
+	bash tests/mcp-client/install.sh
+
+## test: build every binary, the test model and the MCP test client, then run every unit, golden and conformance test.
+test: build model mcp-client
 	$(CARGO) test --workspace
 
 ## golden-update: rewrite golden/*/*/expected.* from the current binaries; review the diff, commit.

@@ -5,7 +5,7 @@
 //!
 //! A golden case is a folder `golden/<stage>/<case>/` holding:
 //! * `args` — the command-line arguments, one per line (`$CASE` expands to the case's working copy);
-//! * `stdin` — optional, fed to the command;
+//! * `stdin` — optional, fed to the command (read from the working copy, so `setup` may generate it);
 //! * `env` — optional `KEY=VALUE` lines;
 //! * `expected.stdout` — the exact expected stdout;
 //! * `expected.exit` — optional exit code (default 0);
@@ -143,7 +143,7 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
             }
         }
     }
-    let stdin = std::fs::read(case.join("stdin")).unwrap_or_default();
+    let stdin = std::fs::read(work.path().join("stdin")).unwrap_or_default();
     let out = run(&mut cmd, &stdin);
     let filters = Filters::read(case)?;
     let bin_s = bin_dir().display().to_string();

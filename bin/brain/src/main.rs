@@ -1,4 +1,4 @@
-//! `brain` — the umbrella command. `ask` and `eval` run in process through the libraries; any other
+//! `brain` — the umbrella command. `ask`, `get`, `mcp`, `eval` … run in process through the libraries; any other
 //! word runs the stage binary of that name (`brain lexindex --all`), found next to this executable
 //! first, then in `../libexec/brain/` (where `make install` puts the stages), then on PATH.
 
@@ -29,6 +29,8 @@ enum Command {
     Collection(cmd::collection::Command),
     /// Evaluate retrieval on a BEIR-format set: nDCG@10, MRR@10, Recall@10/100, latency.
     Eval(cmd::eval::Args),
+    /// Serve the memory to agents over MCP (stdio), or print/write their config (`install --claude`).
+    Mcp(cmd::mcp::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
     Distill(cmd::distill::Args),
     /// Short runtime truth for scripts: collections, counts, last update, embedding backlog, model.
@@ -81,6 +83,7 @@ fn main() -> std::process::ExitCode {
             Command::Hook(c) => cmd::hook::run(&home, c),
             Command::Schedule(c) => cmd::schedule::run(&home, c),
             Command::Skills(c) => cmd::skills::run(c),
+            Command::Mcp(a) => cmd::mcp::run(&home, a),
             Command::Stage(argv) => exec::run(&argv),
         }
     })
