@@ -9,6 +9,7 @@ pub mod explain;
 pub mod get;
 pub mod hook;
 pub mod mcp;
+pub mod model;
 pub mod multi_get;
 pub mod schedule;
 pub mod skills;
