@@ -78,7 +78,7 @@ fn main() -> std::process::ExitCode {
             Command::Get(a) => cmd::get::run(&home, a),
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),
-            Command::Eval(a) => cmd::eval::run(a),
+            Command::Eval(a) => cmd::eval::run(&home, a),
             Command::Distill(a) => cmd::distill::run(&home, a),
             Command::Status(a) => cmd::status::run(&home, a),
             Command::Explain(a) => cmd::explain::run(&home, a),

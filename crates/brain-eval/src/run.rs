@@ -1,13 +1,22 @@
-//! One evaluation run: a temporary home, the set indexed as collection `eval`, every judged query
-//! ranked in process, metrics averaged over the queries.
+//! One evaluation run: a home (temporary, or `--home DIR` kept between runs), the set indexed as
+//! collection `eval` — lexically, and embedded when the mode needs vectors — every judged query
+//! ranked in process through the same [`Engine`] `brain ask` uses, metrics averaged over the queries.
+//!
+//! A kept home makes re-runs cheap: the lexical index is rebuilt only when the corpus changed
+//! (its sha256 is stored beside it), and embedding is incremental by content hash, so a second
+//! `--mode hybrid` run embeds nothing.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use brain_doc::{Doc, ErrorCode, Source};
-use brain_lex::{Indexer, LexIndex, SyncError};
-use brain_rank::{Query, RankError, RankOptions, Ranker};
+use brain_lex::{Indexer, SyncError};
+use brain_rank::engine::{Engine, SearchRequest};
+use brain_rank::route::Mode;
+use brain_rank::run::RunError;
+use brain_rank::{RankError, Strategy};
 use brain_store::Home;
+use brain_vec::{EmbedderSpec, VecError};
 use brain_store::{Collection, Config, ConfigError, Trust};
 use serde::{Deserialize, Serialize};
 
@@ -36,15 +45,23 @@ pub enum EvalError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     Lex(#[from] brain_lex::LexError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error(transparent)]
+    Vec(#[from] VecError),
+    #[error("{0}")]
+    BadInput(String),
 }
 
 impl EvalError {
     /// The exit-code class: an unreadable set is bad input (64), a lock 70, the rest internal.
     pub fn code(&self) -> ErrorCode {
         match self {
-            EvalError::Beir(_) => ErrorCode::BadQuery,
+            EvalError::Beir(_) | EvalError::BadInput(_) => ErrorCode::BadQuery,
             EvalError::Index(e) => e.code(),
             EvalError::Rank(e) => e.code(),
+            EvalError::Run(e) => e.code(),
+            EvalError::Vec(e) => e.code(),
             _ => ErrorCode::Internal,
         }
     }
@@ -59,8 +76,15 @@ pub struct EvalOptions {
     pub split: String,
     /// Evaluate only the first N judged queries.
     pub max_queries: Option<usize>,
-    /// Ranking options (limit is raised to 100 for Recall@100).
-    pub rank: RankOptions,
+    /// lex, vec or hybrid (auto routing is not evaluated: BEIR queries are all of one kind).
+    pub mode: Mode,
+    /// A search_strategy.yaml to evaluate instead of the defaults.
+    pub strategy: Option<PathBuf>,
+    /// Keep the evaluation home here (indexes reused across runs) instead of a temporary folder.
+    pub home: Option<PathBuf>,
+    /// The embedder, for vec and hybrid ([default: `$BRAIN_EMBEDDER`, else the home's model,
+    /// else `$BRAIN_HOME`'s]).
+    pub embedder: Option<EmbedderSpec>,
 }
 
 /// Latency percentiles of one in-process query, milliseconds.
@@ -88,41 +112,65 @@ pub struct Report {
     pub recall_at_10: f64,
     pub recall_at_100: f64,
     pub index_ms: u64,
+    /// The search mode evaluated.
+    pub mode: String,
+    /// Documents embedded by this run (0 when the kept home's vectors were current), and how long
+    /// embedding took.
+    pub embedded: usize,
+    pub embed_ms: u64,
     pub latency_ms: Latency,
 }
 
-/// Index the set in `opts.dir` into a temporary home and score every judged query.
-pub fn evaluate(opts: &EvalOptions) -> Result<Report, EvalError> {
-    let set = beir::load(&opts.dir, &opts.split)?;
-    let tmp = tempfile::Builder::new().prefix("brain-eval-").tempdir()?;
-    let home = Home::at(tmp.path());
-    let mut config = Config::load(&home)?;
-    config.add_collection(Collection {
-        name: COLLECTION.into(),
-        path: format!("corpus/{COLLECTION}"),
-        glob: "**/*.md".into(),
-        role: "eval".into(),
-        trust: Trust::High,
-    })?;
-    config.save()?;
-
-    let started = Instant::now();
-    let mut indexer = Indexer::open(&home, true)?;
-    for d in &set.corpus {
-        // A BEIR id is not always a safe file name; the document path only has to be unique.
-        let _ = indexer.index_doc(&to_doc(d), Some(COLLECTION))?;
+/// Index the set in `opts.dir` and score every judged query; `progress(done, total)` follows the
+/// embedding of documents.
+pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<Report, EvalError> {
+    if opts.mode == Mode::Auto || opts.mode == Mode::Recent {
+        return Err(EvalError::BadInput(
+            "evaluate --mode lex, vec or hybrid".into(),
+        ));
     }
-    let summary = indexer.finish()?;
+    let set = beir::load(&opts.dir, &opts.split)?;
+    let tmp;
+    let root = match &opts.home {
+        Some(h) => {
+            std::fs::create_dir_all(h)?;
+            h.clone()
+        }
+        None => {
+            tmp = tempfile::Builder::new().prefix("brain-eval-").tempdir()?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let home = Home::at(&root);
+    match &opts.strategy {
+        Some(p) => {
+            Strategy::load(p).map_err(|e| EvalError::BadInput(e.to_string()))?;
+            std::fs::copy(p, root.join(Strategy::FILE))?;
+        }
+        None => {
+            let _ = std::fs::remove_file(root.join(Strategy::FILE));
+        }
+    }
+    let started = Instant::now();
+    let passages = index_lexically(&home, &opts.dir, &set)?;
     let index_ms = started.elapsed().as_millis() as u64;
 
-    let lex = LexIndex::open(&home)?;
-    let ranker = Ranker::new(&lex)?;
-    let rank_opts = RankOptions {
-        limit: DEPTH,
-        snippets: false,
-        ..opts.rank
+    let needs_vectors = opts.mode != Mode::Lex;
+    let spec = match &opts.embedder {
+        Some(s) => s.clone(),
+        None => EmbedderSpec::from_env(&home.models())?,
     };
-    let now = jiff::Timestamp::now();
+    let (mut embedded, mut embed_ms) = (0, 0);
+    if needs_vectors {
+        let t = Instant::now();
+        embedded = embed(&home, &spec, &set, progress)?;
+        embed_ms = t.elapsed().as_millis() as u64;
+    }
+    let engine = Engine::open_with(&home, spec)?;
+    if needs_vectors {
+        engine.vectors().map_err(RunError::Unavailable)?;
+    }
+    let now = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC);
     let n = opts
         .max_queries
         .unwrap_or(usize::MAX)
@@ -131,12 +179,16 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Report, EvalError> {
     let mut times = Vec::with_capacity(n);
     for q in &set.queries[..n] {
         let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
-        let query = Query {
-            terms: q.text.split_whitespace().map(str::to_string).collect(),
-            ..Query::default()
-        };
+        let mut req = SearchRequest::plain(&words_only(&q.text), DEPTH, 1);
+        req.mode = opts.mode;
+        req.snippets = false;
         let t = Instant::now();
-        let hits = ranker.rank(&query, &rank_opts, now)?;
+        let hits = match engine.search(&req, &now) {
+            Ok(a) => a.hits,
+            // A query with nothing searchable (only stop words) ranks nothing.
+            Err(RunError::Query(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         let ranked: Vec<String> = hits.iter().map(|h| corpus_id(&h.path)).collect();
         ndcg += ndcg_at(&ranked, &rels, 10);
@@ -152,13 +204,16 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Report, EvalError> {
         dataset: dataset_name(&opts.dir),
         split: opts.split.clone(),
         docs: set.corpus.len(),
-        passages: summary.passages,
+        passages,
         queries: n,
         ndcg_at_10: avg(ndcg),
         mrr_at_10: avg(mrr),
         recall_at_10: avg(r10),
         recall_at_100: avg(r100),
         index_ms,
+        mode: opts.mode.name().into(),
+        embedded,
+        embed_ms,
         latency_ms: Latency {
             p50: round(percentile(&times, 50.0)),
             p95: round(percentile(&times, 95.0)),
@@ -166,6 +221,77 @@ pub fn evaluate(opts: &EvalOptions) -> Result<Report, EvalError> {
             max: round(times.last().copied().unwrap_or(0.0)),
         },
     })
+}
+
+/// The corpus fingerprint stored beside a kept home's index.
+const CORPUS_SHA: &str = "eval-corpus.sha256";
+
+/// Index the corpus lexically unless the home already holds exactly it; the number of passages.
+fn index_lexically(home: &Home, dir: &Path, set: &beir::BeirSet) -> Result<u64, EvalError> {
+    let corpus = dir.join("corpus.jsonl");
+    let sha = brain_doc::sha256_hex(&std::fs::read(&corpus)?);
+    let mark = home.root().join(CORPUS_SHA);
+    if std::fs::read_to_string(&mark).is_ok_and(|s| s.trim() == sha)
+        && let Ok(lex) = brain_lex::LexIndex::open(home)
+    {
+        return Ok(lex.reader()?.searcher().num_docs());
+    }
+    let mut config = Config::load(home)?;
+    if config.collection(COLLECTION).is_none() {
+        config.add_collection(Collection {
+            name: COLLECTION.into(),
+            path: format!("corpus/{COLLECTION}"),
+            glob: "**/*.md".into(),
+            role: "eval".into(),
+            trust: Trust::High,
+        })?;
+        config.save()?;
+    }
+    let mut indexer = Indexer::open(home, true)?;
+    for d in &set.corpus {
+        // A BEIR id is not always a safe file name; the document path only has to be unique.
+        let _ = indexer.index_doc(&to_doc(d), Some(COLLECTION))?;
+    }
+    let summary = indexer.finish()?;
+    std::fs::write(&mark, sha)?;
+    Ok(summary.passages)
+}
+
+/// Embed the corpus into the home's vector store (incremental); the documents embedded.
+fn embed(
+    home: &Home,
+    spec: &EmbedderSpec,
+    set: &beir::BeirSet,
+    progress: &dyn Fn(usize, usize),
+) -> Result<usize, EvalError> {
+    let embedder = brain_vec::embed::open(spec)?;
+    let inputs: Vec<brain_vec::index::Input> = set
+        .corpus
+        .iter()
+        .map(|d| brain_vec::index::Input::from_doc(to_doc(d)))
+        .collect();
+    let opts = brain_vec::index::Options {
+        prune: true,
+        ..Default::default()
+    };
+    let total = inputs.len();
+    let report = brain_vec::index::update(
+        &home.index().join("vec"),
+        embedder.as_ref(),
+        &inputs,
+        &opts,
+        &|done| progress(done, total),
+    )?;
+    Ok(report.embedded)
+}
+
+/// BEIR queries are text, not our query language: quotes, a leading `-` and `field:` would change
+/// their meaning, so they become plain words (the analyzers split at the same characters anyway).
+fn words_only(text: &str) -> String {
+    text.split_whitespace()
+        .map(|w| w.replace(['"', ':'], " ").trim_start_matches('-').to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The doc record of a corpus document: title as the title, text as the body.
@@ -178,9 +304,10 @@ fn to_doc(d: &beir::CorpusDoc) -> Doc {
         sha256: None,
         parts: vec![],
     };
-    let mut doc = Doc::new(d.id.clone(), d.title.clone(), FIXED_DATE, source);
+    let path = format!("{}.md", d.id);
+    let mut doc = Doc::new(format!("{COLLECTION}/{path}"), d.title.clone(), FIXED_DATE, source);
     doc.collection = Some(COLLECTION.into());
-    doc.path = format!("{}.md", d.id);
+    doc.path = path;
     doc.body = d.text.clone();
     doc
 }

@@ -48,6 +48,8 @@ pub struct SearchRequest {
     pub mode: Mode,
     /// Rerank the fused candidates with the cross-encoder.
     pub rerank: bool,
+    /// Compute lexical snippets (and their lines); `brain eval` only needs the order.
+    pub snippets: bool,
 }
 
 impl SearchRequest {
@@ -62,6 +64,7 @@ impl SearchRequest {
             min_score: 0.0,
             mode: Mode::Auto,
             rerank: false,
+            snippets: true,
         }
     }
 
@@ -142,8 +145,17 @@ impl Engine {
     /// Open the engine of `home` (strategy file, config, lexical index). A missing lexical index is
     /// not an error until a lexical list is asked for.
     pub fn open(home: &Home) -> Result<Engine, RunError> {
-        let strategy = Strategy::load(&home.root().join(Strategy::FILE))?;
         let spec = EmbedderSpec::from_env(&home.models()).map_err(|e| e.to_string());
+        Self::build(home, spec)
+    }
+
+    /// [`Engine::open`] with an explicit embedder instead of `$BRAIN_EMBEDDER` / the home's model.
+    pub fn open_with(home: &Home, spec: EmbedderSpec) -> Result<Engine, RunError> {
+        Self::build(home, Ok(spec))
+    }
+
+    fn build(home: &Home, spec: Result<EmbedderSpec, String>) -> Result<Engine, RunError> {
+        let strategy = Strategy::load(&home.root().join(Strategy::FILE))?;
         Ok(Engine {
             home: home.clone(),
             strategy,
@@ -384,7 +396,7 @@ impl Engine {
                 .iter()
                 .enumerate()
                 .filter(|(_, (s, _))| s.kind == SearchKind::Lex)
-                .map(|(i, (s, _))| (i, self.lex_list(&s.text, filters, depth, req.per_doc, now)))
+                .map(|(i, (s, _))| (i, self.lex_list(&s.text, filters, depth, req, now)))
                 .collect();
             let vec = vec_job.map(|j| {
                 j.join().unwrap_or_else(|_| {
@@ -418,16 +430,16 @@ impl Engine {
         text: &str,
         filters: &Filters,
         depth: usize,
-        per_doc: usize,
+        req: &SearchRequest,
         now: &Zoned,
     ) -> Result<Vec<(Hit, String)>, RunError> {
         let mut q = Query::parse(text, now)?;
         q.filters.merge(filters);
         let opts = RankOptions {
             limit: depth,
-            per_doc,
+            per_doc: req.per_doc,
             boosts: self.strategy.boosts(),
-            snippets: true,
+            snippets: req.snippets,
         };
         Ok(self.ranker()?.rank_with_text(&q, &opts, now.timestamp())?)
     }

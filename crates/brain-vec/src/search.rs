@@ -96,8 +96,9 @@ impl VecSearch {
                     kind: "hit".into(),
                     rank: rank as u32 + 1,
                     score: f64::from(d.score),
-                    uri: format!("brain://{}", e.id),
-                    docid: brain_doc::docid(&e.id),
+                    // Named by collection and path, as lexical hits are (fusion joins on the URI).
+                    uri: format!("brain://{}/{}", e.collection, e.path),
+                    docid: brain_doc::docid(&format!("{}/{}", e.collection, e.path)),
                     collection: e.collection.clone(),
                     path: e.path.clone(),
                     file: None,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_eval::{EvalOptions, evaluate};
-use brain_rank::{RankOptions, Strategy};
+use brain_rank::route::Mode;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,42 +20,64 @@ pub struct Args {
     /// A search_strategy.yaml to evaluate instead of the defaults.
     #[arg(long, value_name = "FILE")]
     strategy: Option<PathBuf>,
+    /// What to evaluate: BM25 (lex), vectors alone (vec), or both fused (hybrid).
+    #[arg(long, value_enum, default_value_t = Mode::Lex)]
+    mode: Mode,
+    /// Keep the evaluation home (lexical index, vectors) in DIR and reuse it on the next run
+    /// (embedding SciFact takes minutes on a laptop; a kept home embeds nothing the second time).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Embedder for vec/hybrid: local:<dir>, openai:<url>#<model>, ollama:<url>#<model>
+    /// [default: $BRAIN_EMBEDDER, else $BRAIN_HOME/models/all-MiniLM-L6-v2].
+    #[arg(long, value_name = "SPEC")]
+    embedder: Option<String>,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
 }
 
-pub fn run(a: Args) -> anyhow::Result<Exit> {
-    let strategy = match &a.strategy {
-        Some(p) => Strategy::load(p)
-            .map_err(|e| Failure::new(brain_doc::ErrorCode::BadQuery, e.to_string()))?,
-        None => Strategy::default(),
+pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
+    let bad = |e: String| Failure::new(brain_doc::ErrorCode::BadQuery, e);
+    let embedder = match &a.embedder {
+        Some(s) => Some(
+            brain_vec::EmbedderSpec::parse(s, brain_vec::embed::DEFAULT_HTTP_TIMEOUT)
+                .map_err(|e| bad(e.to_string()))?,
+        ),
+        None => Some(brain_vec::EmbedderSpec::from_env(&home.models()).map_err(|e| bad(e.to_string()))?),
     };
     let opts = EvalOptions {
         dir: a.dir.clone(),
         split: a.split.clone(),
         max_queries: a.max_queries,
-        rank: RankOptions {
-            boosts: strategy.boosts(),
-            per_doc: 1,
-            ..RankOptions::default()
-        },
+        mode: a.mode,
+        strategy: a.strategy.clone(),
+        home: a.home.clone(),
+        embedder,
     };
-    let r = evaluate(&opts).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    let bar = brain_cli::bar(0, "embedding");
+    let r = evaluate(&opts, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })
+    .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    bar.finish_and_clear();
     let mut out = Stdout::new();
     if a.json {
         brain_doc::ndjson::write_line(&mut out, &r)?;
     } else {
         writeln!(
             out,
-            "{} ({} split): {} docs, {} passages, {} queries",
-            r.dataset, r.split, r.docs, r.passages, r.queries
+            "{} ({} split, {} mode): {} docs, {} passages, {} queries",
+            r.dataset, r.split, r.mode, r.docs, r.passages, r.queries
         )?;
         writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
         writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
         writeln!(out, "Recall@10  {:.4}", r.recall_at_10)?;
         writeln!(out, "Recall@100 {:.4}", r.recall_at_100)?;
         writeln!(out, "index      {} ms", r.index_ms)?;
+        if r.mode != "lex" {
+            writeln!(out, "embed      {} docs in {} ms", r.embedded, r.embed_ms)?;
+        }
         let l = &r.latency_ms;
         writeln!(
             out,
@@ -66,3 +88,4 @@ pub fn run(a: Args) -> anyhow::Result<Exit> {
     out.flush()?;
     Ok(Exit::Success)
 }
+
