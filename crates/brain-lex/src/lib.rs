@@ -5,7 +5,8 @@
 //! * [`passage`] — cutting markdown into passages with line numbers;
 //! * [`LexIndex`] — open (missing → exit 65 with a fix), reader, writer;
 //! * [`Indexer`] — one locked, incremental indexing run over doc records or the collections on disk;
-//! * [`dump`] — every passage the index holds.
+//! * [`dump`] — every passage the index holds;
+//! * [`walk`] — the files of a collection (glob, hidden entries skipped), as `--all` and `brain recent` see them.
 
 mod document;
 mod dump;
@@ -15,7 +16,7 @@ pub mod schema;
 pub mod search;
 mod sync;
 pub mod tokenize;
-mod walk;
+pub mod walk;
 
 pub use document::{Prepared, format_secs, parse_date};
 pub use dump::{PassageRecord, dump};
