@@ -11,6 +11,7 @@ pub mod args;
 pub mod fusion;
 pub mod query;
 mod rank;
+pub mod recent;
 pub mod run;
 pub mod strategy;
 
