@@ -31,6 +31,13 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
     Distill(cmd::distill::Args),
+    /// Capture a typed note (note, decision, todo, link, fact) into $BRAIN_HOME/inbox/YYYY-MM-DD.md,
+    /// searchable at once; secrets are refused.
+    Inbox(cmd::inbox::Args),
+    /// What became visible recently, across collections, newest first, with the collection mix.
+    Recent(cmd::recent::Args),
+    /// Usage from telemetry: by surface and event, latency p50/p95, zero-hit rate, failures.
+    Stats(cmd::stats::Args),
     /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
     #[command(external_subcommand)]
     Stage(Vec<String>),
@@ -47,6 +54,9 @@ fn main() -> std::process::ExitCode {
             Command::Collection(c) => cmd::collection::run(&home, c),
             Command::Eval(a) => cmd::eval::run(a),
             Command::Distill(a) => cmd::distill::run(&home, a),
+            Command::Inbox(a) => cmd::inbox::run(&home, a),
+            Command::Recent(a) => cmd::recent::run(&home, a),
+            Command::Stats(a) => cmd::stats::run(&home, a),
             Command::Stage(argv) => exec::run(&argv),
         }
     })

@@ -6,6 +6,8 @@ use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
 use brain_store::{Config, Home};
 
+use super::usage::Row;
+
 use super::resolve::{resolve, split_range};
 
 #[derive(clap::Args)]
@@ -20,11 +22,20 @@ pub struct Args {
     max_bytes: usize,
 }
 
+/// Print, and log a `get` row (n_docs, latency_ms, the error class on failure).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let mut row = Row::new("get");
+    let result = get(home, a, &mut row);
+    row.finish(home, &result);
+    result
+}
+
+fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let (reference, from, count) = split_range(&a.reference);
     let doc = resolve(home, &config, reference)?;
+    row.set("n_docs", 1);
     let text = std::fs::read_to_string(&doc.file)
         .map_err(|e| Failure::new(ErrorCode::Internal, format!("{}: {e}", doc.file.display())))?;
     let from = from.unwrap_or(1).max(1);

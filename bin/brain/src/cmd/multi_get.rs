@@ -7,6 +7,8 @@ use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
 use brain_store::{Config, Home};
 
+use super::usage::Row;
+
 use super::resolve::{Doc, file_of_id, index_ids, resolve};
 
 #[derive(clap::Args)]
@@ -21,7 +23,15 @@ pub struct Args {
     line_numbers: bool,
 }
 
+/// Print, and log a `multi_get` row (n_docs, latency_ms, the error class on failure).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let mut row = Row::new("multi_get");
+    let result = multi_get(home, a, &mut row);
+    row.finish(home, &result);
+    result
+}
+
+fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let docs: Vec<Doc> = if a.pattern.contains(['*', '?', '[']) {
@@ -46,6 +56,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             .map(|r| resolve(home, &config, r))
             .collect::<Result<_, _>>()?
     };
+    row.set("n_docs", docs.len());
     if docs.is_empty() {
         eprintln!("brain: no document matches `{}`", a.pattern);
         return Ok(Exit::Code(ErrorCode::NoResults));
