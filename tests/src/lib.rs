@@ -11,6 +11,8 @@
 //! * `expected.exit` — optional exit code (default 0);
 //! * `expected.stderr` — optional exact stderr (durations and rates such as `0.012 s`, `12 ms`,
 //!   `(214 MB/s)` are normalized to `<T>` before comparing);
+//! * `mask` — optional: JSON keys, one per line, whose number values in stdout vary from run to run
+//!   (`walk_ms`, `latency_ms`); each `"key":<number>` is compared as `"key":0`;
 //! * `expected.out/` — optional: every file the command wrote under the working copy's `out/` folder,
 //!   compared byte for byte after the same path normalization (markdown outputs);
 //! * any input files the args name.
@@ -136,7 +138,10 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     let stdin = std::fs::read(case.join("stdin")).unwrap_or_default();
     let out = run(&mut cmd, &stdin);
     let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(&work_s, "$CASE").replace(&home_s, "$BRAIN_HOME");
-    let stdout = norm(&out.stdout);
+    let mut stdout = norm(&out.stdout);
+    if let Ok(keys) = std::fs::read_to_string(case.join("mask")) {
+        stdout = mask_numbers(&stdout, keys.lines().map(str::trim).filter(|k| !k.is_empty()));
+    }
     let stderr = normalize_times(&norm(&out.stderr));
     let code = out.status.code().unwrap_or(-1);
     if update {
@@ -219,6 +224,16 @@ pub fn normalize_times(text: &str) -> String {
         regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:MB/s|docs/s|ms|µs|us|s)\b").unwrap_or_else(|e| panic!("{e}"))
     });
     RE.replace_all(text, "<T>").into_owned()
+}
+
+/// Replace the number value of each `"key":` in `text` by `0`.
+pub fn mask_numbers<'a>(text: &str, keys: impl Iterator<Item = &'a str>) -> String {
+    let mut out = text.to_string();
+    for k in keys {
+        let re = regex::Regex::new(&format!(r#""{}":\d+(?:\.\d+)?"#, regex::escape(k))).unwrap_or_else(|e| panic!("{e}"));
+        out = re.replace_all(&out, format!(r#""{k}":0"#).as_str()).into_owned();
+    }
+    out
 }
 
 /// A small line diff: the first differing line with context.

@@ -43,9 +43,23 @@ enum Command {
     Stage(Vec<String>),
 }
 
+/// clap's own errors (unknown flag, bad value) exit 64 like every other bad input (DESIGN.md exit
+/// codes), not clap's 2; `--help` and `--version` print and exit 0.
+fn usage_error(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
+    let _ = e.print();
+    Ok(if e.use_stderr() {
+        brain_cli::Exit::Code(brain_doc::ErrorCode::BadQuery)
+    } else {
+        brain_cli::Exit::Success
+    })
+}
+
 fn main() -> std::process::ExitCode {
     brain_cli::main("brain", || {
-        let cli = Cli::parse();
+        let cli = match Cli::try_parse() {
+            Ok(cli) => cli,
+            Err(e) => return usage_error(e),
+        };
         let home = brain_store::Home::from_env();
         match cli.command {
             Command::Ask(a) => cmd::ask::run(&home, a),
