@@ -89,3 +89,13 @@ fn landed_but_unindexed_files_are_pending_and_deleted_ones_gone() {
     let rows: Vec<serde_json::Value> = log.lines().map(|l| serde_json::from_str(l).expect("row")).collect();
     assert!(rows.iter().all(|r| r["event"] == "recent" && r["walk_ms"].is_u64() && r["n_total"] == 4));
 }
+
+#[test]
+fn a_corrupt_registry_is_an_internal_error() {
+    let home = tempfile::tempdir().expect("tempdir");
+    std::fs::write(home.path().join("state.sqlite"), "this is not a database, it is a text file of some length").expect("write");
+    let out = run(command("brain", home.path()).args(["recent", "--json"]), b"");
+    assert_eq!(out.status.code(), Some(99), "{}", String::from_utf8_lossy(&out.stderr));
+    let err: Vec<brain_doc::ErrorRecord> = parse_lines(&out.stdout);
+    assert_eq!(err[0].error, brain_doc::ErrorCode::Internal);
+}
