@@ -2,9 +2,10 @@
 CARGO ?= cargo
 PREFIX ?= $(HOME)/.local
 LIBEXEC ?= $(PREFIX)/libexec/brain
+SHARE ?= $(PREFIX)/share/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
-.PHONY: all build release model test golden-update demo bench install clean
+.PHONY: all build release model mcp-client test golden-update demo bench install clean
 
 all: build
 
@@ -18,8 +19,12 @@ release:
 model:
 	bash scripts/fetch-model.sh
 
-## test: build every binary and the test model, then run every unit, golden and conformance test.
-test: build model
+## mcp-client: the official MCP TypeScript SDK the `brain mcp` client test drives (npm ci; offline when installed).
+mcp-client:
+	bash tests/mcp-client/install.sh
+
+## test: build every binary, the test model and the MCP test client, then run every unit, golden and conformance test.
+test: build model mcp-client
 	$(CARGO) test --workspace
 
 ## golden-update: rewrite golden/*/*/expected.* from the current binaries; review the diff, commit.
@@ -34,12 +39,18 @@ demo: release
 bench: release
 	bash bench/run.sh
 
-## install: `brain` on PATH, the stage binaries in a libexec folder (never shadowing coreutils' fmt).
+## install: `brain` on PATH, the stage binaries in a libexec folder (never shadowing coreutils' fmt), the
+## pipelines (stop hook, nightly.mk, schedule templates, skills) in $(SHARE), where `brain` finds them.
 install: release
-	install -d $(PREFIX)/bin $(LIBEXEC)
+	install -d $(PREFIX)/bin $(LIBEXEC) $(SHARE)/schedules
 	@for b in $(STAGES); do [ -f target/release/$$b ] && install -m 0755 target/release/$$b $(LIBEXEC)/$$b || true; done
 	@[ -f target/release/brain ] && install -m 0755 target/release/brain $(PREFIX)/bin/brain || true
-	@echo "installed: $(PREFIX)/bin/brain and stages in $(LIBEXEC)"
+	install -m 0755 pipelines/stop-hook.sh $(SHARE)/stop-hook.sh
+	install -m 0644 pipelines/nightly.mk $(SHARE)/nightly.mk
+	install -m 0644 pipelines/schedules/* $(SHARE)/schedules/
+	@for s in pipelines/skills/*/; do n=$$(basename $$s); install -d $(SHARE)/skills/$$n; install -m 0644 $$s/SKILL.md $(SHARE)/skills/$$n/SKILL.md; done
+	@echo "installed: $(PREFIX)/bin/brain, stages in $(LIBEXEC), pipelines in $(SHARE)"
+	@echo "next: brain hook install --claude; brain schedule install; brain skills install; brain doctor"
 
 clean:
 	$(CARGO) clean

@@ -13,3 +13,5 @@ install:
     make install
 model:
     make model
+mcp-client:
+    make mcp-client

@@ -5,22 +5,22 @@
 //!
 //! A golden case is a folder `golden/<stage>/<case>/` holding:
 //! * `args` — the command-line arguments, one per line (`$CASE` expands to the case's working copy);
-//! * `stdin` — optional, fed to the command;
+//! * `stdin` — optional, fed to the command (read from the working copy, so `setup` may generate it);
 //! * `env` — optional `KEY=VALUE` lines;
 //! * `expected.stdout` — the exact expected stdout;
 //! * `expected.exit` — optional exit code (default 0);
 //! * `expected.stderr` — optional exact stderr (durations and rates such as `0.012 s`, `12 ms`,
 //!   `(214 MB/s)` are normalized to `<T>` before comparing);
-//! * `mask` — optional: JSON keys, one per line, whose number values in stdout vary from run to run
-//!   (`walk_ms`, `latency_ms`); each `"key":<number>` is compared as `"key":0`;
 //! * `expected.out/` — optional: every file the command wrote under the working copy's `out/` folder,
 //!   compared byte for byte after the same path normalization (markdown outputs);
+//! * `filters` — optional `REGEX => REPLACEMENT` lines applied to stdout and stderr before comparing
+//!   (times, dates and sizes that change from run to run);
 //! * any input files the args name.
 //!
 //! The case runs in a temporary copy of its folder, with `BRAIN_HOME` a fresh temp folder, `TZ=UTC` and
-//! `NO_COLOR=1`. In stdout/stderr, the working copy's path is replaced by `$CASE` and the home's by
-//! `$BRAIN_HOME`. `GOLDEN_UPDATE=1` (`make golden-update`) rewrites the expected files instead of
-//! comparing.
+//! `NO_COLOR=1`. In stdout/stderr, the working copy's path is replaced by `$CASE`, the home's by
+//! `$BRAIN_HOME`, the folder of the built binaries by `$BIN` and the workspace by `$WORKSPACE`.
+//! `GOLDEN_UPDATE=1` (`make golden-update`) rewrites the expected files instead of comparing.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -30,11 +30,15 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
+/// The folder of the built binaries (`target/debug`).
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default()
+}
+
 /// Path of a built binary of the workspace.
 pub fn bin(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
-    let p = dir.join(name);
+    let p = bin_dir().join(name);
     assert!(
         p.exists(),
         "binary {} not built: run `cargo build --workspace --bins` first (`make test` does)",
@@ -67,7 +71,11 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
 pub fn command(name: &str, home: &Path) -> Command {
     let mut c = Command::new(bin(name));
     c.env("BRAIN_HOME", home).env("HOME", home).env("TZ", "UTC").env("NO_COLOR", "1");
-    c.env_remove("BRAIN_TELEMETRY");
+    for var in ["BRAIN_TELEMETRY", "BRAIN_EMBEDDER", "BRAIN_SURFACE", "BRAIN_PIPELINES", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"] {
+        c.env_remove(var);
+    }
+    // Schedulers are never asked for real in tests: a test that wants one passes a stand-in.
+    c.env("BRAIN_CRONTAB", "false").env("BRAIN_SYSTEMCTL", "false").env("BRAIN_LAUNCHCTL", "false");
     c
 }
 
@@ -135,14 +143,20 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
             }
         }
     }
-    let stdin = std::fs::read(case.join("stdin")).unwrap_or_default();
+    let stdin = std::fs::read(work.path().join("stdin")).unwrap_or_default();
     let out = run(&mut cmd, &stdin);
-    let norm = |b: &[u8]| String::from_utf8_lossy(b).replace(&work_s, "$CASE").replace(&home_s, "$BRAIN_HOME");
-    let mut stdout = norm(&out.stdout);
-    if let Ok(keys) = std::fs::read_to_string(case.join("mask")) {
-        stdout = mask_numbers(&stdout, keys.lines().map(str::trim).filter(|k| !k.is_empty()));
-    }
-    let stderr = normalize_times(&norm(&out.stderr));
+    let filters = Filters::read(case)?;
+    let bin_s = bin_dir().display().to_string();
+    let ws_s = workspace().display().to_string();
+    let norm = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(&work_s, "$CASE")
+            .replace(&home_s, "$BRAIN_HOME")
+            .replace(&bin_s, "$BIN")
+            .replace(&ws_s, "$WORKSPACE")
+    };
+    let stdout = filters.apply(&norm(&out.stdout));
+    let stderr = filters.apply(&normalize_times(&norm(&out.stderr)));
     let code = out.status.code().unwrap_or(-1);
     if update {
         std::fs::write(case.join("expected.stdout"), &stdout).map_err(|e| e.to_string())?;
@@ -198,6 +212,28 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
 }
 
+/// A case's `filters`: `REGEX => REPLACEMENT` lines, applied in order.
+struct Filters(Vec<(regex::Regex, String)>);
+
+impl Filters {
+    fn read(case: &Path) -> Result<Filters, String> {
+        let Ok(text) = std::fs::read_to_string(case.join("filters")) else {
+            return Ok(Filters(Vec::new()));
+        };
+        let mut out = Vec::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+            let (re, with) = line.split_once(" => ").ok_or_else(|| format!("filters: no ` => ` in `{line}`"))?;
+            let re = regex::Regex::new(re).map_err(|e| format!("filters: {e}"))?;
+            out.push((re, with.to_string()));
+        }
+        Ok(Filters(out))
+    }
+
+    fn apply(&self, text: &str) -> String {
+        self.0.iter().fold(text.to_string(), |t, (re, with)| re.replace_all(&t, with.as_str()).into_owned())
+    }
+}
+
 /// Every file under `dir` (relative name, bytes), sorted; empty when `dir` is missing.
 fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -224,16 +260,6 @@ pub fn normalize_times(text: &str) -> String {
         regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:MB/s|docs/s|ms|µs|us|s)\b").unwrap_or_else(|e| panic!("{e}"))
     });
     RE.replace_all(text, "<T>").into_owned()
-}
-
-/// Replace the number value of each `"key":` in `text` by `0`.
-pub fn mask_numbers<'a>(text: &str, keys: impl Iterator<Item = &'a str>) -> String {
-    let mut out = text.to_string();
-    for k in keys {
-        let re = regex::Regex::new(&format!(r#""{}":\d+(?:\.\d+)?"#, regex::escape(k))).unwrap_or_else(|e| panic!("{e}"));
-        out = re.replace_all(&out, format!(r#""{k}":0"#).as_str()).into_owned();
-    }
-    out
 }
 
 /// A small line diff: the first differing line with context.

@@ -8,18 +8,9 @@ use std::process::Command;
 use brain_cli::{Exit, Failure};
 use brain_doc::ErrorCode;
 
-/// Where the stage `name` is, in lookup order; `None` when it is nowhere.
+/// Where the stage `name` is, in lookup order (shared with `explain`, `doctor` and the stop hook).
 pub fn locate(name: &str) -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let dir = exe.parent()?;
-    let mut candidates = vec![dir.join(name)];
-    if let Some(prefix) = dir.parent() {
-        candidates.push(prefix.join("libexec").join("brain").join(name));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|p| p.join(name)));
-    }
-    candidates.into_iter().find(|p| p.is_file())
+    brain_ops::bins::locate(name)
 }
 
 /// Run `argv[0]` as a stage with the rest as arguments, passing its exit code through.

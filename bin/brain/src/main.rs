@@ -1,4 +1,4 @@
-//! `brain` — the umbrella command. `ask` and `eval` run in process through the libraries; any other
+//! `brain` — the umbrella command. `ask`, `get`, `mcp`, `eval` … run in process through the libraries; any other
 //! word runs the stage binary of that name (`brain lexindex --all`), found next to this executable
 //! first, then in `../libexec/brain/` (where `make install` puts the stages), then on PATH.
 
@@ -29,8 +29,25 @@ enum Command {
     Collection(cmd::collection::Command),
     /// Evaluate retrieval on a BEIR-format set: nDCG@10, MRR@10, Recall@10/100, latency.
     Eval(cmd::eval::Args),
+    /// Serve the memory to agents over MCP (stdio), or print/write their config (`install --claude`).
+    Mcp(cmd::mcp::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
     Distill(cmd::distill::Args),
+    /// Short runtime truth for scripts: collections, counts, last update, embedding backlog, model.
+    Status(cmd::status::Args),
+    /// Runtime truth: binaries, home, config, collections and freshness, model, hooks, schedules, telemetry.
+    Explain(cmd::explain::Args),
+    /// Run every health check (each with its fix); exit 0 only when all pass, else 65.
+    Doctor(cmd::doctor::Args),
+    /// Install or remove the Claude Code Stop hook (the fast clock).
+    #[command(subcommand)]
+    Hook(cmd::hook::Command),
+    /// Install or remove the cron/systemd/launchd schedule of pipelines/nightly.mk (the slow clock).
+    #[command(subcommand)]
+    Schedule(cmd::schedule::Command),
+    /// Install, list or remove the Claude Code skills (brain-ask, brain-recent, brain-inbox).
+    #[command(subcommand)]
+    Skills(cmd::skills::Command),
     /// Capture a typed note (note, decision, todo, link, fact) into $BRAIN_HOME/inbox/YYYY-MM-DD.md,
     /// searchable at once; secrets are refused.
     Inbox(cmd::inbox::Args),
@@ -43,14 +60,13 @@ enum Command {
     Stage(Vec<String>),
 }
 
-/// clap's own errors (unknown flag, bad value) exit 64 like every other bad input (DESIGN.md exit
-/// codes), not clap's 2; `--help` and `--version` print and exit 0.
-fn usage_error(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
-    let _ = e.print();
-    Ok(if e.use_stderr() {
-        brain_cli::Exit::Code(brain_doc::ErrorCode::BadQuery)
-    } else {
-        brain_cli::Exit::Success
+/// `--help`/`--version` print and succeed; a usage error prints clap's message and is a bad input (64),
+/// not clap's own exit 2, so scripts see the contract's code.
+fn usage(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
+    e.print()?;
+    Ok(match e.kind() {
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => brain_cli::Exit::Success,
+        _ => brain_cli::Exit::Code(brain_doc::ErrorCode::BadQuery),
     })
 }
 
@@ -58,7 +74,7 @@ fn main() -> std::process::ExitCode {
     brain_cli::main("brain", || {
         let cli = match Cli::try_parse() {
             Ok(cli) => cli,
-            Err(e) => return usage_error(e),
+            Err(e) => return usage(e),
         };
         let home = brain_store::Home::from_env();
         match cli.command {
@@ -68,6 +84,13 @@ fn main() -> std::process::ExitCode {
             Command::Collection(c) => cmd::collection::run(&home, c),
             Command::Eval(a) => cmd::eval::run(a),
             Command::Distill(a) => cmd::distill::run(&home, a),
+            Command::Status(a) => cmd::status::run(&home, a),
+            Command::Explain(a) => cmd::explain::run(&home, a),
+            Command::Doctor(a) => cmd::doctor::run(&home, a),
+            Command::Hook(c) => cmd::hook::run(&home, c),
+            Command::Schedule(c) => cmd::schedule::run(&home, c),
+            Command::Skills(c) => cmd::skills::run(c),
+            Command::Mcp(a) => cmd::mcp::run(&home, a),
             Command::Inbox(a) => cmd::inbox::run(&home, a),
             Command::Recent(a) => cmd::recent::run(&home, a),
             Command::Stats(a) => cmd::stats::run(&home, a),

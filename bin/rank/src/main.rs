@@ -1,6 +1,8 @@
-//! `rank [QUERY…]` — the best passages for a query (or a query on stdin) as hit NDJSON.
+//! `rank [QUERY…]` — the best passages for a query (or a query document on stdin) as hit NDJSON:
+//! lexical, vector or hybrid (docs/query.md).
 //!
-//! Exit 0 with hits, 67 when nothing matched, 64 for a bad query, 65 when there is no index.
+//! Exit 0 with hits, 67 when nothing matched, 64 for a bad query, 65 when there is no index or model,
+//! 66 when an HTTP embedder timed out.
 
 use std::io::Read;
 
@@ -10,7 +12,8 @@ use brain_rank::args::RankArgs;
 use brain_store::Home;
 use clap::Parser;
 
-/// Rank a query against the lexical index of $BRAIN_HOME and print hit NDJSON.
+/// Rank a query against the indexes of $BRAIN_HOME and print hit NDJSON: BM25, vectors, or both
+/// fused (--mode; auto by default). Every hit carries its score signals.
 #[derive(Parser)]
 #[command(name = "rank", version)]
 struct Cli {
@@ -32,7 +35,11 @@ fn main() -> std::process::ExitCode {
             let mut s = String::new();
             std::io::stdin().read_to_string(&mut s).map(|_| s)
         })?;
-        let hits = brain_rank::run::search(&home, &cli.rank, &text, &now).map_err(failure)?;
+        let answer = brain_rank::run::search(&home, &cli.rank, &text, &now).map_err(failure)?;
+        for w in &answer.warnings {
+            eprintln!("rank: warning: {w}");
+        }
+        let hits = answer.hits;
         let mut out = Stdout::new();
         for h in &hits {
             brain_doc::ndjson::write_line(&mut out, h)?;

@@ -10,7 +10,7 @@ use brain_store::{Home, Lock, LockError};
 use brain_vec::chunk::{self, ChunkParams};
 use brain_vec::index::{self, Input, Options};
 use brain_vec::search::VecSearch;
-use brain_vec::store::{Filter, Store, day_number};
+use brain_vec::store::{Filter, Store, date_seconds};
 use brain_vec::{EmbedderSpec, Fingerprint, VecError};
 use clap::Parser;
 
@@ -120,11 +120,12 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     if let Some(text) = &args.search {
         let vs = VecSearch::open(&dir, &spec).map_err(fail)?;
-        let day = |d: &Option<String>| d.as_deref().map(day_number).filter(|n| *n != i32::MIN);
         let filter = Filter {
             collections: args.collections.clone(),
-            since_day: day(&args.since),
-            until_day: day(&args.until),
+            since: bound(args.since.as_deref(), 0)?,
+            // A bare date includes its whole day.
+            until: bound(args.until.as_deref(), 86_399)?,
+            ..Filter::default()
         };
         let hits = vs
             .search(text, args.k, &filter, brain_vec::search::today())
@@ -294,4 +295,16 @@ fn inputs(args: &Args, home: &Home, warnings: &Warnings) -> anyhow::Result<Vec<I
         }
     }
     Ok(out)
+}
+
+/// A `--since`/`--until` value as Unix seconds; `extra` is added to a bare date (end of day).
+fn bound(value: Option<&str>, extra: i64) -> anyhow::Result<Option<i64>> {
+    let Some(v) = value else { return Ok(None) };
+    let secs = date_seconds(v).ok_or_else(|| {
+        Failure::new(
+            ErrorCode::BadQuery,
+            format!("cannot read `{v}` as a date: use YYYY-MM-DD or RFC 3339"),
+        )
+    })?;
+    Ok(Some(if v.len() == 10 { secs + extra } else { secs }))
 }

@@ -38,6 +38,10 @@ pub struct FmtArgs {
     /// Warn about hits older than this many days.
     #[arg(long, value_name = "DAYS", default_value_t = 1)]
     pub stale_after: i64,
+
+    /// Show every score signal under each hit (bm25, vec, rrf, ranks per list, rerank).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 impl FmtArgs {
@@ -71,6 +75,7 @@ impl FmtArgs {
             hyperlinks: stdout_is_terminal && self.color != ColorChoice::Never,
             stale_after_days: self.stale_after,
             query,
+            explain: self.explain,
         }
     }
 }

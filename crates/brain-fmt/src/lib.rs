@@ -50,6 +50,8 @@ pub struct Options {
     pub stale_after_days: i64,
     /// The query, for the JSON envelope and headings.
     pub query: Option<String>,
+    /// Show each hit's score signals (terminal and markdown formats; JSON and NDJSON always carry them).
+    pub explain: bool,
 }
 
 /// Render `hits` to `out`. `took_ms` and `warnings` go into the JSON envelope (the other formats show

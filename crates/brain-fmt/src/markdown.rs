@@ -38,6 +38,9 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
             writeln!(out, "   > {}", line.trim_end())?;
         }
+        if opts.explain && !h.signals.is_empty() {
+            writeln!(out, "   _{}_", crate::terminal::signals_line(&h.signals))?;
+        }
         if h.age_days > opts.stale_after_days {
             writeln!(
                 out,

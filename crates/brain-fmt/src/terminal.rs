@@ -4,6 +4,7 @@
 //! 1. Fix the tantivy lock contention                                  0.93
 //!    brain://brain/2026/04/abc.md:42  #a1b2c3  3 days ago
 //!    the writer lock is taken with try_lock so a second lexindex exits 70
+//!    signals: rrf 0.0655 · ranks lex 1, vec 2 · bm25 11.2 · vec 0.58       (with --explain)
 //!    ! 3 days old: check it against the current state before relying on it
 //! ```
 
@@ -55,6 +56,9 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
             writeln!(out, "   {}", line.trim_end())?;
         }
+        if opts.explain && !h.signals.is_empty() {
+            writeln!(out, "   {}", paint.dim(&signals_line(&h.signals)))?;
+        }
         if stale {
             let warning = format!(
                 "! {} days old: check it against the current state before relying on it",
@@ -64,4 +68,19 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         }
     }
     Ok(())
+}
+
+/// `signals: bm25 12.3 · vec 0.61 · rrf 0.0333 · ranks lex 2, vec 1` — every score component.
+pub(crate) fn signals_line(signals: &serde_json::Map<String, serde_json::Value>) -> String {
+    let parts: Vec<String> = signals
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::Object(m) => {
+                let inner: Vec<String> = m.iter().map(|(a, b)| format!("{a} {b}")).collect();
+                format!("{k} {}", inner.join(", "))
+            }
+            other => format!("{k} {other}"),
+        })
+        .collect();
+    format!("signals: {}", parts.join(" · "))
 }

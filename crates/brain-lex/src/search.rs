@@ -200,6 +200,14 @@ impl Searcher {
                 .filter_map(|x| self.phrase(x))
                 .map(|x| (Occur::MustNot, x)),
         );
+        clauses.extend(self.filter_clauses(q));
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
+
+    /// The filters of `q` as `must` clauses scoring 0: collection / project / agent terms and a
+    /// range on the `date` fast field.
+    fn filter_clauses(&self, q: &LexQuery) -> Vec<(Occur, Box<dyn Query>)> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (field, values) in [
             (self.fields.collection, &q.collections),
             (self.fields.project, &q.projects),
@@ -227,7 +235,7 @@ impl Searcher {
                 Box::new(ConstScoreQuery::new(Box::new(range), 0.0)),
             ));
         }
-        Some(Box::new(BooleanQuery::new(clauses)))
+        clauses
     }
 
     /// The best `limit` passages for `q`, best first. Empty when the query has no searchable word.
@@ -242,6 +250,28 @@ impl Searcher {
         };
         let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
         Ok(self.searcher.search(&query, &top)?)
+    }
+
+    /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first:
+    /// the address of each document's first passage, ordered by the `date` fast field.
+    pub fn latest(&self, q: &LexQuery, limit: usize) -> Result<Vec<DocAddress>, SearchError> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_u64(self.fields.passage, 0),
+                IndexRecordOption::Basic,
+            )),
+        )];
+        clauses.extend(self.filter_clauses(q));
+        let query = BooleanQuery::new(clauses);
+        let top = tantivy::collector::TopDocs::with_limit(limit.max(1))
+            .order_by_fast_field::<DateTime>(crate::schema::DATE, tantivy::Order::Desc);
+        Ok(self
+            .searcher
+            .search(&query, &top)?
+            .into_iter()
+            .map(|(_, addr)| addr)
+            .collect())
     }
 
     /// Load a candidate's stored fields.
@@ -286,16 +316,31 @@ impl Searcher {
         Ok(out)
     }
 
-    /// Every distinct document id in the index.
+    /// Every distinct document id in the index. A deleted document's id stays in its segment's term
+    /// dictionary until a merge, so ids are kept only where a live passage carries them.
     pub fn document_ids(&self) -> Result<Vec<String>, SearchError> {
+        use tantivy::DocSet;
         let mut ids = Vec::new();
         for seg in self.searcher.segment_readers() {
             let inv = seg.inverted_index(self.fields.id)?;
+            let alive = seg.alive_bitset();
             let mut stream = inv.terms().stream()?;
             while stream.advance() {
-                if let Ok(s) = std::str::from_utf8(stream.key()) {
-                    ids.push(s.to_string());
+                let Ok(s) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                if let Some(bits) = alive {
+                    let mut postings =
+                        inv.read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)?;
+                    let mut doc = postings.doc();
+                    while doc != tantivy::TERMINATED && !bits.is_alive(doc) {
+                        doc = postings.advance();
+                    }
+                    if doc == tantivy::TERMINATED {
+                        continue;
+                    }
                 }
+                ids.push(s.to_string());
             }
         }
         ids.sort();

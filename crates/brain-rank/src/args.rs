@@ -1,19 +1,61 @@
 //! The ranking arguments `rank` and `brain ask` share (clap derive; the doc comments are the `--help`).
 
+use std::path::PathBuf;
+use std::time::Duration;
+
+use brain_store::Home;
 use jiff::Zoned;
 
-use crate::query::{Edge, Query, QueryError, parse_time};
+use crate::engine::SearchRequest;
+use crate::query::{Edge, Filters, Query, QueryError, parse_time};
+use crate::querydoc::{QueryDoc, SearchKind, SubQuery};
 use crate::rank::RankOptions;
+use crate::route::Mode;
+use crate::run::RunError;
 use crate::strategy::Strategy;
 
 /// What to search for and how many hits.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RankArgs {
     /// The query: words (OR, documents with all of them first), "phrases", -excluded,
-    /// collection:/project:/agent:/since:/until: filters. Read from stdin when absent. Quote a query
-    /// that starts with -word (`rank "lock -draft"`) or put it after `--`.
+    /// collection:/project:/agent:/since:/until: filters. Read from stdin when absent; a query whose
+    /// first line is `lex:`, `vec:`, `hyde:` or `intent:` is a structured query document (one typed
+    /// sub-query per line, QMD's format). Quote a query that starts with -word (`rank "lock -draft"`)
+    /// or put it after `--`.
     #[arg(value_name = "QUERY")]
     pub query: Vec<String>,
+
+    /// How to search: auto routes literal queries (paths, flags, identifiers, quoted or error text)
+    /// to lex, other queries to hybrid when a vector index exists, and "yesterday"/"last week" to a
+    /// date window (or the newest documents when nothing else is asked).
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    pub mode: Mode,
+
+    /// Read a structured query document (lex:/vec:/hyde:/intent: lines) from FILE (`-` = stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "query")]
+    pub query_doc: Option<PathBuf>,
+
+    /// A hypothetical answer to search with as well (HyDE): what you expect the document to say.
+    #[arg(long, value_name = "TEXT")]
+    pub hyde: Option<String>,
+
+    /// Ask this shell command for more lex:/vec:/hyde: lines (query on stdin; answers cached in
+    /// $BRAIN_HOME/cache/expand).
+    #[arg(long, value_name = "CMD")]
+    pub expand_cmd: Option<String>,
+
+    /// Seconds the --expand-cmd command may take before the search goes on without it.
+    #[arg(long, value_name = "SECS", default_value_t = crate::expand::DEFAULT_TIMEOUT.as_secs_f64())]
+    pub expand_timeout: f64,
+
+    /// Rescore the top candidates with the cross-encoder in $BRAIN_HOME/models/reranker (slow on a
+    /// CPU: about a second for 20 candidates).
+    #[arg(long)]
+    pub rerank: bool,
+
+    /// Drop hits scoring below this (scores are 0–1, the best hit 1).
+    #[arg(long, value_name = "X", default_value_t = 0.0)]
+    pub min_score: f64,
 
     /// Number of documents to return.
     #[arg(short = 'n', long, value_name = "N")]
@@ -73,6 +115,62 @@ impl RankArgs {
         Ok(q)
     }
 
+    /// The whole request: the query text (or --query-doc) parsed, flags and expansions applied.
+    /// Warnings (an expansion that failed) are appended to `warnings`.
+    pub fn request(
+        &self,
+        home: &Home,
+        text: &str,
+        now: &Zoned,
+        strategy: &Strategy,
+        warnings: &mut Vec<String>,
+    ) -> Result<SearchRequest, RunError> {
+        let opts = self.options(strategy);
+        let doc_text = match &self.query_doc {
+            Some(p) if p.as_os_str() == "-" => Some(text.to_string()),
+            Some(p) => Some(
+                std::fs::read_to_string(p)
+                    .map_err(|e| RunError::BadInput(format!("--query-doc {}: {e}", p.display())))?,
+            ),
+            None if QueryDoc::is_document(text) => Some(text.to_string()),
+            None => None,
+        };
+        let mut req = match doc_text {
+            Some(t) => {
+                let doc = QueryDoc::parse(&t)?;
+                let mut r = SearchRequest::document(doc, opts.limit, opts.per_doc);
+                // Filters written in lex lines restrict the whole search.
+                for s in r.doc.searches.iter().filter(|s| s.kind == SearchKind::Lex) {
+                    r.filters.merge(&Query::parse(&s.text, now)?.filters);
+                }
+                r
+            }
+            None => {
+                let mut r = SearchRequest::plain(text, opts.limit, opts.per_doc);
+                r.filters = Query::parse(text, now)?.filters;
+                r
+            }
+        };
+        r_filters(&mut req.filters, self, now)?;
+        req.mode = self.mode;
+        req.rerank = self.rerank;
+        req.min_score = self.min_score;
+        if let Some(h) = self.hyde.as_deref().filter(|h| !h.trim().is_empty()) {
+            req.doc.searches.push(SubQuery::new(SearchKind::Hyde, h.trim()));
+        }
+        if let Some(cmd) = &self.expand_cmd {
+            let original = req.plain.clone().unwrap_or_else(|| {
+                req.doc.searches.first().map(|s| s.text.clone()).unwrap_or_default()
+            });
+            let timeout = Duration::from_secs_f64(self.expand_timeout.max(0.1));
+            match crate::expand::expand(home, cmd, &original, req.doc.intent.as_deref(), timeout) {
+                Ok(lines) => req.doc.searches.extend(lines),
+                Err(w) => warnings.push(w),
+            }
+        }
+        Ok(req)
+    }
+
     /// The ranking options: flags over the strategy file's values.
     pub fn options(&self, strategy: &Strategy) -> RankOptions {
         RankOptions {
@@ -82,4 +180,22 @@ impl RankArgs {
             snippets: true,
         }
     }
+}
+
+/// The flag filters (`-c`, `--project`, `--agent`, `--since`, `--until`) added to `f`.
+fn r_filters(f: &mut Filters, a: &RankArgs, now: &Zoned) -> Result<(), QueryError> {
+    f.merge(&Filters {
+        collections: a.collections.clone(),
+        projects: a.projects.clone(),
+        agents: a.agents.clone(),
+        since: None,
+        until: None,
+    });
+    if let Some(s) = &a.since {
+        f.since = Some(parse_time(s, now, Edge::Start)?);
+    }
+    if let Some(s) = &a.until {
+        f.until = Some(parse_time(s, now, Edge::End)?);
+    }
+    Ok(())
 }

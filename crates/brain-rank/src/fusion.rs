@@ -1,14 +1,20 @@
 //! Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009) as QMD applies it: each list adds
 //! `weight / (k + rank)` to its documents (rank 1-based), and a document ranked first in any list gets
-//! [`TOP_RANK_BONUS`], ranks 2–3 [`NEAR_TOP_BONUS`]. The lexical-only path does not fuse; hybrid search
-//! (lexical + vector lists) will.
+//! a top-rank bonus, ranks 2–3 a smaller one. [`fuse_hits`] does this over hit lists (lexical passages,
+//! vector chunks) and folds each document to its best passage(s).
 
-use crate::strategy::{NEAR_TOP_BONUS, TOP_RANK_BONUS};
+use std::collections::HashMap;
+
+use brain_doc::Hit;
+use serde_json::{Map, Value};
+
+use crate::engine::signal;
+use crate::strategy::FusionWeights;
 
 /// One ranked list to fuse: document keys best first, and the list's weight.
 #[derive(Debug, Clone)]
 pub struct RankedList<'a> {
-    /// Which retriever produced it (`bm25`, `vec`, `hyde`): becomes a signal name.
+    /// Which retriever produced it (`lex`, `vec`, `hyde`): becomes a signal name.
     pub name: &'a str,
     pub weight: f64,
     pub keys: Vec<String>,
@@ -22,33 +28,200 @@ pub struct Fused {
     pub ranks: Vec<(String, usize)>,
 }
 
-/// Fuse `lists` with constant `k`; best first, ties broken by key for determinism.
-pub fn rrf(lists: &[RankedList<'_>], k: f64) -> Vec<Fused> {
+/// Fuse `lists` with the constants of `w`; best first, ties broken by key for determinism.
+pub fn rrf(lists: &[RankedList<'_>], w: &FusionWeights) -> Vec<Fused> {
     let mut out: Vec<Fused> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for list in lists {
         for (i, key) in list.keys.iter().enumerate() {
             let rank = i + 1;
             let bonus = match rank {
-                1 => TOP_RANK_BONUS,
-                2 | 3 => NEAR_TOP_BONUS,
+                1 => w.top_bonus,
+                2 | 3 => w.near_top_bonus,
                 _ => 0.0,
             };
-            let add = list.weight / (k + rank as f64) + bonus;
-            match out.iter_mut().find(|f| &f.key == key) {
-                Some(f) => {
-                    f.score += add;
-                    f.ranks.push((list.name.to_string(), rank));
+            let add = list.weight / (w.k + rank as f64) + bonus;
+            match at.get(key) {
+                Some(&j) => {
+                    out[j].score += add;
+                    out[j].ranks.push((list.name.to_string(), rank));
                 }
-                None => out.push(Fused {
-                    key: key.clone(),
-                    score: add,
-                    ranks: vec![(list.name.to_string(), rank)],
-                }),
+                None => {
+                    at.insert(key.clone(), out.len());
+                    out.push(Fused {
+                        key: key.clone(),
+                        score: add,
+                        ranks: vec![(list.name.to_string(), rank)],
+                    });
+                }
             }
         }
     }
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
     out
+}
+
+/// One retriever's hits, documents in rank order (a document may hold several consecutive passage
+/// hits), with the full text of each hit's passage or chunk (for the reranker).
+#[derive(Debug, Clone)]
+pub struct HitList {
+    /// `lex`, `vec` or `hyde`.
+    pub kind: String,
+    pub weight: f64,
+    pub hits: Vec<Hit>,
+    pub texts: Vec<String>,
+}
+
+impl HitList {
+    pub fn new(kind: &str, weight: f64, hits: Vec<Hit>, texts: Vec<String>) -> HitList {
+        HitList {
+            kind: kind.into(),
+            weight,
+            hits,
+            texts,
+        }
+    }
+
+    /// Document keys (URIs), best first, each once.
+    pub fn keys(&self) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        self.hits
+            .iter()
+            .filter(|h| seen.insert(h.uri.as_str()))
+            .map(|h| h.uri.clone())
+            .collect()
+    }
+}
+
+/// Signal names of the lists: their kind, with `_2`, `_3` … for repeated kinds.
+pub fn list_names(lists: &[HitList]) -> Vec<String> {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    lists
+        .iter()
+        .map(|l| {
+            let n = count.entry(l.kind.as_str()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                l.kind.clone()
+            } else {
+                format!("{}_{n}", l.kind)
+            }
+        })
+        .collect()
+}
+
+/// Fuse hit lists into one ranking of documents. Each document is shown by the passages of the
+/// lexical list that ranks it best (they carry query-word snippets), else by the vector hit that ranks
+/// it best; up to `per_doc` passages. Scores are the fused score over the best one (the top hit is
+/// 1); signals: `rrf` (raw fused score), `ranks` (rank per list), `bm25`, `vec`, `hyde` where the
+/// document was in such a list.
+pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hit> {
+    let names = list_names(lists);
+    let keyed: Vec<Vec<String>> = lists.iter().map(HitList::keys).collect();
+    let ranked: Vec<RankedList<'_>> = lists
+        .iter()
+        .zip(&names)
+        .zip(&keyed)
+        .map(|((l, n), k)| RankedList {
+            name: n,
+            weight: l.weight,
+            keys: k.clone(),
+        })
+        .collect();
+    let fused = rrf(&ranked, w);
+    let top = fused.first().map_or(1.0, |f| f.score);
+    // Where each document sits in each list: list index → (uri → first hit index).
+    let first_hit: Vec<HashMap<&str, usize>> = lists
+        .iter()
+        .map(|l| {
+            let mut m = HashMap::new();
+            for (i, h) in l.hits.iter().enumerate() {
+                m.entry(h.uri.as_str()).or_insert(i);
+            }
+            m
+        })
+        .collect();
+    let mut out = Vec::new();
+    for f in &fused {
+        let rank_in = |li: usize| -> Option<usize> {
+            f.ranks
+                .iter()
+                .find(|(n, _)| *n == names[li])
+                .map(|(_, r)| *r)
+        };
+        // The representative list: lexical first, then best rank.
+        let rep = (0..lists.len())
+            .filter(|&li| rank_in(li).is_some())
+            .min_by_key(|&li| (lists[li].kind != "lex", rank_in(li).unwrap_or(usize::MAX)));
+        let Some(rep) = rep else { continue };
+        let mut signals = Map::new();
+        signal(&mut signals, "rrf", f.score);
+        let mut ranks = Map::new();
+        for (n, r) in &f.ranks {
+            ranks.insert(n.clone(), Value::from(*r as u64));
+        }
+        signals.insert("ranks".into(), Value::Object(ranks));
+        for (li, l) in lists.iter().enumerate() {
+            let Some(&hi) = first_hit[li].get(f.key.as_str()) else {
+                continue;
+            };
+            // A lexical hit carries `bm25`, a vector hit `vec` (the cosine), named after its list.
+            let (src, dst) = if l.kind == "lex" {
+                ("bm25", "bm25")
+            } else {
+                ("vec", l.kind.as_str())
+            };
+            if signals.contains_key(dst) {
+                continue;
+            }
+            if let Some(v) = l.hits[hi].signals.get(src).and_then(Value::as_f64) {
+                signal(&mut signals, dst, v);
+            }
+        }
+        let score = if top > 0.0 { f.score / top } else { 0.0 };
+        let start = first_hit[rep][f.key.as_str()];
+        let passages = lists[rep].hits[start..]
+            .iter()
+            .take_while(|h| h.uri == f.key)
+            .take(per_doc.max(1));
+        let first_raw = lists[rep].hits[start].score.max(f64::MIN_POSITIVE);
+        for (j, h) in passages.enumerate() {
+            let mut hit = h.clone();
+            hit.rank = out.len() as u32 + 1;
+            // Later passages of the document keep their strength relative to its best one.
+            let rel = if j == 0 { 1.0 } else { (h.score / first_raw).min(1.0) };
+            hit.score = round(score * rel);
+            let mut s = signals.clone();
+            if let Some(p) = h.signals.get("passage") {
+                s.insert("passage".into(), p.clone());
+            }
+            hit.signals = s;
+            out.push(hit);
+        }
+    }
+    out
+}
+
+/// Keep the hits of the first `limit` documents (a document's passages are consecutive).
+pub fn truncate_docs(hits: &mut Vec<Hit>, limit: usize) {
+    let mut docs = 0;
+    let mut last: Option<String> = None;
+    let mut keep = hits.len();
+    for (i, h) in hits.iter().enumerate() {
+        if last.as_deref() != Some(h.uri.as_str()) {
+            docs += 1;
+            if docs > limit {
+                keep = i;
+                break;
+            }
+            last = Some(h.uri.clone());
+        }
+    }
+    hits.truncate(keep);
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
 }
 
 #[cfg(test)]
@@ -70,7 +243,7 @@ mod tests {
                 list("bm25", 1.0, &["a", "b", "c"]),
                 list("vec", 1.0, &["b", "c", "a"]),
             ],
-            60.0,
+            &FusionWeights::default(),
         );
         let keys: Vec<&str> = fused.iter().map(|f| f.key.as_str()).collect();
         assert_eq!(keys, vec!["b", "a", "c"]);
@@ -85,7 +258,10 @@ mod tests {
 
     #[test]
     fn weight_scales_a_list() {
-        let fused = rrf(&[list("bm25", 2.0, &["a"]), list("vec", 1.0, &["b"])], 60.0);
+        let fused = rrf(
+            &[list("bm25", 2.0, &["a"]), list("vec", 1.0, &["b"])],
+            &FusionWeights::default(),
+        );
         assert_eq!(fused[0].key, "a");
     }
 }

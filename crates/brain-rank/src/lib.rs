@@ -8,10 +8,15 @@
 //! * [`args`] — the clap arguments `rank` and `brain ask` share.
 
 pub mod args;
+pub mod engine;
+pub mod expand;
 pub mod fusion;
 pub mod query;
+pub mod querydoc;
 mod rank;
 pub mod recent;
+pub mod rerank;
+pub mod route;
 pub mod run;
 pub mod strategy;
 

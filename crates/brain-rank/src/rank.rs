@@ -95,6 +95,20 @@ impl Ranker {
         opts: &RankOptions,
         now: Timestamp,
     ) -> Result<Vec<Hit>, RankError> {
+        Ok(self
+            .rank_with_text(q, opts, now)?
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect())
+    }
+
+    /// [`Ranker::rank`], each hit with its whole passage text (what a reranker reads).
+    pub fn rank_with_text(
+        &self,
+        q: &Query,
+        opts: &RankOptions,
+        now: Timestamp,
+    ) -> Result<Vec<(Hit, String)>, RankError> {
         let lq = lex_query(q);
         let per_doc = opts.per_doc.max(1);
         let mut want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
@@ -133,8 +147,36 @@ impl Ranker {
         for (_, ps) in groups {
             for (score, p) in ps {
                 let rank = hits.len() as u32 + 1;
-                hits.push(self.hit(rank, f64::from(score), top, &p, &lq, now, opts.snippets));
+                let hit = self.hit(rank, f64::from(score), top, &p, &lq, now, opts.snippets);
+                hits.push((hit, p.body));
             }
+        }
+        Ok(hits)
+    }
+
+    /// The newest `limit` documents passing `filters`, newest first (the recency walk): each shown by
+    /// its first passage, scored 1 → 0 by position, with `age_days` as the signal.
+    pub fn latest(
+        &self,
+        filters: &crate::Filters,
+        limit: usize,
+        now: Timestamp,
+    ) -> Result<Vec<Hit>, RankError> {
+        let lq = lex_query(&Query {
+            filters: filters.clone(),
+            ..Query::default()
+        });
+        let addrs = self.searcher.latest(&lq, limit)?;
+        let n = addrs.len().max(1) as f64;
+        let mut hits = Vec::new();
+        for (i, addr) in addrs.into_iter().enumerate() {
+            let p = self.searcher.passage(addr)?;
+            let mut h = self.hit(i as u32 + 1, 1.0, 1.0, &p, &lq, now, false);
+            h.score = round(1.0 - i as f64 / n);
+            h.snippet = first_line(&p.body);
+            h.signals = Map::new();
+            h.signals.insert("age_days".into(), Value::from(h.age_days));
+            hits.push(h);
         }
         Ok(hits)
     }
@@ -204,6 +246,20 @@ pub fn age_days(date: Timestamp, now: Timestamp, tz: &TimeZone) -> i64 {
         .map(|s| i64::from(s.get_days()))
         .unwrap_or(0)
         .max(0)
+}
+
+/// The first non-empty, non-heading line of a passage, cut to a snippet's length.
+fn first_line(body: &str) -> String {
+    let line = body
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .or_else(|| body.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("");
+    match line.char_indices().nth(brain_lex::search::SNIPPET_CHARS) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
 }
 
 /// Four decimals: enough to order, stable to read in golden files.

@@ -1,51 +1,88 @@
 //! One query from command-line arguments to hits: what `rank` and `brain ask` both do.
 
-use brain_doc::{ErrorCode, Hit};
+use brain_doc::ErrorCode;
 use brain_store::Home;
 use jiff::Zoned;
 
 use crate::args::RankArgs;
-use crate::strategy::{Strategy, StrategyError};
-use crate::{QueryError, RankError, Ranker};
+use crate::engine::Engine;
+use crate::querydoc::QueryDocError;
+use crate::strategy::StrategyError;
+use crate::{QueryError, RankError};
 
 /// Why a query produced no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("bad query: {0}")]
     Query(#[from] QueryError),
+    #[error("bad query document: {0}")]
+    QueryDoc(#[from] QueryDocError),
+    #[error("{0}")]
+    BadInput(String),
     #[error(transparent)]
     Strategy(#[from] StrategyError),
     #[error(transparent)]
     Rank(#[from] RankError),
+    /// A part the search needs is missing or failed: lexical index, vector store, model, backend.
+    #[error("{}", .0.message)]
+    Unavailable(Unavailable),
+}
+
+/// A failure kept by value (an engine reports it on every call that needs the missing part).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unavailable {
+    pub code: ErrorCode,
+    pub message: String,
+    pub fix: String,
 }
 
 impl RunError {
-    /// The exit-code class: bad query 64, missing index 65, bad strategy file 64, else internal.
+    /// The exit-code class: bad query 64, missing index or model 65, timeout 66, else internal.
     pub fn code(&self) -> ErrorCode {
         match self {
-            RunError::Query(_) | RunError::Strategy(_) => ErrorCode::BadQuery,
+            RunError::Query(_)
+            | RunError::QueryDoc(_)
+            | RunError::BadInput(_)
+            | RunError::Strategy(_) => {
+                ErrorCode::BadQuery
+            }
             RunError::Rank(e) => e.code(),
+            RunError::Unavailable(u) => u.code,
         }
     }
 
     /// What to do about it.
-    pub fn fix(&self) -> &'static str {
+    pub fn fix(&self) -> String {
         match self {
             RunError::Query(_) => {
-                "quote phrases with \"…\", use -word to exclude, field:value for collection/project/agent/since/until (docs/query.md)"
+                "quote phrases with \"…\", use -word to exclude, field:value for collection/project/agent/since/until (docs/query.md)".into()
             }
-            RunError::Strategy(_) => "fix or remove $BRAIN_HOME/search_strategy.yaml",
-            RunError::Rank(e) => e.fix(),
+            RunError::QueryDoc(_) => {
+                "start every line with lex:, vec:, hyde: or intent: (docs/query.md)".into()
+            }
+            RunError::Strategy(_) => "fix or remove $BRAIN_HOME/search_strategy.yaml".into(),
+            RunError::BadInput(_) => String::new(),
+            RunError::Rank(e) => e.fix().into(),
+            RunError::Unavailable(u) => u.fix.clone(),
         }
     }
 }
 
-/// Parse `text` with the flags of `args`, open the index of `home` and rank.
-pub fn search(home: &Home, args: &RankArgs, text: &str, now: &Zoned) -> Result<Vec<Hit>, RunError> {
-    let query = args.parse(text, now)?;
-    let strategy = Strategy::load(&home.root().join(Strategy::FILE))?;
-    let ranker = Ranker::open(home)?;
-    Ok(ranker.rank(&query, &args.options(&strategy), now.timestamp())?)
+/// Build the request of `text` with the flags of `args`, open the engine of `home` and search. An
+/// expansion that failed is a warning of the answer.
+pub fn search(
+    home: &Home,
+    args: &RankArgs,
+    text: &str,
+    now: &Zoned,
+) -> Result<crate::engine::Answer, RunError> {
+    let engine = Engine::open(home)?;
+    let mut warnings = Vec::new();
+    let req = args.request(home, text, now, engine.strategy(), &mut warnings)?;
+    let mut ans = engine.search(&req, now)?;
+    warnings.append(&mut ans.warnings);
+    ans.warnings = warnings;
+    Ok(ans)
 }
 
 /// The time queries are relative to: now, or `$BRAIN_NOW` (RFC 3339) when set — for reproducible

@@ -5,7 +5,11 @@
 //! lex:
 //!   title: 1.5
 //!   all_terms: 1.0
-//! rrf_k: 60
+//! fusion:
+//!   k: 60
+//!   original_weight: 2.0
+//! rerank:
+//!   depth: 20
 //! ```
 //!
 //! Missing keys keep their defaults; a missing file is the defaults.
@@ -41,18 +45,90 @@ pub const MIN_CANDIDATES: usize = 40;
 /// warning when a memory is older than a day").
 pub const STALE_AFTER_DAYS: i64 = 1;
 
+/// Candidates the cross-encoder rescores (QMD reranks its top 30–40 chunks; ~20 keeps a CPU rerank
+/// under a second with MiniLM-class models — our measurement target, not a quality optimum).
+pub const RERANK_DEPTH: usize = 20;
+
 /// The retrieval strategy: defaults here, overridable by `search_strategy.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Strategy {
     /// Lexical field weights and conjunction boost.
     pub lex: LexWeights,
-    /// RRF constant.
-    pub rrf_k: f64,
+    /// Reciprocal rank fusion of the lexical and vector lists.
+    pub fusion: FusionWeights,
+    /// Cross-encoder reranking (`--rerank`).
+    pub rerank: RerankWeights,
     /// Hits per query.
     pub limit: usize,
     /// Passages per document.
     pub per_doc: usize,
+}
+
+/// How ranked lists are fused (every constant from QMD's hybrid query, which takes RRF from Cormack
+/// et al. 2009).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FusionWeights {
+    /// RRF constant k: a list adds `weight / (k + rank)`.
+    pub k: f64,
+    /// Weight of the original query's lists (expansions and extra sub-queries weigh 1).
+    pub original_weight: f64,
+    /// Added for rank 1 in any list.
+    pub top_bonus: f64,
+    /// Added for ranks 2–3 in any list.
+    pub near_top_bonus: f64,
+}
+
+impl Default for FusionWeights {
+    fn default() -> Self {
+        FusionWeights {
+            k: RRF_K,
+            original_weight: ORIGINAL_QUERY_WEIGHT,
+            top_bonus: TOP_RANK_BONUS,
+            near_top_bonus: NEAR_TOP_BONUS,
+        }
+    }
+}
+
+/// How the cross-encoder's relevance is blended with the fused rank (QMD's position-aware blend:
+/// the retrieval order is trusted most at the top, the reranker most in the tail).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RerankWeights {
+    /// Fused candidates rescored.
+    pub depth: usize,
+    /// Longest `[CLS] query [SEP] passage [SEP]` input, in tokens.
+    pub max_tokens: usize,
+    /// The cross-encoder folder (default `$BRAIN_HOME/models/reranker`; `$BRAIN_RERANKER` wins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `[up_to_rank, retrieval_weight]` steps: a candidate at fused rank r takes the first step with
+    /// r ≤ up_to_rank; its score is `w / r + (1 - w) × relevance`. QMD: ranks 1–3 0.75, 4–10 0.60,
+    /// beyond 0.40.
+    pub blend: Vec<(usize, f64)>,
+}
+
+impl Default for RerankWeights {
+    fn default() -> Self {
+        RerankWeights {
+            depth: RERANK_DEPTH,
+            max_tokens: brain_vec::cross::DEFAULT_MAX_TOKENS,
+            model: None,
+            blend: vec![(3, 0.75), (10, 0.60), (usize::MAX, 0.40)],
+        }
+    }
+}
+
+impl RerankWeights {
+    /// The retrieval weight at fused rank `r` (1-based).
+    pub fn retrieval_weight(&self, r: usize) -> f64 {
+        self.blend
+            .iter()
+            .find(|(upto, _)| r <= *upto)
+            .or(self.blend.last())
+            .map_or(0.5, |(_, w)| *w)
+    }
 }
 
 /// The lexical weights as they appear in the YAML file.
@@ -101,7 +177,8 @@ impl Default for Strategy {
     fn default() -> Self {
         Strategy {
             lex: LexWeights::default(),
-            rrf_k: RRF_K,
+            fusion: FusionWeights::default(),
+            rerank: RerankWeights::default(),
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,
         }
@@ -162,7 +239,7 @@ mod tests {
         assert_eq!(s.lex.title, 3.0);
         assert_eq!(s.limit, 5);
         assert_eq!(s.lex.body, LexWeights::default().body);
-        assert_eq!(s.rrf_k, RRF_K);
+        assert_eq!(s.fusion.k, RRF_K);
         std::fs::write(&p, "lex:\n  titel: 3.0\n").expect("write");
         assert!(
             matches!(Strategy::load(&p), Err(StrategyError::Yaml { .. })),

@@ -22,5 +22,5 @@ pub use config::{
     builtin_path, check_name,
 };
 pub use home::{Home, display_path, home_dir};
-pub use lock::{Lock, LockError};
+pub use lock::{Lock, LockError, holder_pid};
 pub use registry::{DocEntry, Registry, RegistryError};

@@ -19,7 +19,8 @@ pub enum LockError {
 }
 
 /// A held lock; released when dropped (and by the OS if the process dies, so a crash leaves no stale
-/// lock behind, only a stale pid note in the file).
+/// lock behind, only a stale pid note in the file). A clean release empties the note first, so a note
+/// naming a dead process means its holder died mid-run (`brain doctor` reports it).
 #[derive(Debug)]
 pub struct Lock {
     file: File,
@@ -92,6 +93,18 @@ impl Lock {
     }
 }
 
+impl Drop for Lock {
+    /// Empty the holder note while the lock is still ours; the OS releases the lock when the file closes.
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
+    }
+}
+
+/// The pid named by a lock file's holder note (`pid 1234`), if any.
+pub fn holder_pid(note: &str) -> Option<u32> {
+    note.trim().strip_prefix("pid ")?.trim().parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +122,8 @@ mod tests {
             "{err}"
         );
         drop(first);
-        Lock::try_acquire(&p).expect("free again");
+        assert_eq!(std::fs::read_to_string(&p).expect("read"), "", "a clean release empties the note");
+        let again = Lock::try_acquire(&p).expect("free again");
+        assert_eq!(holder_pid(&std::fs::read_to_string(again.path()).expect("read")), Some(std::process::id()));
     }
 }

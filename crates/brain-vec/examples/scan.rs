@@ -55,6 +55,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             path: format!("doc{d}.md"),
             title: format!("Document {d}"),
             date: format!("2026-0{}-1{}", 1 + d % 9, d % 10),
+            project: None,
+            agent: None,
             hash: String::new(),
             body_line: 1,
             first: 0,

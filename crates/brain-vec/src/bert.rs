@@ -14,13 +14,11 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use crate::VecError;
 use crate::embed::{Embedder, normalize};
+use crate::encoder::{BertConfig, Encoder, weights};
 
 /// Tokens per forward pass. Measured 2026-11-22 on this 2-core box (bench/embed.sh): 4k–8k tokens per
 /// batch is the plateau for MiniLM; larger batches only add memory.
@@ -28,7 +26,7 @@ pub const BATCH_TOKENS: usize = 4096;
 
 /// A loaded local model. Load once, reuse for every batch.
 pub struct Bert {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     id: String,
     dims: usize,
@@ -62,22 +60,29 @@ impl Bert {
         };
         let config_text =
             std::fs::read_to_string(&config_path).map_err(VecError::io(&config_path))?;
-        let config: Config =
+        let config: BertConfig =
             serde_json::from_str(&config_text).map_err(|e| broken(format!("config.json: {e}")))?;
-        let raw: serde_json::Value =
-            serde_json::from_str(&config_text).map_err(|e| broken(format!("config.json: {e}")))?;
-        let dims = raw["hidden_size"].as_u64().unwrap_or(0) as usize;
-        let max_len = raw["max_position_embeddings"].as_u64().unwrap_or(512) as usize;
+        let (dims, max_len) = (config.hidden_size, config.max_position_embeddings);
         if dims == 0 {
-            return Err(broken("config.json has no hidden_size".into()));
+            return Err(broken("config.json has hidden_size 0".into()));
         }
-        let mut tokenizer =
-            Tokenizer::from_file(&tok_path).map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-        fix_tokenizer(&mut tokenizer, max_len)
-            .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-        let vb = weights(&weights_path).map_err(|e| broken(format!("model.safetensors: {e}")))?;
-        let model =
-            BertModel::load(vb, &config).map_err(|e| broken(format!("model.safetensors: {e}")))?;
+        // The tokenizer (a large JSON) and the weights load at the same time.
+        let (tokenizer, model) = std::thread::scope(|s| {
+            let tok = s.spawn(|| -> Result<Tokenizer, VecError> {
+                let mut t = Tokenizer::from_file(&tok_path)
+                    .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+                fix_tokenizer(&mut t, max_len).map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+                Ok(t)
+            });
+            let model = weights(&weights_path)
+                .and_then(|vb| Encoder::load(vb, &config))
+                .map_err(|e| broken(format!("model.safetensors: {e}")));
+            let tok = tok
+                .join()
+                .unwrap_or_else(|_| Err(broken("tokenizer.json: loader panicked".into())));
+            (tok, model)
+        });
+        let (tokenizer, model) = (tokenizer?, model?);
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -102,7 +107,8 @@ impl Bert {
         Ok(ids)
     }
 
-    /// One forward pass over inputs of similar length: pad to the longest, mean-pool, normalize.
+    /// One forward pass over inputs of similar length: pad to the longest, mean-pool over the real
+    /// tokens, normalize.
     fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, VecError> {
         let inf = |e: candle_core::Error| VecError::Inference(e.to_string());
         let len = batch.iter().map(|b| b.len()).max().unwrap_or(0);
@@ -111,42 +117,29 @@ impl Bert {
         }
         let n = batch.len();
         let mut ids = vec![0u32; n * len];
-        let mut mask = vec![0u32; n * len];
         for (i, b) in batch.iter().enumerate() {
             ids[i * len..i * len + b.len()].copy_from_slice(b);
-            mask[i * len..i * len + b.len()]
-                .iter_mut()
-                .for_each(|m| *m = 1);
         }
-        let dev = Device::Cpu;
-        let ids = Tensor::from_vec(ids, (n, len), &dev).map_err(inf)?;
-        let mask = Tensor::from_vec(mask, (n, len), &dev).map_err(inf)?;
-        let types = ids.zeros_like().map_err(inf)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(inf)?;
-        let maskf = mask
-            .to_dtype(DType::F32)
-            .map_err(inf)?
-            .unsqueeze(2)
-            .map_err(inf)?;
-        let summed = hidden
-            .broadcast_mul(&maskf)
-            .map_err(inf)?
-            .sum(1)
-            .map_err(inf)?;
-        let counts = maskf.sum(1).map_err(inf)?;
-        let pooled = summed.broadcast_div(&counts).map_err(inf)?;
-        let mut rows: Vec<Vec<f32>> = pooled.to_vec2().map_err(inf)?;
-        rows.iter_mut().for_each(|r| normalize(r));
-        Ok(rows)
+        let types = vec![0u32; n * len];
+        let lens: Vec<usize> = batch.iter().map(|b| b.len()).collect();
+        let hidden = self.model.forward(&ids, &types, &lens, len).map_err(inf)?;
+        let flat: Vec<f32> = hidden.flatten_all().map_err(inf)?.to_vec1().map_err(inf)?;
+        let d = self.dims;
+        Ok(lens
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| {
+                let mut v = vec![0f32; d];
+                for row in flat[i * len * d..(i * len + l) * d].chunks_exact(d) {
+                    v.iter_mut().zip(row).for_each(|(a, x)| *a += x);
+                }
+                let inv = 1.0 / l.max(1) as f32;
+                v.iter_mut().for_each(|a| *a *= inv);
+                normalize(&mut v);
+                v
+            })
+            .collect())
     }
-}
-
-/// Map the weights rather than reading them: model load drops by the time of one 90 MB copy.
-#[allow(unsafe_code)]
-fn weights(path: &Path) -> candle_core::Result<VarBuilder<'static>> {
-    // SAFETY: the model file is installed by a rename (fetch.rs) and never written in place, so the
-    // mapping does not change while the tensors are built from it (they are copied out at load).
-    unsafe { VarBuilder::from_mmaped_safetensors(&[path], DType::F32, &Device::Cpu) }
 }
 
 /// Undo the tokenizer.json trap: pad to the batch's longest input, truncate at the model limit.

@@ -120,6 +120,8 @@ pub fn update(
         .unwrap_or_default();
 
     let hashes: Vec<String> = inputs.iter().map(Input::hash).collect();
+    // Unchanged text but changed metadata (date, title, project, …): rows are copied, entry refreshed.
+    let mut refresh: HashMap<usize, usize> = HashMap::new();
     let mut todo: Vec<usize> = Vec::new();
     let mut keep: Vec<usize> = Vec::new(); // old doc indices to copy
     let mut seen = vec![false; old.as_ref().map_or(0, |s| s.docs.len())];
@@ -129,8 +131,12 @@ pub fn update(
             Some(&o) => {
                 seen[o] = true;
                 keep.push(o);
-                if old.as_ref().is_some_and(|s| s.docs[o].hash == hashes[i]) {
+                if let Some(s) = old.as_ref().filter(|s| s.docs[o].hash == hashes[i]) {
                     report.unchanged += 1;
+                    let fresh = entry(input, &hashes[i]);
+                    if !same_meta(&fresh, &s.docs[o]) {
+                        refresh.insert(o, i);
+                    }
                 } else {
                     todo.push(i);
                 }
@@ -151,7 +157,7 @@ pub fn update(
         let _ = s;
     }
     let cap = opts.limit.unwrap_or(usize::MAX).min(todo.len());
-    if todo.is_empty() && report.removed == 0 && old.is_some() {
+    if todo.is_empty() && report.removed == 0 && refresh.is_empty() && old.is_some() {
         report.generation = previous_gen.unwrap_or(0);
         return Ok(report);
     }
@@ -206,6 +212,7 @@ pub fn update(
                 continue;
             }
             let e = &s.docs[o];
+            let fresh = refresh.get(&o).map(|&i| entry(&inputs[i], &e.hash));
             let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first + e.count)
                 .map(|r| r as usize)
                 .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))
@@ -214,7 +221,7 @@ pub fn update(
                 .iter()
                 .map(|(l, t, v)| (*l, *t, v.as_slice()))
                 .collect();
-            writer.push(e.clone(), &rows)?;
+            writer.push(fresh.unwrap_or_else(|| e.clone()), &rows)?;
         }
     }
     report.generation = writer.commit()?.generation;
@@ -222,17 +229,32 @@ pub fn update(
 }
 
 fn entry(input: &Input, hash: &str) -> DocEntry {
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
     DocEntry {
         id: input.doc.id.clone(),
         collection: input.collection(),
         path: input.doc.path.clone(),
         title: input.doc.title.clone(),
         date: input.doc.date.clone(),
+        project: input.doc.meta.get("project").and_then(text),
+        agent: input
+            .doc
+            .source
+            .agent
+            .clone()
+            .or_else(|| input.doc.meta.get("agent").and_then(text))
+            .map(|a| a.to_lowercase()),
         hash: hash.to_string(),
         body_line: input.body_line,
         first: 0,
         count: 0,
     }
+}
+
+/// Whether two entries of the same document agree on everything but their row range.
+fn same_meta(a: &DocEntry, b: &DocEntry) -> bool {
+    (&a.collection, &a.path, &a.title, &a.date, &a.project, &a.agent)
+        == (&b.collection, &b.path, &b.title, &b.date, &b.project, &b.agent)
 }
 
 /// Per collection: documents, and how many need embeddings (new, changed, or under another fingerprint).

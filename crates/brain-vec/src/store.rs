@@ -13,7 +13,8 @@
 //! map the files of the generation their manifest named; files are never modified in place.
 //!
 //! Search scores every row with a dot product (rows and queries are unit vectors, so this is the cosine)
-//! in parallel with rayon, skipping rows whose document fails the collection/date filter inside the scan,
+//! in parallel with rayon, skipping rows whose document fails the filter (collection, project, agent, date)
+//! inside the scan,
 //! keeps each document's best row and returns the top k documents. 100k × 384 rows ≈ 11 ms on 2 cores
 //! (DESIGN.md measurement); graph indexes only pay off past ~1M rows.
 
@@ -56,6 +57,12 @@ pub struct DocEntry {
     pub title: String,
     /// RFC 3339 date.
     pub date: String,
+    /// `meta.project`, for the `project:` filter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// `source.agent` (lower-case), for the `agent:` filter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// sha256 of what was embedded (title + body); unchanged hash = no re-embedding.
     pub hash: String,
     /// Line of the markdown file at which the body starts (chunk lines are body lines).
@@ -120,15 +127,84 @@ pub fn day_number(date: &str) -> i32 {
     (era * 146_097 + doe - 719_468) as i32
 }
 
-/// Which documents a search may return.
+/// Which documents a search may return: the same filters as the lexical side, applied per document
+/// inside the scan.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     /// Only these collections (empty = all).
     pub collections: Vec<String>,
-    /// Only documents dated on or after this day number.
-    pub since_day: Option<i32>,
-    /// Only documents dated on or before this day number.
-    pub until_day: Option<i32>,
+    /// Only these `meta.project` values (empty = all).
+    pub projects: Vec<String>,
+    /// Only these agents, lower-case (empty = all).
+    pub agents: Vec<String>,
+    /// Only documents dated at or after this instant (Unix seconds).
+    pub since: Option<i64>,
+    /// Only documents dated at or before this instant (Unix seconds).
+    pub until: Option<i64>,
+}
+
+impl Filter {
+    /// Does document `e` pass? A document without a readable date fails a date bound.
+    pub fn allows(&self, e: &DocEntry) -> bool {
+        let any = |list: &[String], v: Option<&str>| {
+            list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v))
+        };
+        let in_time = || {
+            if self.since.is_none() && self.until.is_none() {
+                return true;
+            }
+            let Some(t) = date_seconds(&e.date) else {
+                return false;
+            };
+            self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t <= u)
+        };
+        any(&self.collections, Some(&e.collection))
+            && any(&self.projects, e.project.as_deref())
+            && any(&self.agents, e.agent.as_deref())
+            && in_time()
+    }
+}
+
+/// Unix seconds of an RFC 3339 date (any offset) or a bare `YYYY-MM-DD` (midnight UTC).
+pub fn date_seconds(date: &str) -> Option<i64> {
+    let day = day_number(date);
+    if day == i32::MIN {
+        return None;
+    }
+    let base = i64::from(day) * 86_400;
+    let rest = date.get(10..).unwrap_or("");
+    if rest.is_empty() {
+        return Some(base);
+    }
+    // THH:MM[:SS][.frac](Z|±HH:MM)
+    let b = rest.as_bytes();
+    if b.len() < 6 || !matches!(b[0], b'T' | b't' | b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| rest.get(r).and_then(|s| s.parse::<i64>().ok());
+    let (h, m) = (num(1..3)?, num(4..6)?);
+    let mut i = 6;
+    let mut sec = 0;
+    if b.get(6) == Some(&b':') {
+        sec = num(7..9)?;
+        i = 9;
+        if b.get(9) == Some(&b'.') {
+            i = 10;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+    }
+    let offset = match b.get(i) {
+        None | Some(b'Z' | b'z') => 0,
+        Some(sign @ (b'+' | b'-')) => {
+            let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+            let o = oh * 3600 + om * 60;
+            if *sign == b'+' { o } else { -o }
+        }
+        _ => return None,
+    };
+    Some(base + h * 3600 + m * 60 + sec - offset)
 }
 
 /// A document's best row for a query.
@@ -269,16 +345,7 @@ impl Store {
         if query.len() != d || k == 0 {
             return Vec::new();
         }
-        let allowed: Vec<bool> = self
-            .docs
-            .iter()
-            .map(|e| {
-                (filter.collections.is_empty()
-                    || filter.collections.iter().any(|c| *c == e.collection))
-                    && filter.since_day.is_none_or(|s| day_number(&e.date) >= s)
-                    && filter.until_day.is_none_or(|u| day_number(&e.date) <= u)
-            })
-            .collect();
+        let allowed: Vec<bool> = self.docs.iter().map(|e| filter.allows(e)).collect();
         // Each task scores a contiguous run of rows and keeps each document's best row.
         let mut best: Vec<DocScore> = vectors
             .par_chunks(d * 4 * 1024)

@@ -99,7 +99,7 @@ fn search_ranks_documents_by_their_best_chunk_and_filters_inside_the_scan() {
     };
     assert_eq!(s.search(&query(&e, "aaaa"), 10, &only_b).len(), 1);
     let since = Filter {
-        since_day: Some(day_number("2026-01-01")),
+        since: brain_vec::store::date_seconds("2026-01-01"),
         ..Filter::default()
     };
     let ids: Vec<&str> = s

@@ -1,4 +1,5 @@
-//! `brain ask "…"` — rank + fmt in one process (BM25). Exit 67 on no results (with `--json`, after an
+//! `brain ask "…"` — rank + fmt in one process (auto mode: BM25 for literal queries, hybrid for
+//! conceptual ones when vectors exist). Exit 67 on no results (with `--json`, after an
 //! explicit empty envelope); with `--json`, failures are also printed as an error record on stdout.
 
 use std::io::{IsTerminal, Read, Write};
@@ -43,7 +44,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         row.set("query", text.trim());
     }
     let mut out = Stdout::new();
-    let hits = match brain_rank::run::search(home, &a.rank, &text, &now) {
+    let answer = match brain_rank::run::search(home, &a.rank, &text, &now) {
         Ok(h) => h,
         Err(e) => {
             let f = Failure::new(e.code(), e.to_string()).with_fix(e.fix());
@@ -62,7 +63,17 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         std::io::stdout().is_terminal(),
         no_color,
     );
-    brain_fmt::render(&hits, &opts, took_ms, &[], &mut out)?;
+    if a.fmt.explain {
+        let mode = answer.mode.map_or("?", |m| m.name());
+        eprintln!("brain: mode {mode}; lists: {}", answer.plan.join(" | "));
+    }
+    if !a.fmt.json {
+        for w in &answer.warnings {
+            eprintln!("brain: warning: {w}");
+        }
+    }
+    let hits = answer.hits;
+    brain_fmt::render(&hits, &opts, took_ms, &answer.warnings, &mut out)?;
     out.flush()?;
     Ok(if hits.is_empty() {
         Exit::Code(ErrorCode::NoResults)

@@ -4,11 +4,10 @@ use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
+use brain_docs::{DocsError, Resolver, read_lines, split_range};
 use brain_store::{Config, Home};
 
 use super::usage::Row;
-
-use super::resolve::{resolve, split_range};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,6 +19,11 @@ pub struct Args {
     /// Print at most this many bytes (a note on stderr says where it stopped).
     #[arg(long, value_name = "BYTES", default_value_t = 1_000_000)]
     max_bytes: usize,
+}
+
+/// A library failure as the CLI reports it.
+pub fn failure(e: DocsError) -> Failure {
+    Failure::new(e.code(), e.to_string()).with_fix(e.fix())
 }
 
 /// Print, and log a `get` row (n_docs, latency_ms, the error class on failure).
@@ -34,39 +38,27 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let (reference, from, count) = split_range(&a.reference);
-    let doc = resolve(home, &config, reference)?;
+    let doc = Resolver::new(&config, home)
+        .resolve(reference)
+        .map_err(failure)?;
+    let lines = read_lines(
+        &doc.file,
+        from.unwrap_or(1),
+        count,
+        a.line_numbers,
+        a.max_bytes,
+    )
+    .map_err(failure)?;
     row.set("n_docs", 1);
-    let text = std::fs::read_to_string(&doc.file)
-        .map_err(|e| Failure::new(ErrorCode::Internal, format!("{}: {e}", doc.file.display())))?;
-    let from = from.unwrap_or(1).max(1);
     let mut out = Stdout::new();
-    let mut written = 0usize;
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .skip(from - 1)
-        .take(count.unwrap_or(usize::MAX))
-    {
-        let rendered = if a.line_numbers {
-            format!("{:>6}  {line}\n", i + 1)
-        } else {
-            format!("{line}\n")
-        };
-        if written + rendered.len() > a.max_bytes {
-            out.flush()?;
-            eprintln!(
-                "brain: note: stopped at line {} ({} bytes, --max-bytes {}); continue with `brain get {}:{}`",
-                i + 1,
-                written,
-                a.max_bytes,
-                reference,
-                i + 1
-            );
-            break;
-        }
-        out.write_all(rendered.as_bytes())?;
-        written += rendered.len();
-    }
+    out.write_all(lines.text.as_bytes())?;
     out.flush()?;
+    if let Some(at) = lines.stopped_at {
+        eprintln!(
+            "brain: note: stopped at line {at} ({} bytes, --max-bytes {}); continue with `brain get {reference}:{at}`",
+            lines.text.len(),
+            a.max_bytes,
+        );
+    }
     Ok(Exit::Success)
 }

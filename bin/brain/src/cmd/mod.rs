@@ -3,11 +3,17 @@
 pub mod ask;
 pub mod collection;
 pub mod distill;
+pub mod doctor;
 pub mod eval;
+pub mod explain;
 pub mod get;
+pub mod hook;
 pub mod inbox;
+pub mod mcp;
 pub mod multi_get;
 pub mod recent;
-mod resolve;
+pub mod schedule;
+pub mod skills;
 pub mod stats;
+pub mod status;
 mod usage;

@@ -5,11 +5,12 @@ use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
+use brain_docs::{Body, Doc, Resolver, Skip, read_doc};
 use brain_store::{Config, Home};
 
 use super::usage::Row;
 
-use super::resolve::{Doc, file_of_id, index_ids, resolve};
+use super::get::failure;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,28 +35,13 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-    let docs: Vec<Doc> = if a.pattern.contains(['*', '?', '[']) {
-        let glob = globset::Glob::new(&a.pattern)
-            .map_err(|e| {
-                Failure::new(
-                    ErrorCode::BadQuery,
-                    format!("bad glob `{}`: {e}", a.pattern),
-                )
-            })?
-            .compile_matcher();
-        index_ids(home)?
-            .into_iter()
-            .filter(|id| glob.is_match(id))
-            .filter_map(|id| file_of_id(&config, &id).map(|file| Doc { id: Some(id), file }))
-            .collect()
-    } else {
-        a.pattern
-            .split(',')
-            .map(str::trim)
-            .filter(|r| !r.is_empty())
-            .map(|r| resolve(home, &config, r))
-            .collect::<Result<_, _>>()?
-    };
+    let docs: Vec<Doc> = Resolver::new(&config, home)
+        .select(&a.pattern)
+        .map_err(failure)?
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect::<Result<_, _>>()
+        .map_err(failure)?;
     row.set("n_docs", docs.len());
     if docs.is_empty() {
         eprintln!("brain: no document matches `{}`", a.pattern);
@@ -63,34 +49,18 @@ fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     }
     let mut out = Stdout::new();
     for (i, d) in docs.iter().enumerate() {
-        let name = d.id.as_ref().map_or_else(
-            || d.file.display().to_string(),
-            |id| format!("brain://{id}"),
-        );
+        let name = d.name();
         if i > 0 {
             writeln!(out)?;
         }
         writeln!(out, "==> {name} <==")?;
-        let size = std::fs::metadata(&d.file).map(|m| m.len()).unwrap_or(0);
-        if size > a.max_bytes {
-            writeln!(
+        match read_doc(d, a.max_bytes, None, a.line_numbers) {
+            Body::Text(lines) => out.write_all(lines.text.as_bytes())?,
+            Body::Skipped(Skip::TooBig { size, max_bytes }) => writeln!(
                 out,
-                "[skipped: {size} bytes > --max-bytes {}; use `brain get {name}`]",
-                a.max_bytes
-            )?;
-            continue;
-        }
-        match std::fs::read_to_string(&d.file) {
-            Ok(text) => {
-                for (n, line) in text.lines().enumerate() {
-                    if a.line_numbers {
-                        writeln!(out, "{:>6}  {line}", n + 1)?;
-                    } else {
-                        writeln!(out, "{line}")?;
-                    }
-                }
-            }
-            Err(e) => writeln!(out, "[skipped: {e}]")?,
+                "[skipped: {size} bytes > --max-bytes {max_bytes}; use `brain get {name}`]"
+            )?,
+            Body::Skipped(Skip::Unreadable(e)) => writeln!(out, "[skipped: {e}]")?,
         }
     }
     out.flush()?;

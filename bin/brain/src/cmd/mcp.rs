@@ -1,0 +1,109 @@
+//! `brain mcp` — the MCP server on stdin/stdout (newline-delimited JSON-RPC; logs on stderr), and
+//! `brain mcp install --claude`, the Claude Code configuration that starts it.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use brain_cli::{Exit, Failure, Stdout};
+use brain_doc::ErrorCode;
+use brain_mcp::install::{self, Written};
+use brain_store::Home;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Print the MCP configuration that makes an agent start `brain mcp`, or merge it into the agent's
+    /// config file with --write.
+    Install(InstallArgs),
+}
+
+#[derive(clap::Args)]
+struct InstallArgs {
+    /// For Claude Code (the `mcpServers` map of `.mcp.json` / `~/.claude.json`).
+    #[arg(long, required = true)]
+    claude: bool,
+    /// Merge the entry into the config file instead of printing it: idempotent, the previous file
+    /// kept as `<file>.bak`, replaced atomically.
+    #[arg(long)]
+    write: bool,
+    /// Which file --write changes: `project` is ./.mcp.json (shared with the repository), `user` is
+    /// ~/.claude.json (every project).
+    #[arg(long, value_name = "SCOPE", default_value = "project", value_parser = ["project", "user"])]
+    scope: String,
+    /// Write this file instead of the scope's.
+    #[arg(long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// The command the agent runs (default: this `brain` executable's absolute path, so the agent's
+    /// PATH does not matter).
+    #[arg(long, value_name = "CMD")]
+    command: Option<String>,
+}
+
+pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    match a.command {
+        None => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            brain_mcp::serve(home.clone(), stdin, stdout)?;
+            Ok(Exit::Success)
+        }
+        Some(Command::Install(i)) => install_claude(i),
+    }
+}
+
+fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
+    let command = match a.command {
+        Some(c) => c,
+        None => std::env::current_exe()?.display().to_string(),
+    };
+    let brain_home = std::env::var("BRAIN_HOME").ok().filter(|h| !h.is_empty());
+    let entry = install::entry(&command, brain_home.as_deref());
+    if !a.write {
+        let mut out = Stdout::new();
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&install::snippet(&entry))?
+        )?;
+        out.flush()?;
+        eprintln!(
+            "brain: add this to .mcp.json (project) or ~/.claude.json (user), or run with --write;"
+        );
+        eprintln!(
+            "brain: or: claude mcp add {} -- {command} mcp",
+            install::SERVER_NAME
+        );
+        return Ok(Exit::Success);
+    }
+    let path = match (a.file, a.scope.as_str()) {
+        (Some(p), _) => p,
+        (None, "user") => brain_store::home_dir()
+            .ok_or_else(|| {
+                Failure::new(ErrorCode::BadQuery, "HOME is not set").with_fix("use --file")
+            })?
+            .join(".claude.json"),
+        (None, _) => PathBuf::from(".mcp.json"),
+    };
+    let written = install::write(&path, &entry)
+        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    match written {
+        Written::Unchanged => eprintln!(
+            "brain: {} already has the brain server; unchanged",
+            path.display()
+        ),
+        Written::Created => eprintln!("brain: wrote {}", path.display()),
+        Written::Updated { backup } => {
+            eprintln!(
+                "brain: updated {} (previous version in {})",
+                path.display(),
+                backup.display()
+            );
+        }
+    }
+    Ok(Exit::Success)
+}

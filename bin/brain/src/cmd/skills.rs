@@ -1,0 +1,47 @@
+//! `brain skills install|remove|list` — the Claude Code skills shipped in `pipelines/skills/`
+//! (brain-ask, brain-recent, brain-inbox), in `~/.claude/skills/` ($CLAUDE_CONFIG_DIR/skills).
+
+use std::io::Write;
+
+use brain_cli::{Exit, Failure, Stdout};
+use brain_ops::{Host, OpsError, skills};
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Copy the shipped skills into Claude Code's skills folder (idempotent; prints what it did).
+    Install,
+    /// Remove the shipped skills from Claude Code's skills folder.
+    Remove,
+    /// List the installed brain skills: name, scope, path (tab-separated).
+    List,
+}
+
+fn fail(e: OpsError) -> anyhow::Error {
+    Failure::new(e.code(), e.to_string()).with_fix(e.fix()).into()
+}
+
+pub fn run(cmd: Command) -> anyhow::Result<Exit> {
+    let host = Host::from_env();
+    let did = match cmd {
+        Command::List => {
+            let mut out = Stdout::new();
+            for s in skills::installed(&host) {
+                writeln!(out, "{}\t{}\t{}", s.name, s.scope.unwrap_or_default(), s.path)?;
+            }
+            out.flush()?;
+            return Ok(Exit::Success);
+        }
+        Command::Install => {
+            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
+            skills::install(&host, &pipelines).map_err(fail)?
+        }
+        Command::Remove => {
+            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
+            skills::remove(&host, &pipelines).map_err(fail)?
+        }
+    };
+    for line in did {
+        eprintln!("brain: {line}");
+    }
+    Ok(Exit::Success)
+}

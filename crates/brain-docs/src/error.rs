@@ -1,0 +1,67 @@
+//! Why a document could not be found or read.
+
+use std::path::PathBuf;
+
+use brain_doc::ErrorCode;
+use brain_lex::LexError;
+use brain_lex::search::SearchError;
+
+/// A reference that does not resolve, or a file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DocsError {
+    #[error("no document `{0}`")]
+    NotFound(String),
+    #[error("{docid} is ambiguous: {ids}")]
+    Ambiguous { docid: String, ids: String },
+    #[error("bad glob `{pattern}`: {reason}")]
+    BadGlob { pattern: String, reason: String },
+    #[error(
+        "`{0}` is not inside a collection: use brain://collection/path, collection/path or a #docid"
+    )]
+    NotInCollection(String),
+    #[error(transparent)]
+    Index(#[from] LexError),
+    #[error(transparent)]
+    Search(SearchError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl From<SearchError> for DocsError {
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::Index(e) => DocsError::Index(e),
+            other => DocsError::Search(other),
+        }
+    }
+}
+
+impl DocsError {
+    /// The failure class: not found 67, ambiguous or bad reference 64, no index 65, else internal.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            DocsError::NotFound(_) => ErrorCode::NoResults,
+            DocsError::Ambiguous { .. }
+            | DocsError::BadGlob { .. }
+            | DocsError::NotInCollection(_) => ErrorCode::BadQuery,
+            DocsError::Index(e) => e.code(),
+            DocsError::Search(_) | DocsError::Io { .. } => ErrorCode::Internal,
+        }
+    }
+
+    /// What to do about it, or empty.
+    pub fn fix(&self) -> &'static str {
+        match self {
+            DocsError::NotFound(_) | DocsError::NotInCollection(_) => {
+                "use a path, brain://collection/path or a #docid from `brain ask`"
+            }
+            DocsError::Ambiguous { .. } => "use the brain://collection/path of the one you mean",
+            DocsError::BadGlob { .. } => "globs use *, ?, [abc] and ** over collection/path",
+            DocsError::Index(e) => e.fix(),
+            DocsError::Search(_) | DocsError::Io { .. } => "",
+        }
+    }
+}

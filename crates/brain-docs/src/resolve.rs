@@ -1,0 +1,291 @@
+//! Turning what a person or an agent types into a document file: a filesystem path,
+//! `brain://collection/path`, `collection/path`, or a `#docid` from an earlier answer.
+
+use std::path::{Component, Path, PathBuf};
+
+use brain_lex::LexIndex;
+use brain_lex::search::Searcher;
+use brain_store::{Config, Home};
+
+use crate::DocsError;
+
+/// A resolved document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Doc {
+    /// `<collection>/<path>` when known (always, unless a plain file path was given).
+    pub id: Option<String>,
+    /// The markdown file.
+    pub file: PathBuf,
+}
+
+impl Doc {
+    /// `brain://<id>`, or the file path when the document is not in a collection.
+    pub fn name(&self) -> String {
+        self.id.as_ref().map_or_else(
+            || self.file.display().to_string(),
+            |id| format!("brain://{id}"),
+        )
+    }
+
+    /// The collection, when known.
+    pub fn collection(&self) -> Option<&str> {
+        self.id
+            .as_deref()
+            .and_then(|id| id.split_once('/'))
+            .map(|(c, _)| c)
+    }
+}
+
+/// Where document ids (`collection/path`, sorted) come from: the lexical index.
+pub trait DocIds {
+    /// Every document id in the index.
+    fn doc_ids(&self) -> Result<Vec<String>, DocsError>;
+}
+
+/// Opens the index of the home for each call (the CLI: one call per process).
+impl DocIds for Home {
+    fn doc_ids(&self) -> Result<Vec<String>, DocsError> {
+        let lex = LexIndex::open(self)?;
+        Ok(Searcher::new(&lex)?.document_ids()?)
+    }
+}
+
+/// An open searcher (a long-running server).
+impl DocIds for Searcher {
+    fn doc_ids(&self) -> Result<Vec<String>, DocsError> {
+        Ok(self.document_ids()?)
+    }
+}
+
+/// A known list (tests, caches).
+impl DocIds for Vec<String> {
+    fn doc_ids(&self) -> Result<Vec<String>, DocsError> {
+        Ok(self.clone())
+    }
+}
+
+/// `ref:from:count` → (`ref`, from, count); only trailing all-digit parts count.
+pub fn split_range(s: &str) -> (&str, Option<usize>, Option<usize>) {
+    let mut base = s;
+    let mut nums = Vec::new();
+    while nums.len() < 2 {
+        match base.rsplit_once(':') {
+            Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+                nums.push(n.parse().unwrap_or(usize::MAX));
+                base = b;
+            }
+            _ => break,
+        }
+    }
+    nums.reverse();
+    (base, nums.first().copied(), nums.get(1).copied())
+}
+
+/// One item of [`Resolver::select`]: the id or reference, and the document or why it failed.
+pub type Selected = (String, Result<Doc, DocsError>);
+
+/// Resolves references against the collections of `brain.yaml` and the ids of the index.
+pub struct Resolver<'a> {
+    config: &'a Config,
+    ids: &'a dyn DocIds,
+    files: bool,
+}
+
+impl<'a> Resolver<'a> {
+    /// A resolver that also accepts plain filesystem paths (the CLI: a person's own files).
+    pub fn new(config: &'a Config, ids: &'a dyn DocIds) -> Self {
+        Resolver {
+            config,
+            ids,
+            files: true,
+        }
+    }
+
+    /// A resolver limited to documents inside collections (agents over MCP: no arbitrary file reads).
+    pub fn collections_only(config: &'a Config, ids: &'a dyn DocIds) -> Self {
+        Resolver {
+            config,
+            ids,
+            files: false,
+        }
+    }
+
+    /// The file of document `id` (`collection/path`), through brain.yaml; `None` for an unknown
+    /// collection or a path that climbs out of its collection (`..`, absolute).
+    pub fn file_of_id(&self, id: &str) -> Option<PathBuf> {
+        let (collection, path) = id.split_once('/')?;
+        let inside = Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+        if !inside {
+            return None;
+        }
+        self.config.collection_dir(collection).map(|d| d.join(path))
+    }
+
+    /// Resolve `reference` (without a line range).
+    pub fn resolve(&self, reference: &str) -> Result<Doc, DocsError> {
+        let not_found = || DocsError::NotFound(reference.to_string());
+        if let Some(hex) = reference.strip_prefix('#') {
+            let want = format!("#{}", hex.to_ascii_lowercase());
+            let ids: Vec<String> = self
+                .ids
+                .doc_ids()?
+                .into_iter()
+                .filter(|id| brain_doc::docid(id) == want)
+                .collect();
+            return match ids.as_slice() {
+                [id] => self
+                    .file_of_id(id)
+                    .map(|file| Doc {
+                        id: Some(id.clone()),
+                        file,
+                    })
+                    .ok_or_else(not_found),
+                [] => Err(not_found()),
+                many => Err(DocsError::Ambiguous {
+                    docid: want,
+                    ids: many.join(", "),
+                }),
+            };
+        }
+        let id = reference.strip_prefix("brain://").unwrap_or(reference);
+        let direct = PathBuf::from(reference);
+        if self.files && !reference.starts_with("brain://") && direct.is_file() {
+            return Ok(Doc {
+                id: None,
+                file: direct,
+            });
+        }
+        match self.file_of_id(id) {
+            Some(file) if file.is_file() => Ok(Doc {
+                id: Some(id.to_string()),
+                file,
+            }),
+            _ if !self.files && direct.is_absolute() => {
+                Err(DocsError::NotInCollection(reference.into()))
+            }
+            _ => Err(not_found()),
+        }
+    }
+
+    /// A glob over `collection/path` (indexed documents, in id order), or a comma-separated list of
+    /// references, each resolved on its own (in the order given).
+    pub fn select(&self, pattern: &str) -> Result<Vec<Selected>, DocsError> {
+        if pattern.contains(['*', '?', '[']) {
+            let glob = globset::Glob::new(pattern.strip_prefix("brain://").unwrap_or(pattern))
+                .map_err(|e| DocsError::BadGlob {
+                    pattern: pattern.into(),
+                    reason: e.to_string(),
+                })?
+                .compile_matcher();
+            return Ok(self
+                .ids
+                .doc_ids()?
+                .into_iter()
+                .filter(|id| glob.is_match(id))
+                .filter_map(|id| {
+                    let file = self.file_of_id(&id)?;
+                    Some((id.clone(), Ok(Doc { id: Some(id), file })))
+                })
+                .collect());
+        }
+        Ok(pattern
+            .split(',')
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(|r| (r.to_string(), self.resolve(r)))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_trailing_numbers_only() {
+        assert_eq!(split_range("#abc123:10:5"), ("#abc123", Some(10), Some(5)));
+        assert_eq!(
+            split_range("brain://c/p.md:7"),
+            ("brain://c/p.md", Some(7), None)
+        );
+        assert_eq!(
+            split_range("brain://c/p.md"),
+            ("brain://c/p.md", None, None)
+        );
+        assert_eq!(split_range("c/a:b.md"), ("c/a:b.md", None, None));
+    }
+
+    fn home_with(files: &[&str]) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        for f in files {
+            let p = dir.path().join("corpus").join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "x\n").expect("write");
+        }
+        std::fs::write(dir.path().join("secret.txt"), "s\n").expect("write");
+        (dir, Config::defaults(&home))
+    }
+
+    #[test]
+    fn references_of_every_form_resolve() {
+        let (dir, config) = home_with(&["brain/2026/04/a.md", "brain/2026/04/b.md"]);
+        let ids: Vec<String> = vec!["brain/2026/04/a.md".into(), "brain/2026/04/b.md".into()];
+        let r = Resolver::new(&config, &ids);
+        let a = dir.path().join("corpus/brain/2026/04/a.md");
+        let want = Doc {
+            id: Some("brain/2026/04/a.md".into()),
+            file: a.clone(),
+        };
+        assert_eq!(r.resolve("brain://brain/2026/04/a.md").expect("uri"), want);
+        assert_eq!(r.resolve("brain/2026/04/a.md").expect("id"), want);
+        let docid = brain_doc::docid("brain/2026/04/a.md");
+        assert_eq!(r.resolve(&docid.to_uppercase()).expect("docid"), want);
+        assert_eq!(r.resolve(&a.display().to_string()).expect("file").id, None);
+        assert!(matches!(r.resolve("#000000"), Err(DocsError::NotFound(_))));
+    }
+
+    #[test]
+    fn agents_cannot_climb_out_of_collections_or_read_plain_files() {
+        let (dir, config) = home_with(&["brain/a.md"]);
+        let ids: Vec<String> = vec!["brain/a.md".into()];
+        let r = Resolver::collections_only(&config, &ids);
+        let secret = dir.path().join("secret.txt").display().to_string();
+        assert!(matches!(
+            r.resolve(&secret),
+            Err(DocsError::NotInCollection(_))
+        ));
+        assert!(matches!(
+            r.resolve("brain://brain/../../secret.txt"),
+            Err(DocsError::NotFound(_))
+        ));
+        assert!(r.resolve("brain://brain/a.md").is_ok());
+    }
+
+    #[test]
+    fn select_globs_indexed_ids_and_keeps_list_errors_per_item() {
+        let (_dir, config) = home_with(&["brain/a.md", "brain/b.md"]);
+        let ids: Vec<String> = vec![
+            "brain/a.md".into(),
+            "brain/b.md".into(),
+            "inbox/c.md".into(),
+        ];
+        let r = Resolver::new(&config, &ids);
+        let got: Vec<String> = r
+            .select("brain/*.md")
+            .expect("glob")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(got, vec!["brain/a.md", "brain/b.md"]);
+        let list = r.select("brain/b.md, nope.md").expect("list");
+        assert_eq!(list.len(), 2);
+        assert!(list[0].1.is_ok() && list[1].1.is_err());
+        assert!(matches!(
+            r.select("brain/[.md"),
+            Err(DocsError::BadGlob { .. })
+        ));
+    }
+}

@@ -1,0 +1,160 @@
+//! Dispatch: one JSON-RPC message in, at most one out. Requests get exactly one response;
+//! notifications and stray responses get none, whatever they hold.
+
+use std::time::Instant;
+
+use brain_doc::{ErrorCode, ErrorRecord};
+use brain_store::{Home, telemetry};
+use serde_json::{Map, Value, json};
+
+use crate::handles::Handles;
+use crate::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Incoming, METHOD_NOT_FOUND, RpcError};
+use crate::tools::{self, Ctx};
+use crate::{resources, session};
+
+/// The revision before which argument-schema violations were protocol errors; from 2025-11-25 on
+/// they are tool errors the model can correct (SEP-1303).
+const ARGUMENT_ERRORS_AS_TOOL_ERRORS_SINCE: &str = "2025-11-25";
+
+/// One MCP session over one home.
+pub struct Server {
+    handles: Handles,
+    /// The negotiated protocol revision; before `initialize`, our newest.
+    version: &'static str,
+}
+
+impl Server {
+    /// A server for `home`; nothing is opened until a call needs it.
+    pub fn new(home: Home) -> Self {
+        Server {
+            handles: Handles::new(home),
+            version: session::PROTOCOL_VERSIONS[0],
+        }
+    }
+
+    /// The negotiated protocol revision.
+    pub fn version(&self) -> &'static str {
+        self.version
+    }
+
+    /// Handle one line; the response to write, if any.
+    pub fn handle_line(&mut self, line: &[u8]) -> Option<Value> {
+        match jsonrpc::parse(line) {
+            Err(r) => Some(jsonrpc::error(r.id, &r.error)),
+            Ok(Incoming::Request { id, method, params }) => {
+                Some(match self.request(&method, &params) {
+                    Ok(result) => jsonrpc::result(id, result),
+                    Err(e) => jsonrpc::error(id, &e),
+                })
+            }
+            Ok(Incoming::Notification { .. } | Incoming::Response) => None,
+        }
+    }
+
+    fn request(&mut self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        match method {
+            "initialize" => {
+                let (result, version) = session::initialize(self.handles.home(), params)?;
+                self.version = version;
+                Ok(result)
+            }
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(
+                json!({"tools": tools::TOOLS.iter().map(|t| (t.describe)()).collect::<Vec<_>>()}),
+            ),
+            "tools/call" => self.call(params),
+            "resources/list" => Ok(resources::list()),
+            "resources/templates/list" => Ok(resources::templates()),
+            "resources/read" => {
+                let started = Instant::now();
+                let out = resources::read(&mut self.handles, params);
+                let mut f = Map::new();
+                f.insert("ok".into(), out.is_ok().into());
+                self.log("resource_read", started, f);
+                out
+            }
+            _ => Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("method not found: `{method}`"),
+            )),
+        }
+    }
+
+    /// `tools/call`: unknown tool → -32602; arguments against the schema → -32602 before 2025-11-25, a
+    /// tool error after; a handler failure → a tool error carrying the error record.
+    fn call(&mut self, params: &Value) -> Result<Value, RpcError> {
+        let started = Instant::now();
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "tools/call needs `name` (a string)",
+            ));
+        };
+        let Some(tool) = tools::find(name) else {
+            let known: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                format!("unknown tool `{name}` (tools: {})", known.join(", ")),
+            ));
+        };
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => json!({}),
+            Some(a) => a.clone(),
+        };
+        let outcome = match crate::schema::check(&args, &(tool.describe)()["inputSchema"]) {
+            Err(msg) if self.version < ARGUMENT_ERRORS_AS_TOOL_ERRORS_SINCE => {
+                return Err(RpcError::new(
+                    INVALID_PARAMS,
+                    format!("invalid arguments for `{name}`: {msg}"),
+                ));
+            }
+            Err(msg) => Err(ErrorRecord::new(
+                ErrorCode::BadQuery,
+                format!("invalid arguments for `{name}`: {msg}"),
+                "see the tool's inputSchema in tools/list",
+            )),
+            Ok(()) => {
+                let mut ctx = Ctx {
+                    handles: &mut self.handles,
+                    now: brain_rank::run::now(),
+                };
+                (tool.run)(&mut ctx, args)
+            }
+        };
+        let mut f = Map::new();
+        f.insert("tool".into(), name.into());
+        f.insert("ok".into(), outcome.is_ok().into());
+        let result = match outcome {
+            Ok(out) => {
+                f.insert("results".into(), out.count.into());
+                json!({"content": [{"type": "text", "text": out.text}], "structuredContent": out.structured, "isError": false})
+            }
+            Err(e) => {
+                f.insert("error".into(), e.error.as_str().into());
+                json!({"content": [{"type": "text", "text": tools::error_text(&e)}], "isError": true})
+            }
+        };
+        self.log("tool_call", started, f);
+        Ok(result)
+    }
+
+    /// A telemetry row (never query text); a failing log never fails the call.
+    fn log(&self, event: &str, started: Instant, mut fields: Map<String, Value>) {
+        fields.insert(
+            "latency_ms".into(),
+            ((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0).into(),
+        );
+        let _ = telemetry::append(self.handles.home(), "mcp", event, fields);
+    }
+}
+
+/// A response for a request the server could not handle without panicking.
+pub fn internal_error(id: Value) -> Value {
+    jsonrpc::error(
+        id,
+        &RpcError::new(
+            INTERNAL_ERROR,
+            "internal error: the server hit a bug; the session goes on",
+        ),
+    )
+}

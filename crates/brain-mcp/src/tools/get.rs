@@ -1,0 +1,108 @@
+//! `get` — one document by uri, `collection/path` or `#docid` (QMD's `file` argument, with an optional
+//! `:from[:count]` suffix), from `fromLine` for `maxLines` lines, under a byte cap; optionally numbered.
+
+use brain_doc::{ErrorRecord, docid};
+use brain_docs::{Resolver, read_lines, split_range};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Ctx, Output, Tool, decode, descriptor};
+use crate::fence;
+
+pub const TOOL: Tool = Tool {
+    name: "get",
+    describe,
+    run,
+};
+
+/// Default byte cap of one `get` (about 25k tokens): a long transcript is read in parts.
+const DEFAULT_MAX_BYTES: usize = 100_000;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Args {
+    file: String,
+    from_line: Option<usize>,
+    max_lines: Option<usize>,
+    max_bytes: Option<usize>,
+    #[serde(default)]
+    line_numbers: bool,
+}
+
+fn describe() -> Value {
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "file": {"type": "string", "minLength": 1, "description": "brain://collection/path, collection/path or #docid from a query result; `ref:100` starts at line 100, `ref:100:20` reads 20 lines."},
+            "fromLine": {"type": "integer", "minimum": 1, "description": "Start at this 1-based line (the result's `line` is a good start)."},
+            "maxLines": {"type": "integer", "minimum": 1, "description": "Read at most this many lines."},
+            "maxBytes": {"type": "integer", "minimum": 1, "description": "Stop before this many bytes (default 100000); the result says where to continue."},
+            "lineNumbers": {"type": "boolean", "description": "Prefix every line with its number (default false)."}
+        },
+        "required": ["file"],
+        "additionalProperties": false
+    });
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "uri": {"type": "string"}, "docid": {"type": "string"}, "collection": {"type": "string"},
+            "fromLine": {"type": "integer"}, "lines": {"type": "integer"}, "totalLines": {"type": "integer"},
+            "nextLine": {"type": ["integer", "null"]}, "text": {"type": "string"}, "untrusted": {"type": "boolean"}
+        },
+        "required": ["uri", "docid", "collection", "fromLine", "lines", "totalLines", "nextLine", "text", "untrusted"]
+    });
+    descriptor(
+        "get",
+        "Get document",
+        "Read one document (or a line range of it) by the uri, collection/path or #docid of a query result. \
+         Long documents are read in parts: the result's nextLine says where to continue.",
+        input,
+        output,
+    )
+}
+
+fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
+    let a: Args = decode(args)?;
+    let (reference, from, count) = split_range(&a.file);
+    let (config, ids) = ctx.handles.docs()?;
+    let doc = Resolver::collections_only(config, ids)
+        .resolve(reference)
+        .map_err(super::docs_error)?;
+    let from = a.from_line.or(from).unwrap_or(1);
+    let lines = read_lines(
+        &doc.file,
+        from,
+        a.max_lines.or(count),
+        a.line_numbers,
+        a.max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+    )
+    .map_err(super::docs_error)?;
+    let id = doc.id.clone().unwrap_or_default();
+    let uri = doc.name();
+    let collection = doc.collection().unwrap_or_default().to_string();
+    let low = fence::is_low(config, &collection);
+    let next = lines.more_after();
+    let mut text = if low {
+        fence::block(&lines.text, &uri)
+    } else {
+        lines.text.clone()
+    };
+    if let Some(n) = next {
+        text.push_str(&format!(
+            "\n[lines {}-{} of {}; continue with get {{\"file\": \"{uri}\", \"fromLine\": {n}}}]\n",
+            lines.from,
+            lines.from + lines.count.saturating_sub(1),
+            lines.total
+        ));
+    }
+    Ok(Output {
+        count: 1,
+        structured: json!({
+            "uri": uri, "docid": docid(&id), "collection": collection, "fromLine": lines.from,
+            "lines": lines.count, "totalLines": lines.total, "nextLine": next,
+            "text": if low { fence::block(&lines.text, &uri) } else { lines.text },
+            "untrusted": low,
+        }),
+        text,
+    })
+}

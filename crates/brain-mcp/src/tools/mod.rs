@@ -1,0 +1,93 @@
+//! The tools: each is one small module with a descriptor (name, schemas, annotations) and a handler
+//! from checked arguments to a result. [`TOOLS`] is the registry `tools/list` and `tools/call` read.
+//!
+//! A handler's failure is an [`ErrorRecord`] (DESIGN.md), which the server returns as an MCP tool
+//! error (`isError: true`). Arguments are checked against the tool's own `inputSchema` first
+//! ([`crate::schema`]), so the schema a client sees is the one enforced.
+
+mod get;
+mod multi_get;
+mod query;
+
+use brain_doc::{ErrorCode, ErrorRecord};
+use jiff::Zoned;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::handles::Handles;
+
+/// What a handler gets besides its arguments.
+pub struct Ctx<'a> {
+    /// The open index, config and strategy.
+    pub handles: &'a mut Handles,
+    /// The time queries and age labels are relative to (`$BRAIN_NOW` in tests).
+    pub now: Zoned,
+}
+
+/// A successful tool result.
+pub struct Output {
+    /// Text for the model (low-trust text fenced).
+    pub text: String,
+    /// The same as data, matching the tool's `outputSchema`.
+    pub structured: Value,
+    /// How many items (results, documents) it holds, for telemetry.
+    pub count: usize,
+}
+
+/// One tool.
+pub struct Tool {
+    /// Its name in `tools/call`.
+    pub name: &'static str,
+    /// Its `tools/list` entry.
+    pub describe: fn() -> Value,
+    /// Its handler, on arguments that passed the schema.
+    pub run: fn(&mut Ctx<'_>, Value) -> Result<Output, ErrorRecord>,
+}
+
+/// Every tool, in `tools/list` order.
+pub const TOOLS: &[Tool] = &[query::TOOL, get::TOOL, multi_get::TOOL];
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// Decode checked arguments into a handler's type.
+pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorRecord> {
+    serde_json::from_value(args).map_err(|e| {
+        ErrorRecord::new(
+            ErrorCode::BadQuery,
+            format!("bad arguments: {e}"),
+            "see the tool's inputSchema",
+        )
+    })
+}
+
+/// The descriptor every tool shares: read-only, closed-world (only the local memory), as QMD marks its
+/// tools.
+pub fn descriptor(
+    name: &str,
+    title: &str,
+    description: &str,
+    input: Value,
+    output: Value,
+) -> Value {
+    json!({
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": input,
+        "outputSchema": output,
+        "annotations": {"title": title, "readOnlyHint": true, "openWorldHint": false},
+    })
+}
+
+/// The text of a tool error: the error record as one JSON line, readable by a model and a program.
+pub fn error_text(e: &ErrorRecord) -> String {
+    serde_json::to_string(e).unwrap_or_else(|_| e.message.clone())
+}
+
+/// A document lookup failure as an error record.
+pub fn docs_error(e: brain_docs::DocsError) -> ErrorRecord {
+    ErrorRecord::new(e.code(), e.to_string(), e.fix())
+}

@@ -1,0 +1,126 @@
+//! Checks of the installation: binaries, home, config, collection folders, hooks, schedules.
+
+use brain_store::{Config, Home};
+
+use super::Check;
+use crate::Host;
+
+pub fn binaries(host: &Host) -> Check {
+    let all = crate::bins::resolve_all(host);
+    let missing: Vec<String> = all
+        .iter()
+        .filter(|b| b.path.is_none())
+        .map(|b| b.name.clone())
+        .collect();
+    if missing.is_empty() {
+        return Check::pass("binaries", format!("all {} binaries resolve", all.len()));
+    }
+    Check::fail(
+        "binaries",
+        format!("{} of {} binaries do not resolve: {}", missing.len(), all.len(), missing.join(", ")),
+        "run `make install` (stages go to <prefix>/libexec/brain beside <prefix>/bin/brain), or put them on PATH",
+    )
+    .with(all.iter().map(|b| format!("{}: {}", b.name, b.path.as_deref().unwrap_or("not found"))).collect())
+}
+
+pub fn home(home: &Home) -> Check {
+    let root = home.root();
+    if root.is_dir() {
+        Check::pass("home", format!("{} exists", root.display()))
+    } else if root.exists() {
+        Check::fail("home", format!("{} is not a folder", root.display()), "move it away, or point $BRAIN_HOME elsewhere")
+    } else {
+        Check::fail(
+            "home",
+            format!("{} does not exist", root.display()),
+            "set $BRAIN_HOME to your brain home, or build one: `jsonl2md | partition | lexindex` (docs/operations.md)",
+        )
+    }
+}
+
+/// The config check, and the config the other checks use (the defaults when it is broken).
+pub fn config(home: &Home) -> (Config, Check) {
+    let path = home.config();
+    let fix = format!("edit {} (format: docs/collections.md)", path.display());
+    match Config::load(home) {
+        Err(e) => (Config::defaults(home), Check::fail("config", "brain.yaml does not parse", fix).with(vec![e.to_string()])),
+        Ok(c) => match c.validate() {
+            Err(e) => (c, Check::fail("config", "brain.yaml does not validate", fix).with(vec![e.to_string()])),
+            Ok(()) if !path.exists() => (c, Check::pass("config", "no brain.yaml: the built-in defaults are in force")),
+            Ok(()) => {
+                let n = c.collections.len();
+                (c, Check::pass("config", format!("brain.yaml parses: {n} collections")))
+            }
+        },
+    }
+}
+
+pub fn collections(home: &Home, config: &Config) -> Check {
+    // A folder inside the home is the pipeline's own (corpus/…, inbox/): it appears with its first
+    // document. A folder outside it is the user's, referenced in place: it must be there.
+    let root = crate::bins::normalize(&std::path::absolute(home.root()).unwrap_or_else(|_| home.root().to_path_buf()));
+    let mut bad = Vec::new();
+    let mut waiting = 0;
+    for c in &config.collections {
+        if let Err(e) = globset::Glob::new(&c.glob) {
+            bad.push(format!("{}: bad glob `{}`: {e}", c.name, c.glob));
+            continue;
+        }
+        let dir = config.resolve(&c.path);
+        if dir.is_dir() {
+            continue;
+        }
+        let abs = crate::bins::normalize(&std::path::absolute(&dir).unwrap_or(dir.clone()));
+        if abs.starts_with(&root) && !dir.exists() {
+            waiting += 1; // a pipeline collection nothing was written to yet
+        } else {
+            bad.push(format!("{}: {} is not a folder", c.name, dir.display()));
+        }
+    }
+    if bad.is_empty() {
+        let note = if waiting > 0 { format!(" ({waiting} pipeline collections still empty)") } else { String::new() };
+        return Check::pass("collections", format!("{} collection folders in place{note}", config.collections.len() - waiting));
+    }
+    Check::fail(
+        "collections",
+        format!("{} of {} collections are unusable", bad.len(), config.collections.len()),
+        "restore the folder, fix the path in brain.yaml, or `brain collection remove NAME`",
+    )
+    .with(bad)
+}
+
+pub fn hooks(host: &Host) -> Check {
+    let settings = host.claude_settings();
+    let fix = "brain hook install --claude";
+    let found = match crate::hooks::installed(&settings) {
+        Ok(f) => f,
+        Err(e) => return Check::fail("hooks", "Claude Code settings cannot be read", format!("repair {}, then {fix}", settings.display())).with(vec![e.to_string()]),
+    };
+    if found.is_empty() {
+        return Check::skip("hooks", format!("no brain Stop hook in {}", settings.display()), fix);
+    }
+    let bad: Vec<String> = found.iter().filter_map(|h| h.problem.clone()).collect();
+    if bad.is_empty() {
+        Check::pass("hooks", format!("{} Stop hook in {} runs {}", found.len(), settings.display(), found[0].script.as_deref().unwrap_or("?")))
+    } else {
+        Check::fail("hooks", "the installed Stop hook cannot run", format!("{fix} (rewrites it with the current paths)")).with(bad)
+    }
+}
+
+pub fn schedules(host: &Host) -> Check {
+    let found = crate::schedule::installed(host);
+    let fix = "brain schedule install";
+    if found.is_empty() {
+        return Check::skip("schedules", "no brain schedule installed (the slow clock never runs by itself)", fix);
+    }
+    let bad: Vec<String> = found
+        .iter()
+        .filter_map(|s| s.problem.as_ref().map(|p| format!("{} ({}): {p}", s.kind.name(), s.location)))
+        .collect();
+    let kinds: Vec<&str> = found.iter().map(|s| s.kind.name()).collect();
+    if bad.is_empty() {
+        Check::pass("schedules", format!("installed: {}", kinds.join(", ")))
+    } else {
+        Check::fail("schedules", "an installed schedule cannot run", format!("{fix} (rewrites it with the current paths)")).with(bad)
+    }
+}

@@ -1,0 +1,190 @@
+//! `brain doctor` (seed 000 §8.2): an hourly contract test of the whole installation. Every check runs —
+//! none stops the others — and each names its fix. The report is kept in `$BRAIN_HOME/state/doctor.json`
+//! (what `explain` shows as the last verdict) and a `doctor_run` telemetry row records the failures.
+
+mod install;
+mod state;
+
+use std::time::Instant;
+
+use brain_store::Home;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{Host, OpsError};
+
+/// The state file holding the last report.
+pub const STATE_FILE: &str = "doctor.json";
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The invariant holds.
+    Pass,
+    /// It does not: see `fix`.
+    Fail,
+    /// Not applicable here (e.g. no vectors configured, no hook installed).
+    Skip,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Stable name (`binaries`, `home`, `config`, `collections`, `lexical_index`, `corpus_sync`,
+    /// `state_db`, `telemetry`, `model`, `vector_store`, `locks`, `hooks`, `schedules`).
+    pub name: String,
+    /// pass, fail or skip.
+    pub outcome: Outcome,
+    /// One line on what was found.
+    pub summary: String,
+    /// Specifics: the files, lines or ids concerned (a few of each).
+    pub details: Vec<String>,
+    /// What to run or do when it failed (or, for a skip, how to enable it); empty when passing.
+    pub fix: String,
+}
+
+impl Check {
+    pub(crate) fn pass(name: &str, summary: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            outcome: Outcome::Pass,
+            summary: summary.into(),
+            details: Vec::new(),
+            fix: String::new(),
+        }
+    }
+    pub(crate) fn fail(name: &str, summary: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            outcome: Outcome::Fail,
+            summary: summary.into(),
+            details: Vec::new(),
+            fix: fix.into(),
+        }
+    }
+    pub(crate) fn skip(name: &str, summary: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            outcome: Outcome::Skip,
+            summary: summary.into(),
+            details: Vec::new(),
+            fix: fix.into(),
+        }
+    }
+    pub(crate) fn with(mut self, details: Vec<String>) -> Check {
+        self.details = details;
+        self
+    }
+}
+
+/// What `brain doctor --json` prints and `state/doctor.json` keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DoctorReport {
+    /// Record version (1).
+    pub schema: u32,
+    /// Always `"doctor_report"`.
+    pub kind: String,
+    /// When it ran (RFC 3339, UTC).
+    pub ts: String,
+    /// Every check passed or was skipped.
+    pub ok: bool,
+    /// The names of the failed checks (the telemetry row's `failures`).
+    pub failures: Vec<String>,
+    /// Every check, in the order run.
+    pub checks: Vec<Check>,
+}
+
+/// The last verdict, as `explain` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastDoctor {
+    pub ts: String,
+    pub ok: bool,
+    pub failures: Vec<String>,
+}
+
+/// Run every check on `home` for the running host; record the result (when the home exists) and a
+/// `doctor_run` telemetry row on `surface`.
+pub fn doctor(home: &Home, surface: &str) -> Result<DoctorReport, OpsError> {
+    doctor_on(home, &Host::from_env(), surface)
+}
+
+/// [`doctor`] for an explicit host (tests).
+pub fn doctor_on(home: &Home, host: &Host, surface: &str) -> Result<DoctorReport, OpsError> {
+    let started = Instant::now();
+    let checks = all(home, host);
+    let failures: Vec<String> = checks
+        .iter()
+        .filter(|c| c.outcome == Outcome::Fail)
+        .map(|c| c.name.clone())
+        .collect();
+    let report = DoctorReport {
+        schema: 1,
+        kind: "doctor_report".into(),
+        ts: jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        ok: failures.is_empty(),
+        failures,
+        checks,
+    };
+    if home.root().is_dir() {
+        let path = home.state_file(STATE_FILE);
+        let mut text = serde_json::to_vec_pretty(&report).map_err(|e| OpsError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        text.push(b'\n');
+        brain_doc::atomic::write(&path, &text).map_err(OpsError::io(&path))?;
+        let mut row = Map::new();
+        row.insert("failures".into(), Value::from(report.failures.clone()));
+        row.insert("n_checks".into(), Value::from(report.checks.len()));
+        row.insert(
+            "latency_ms".into(),
+            Value::from(started.elapsed().as_millis() as u64),
+        );
+        // Telemetry never breaks the action it records.
+        let _ = brain_store::telemetry::append(home, surface, "doctor_run", row);
+    }
+    Ok(report)
+}
+
+/// Every check, in report order; none stops the others.
+fn all(home: &Home, host: &Host) -> Vec<Check> {
+    let (config, config_check) = install::config(home);
+    let registry = crate::registry_view::RegistryView::open(home);
+    let files = match &registry {
+        Ok(Some(r)) => r.files().ok(),
+        _ => None,
+    };
+    // Without a registry, nothing is indexed: every file on disk is drift.
+    let indexed = match &registry {
+        Ok(None) => Some(Vec::new()),
+        _ => files.clone(),
+    };
+    let config_ok = config_check.outcome != Outcome::Fail;
+    vec![
+        install::binaries(host),
+        install::home(home),
+        config_check,
+        install::collections(home, &config),
+        state::lexical_index(home, files.as_deref()),
+        state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
+        state::state_db(home, registry),
+        state::telemetry(home),
+        state::model(home),
+        state::vector_store(home),
+        state::locks(home),
+        install::hooks(host),
+        install::schedules(host),
+    ]
+}
+
+/// The last recorded verdict, if doctor ever ran on this home.
+pub fn last(home: &Home) -> Option<LastDoctor> {
+    let text = std::fs::read_to_string(home.state_file(STATE_FILE)).ok()?;
+    let r: DoctorReport = serde_json::from_str(&text).ok()?;
+    Some(LastDoctor {
+        ts: r.ts,
+        ok: r.ok,
+        failures: r.failures,
+    })
+}

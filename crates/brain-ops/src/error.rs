@@ -1,0 +1,68 @@
+//! Why an operation failed as a whole (a failing doctor *check* is not an error: it is in the report).
+
+use std::path::PathBuf;
+
+use brain_doc::ErrorCode;
+
+/// A failure of `status`, `explain`, `doctor`, or an install/remove of a hook, schedule or skill.
+#[derive(Debug, thiserror::Error)]
+pub enum OpsError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A settings file that is not the JSON we can edit safely; nothing was written.
+    #[error("{path}: {reason}")]
+    BadSettings { path: PathBuf, reason: String },
+    /// The shipped pipelines (stop-hook.sh, nightly.mk, templates, skills) are nowhere to be found.
+    #[error("the brain pipelines folder (stop-hook.sh, nightly.mk, schedules/, skills/) was not found; looked in {looked}")]
+    PipelinesMissing { looked: String },
+    /// A helper command (crontab, systemctl, launchctl) failed.
+    #[error("`{command}` failed: {reason}")]
+    Command { command: String, reason: String },
+    /// The state DB could not be queried.
+    #[error("{path}: {source}")]
+    Registry {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+impl OpsError {
+    /// The exit-code class of this failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            OpsError::BadSettings { .. } => ErrorCode::BadQuery,
+            OpsError::PipelinesMissing { .. } => ErrorCode::IndexMissing,
+            OpsError::Io { .. } | OpsError::Command { .. } | OpsError::Registry { .. } => {
+                ErrorCode::Internal
+            }
+        }
+    }
+
+    /// What the user should do about it.
+    pub fn fix(&self) -> String {
+        match self {
+            OpsError::BadSettings { path, .. } => format!(
+                "repair {} by hand (or move it away), then run the command again",
+                path.display()
+            ),
+            OpsError::PipelinesMissing { .. } => {
+                "run `make install` (or set $BRAIN_PIPELINES to the pipelines folder of a checkout)".into()
+            }
+            OpsError::Command { command, .. } => format!(
+                "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"
+            ),
+            OpsError::Registry { .. } => "run `brain doctor` (state_db check) for the repair".into(),
+            OpsError::Io { .. } => String::new(),
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> OpsError {
+        let path = path.into();
+        move |source| OpsError::Io { path, source }
+    }
+}

@@ -1,0 +1,2 @@
+# A referenced notes folder was moved away.
+rm -rf corpus-notes

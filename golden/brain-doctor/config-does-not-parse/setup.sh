@@ -1,0 +1,2 @@
+# brain.yaml is not YAML any more.
+printf 'collections: [oops\n' >home/brain.yaml

@@ -1,0 +1,2 @@
+# The tantivy index was deleted.
+rm -rf home/index/lex

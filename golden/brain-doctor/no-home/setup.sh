@@ -1,0 +1,2 @@
+# BRAIN_HOME points at a folder that does not exist.
+rm -rf home

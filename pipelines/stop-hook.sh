@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# brain's fast clock: a Claude Code Stop hook that makes the finished turn's session lexically
+# searchable at once (seed 000 §1, seed 004):
+#
+#   jsonl2md --hook --new --queue $BRAIN_HOME/pending_distill.txt | partition | lexindex
+#
+# Installed by `brain hook install --claude` as
+#   BRAIN_HOME='…' BRAIN_BIN='…/brain' '…/stop-hook.sh'
+# Claude Code passes its hook JSON on stdin ({"session_id", "transcript_path", "cwd", "hook_event_name",
+# "stop_hook_active"}); `jsonl2md --hook` reads transcript_path from it. Without a payload (run by hand),
+# every new session in the default transcript folders is converted.
+#
+# It never blocks the agent for long and never fails it: the pipeline runs under a timeout
+# ($BRAIN_HOOK_TIMEOUT seconds, default 10), stage messages go to $BRAIN_HOME/logs/hook.log, one
+# `hook` telemetry row records latency, exit code and documents indexed, and the script always exits 0
+# (exit 2 would tell Claude Code to keep going). Typical cost: tens of milliseconds.
+#
+# Stages are found the way `brain` finds them: beside brain, then <prefix>/libexec/brain, then PATH.
+# brain itself: $BRAIN_BIN, else <prefix>/bin/brain beside an installed <prefix>/share/brain/, else
+# target/{release,debug}/brain of the checkout holding this script, else PATH.
+
+if [ "${1-}" = "--pipeline" ]; then
+  # Inner run, under the timeout: $2 = 1 when stdin carries a hook payload.
+  set -o pipefail
+  if [ "$2" = 1 ]; then
+    "$JSONL2MD" --hook --new --queue "$QUEUE" --quiet
+  else
+    "$JSONL2MD" --new --queue "$QUEUE" --quiet </dev/null
+  fi | "$PARTITION" --quiet | "$LEXINDEX" --json --quiet
+  exit
+fi
+
+now_ms() {
+  if [ -n "${EPOCHREALTIME-}" ]; then
+    local t=${EPOCHREALTIME/[.,]/}
+    echo $((10#$t / 1000))
+  else
+    echo $(($(date +%s) * 1000))
+  fi
+}
+started=$(now_ms)
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+brain=${BRAIN_BIN-}
+if [ -z "$brain" ] || [ ! -x "$brain" ]; then
+  brain=
+  for c in "$here/../../bin/brain" "$here/../target/release/brain" "$here/../target/debug/brain" \
+    "$(command -v brain 2>/dev/null)"; do
+    if [ -n "$c" ] && [ -x "$c" ]; then brain=$c; break; fi
+  done
+fi
+
+stage() {
+  local name=$1 dir
+  if [ -n "$brain" ]; then
+    dir=$(dirname "$brain")
+    for c in "$dir/$name" "$dir/../libexec/brain/$name"; do
+      if [ -x "$c" ]; then echo "$c"; return; fi
+    done
+  fi
+  command -v "$name" 2>/dev/null
+}
+
+export BRAIN_HOME=${BRAIN_HOME:-$HOME/.brain}
+export BRAIN_SURFACE=hook
+export QUEUE=${BRAIN_QUEUE:-$BRAIN_HOME/pending_distill.txt}
+log=$BRAIN_HOME/logs/hook.log
+mkdir -p "$BRAIN_HOME/logs" 2>/dev/null
+exec 2>>"$log"
+
+JSONL2MD=$(stage jsonl2md) PARTITION=$(stage partition) LEXINDEX=$(stage lexindex)
+export JSONL2MD PARTITION LEXINDEX
+if [ -z "$JSONL2MD" ] || [ -z "$PARTITION" ] || [ -z "$LEXINDEX" ]; then
+  echo "stop-hook: $(date -u +%FT%TZ): stage binaries not found (brain: ${brain:-none}); run \`brain doctor\`" >&2
+  exit 0
+fi
+
+payload=0
+if [ ! -t 0 ]; then
+  input=$(cat)
+  case "$input" in *'"transcript_path"'*) payload=1 ;; esac
+fi
+
+limit=${BRAIN_HOOK_TIMEOUT:-10}
+if command -v timeout >/dev/null 2>&1; then
+  # GNU timeout signals the whole process group: every stage of the pipeline stops.
+  summary=$(timeout -k 2 "$limit" bash "${BASH_SOURCE[0]}" --pipeline "$payload" <<<"${input-}")
+  rc=$?
+else
+  # No timeout(1) (stock macOS): a watchdog kills the inner shell and its process group.
+  set -m
+  bash "${BASH_SOURCE[0]}" --pipeline "$payload" <<<"${input-}" >"$BRAIN_HOME/logs/.hook.out" &
+  pid=$!
+  set +m
+  ( sleep "$limit" && kill -TERM -- "-$pid" ) >/dev/null 2>&1 &
+  watchdog=$!
+  wait "$pid"
+  rc=$?
+  kill "$watchdog" 2>/dev/null
+  summary=$(cat "$BRAIN_HOME/logs/.hook.out" 2>/dev/null)
+fi
+case $rc in 124 | 137 | 143) echo "stop-hook: $(date -u +%FT%TZ): timed out after ${limit}s" >&2 ;; esac
+
+added=$(printf '%s' "$summary" | sed -n 's/.*"added":\([0-9]*\).*/\1/p')
+updated=$(printf '%s' "$summary" | sed -n 's/.*"updated":\([0-9]*\).*/\1/p')
+elapsed=$(($(now_ms) - started))
+if [ -n "$brain" ]; then
+  "$brain" hook log --latency-ms "$elapsed" --exit-code "$rc" --docs "$((${added:-0} + ${updated:-0}))" || true
+fi
+exit 0

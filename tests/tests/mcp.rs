@@ -1,0 +1,325 @@
+//! `brain mcp`: golden JSON-RPC transcripts (golden/brain-mcp), a live session (index changes seen
+//! without a restart, telemetry rows, results equal to `rank`), `install --claude --write`, and the
+//! official MCP TypeScript SDK client driving the built server (tests/mcp-client).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use brain_doc::Hit;
+use brain_tests::{bin, command, parse_lines, run, workspace};
+use serde_json::{Value, json};
+
+mod fixture;
+
+const NOW: &str = "2026-04-10T12:00:00Z";
+
+/// The fixture corpus plus a low-trust chrome-history collection, indexed under `work/home`; a case's
+/// `stdin.in` becomes its `stdin` with every `@@PAD:N@@` replaced by N bytes of `x` (oversized
+/// requests without megabytes in the repository).
+fn setup(work: &Path) {
+    let corpus = workspace().join("golden/brain-mcp/_corpus");
+    fixture::index_with(
+        work,
+        &corpus.join("brain.yaml"),
+        &[&corpus.join("corpus-chrome")],
+    );
+    if let Ok(template) = std::fs::read_to_string(work.join("stdin.in")) {
+        let re = regex::Regex::new(r"@@PAD:(\d+)@@").expect("regex");
+        let text = re.replace_all(&template, |c: &regex::Captures<'_>| {
+            "x".repeat(c[1].parse().expect("pad"))
+        });
+        std::fs::write(work.join("stdin"), text.as_bytes()).expect("stdin");
+    }
+}
+
+#[test]
+fn golden_brain_mcp() {
+    brain_tests::golden("brain-mcp", "brain", setup);
+}
+
+/// A running `brain mcp` over the fixture home.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Session {
+    fn start(home: &Path) -> Session {
+        let mut child = command("brain", home)
+            .env("BRAIN_NOW", NOW)
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn brain mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut s = Session {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        };
+        let init = s.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        s
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        writeln!(self.stdin, "{msg}").expect("send");
+        self.stdin.flush().expect("flush");
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read");
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_eq!(v["id"], self.next_id, "{v}");
+        v
+    }
+
+    /// `tools/call` → the result object (`content`, `structuredContent`, `isError`).
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        let v = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        v["result"].clone()
+    }
+
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin);
+        self.child.wait().expect("wait")
+    }
+}
+
+fn fixture() -> tempfile::TempDir {
+    let work = tempfile::tempdir().expect("tempdir");
+    setup(work.path());
+    work
+}
+
+#[test]
+fn query_results_are_rank_hits_and_eof_ends_cleanly() {
+    let work = fixture();
+    let home = work.path().join("home");
+    let mut s = Session::start(&home);
+    let r = s.call("query", json!({"query": "lock contention"}));
+    assert_eq!(r["isError"], false, "{r}");
+    let results = r["structuredContent"]["results"]
+        .as_array()
+        .expect("results")
+        .clone();
+    let ranked = run(
+        command("rank", &home)
+            .env("BRAIN_NOW", NOW)
+            .args(["lock", "contention"]),
+        b"",
+    );
+    let hits: Vec<Hit> = parse_lines(&ranked.stdout);
+    let pairs: Vec<(String, f64)> = hits.iter().map(|h| (h.uri.clone(), h.score)).collect();
+    let got: Vec<(String, f64)> = results
+        .iter()
+        .map(|x| {
+            (
+                x["uri"].as_str().unwrap_or_default().to_string(),
+                x["score"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(got, pairs, "the MCP query tool ranks exactly as `rank`");
+    let low: Vec<bool> = results.iter().map(|x| x["untrusted"] == true).collect();
+    let chrome: Vec<bool> = hits
+        .iter()
+        .map(|h| h.collection == "chrome-history")
+        .collect();
+    assert_eq!(
+        low, chrome,
+        "exactly the chrome-history hits are marked untrusted"
+    );
+    assert!(s.finish().success(), "EOF is a clean shutdown");
+}
+
+#[test]
+fn index_changes_are_seen_without_a_restart() {
+    let work = fixture();
+    let home = work.path().join("home");
+    let mut s = Session::start(&home);
+    let before = s.call("query", json!({"query": "zebra"}));
+    assert_eq!(
+        before["structuredContent"]["results"],
+        json!([]),
+        "{before}"
+    );
+    std::fs::write(
+        work.path().join("corpus-notes/kb/zebra.md"),
+        "---\ntitle: Zebra crossings\ndate: 2026-04-10T09:00:00Z\n---\n# Zebra crossings\n\nA zebra note.\n",
+    )
+    .expect("write note");
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = s.call("query", json!({"query": "zebra"}));
+    assert_eq!(
+        after["structuredContent"]["results"][0]["uri"], "brain://notes/kb/zebra.md",
+        "{after}"
+    );
+    let got = s.call("get", json!({"file": "notes/kb/zebra.md", "fromLine": 7}));
+    assert_eq!(got["structuredContent"]["text"], "A zebra note.\n", "{got}");
+    assert!(s.finish().success());
+}
+
+#[test]
+fn every_call_writes_a_telemetry_row_without_the_query_text() {
+    let work = fixture();
+    let home = work.path().join("home");
+    let mut s = Session::start(&home);
+    s.call("query", json!({"query": "secretword lock"}));
+    s.call("get", json!({"file": "#000000"}));
+    s.request(
+        "resources/read",
+        json!({"uri": "brain://notes/kb/rust-tips.md"}),
+    );
+    assert!(s.finish().success());
+    let log = std::fs::read_to_string(home.join("logs/usage.jsonl")).expect("usage.jsonl");
+    assert!(
+        !log.contains("secretword"),
+        "query text never logged: {log}"
+    );
+    let rows: Vec<Value> = parse_lines(log.as_bytes());
+    let mcp: Vec<(&str, &str, bool)> = rows
+        .iter()
+        .filter(|r| r["surface"] == "mcp")
+        .map(|r| {
+            (
+                r["event"].as_str().unwrap_or(""),
+                r["tool"].as_str().unwrap_or(""),
+                r["ok"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        mcp,
+        vec![
+            ("tool_call", "query", true),
+            ("tool_call", "get", false),
+            ("resource_read", "", true)
+        ]
+    );
+    assert!(rows.iter().all(|r| r["latency_ms"].is_number()), "{log}");
+}
+
+#[test]
+fn install_claude_write_merges_idempotently_with_a_backup() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = work.path().join("home");
+    let cfg = work.path().join(".mcp.json");
+    std::fs::write(
+        &cfg,
+        r#"{"mcpServers": {"other": {"command": "x", "args": []}}}"#,
+    )
+    .expect("seed");
+    let install = || {
+        run(
+            command("brain", &home).current_dir(work.path()).args([
+                "mcp",
+                "install",
+                "--claude",
+                "--write",
+                "--command",
+                "/opt/brain",
+            ]),
+            b"",
+        )
+    };
+    let first = install();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cfg).expect("read")).expect("json");
+    assert_eq!(
+        v["mcpServers"]["other"]["command"], "x",
+        "other servers kept"
+    );
+    assert_eq!(v["mcpServers"]["brain"]["command"], "/opt/brain");
+    assert_eq!(v["mcpServers"]["brain"]["args"], json!(["mcp"]));
+    assert_eq!(
+        v["mcpServers"]["brain"]["env"]["BRAIN_HOME"],
+        home.display().to_string()
+    );
+    assert!(
+        work.path().join(".mcp.json.bak").exists(),
+        "backup of the previous file"
+    );
+    let before = std::fs::read(&cfg).expect("read");
+    let second = install();
+    assert!(String::from_utf8_lossy(&second.stderr).contains("unchanged"));
+    assert_eq!(
+        std::fs::read(&cfg).expect("read"),
+        before,
+        "second run writes nothing"
+    );
+    std::fs::write(&cfg, "{broken").expect("break");
+    assert_eq!(
+        install().status.code(),
+        Some(64),
+        "an unreadable config is refused, not overwritten"
+    );
+    assert_eq!(std::fs::read_to_string(&cfg).expect("read"), "{broken");
+}
+
+/// `node` and the installed SDK, or `None` (a loud failure when `BRAIN_REQUIRE_CORPORA=1`, as in CI).
+fn node_client() -> Option<(PathBuf, PathBuf)> {
+    let dir = workspace().join("tests/mcp-client");
+    let sdk = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    if node.is_some() && sdk.exists() {
+        return Some((PathBuf::from("node"), dir));
+    }
+    let why = if node.is_none() {
+        "node is not installed"
+    } else {
+        "the MCP SDK is not installed (run `make test`, or `npm ci` in tests/mcp-client)"
+    };
+    if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
+        panic!("{why}, and BRAIN_REQUIRE_CORPORA=1 requires the official MCP client test");
+    }
+    eprintln!("SKIPPED: {why} (set BRAIN_REQUIRE_CORPORA=1 to make this an error)");
+    None
+}
+
+#[test]
+fn the_official_typescript_sdk_client_drives_the_server() {
+    let Some((node, dir)) = node_client() else {
+        return;
+    };
+    let work = fixture();
+    let home = work.path().join("home");
+    let out = run(
+        Command::new(node)
+            .arg(dir.join("client.mjs"))
+            .env("BRAIN_BIN", bin("brain"))
+            .env("BRAIN_HOME", &home)
+            .env("BRAIN_NOW", NOW)
+            .env("TZ", "UTC"),
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("checks passed"), "{stdout}");
+}
