@@ -68,12 +68,12 @@ await check("query: typed lex searches with collections, since and minScore", as
   assert.deepEqual(uris, ["brain://notes/kb/draft-locks.md"]);
 });
 
-await check("query: vec searches are a tool error carrying the error record", async () => {
+await check("query: vec searches without an embedding model are a tool error carrying the error record", async () => {
   const r = await client.callTool({ name: "query", arguments: { searches: [{ type: "vec", query: "how do locks work" }] } });
   assert.equal(r.isError, true);
   const rec = JSON.parse(r.content[0].text);
   assert.equal(rec.kind, "error");
-  assert.equal(rec.error, "index_missing");
+  assert.equal(rec.error, "model_missing");
   assert.ok(rec.fix.length > 0);
 });
 

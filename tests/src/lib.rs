@@ -66,6 +66,26 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
     None
 }
 
+/// The embedding model for tests that need one: `$BRAIN_TEST_MODEL_DIR` or
+/// `target/models/all-MiniLM-L6-v2` (`make model` installs it there). Absent: panics under
+/// `BRAIN_REQUIRE_MODEL=1` (CI), otherwise prints why the test is skipped and returns `None`.
+pub fn model_dir() -> Option<PathBuf> {
+    let p = std::env::var_os("BRAIN_TEST_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/models/all-MiniLM-L6-v2"));
+    if p.join("model.safetensors").is_file() {
+        return Some(p);
+    }
+    if std::env::var("BRAIN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
+        panic!(
+            "{} has no model and BRAIN_REQUIRE_MODEL=1: run scripts/fetch-model.sh",
+            p.display()
+        );
+    }
+    eprintln!("SKIPPED: model not installed (run scripts/fetch-model.sh {})", p.display());
+    None
+}
+
 /// A command for a built binary with a hermetic environment: `BRAIN_HOME=home`, `TZ=UTC`, `NO_COLOR=1`,
 /// `HOME=home` (so `~` expansion and default locations stay inside the test).
 pub fn command(name: &str, home: &Path) -> Command {

@@ -11,28 +11,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use brain_doc::Hit;
-use brain_tests::{command, golden, parse_lines, run, workspace};
+use brain_tests::{command, golden, model_dir, parse_lines, run, workspace};
 use serde_json::{Value, json};
-
-fn model_dir() -> Option<PathBuf> {
-    let p = std::env::var_os("BRAIN_TEST_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/models/all-MiniLM-L6-v2"));
-    if p.join("model.safetensors").is_file() {
-        return Some(p);
-    }
-    if std::env::var("BRAIN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
-        panic!(
-            "{} has no model and BRAIN_REQUIRE_MODEL=1: run scripts/fetch-model.sh",
-            p.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: model not installed (run scripts/fetch-model.sh {})",
-        p.display()
-    );
-    None
-}
 
 fn doc(id: &str, title: &str, date: &str, body: &str) -> String {
     let (collection, path) = id.split_once('/').unwrap_or(("notes", id));

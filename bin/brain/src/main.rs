@@ -29,6 +29,9 @@ enum Command {
     Collection(cmd::collection::Command),
     /// Evaluate retrieval on a BEIR-format set: nDCG@10, MRR@10, Recall@10/100, latency.
     Eval(cmd::eval::Args),
+    /// Install or check the local embedding model ($BRAIN_HOME/models/).
+    #[command(subcommand)]
+    Model(cmd::model::Command),
     /// Serve the memory to agents over MCP (stdio), or print/write their config (`install --claude`).
     Mcp(cmd::mcp::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
@@ -94,6 +97,7 @@ fn main() -> std::process::ExitCode {
             Command::Inbox(a) => cmd::inbox::run(&home, a),
             Command::Recent(a) => cmd::recent::run(&home, a),
             Command::Stats(a) => cmd::stats::run(&home, a),
+            Command::Model(c) => cmd::model::run(&home, c),
             Command::Stage(argv) => exec::run(&argv),
         }
     })

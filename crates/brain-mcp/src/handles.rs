@@ -1,23 +1,30 @@
-//! What the server keeps open across calls: `brain.yaml`, the search strategy and the lexical index
-//! (a searcher on its last commit). Each is reloaded when its file changed on disk — `lexindex`
-//! commits rewrite `index/lex/meta.json` — so a session sees new documents without a restart, and
-//! an unchanged index costs one `stat` per call.
+//! What the server keeps open across calls: `brain.yaml` and the search engine (the lexical index on
+//! its last commit, the strategy, and — once a query needs them — the vector store and the embedding
+//! model). Each is reloaded when its files changed on disk — `lexindex` commits rewrite
+//! `index/lex/meta.json`, `vecindex` swaps `index/vec/manifest.json` — so a session sees new documents
+//! without a restart, and an unchanged home costs a few `stat`s per call.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 use brain_doc::{ErrorCode, ErrorRecord};
 use brain_docs::DocIds;
 use brain_lex::LexIndex;
+use brain_rank::engine::Engine;
 use brain_rank::{Ranker, Strategy};
 use brain_store::{Config, Home};
 
-/// When and how big a file was; `None` when it does not exist.
-type Stamp = Option<(SystemTime, u64)>;
+/// When and how big each watched file was; `None` for one that does not exist.
+type Stamp = Vec<Option<(SystemTime, u64)>>;
 
-fn stamp(path: &Path) -> Stamp {
-    let m = std::fs::metadata(path).ok()?;
-    Some((m.modified().ok()?, m.len()))
+fn stamp(paths: &[PathBuf]) -> Stamp {
+    paths
+        .iter()
+        .map(|p| {
+            let m = std::fs::metadata(p).ok()?;
+            Some((m.modified().ok()?, m.len()))
+        })
+        .collect()
 }
 
 /// A value loaded from a file, with the file's stamp at load time.
@@ -26,13 +33,13 @@ struct Cached<T> {
     value: T,
 }
 
-/// Reload `slot` from `path` with `load` unless the file is unchanged since the last load.
+/// Reload `slot` with `load` unless every file of `paths` is unchanged since the last load.
 fn refresh<'a, T>(
     slot: &'a mut Option<Cached<T>>,
-    path: &Path,
+    paths: &[PathBuf],
     load: impl FnOnce() -> Result<T, ErrorRecord>,
 ) -> Result<&'a T, ErrorRecord> {
-    let now = stamp(path);
+    let now = stamp(paths);
     if slot.as_ref().is_none_or(|c| c.stamp != now) {
         *slot = None;
         *slot = Some(Cached {
@@ -50,8 +57,7 @@ fn refresh<'a, T>(
 pub struct Handles {
     home: Home,
     config: Option<Cached<Config>>,
-    strategy: Option<Cached<Strategy>>,
-    ranker: Option<Cached<Ranker>>,
+    engine: Option<Cached<Engine>>,
 }
 
 impl Handles {
@@ -60,8 +66,7 @@ impl Handles {
         Handles {
             home,
             config: None,
-            strategy: None,
-            ranker: None,
+            engine: None,
         }
     }
 
@@ -73,7 +78,7 @@ impl Handles {
     /// `brain.yaml` (defaults when absent).
     pub fn config(&mut self) -> Result<&Config, ErrorRecord> {
         let home = self.home.clone();
-        refresh(&mut self.config, &home.config(), || {
+        refresh(&mut self.config, &[home.config()], || {
             Config::load(&home).map_err(|e| {
                 ErrorRecord::new(
                     ErrorCode::BadQuery,
@@ -84,26 +89,24 @@ impl Handles {
         })
     }
 
-    /// `search_strategy.yaml` (defaults when absent).
-    pub fn strategy(&mut self) -> Result<&Strategy, ErrorRecord> {
-        let path = self.home.root().join(Strategy::FILE);
-        refresh(&mut self.strategy, &path.clone(), || {
-            Strategy::load(&path).map_err(|e| {
-                ErrorRecord::new(
-                    ErrorCode::BadQuery,
-                    e.to_string(),
-                    "fix or remove $BRAIN_HOME/search_strategy.yaml",
-                )
-            })
+    /// The search engine (strategy, lexical index; vectors and model when first needed).
+    pub fn engine(&mut self) -> Result<&Engine, ErrorRecord> {
+        let home = self.home.clone();
+        let watched = [
+            lex_meta(&home),
+            home.index().join("vec").join("manifest.json"),
+            home.root().join(Strategy::FILE),
+        ];
+        refresh(&mut self.engine, &watched, || {
+            Engine::open(&home).map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
         })
     }
 
     /// The lexical ranker on the index's last commit.
     pub fn ranker(&mut self) -> Result<&Ranker, ErrorRecord> {
-        let home = self.home.clone();
-        refresh(&mut self.ranker, &lex_meta(&home), || {
-            Ranker::open(&home).map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
-        })
+        self.engine()?
+            .ranker()
+            .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
     }
 
     /// The config and a source of document ids for `get` / `multi_get` / resources: the open
@@ -116,8 +119,9 @@ impl Handles {
             Some(c) => &c.value,
             None => return Err(ErrorRecord::new(ErrorCode::Internal, "config vanished", "")),
         };
-        let ids: &dyn DocIds = match (&self.ranker, have_index) {
-            (Some(r), true) => r.value.searcher(),
+        let ranker = self.engine.as_ref().and_then(|e| e.value.ranker().ok());
+        let ids: &dyn DocIds = match (ranker, have_index) {
+            (Some(r), true) => r.searcher(),
             _ => &self.home,
         };
         Ok((config, ids))

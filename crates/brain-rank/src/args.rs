@@ -132,24 +132,11 @@ impl RankArgs {
                 std::fs::read_to_string(p)
                     .map_err(|e| RunError::BadInput(format!("--query-doc {}: {e}", p.display())))?,
             ),
-            None if QueryDoc::is_document(text) => Some(text.to_string()),
             None => None,
         };
         let mut req = match doc_text {
-            Some(t) => {
-                let doc = QueryDoc::parse(&t)?;
-                let mut r = SearchRequest::document(doc, opts.limit, opts.per_doc);
-                // Filters written in lex lines restrict the whole search.
-                for s in r.doc.searches.iter().filter(|s| s.kind == SearchKind::Lex) {
-                    r.filters.merge(&Query::parse(&s.text, now)?.filters);
-                }
-                r
-            }
-            None => {
-                let mut r = SearchRequest::plain(text, opts.limit, opts.per_doc);
-                r.filters = Query::parse(text, now)?.filters;
-                r
-            }
+            Some(t) => SearchRequest::from_doc(QueryDoc::parse(&t)?, now, opts.limit, opts.per_doc)?,
+            None => SearchRequest::parse(text, now, opts.limit, opts.per_doc)?,
         };
         r_filters(&mut req.filters, self, now)?;
         req.mode = self.mode;

@@ -78,6 +78,27 @@ impl SearchRequest {
         self.doc = doc;
         self
     }
+
+    /// The request of query text: a structured document when its first line is typed (see
+    /// [`QueryDoc::is_document`]), else a plain query. `field:value` filters written in the text (in
+    /// any lex line of a document) restrict the whole search.
+    pub fn parse(text: &str, now: &Zoned, limit: usize, per_doc: usize) -> Result<Self, RunError> {
+        if QueryDoc::is_document(text) {
+            return Self::from_doc(QueryDoc::parse(text)?, now, limit, per_doc);
+        }
+        let mut r = SearchRequest::plain(text, limit, per_doc);
+        r.filters = Query::parse(text, now)?.filters;
+        Ok(r)
+    }
+
+    /// The request of a parsed document, with the filters of its lex lines.
+    pub fn from_doc(doc: QueryDoc, now: &Zoned, limit: usize, per_doc: usize) -> Result<Self, RunError> {
+        let mut r = SearchRequest::document(doc, limit, per_doc);
+        for s in r.doc.searches.iter().filter(|s| s.kind == SearchKind::Lex) {
+            r.filters.merge(&Query::parse(&s.text, now)?.filters);
+        }
+        Ok(r)
+    }
 }
 
 /// What a search answered.

