@@ -25,8 +25,6 @@ pub struct Args {
 /// the user opted in, see docs/telemetry.md).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let mut row = Row::new("ask");
-    // BM25 only for now; the mode field is there for when ask fuses vectors.
-    row.set("mode", "lex");
     let result = ask(home, a, &mut row);
     row.finish(home, &result);
     result
@@ -55,7 +53,8 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
             return Err(f.into());
         }
     };
-    row.set("n_hits", hits.len());
+    row.set("n_hits", answer.hits.len());
+    row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let opts = a.fmt.options(
