@@ -31,6 +31,13 @@ fn main() -> std::process::ExitCode {
         let cli = Cli::parse();
         let home = Home::from_env();
         let now = brain_rank::run::now();
+        if !cli.rank.fuse.is_empty() {
+            let hits = brain_rank::run::fuse_files(&home, &cli.rank, &|w| {
+                eprintln!("rank: warning: {w}")
+            })
+            .map_err(failure)?;
+            return print(&hits);
+        }
         let text = cli.rank.text(|| {
             let mut s = String::new();
             std::io::stdin().read_to_string(&mut s).map(|_| s)
@@ -39,16 +46,20 @@ fn main() -> std::process::ExitCode {
         for w in &answer.warnings {
             eprintln!("rank: warning: {w}");
         }
-        let hits = answer.hits;
-        let mut out = Stdout::new();
-        for h in &hits {
-            brain_doc::ndjson::write_line(&mut out, h)?;
-        }
-        std::io::Write::flush(&mut out)?;
-        Ok(if hits.is_empty() {
-            Exit::Code(ErrorCode::NoResults)
-        } else {
-            Exit::Success
-        })
+        print(&answer.hits)
+    })
+}
+
+/// Hit NDJSON on stdout; exit 67 when there is none.
+fn print(hits: &[brain_doc::Hit]) -> anyhow::Result<Exit> {
+    let mut out = Stdout::new();
+    for h in hits {
+        brain_doc::ndjson::write_line(&mut out, h)?;
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(if hits.is_empty() {
+        Exit::Code(ErrorCode::NoResults)
+    } else {
+        Exit::Success
     })
 }

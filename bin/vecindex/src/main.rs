@@ -1,6 +1,5 @@
 //! `vecindex`: embed documents into the vector store under `$BRAIN_HOME/index/vec/`, incrementally.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -16,15 +15,15 @@ use clap::Parser;
 
 /// Embed documents into the vector store (`$BRAIN_HOME/index/vec/`).
 ///
-/// Reads doc NDJSON on stdin (upsert), or with --all every markdown file under `$BRAIN_HOME/corpus/`
-/// (documents gone from the corpus are dropped). Unchanged documents are never re-embedded; a different
+/// Reads doc NDJSON on stdin (upsert), or with --all every markdown file of every collection of
+/// brain.yaml, as `lexindex --all` sees them (documents gone from the collections are dropped). Unchanged documents are never re-embedded; a different
 /// model or chunking re-embeds everything. stdout: one summary record. Exit 65 at once when the model is
 /// not installed (fix: `brain model fetch`), 66 when an HTTP embedder times out, 70 when another
 /// vecindex holds the lock.
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Args {
-    /// Index the whole corpus under $BRAIN_HOME/corpus instead of reading stdin.
+    /// Index every collection of brain.yaml (as lexindex --all does) instead of reading stdin.
     #[arg(long)]
     all: bool,
     /// Embed at most N documents this run (the rest stay pending).
@@ -282,8 +281,9 @@ fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
 /// The documents to work on: the corpus with --all, else doc NDJSON on stdin (bad lines warned, skipped).
 fn inputs(args: &Args, home: &Home, warnings: &Warnings) -> anyhow::Result<Vec<Input>> {
     if args.all {
-        let root: PathBuf = home.corpus();
-        return Ok(brain_vec::corpus::read(&root, &|m| warnings.warn(m)));
+        let config = brain_store::Config::load(home)
+            .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()).with_fix("fix brain.yaml (docs/collections.md)"))?;
+        return Ok(brain_vec::corpus::read(&config, &|m| warnings.warn(m)));
     }
     let stdin = std::io::stdin().lock();
     let mut out = Vec::new();

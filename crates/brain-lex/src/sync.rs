@@ -276,32 +276,16 @@ impl Indexer {
             .map(|e| (e.id.clone(), e))
             .collect();
         let mut seen: HashSet<String> = HashSet::new();
-        let collections = self.config.collections.clone();
-        for c in &collections {
-            let dir = self.config.resolve(&c.path);
-            let glob = match globset::Glob::new(&c.glob) {
-                Ok(g) => g.compile_matcher(),
-                Err(e) => {
-                    warn(format!(
-                        "collection `{}`: bad glob `{}`: {e}",
-                        c.name, c.glob
-                    ));
-                    continue;
-                }
-            };
-            for (rel, path) in crate::walk::files(&dir, &glob, warn) {
-                let id = format!("{}/{rel}", c.name);
-                if !seen.insert(id.clone()) {
-                    continue;
-                }
-                if let Err(e) = self.sync_file(&c.name, &rel, &path, known.get(&id)) {
-                    match e {
-                        FileError::Skip(msg) => {
-                            self.summary.skipped += 1;
-                            warn(msg);
-                        }
-                        FileError::Fatal(e) => return Err(e),
+        for f in crate::walk::collection_files(&self.config, warn) {
+            let id = format!("{}/{}", f.collection, f.rel);
+            seen.insert(id.clone());
+            if let Err(e) = self.sync_file(&f.collection, &f.rel, &f.path, known.get(&id)) {
+                match e {
+                    FileError::Skip(msg) => {
+                        self.summary.skipped += 1;
+                        warn(msg);
                     }
+                    FileError::Fatal(e) => return Err(e),
                 }
             }
         }

@@ -6,6 +6,41 @@ use std::path::{Path, PathBuf};
 use globset::GlobMatcher;
 use walkdir::WalkDir;
 
+/// One file of a collection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectionFile {
+    pub collection: String,
+    /// Path inside the collection, `/`-separated.
+    pub rel: String,
+    pub path: PathBuf,
+}
+
+/// Every file of every collection of `config` (each collection's folder and glob), in collection
+/// order, each id (`collection/rel`) once. A collection with a bad glob is reported and skipped.
+pub fn collection_files(config: &brain_store::Config, warn: &dyn Fn(String)) -> Vec<CollectionFile> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for c in &config.collections {
+        let glob = match globset::Glob::new(&c.glob) {
+            Ok(g) => g.compile_matcher(),
+            Err(e) => {
+                warn(format!("collection `{}`: bad glob `{}`: {e}", c.name, c.glob));
+                continue;
+            }
+        };
+        for (rel, path) in files(&config.resolve(&c.path), &glob, warn) {
+            if seen.insert(format!("{}/{rel}", c.name)) {
+                out.push(CollectionFile {
+                    collection: c.name.clone(),
+                    rel,
+                    path,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// `(path relative to dir with '/' separators, absolute path)` of every matching file, sorted. A missing
 /// folder has no files; unreadable entries go to `warn`.
 pub fn files(dir: &Path, glob: &GlobMatcher, warn: &dyn Fn(String)) -> Vec<(String, PathBuf)> {

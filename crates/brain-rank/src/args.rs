@@ -57,6 +57,17 @@ pub struct RankArgs {
     #[arg(long, value_name = "X", default_value_t = 0.0)]
     pub min_score: f64,
 
+    /// Fuse ranked hit lists instead of searching: each FILE holds hit NDJSON in rank order (e.g.
+    /// saved `rank --mode lex` and `rank --mode vec` outputs); reciprocal rank fusion as hybrid
+    /// search does it. Repeat for each list.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["query", "query_doc"])]
+    pub fuse: Vec<PathBuf>,
+
+    /// Weights of the --fuse lists, comma-separated, in order [default: the first list
+    /// fusion.original_weight (2), the others 1].
+    #[arg(long, value_name = "W,W,…", value_delimiter = ',', requires = "fuse")]
+    pub weights: Vec<f64>,
+
     /// Number of documents to return.
     #[arg(short = 'n', long, value_name = "N")]
     pub limit: Option<usize>,

@@ -300,7 +300,8 @@ impl Engine {
             _ => true,
         };
         let dropped = doc.searches.iter().filter(|s| !keep(s.kind)).count();
-        if dropped > 0 && req.plain.is_none() {
+        // (In auto mode the reason was given above.)
+        if dropped > 0 && req.plain.is_none() && req.mode != Mode::Auto {
             ans.warnings.push(format!(
                 "{dropped} sub-quer{} skipped in {} mode",
                 if dropped == 1 { "y" } else { "ies" },
@@ -481,7 +482,11 @@ impl Engine {
                 h.file = Some(f.display().to_string());
             }
         }
-        if let Ok(d) = h.date.parse::<jiff::Timestamp>() {
+        // Dates as the lexical side gives them: RFC 3339 in UTC (a bare `YYYY-MM-DD` is midnight).
+        if let Some(d) = brain_vec::store::date_seconds(&h.date)
+            .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        {
+            h.date = d.to_string();
             h.age_days = crate::age_days(d, now.timestamp(), tz);
         }
     }

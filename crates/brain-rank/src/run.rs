@@ -85,6 +85,53 @@ pub fn search(
     Ok(ans)
 }
 
+/// `rank --fuse`: read each file as a hit list in rank order and fuse them (see
+/// [`crate::fusion::fuse_hits`]). A list whose hits carry a `bm25` signal is lexical, else a vector
+/// list. Malformed lines go to `warn` and are skipped.
+pub fn fuse_files(
+    home: &Home,
+    args: &RankArgs,
+    warn: &dyn Fn(String),
+) -> Result<Vec<brain_doc::Hit>, RunError> {
+    let strategy = crate::Strategy::load(&home.root().join(crate::Strategy::FILE))?;
+    let opts = args.options(&strategy);
+    let mut lists = Vec::new();
+    for (i, path) in args.fuse.iter().enumerate() {
+        let file = std::fs::File::open(path)
+            .map_err(|e| RunError::BadInput(format!("--fuse {}: {e}", path.display())))?;
+        let mut hits: Vec<brain_doc::Hit> = Vec::new();
+        let reader = brain_doc::ndjson::Reader::new(
+            std::io::BufReader::new(file),
+            path.display().to_string(),
+        );
+        for item in reader {
+            match item {
+                Ok(Ok(h)) => hits.push(h),
+                Ok(Err(e)) => warn(e.to_string()),
+                Err(e) => {
+                    return Err(RunError::BadInput(format!("--fuse {}: {e}", path.display())));
+                }
+            }
+        }
+        let kind = if hits.iter().any(|h| h.signals.contains_key("bm25")) {
+            "lex"
+        } else {
+            "vec"
+        };
+        let weight = args.weights.get(i).copied().unwrap_or(if i == 0 {
+            strategy.fusion.original_weight
+        } else {
+            1.0
+        });
+        let texts = vec![String::new(); hits.len()];
+        lists.push(crate::fusion::HitList::new(kind, weight, hits, texts));
+    }
+    let mut hits = crate::fusion::fuse_hits(&lists, &strategy.fusion, opts.per_doc);
+    hits.retain(|h| h.score >= args.min_score);
+    crate::fusion::truncate_docs(&mut hits, opts.limit);
+    Ok(hits)
+}
+
 /// The time queries are relative to: now, or `$BRAIN_NOW` (RFC 3339) when set — for reproducible
 /// golden files and evaluations, where `since:7d` and age labels must not drift with the calendar.
 pub fn now() -> Zoned {

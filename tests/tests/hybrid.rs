@@ -1,0 +1,220 @@
+//! Hybrid search end to end with the real model: a notes collection referenced in place (files with
+//! and without frontmatter) indexed by `lexindex --all` and `vecindex --all`, then `rank`, `brain ask`
+//! and `brain mcp` in every mode — paraphrases found by vectors, literal queries kept lexical, query
+//! documents, HyDE, filters inside both lists, the reranker, expansion and the vector-lag warning.
+//! Hits are parsed back into `Hit`.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use brain_doc::Hit;
+use brain_tests::{command, model_dir, parse_lines, run, workspace};
+use serde_json::Value;
+
+const NOW: &str = "2026-04-10T12:00:00Z";
+
+const NOTES: &[(&str, &str)] = &[
+    (
+        "auth/jwt.md",
+        "---\ntitle: JWT token rejected after refresh\ndate: 2026-04-08\nproject: api\n---\n# JWT token rejected after refresh\n\nThe gateway kept answering 401 because the signature check used the old signing key after rotation. Refreshing the token did not help until the key cache was cleared.\n",
+    ),
+    (
+        "build/cargo.md",
+        "# Cargo build failure\n\nerror[E0432]: unresolved import `memchr` in src/main.rs. Adding the crate to Cargo.toml fixed the build.\n",
+    ),
+    (
+        "cooking/bread.md",
+        "# Sourdough notes\n\nFeed the starter twice a day; the dough rises best at 24 degrees. Bake at 230 degrees for 40 minutes.\n",
+    ),
+    (
+        "db/locks.md",
+        "---\ntitle: Writer lock contention\ndate: 2026-04-09\nproject: brain\n---\nA second index writer waits on the advisory lock file; lexindex exits 70 when the lock is held.\n",
+    ),
+];
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    model: PathBuf,
+}
+
+impl Fixture {
+    fn cmd(&self, bin: &str) -> std::process::Command {
+        let mut c = command(bin, &self.home);
+        c.env("BRAIN_NOW", NOW)
+            .env("BRAIN_EMBEDDER", format!("local:{}", self.model.display()));
+        c
+    }
+
+    fn rank(&self, args: &[&str]) -> (Vec<Hit>, Output) {
+        let out = run(self.cmd("rank").args(args), b"");
+        (parse_lines(&out.stdout), out)
+    }
+}
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+}
+
+fn fixture() -> Option<Fixture> {
+    let model = model_dir()?;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notes = dir.path().join("notes");
+    write(&notes, NOTES);
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(
+        home.join("brain.yaml"),
+        format!(
+            "version: 1\ncollections:\n  - name: notes\n    path: {}\n    role: notes\n  - name: brain\n    path: corpus/brain\n    role: sessions\npartition:\n  default: brain\n",
+            notes.display()
+        ),
+    )
+    .expect("brain.yaml");
+    let f = Fixture {
+        _dir: dir,
+        home,
+        model,
+    };
+    for stage in ["lexindex", "vecindex"] {
+        let out = run(f.cmd(stage).args(["--all", "--quiet"]), b"");
+        assert!(out.status.success(), "{stage}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Some(f)
+}
+
+fn paths(hits: &[Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.path.as_str()).collect()
+}
+
+#[test]
+fn vectors_find_paraphrases_lexical_search_misses_and_auto_fuses_them() {
+    let Some(f) = fixture() else { return };
+    let (hits, _) = f.rank(&["--mode", "lex", "authorization failures"]);
+    assert!(!paths(&hits).contains(&"auth/jwt.md"), "no shared word: {:?}", paths(&hits));
+
+    let (hits, out) = f.rank(&["--mode", "vec", "authorization failures"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(hits[0].path, "auth/jwt.md", "{:?}", paths(&hits));
+    assert_eq!(hits[0].score, 1.0);
+    assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.score)));
+    assert!(hits[0].file.as_deref().is_some_and(|p| p.ends_with("notes/auth/jwt.md")));
+    assert_eq!(hits[0].age_days, 2);
+
+    // auto: plain words, vectors present → hybrid, both lists fused.
+    let (hits, out) = f.rank(&["why was my login token refused"]);
+    assert!(out.status.success());
+    assert_eq!(hits[0].path, "auth/jwt.md", "{:?}", paths(&hits));
+    let ranks = hits[0].signals["ranks"].as_object().expect("ranks");
+    assert!(ranks.contains_key("vec") && hits[0].signals.contains_key("rrf"), "{:?}", hits[0].signals);
+
+    // auto: a literal query stays lexical (no fusion signals).
+    let (hits, _) = f.rank(&["E0432"]);
+    assert_eq!(paths(&hits), vec!["build/cargo.md"]);
+    assert!(hits[0].signals.contains_key("bm25") && !hits[0].signals.contains_key("rrf"));
+}
+
+#[test]
+fn query_documents_hyde_and_filters_apply_to_every_list() {
+    let Some(f) = fixture() else { return };
+    let doc = "lex: lock\nvec: how do two writers wait for each other\nhyde: The second process blocks on a lock file until the first one finishes.\nintent: debugging exit code 70\n";
+    let out = run(f.cmd("rank").arg("-n").arg("3"), doc.as_bytes());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let hits: Vec<Hit> = parse_lines(&out.stdout);
+    assert_eq!(hits[0].path, "db/locks.md");
+    let ranks = hits[0].signals["ranks"].as_object().expect("ranks");
+    for list in ["lex", "vec", "hyde"] {
+        assert!(ranks.contains_key(list), "{list} missing in {ranks:?}");
+    }
+
+    let (hits, _) = f.rank(&["--hyde", "Bake the bread at a high temperature", "oven"]);
+    assert_eq!(hits[0].path, "cooking/bread.md", "{:?}", paths(&hits));
+    assert!(hits[0].signals["ranks"].get("hyde").is_some());
+
+    // Filters are inside both lists: nothing outside project `api` comes back, from either side.
+    let (hits, out) = f.rank(&["--mode", "hybrid", "--project", "api", "lock writers"]);
+    assert!(out.status.success());
+    assert_eq!(paths(&hits), vec!["auth/jwt.md"]);
+    let (hits, _) = f.rank(&["--mode", "vec", "--since", "2026-04-09", "waiting for a lock"]);
+    assert!(hits.iter().all(|h| h.date.as_str() >= "2026-04-09"), "{:?}", paths(&hits));
+    let (hits, _) = f.rank(&["--mode", "vec", "-c", "brain", "anything"]);
+    assert!(hits.is_empty());
+}
+
+#[test]
+fn ask_explains_signals_and_mcp_serves_vector_searches() {
+    let Some(f) = fixture() else { return };
+    let out = run(
+        f.cmd("brain").args(["ask", "--explain", "--color", "never", "authorization failures"]),
+        b"",
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("signals: rrf"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mode hybrid"));
+
+    let out = run(f.cmd("brain").args(["ask", "--json", "sourdough starter"]), b"");
+    let env: Value = serde_json::from_slice(&out.stdout).expect("envelope");
+    assert_eq!(env["hits"][0]["path"], "cooking/bread.md");
+
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"query","arguments":{"searches":[{"type":"vec","query":"authorization failures"}],"limit":2}}}"#,
+    ]
+    .join("\n");
+    let out = run(f.cmd("brain").arg("mcp"), requests.as_bytes());
+    let lines: Vec<Value> = parse_lines(&out.stdout);
+    let result = &lines.iter().find(|l| l["id"] == 2).expect("query answer")["result"];
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["results"][0]["uri"], "brain://notes/auth/jwt.md");
+}
+
+#[test]
+fn rerank_expansion_and_lagging_vectors() {
+    let Some(f) = fixture() else { return };
+    let tiny = workspace().join("tests/fixtures/rerank-tiny");
+    let (hits, out) = run_rank_env(&f, &["--rerank", "lock writers"], &[("BRAIN_RERANKER", &tiny)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(hits.iter().all(|h| h.signals.contains_key("rerank")), "{:?}", hits[0].signals);
+    assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.score)));
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    let (_, out) = run_rank_env(&f, &["--rerank", "lock"], &[("BRAIN_RERANKER", Path::new("/nonexistent"))]);
+    assert_eq!(out.status.code(), Some(65), "missing reranker");
+
+    // An expansion command adds typed lines; its answer is cached.
+    let cmd = "cat >/dev/null; echo 'lex: sourdough'; echo 'vec: baking bread at home'";
+    let (hits, out) = f.rank(&["--expand-cmd", cmd, "weekend hobby"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(hits[0].path, "cooking/bread.md");
+    assert_eq!(std::fs::read_dir(f.home.join("cache/expand")).expect("cache").count(), 1);
+    let (_, out) = f.rank(&["--expand-cmd", "exit 3", "weekend hobby"]);
+    assert!(out.status.success(), "a failing expansion is a warning");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expansion skipped"));
+
+    // A document indexed lexically but not embedded yet: hybrid says so.
+    let out = run(
+        f.cmd("lexindex").args(["--collection", "notes"]),
+        br#"{"schema":1,"kind":"doc","id":"new","collection":"notes","path":"new.md","title":"New note","date":"2026-04-10","source":{"type":"note","file":"x"},"meta":{},"body":"fresh text about writers"}"#,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (_, out) = f.rank(&["--mode", "hybrid", "writers"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not embedded yet"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn run_rank_env(f: &Fixture, args: &[&str], env: &[(&str, &Path)]) -> (Vec<Hit>, Output) {
+    let mut c = f.cmd("rank");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = run(c.args(args), b"");
+    (parse_lines(&out.stdout), out)
+}
