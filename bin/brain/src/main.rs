@@ -51,6 +51,13 @@ enum Command {
     /// Install, list or remove the Claude Code skills (brain-ask, brain-recent, brain-inbox).
     #[command(subcommand)]
     Skills(cmd::skills::Command),
+    /// Capture a typed note (note, decision, todo, link, fact) into $BRAIN_HOME/inbox/YYYY-MM-DD.md,
+    /// searchable at once; secrets are refused.
+    Inbox(cmd::inbox::Args),
+    /// What became visible recently, across collections, newest first, with the collection mix.
+    Recent(cmd::recent::Args),
+    /// Usage from telemetry: by surface and event, latency p50/p95, zero-hit rate, failures.
+    Stats(cmd::stats::Args),
     /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
     #[command(external_subcommand)]
     Stage(Vec<String>),
@@ -87,6 +94,9 @@ fn main() -> std::process::ExitCode {
             Command::Schedule(c) => cmd::schedule::run(&home, c),
             Command::Skills(c) => cmd::skills::run(c),
             Command::Mcp(a) => cmd::mcp::run(&home, a),
+            Command::Inbox(a) => cmd::inbox::run(&home, a),
+            Command::Recent(a) => cmd::recent::run(&home, a),
+            Command::Stats(a) => cmd::stats::run(&home, a),
             Command::Model(c) => cmd::model::run(&home, c),
             Command::Stage(argv) => exec::run(&argv),
         }

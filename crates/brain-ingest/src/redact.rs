@@ -101,23 +101,42 @@ pub fn redact(text: &str, counts: &mut Counts) -> String {
     COMBINED
         .replace_all(text, |c: &Captures| {
             let whole = c.get(0).map_or("", |m| m.as_str());
-            for (kind, _) in PATTERNS {
-                let Some(m) = c.name(kind) else { continue };
-                // Patterns with a capture keep their prefix (`Bearer `, `https://user:`, `password=`).
-                let secret = secret_group(c, kind).unwrap_or(m);
-                if matches!(*kind, "password" | "bearer_token") && !looks_secret(secret.as_str()) {
-                    return whole.to_string();
-                }
-                // `OPENAI_API_KEY=sk-proj-…`: name the vendor format when the value has one.
-                let kind = if matches!(*kind, "password" | "bearer_token") { vendor_kind(secret.as_str()).unwrap_or(kind) } else { kind };
-                *counts.entry(kind).or_default() += 1;
-                let start = secret.start() - m.start();
-                let end = secret.end() - m.start();
-                return format!("{}[REDACTED:{kind}]{}", &whole[..start], &whole[end..]);
-            }
-            whole.to_string()
+            let Some((kind, m, secret)) = classify(c) else { return whole.to_string() };
+            *counts.entry(kind).or_default() += 1;
+            let start = secret.start() - m.start();
+            let end = secret.end() - m.start();
+            format!("{}[REDACTED:{kind}]{}", &whole[..start], &whole[end..])
         })
         .into_owned()
+}
+
+/// The secrets `text` holds, counted by kind, without rewriting it: the same detectors as
+/// [`redact`], for callers that refuse rather than redact (`brain inbox` never stores a secret).
+pub fn find_secrets(text: &str) -> Counts {
+    let mut counts = Counts::new();
+    for c in COMBINED.captures_iter(text) {
+        if let Some((kind, _, _)) = classify(&c) {
+            *counts.entry(kind).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// The kind of secret one match of [`COMBINED`] is, the whole match, and the secret part of it
+/// (patterns with a capture keep their prefix: `Bearer `, `https://user:`, `password=`); `None` when
+/// an assignment-style match is code or a placeholder rather than a secret.
+fn classify<'a>(c: &Captures<'a>) -> Option<(&'static str, regex::Match<'a>, regex::Match<'a>)> {
+    for (kind, _) in PATTERNS {
+        let Some(m) = c.name(kind) else { continue };
+        let secret = secret_group(c, kind).unwrap_or(m);
+        if matches!(*kind, "password" | "bearer_token") && !looks_secret(secret.as_str()) {
+            return None;
+        }
+        // `OPENAI_API_KEY=sk-proj-…`: name the vendor format when the value has one.
+        let kind = if matches!(*kind, "password" | "bearer_token") { vendor_kind(secret.as_str()).unwrap_or(kind) } else { kind };
+        return Some((kind, m, secret));
+    }
+    None
 }
 
 /// The inner capture group of a pattern, when it has one: the group right after the named one.
@@ -199,6 +218,16 @@ mod tests {
         let (out, c) = r("export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123");
         assert_eq!(out, "export OPENAI_API_KEY=[REDACTED:openai_key]");
         assert_eq!(c.get("openai_key"), Some(&1));
+    }
+
+    #[test]
+    fn find_secrets_counts_what_redact_would_replace() {
+        let text = "export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\npassword: string;\nDB_PASSWORD=hunter2hunter";
+        let found = find_secrets(text);
+        assert_eq!(found, r(text).1);
+        assert_eq!(found.get("openai_key"), Some(&1));
+        assert_eq!(found.get("password"), Some(&1));
+        assert!(find_secrets("password: string; api_key = os.environ[\"X\"]").is_empty());
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! * [`passage`] — cutting markdown into passages with line numbers;
 //! * [`LexIndex`] — open (missing → exit 65 with a fix), reader, writer;
 //! * [`Indexer`] — one locked, incremental indexing run over doc records or the collections on disk;
-//! * [`dump`] — every passage the index holds.
+//! * [`dump`] — every passage the index holds;
+//! * [`walk`] — the files of a collection (glob, hidden entries skipped), as `--all` and `brain recent` see them.
 
 mod document;
 mod dump;

@@ -104,8 +104,18 @@ impl Indexer {
     /// Take the lock (contention → [`SyncError::Locked`], exit 70), open or create the index (deleting
     /// it first with `rebuild`) and the registry.
     pub fn open(home: &Home, rebuild: bool) -> Result<Indexer, SyncError> {
+        Self::open_within(home, rebuild, std::time::Duration::ZERO)
+    }
+
+    /// [`Indexer::open`], waiting up to `wait` for the lock (for one-file runs such as `brain inbox`
+    /// that queue behind each other rather than fail).
+    pub fn open_within(
+        home: &Home,
+        rebuild: bool,
+        wait: std::time::Duration,
+    ) -> Result<Indexer, SyncError> {
         let started = Instant::now();
-        let lock = Lock::try_acquire(&home.lock_file("lexindex"))?;
+        let lock = Lock::acquire_within(&home.lock_file("lexindex"), wait)?;
         let config = Config::load(home)?;
         config.validate()?;
         let mut registry = Registry::open(home)?;
@@ -232,6 +242,27 @@ impl Indexer {
         }
         self.put(&p, mtime, size, existing.is_some())?;
         Ok(Ok(()))
+    }
+
+    /// Index one file of collection `collection` (`rel`: its path inside the collection) exactly as
+    /// `--all` would see it, without walking anything else: what `brain inbox` calls after writing
+    /// a day file, so the entry is searchable at once and a later `--all` finds it unchanged. A file
+    /// that cannot be read is an `Err(reason)` for the caller to report.
+    pub fn index_file(
+        &mut self,
+        collection: &str,
+        rel: &str,
+        path: &Path,
+    ) -> Result<Result<(), String>, SyncError> {
+        let known = self.registry.get(&format!("{collection}/{rel}"))?;
+        match self.sync_file(collection, rel, path, known.as_ref()) {
+            Ok(()) => Ok(Ok(())),
+            Err(FileError::Skip(msg)) => {
+                self.summary.skipped += 1;
+                Ok(Err(msg))
+            }
+            Err(FileError::Fatal(e)) => Err(e),
+        }
     }
 
     /// Bring the index in line with every collection of `brain.yaml` on disk. Per-file problems go to

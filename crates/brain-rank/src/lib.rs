@@ -14,6 +14,7 @@ pub mod fusion;
 pub mod query;
 pub mod querydoc;
 mod rank;
+pub mod recent;
 pub mod rerank;
 pub mod route;
 pub mod run;

@@ -29,13 +29,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::Home;
 
-/// The pipeline's own collections, created under `$BRAIN_HOME/corpus/`.
+/// The pipeline's own collections: `brain`, `distilled` and `chrome-history` under
+/// `$BRAIN_HOME/corpus/`, `inbox` in `$BRAIN_HOME/inbox/` (DESIGN.md; see [`builtin_path`]).
 pub const BUILTIN: [(&str, &str, Trust); 4] = [
     ("brain", "sessions", Trust::High),
     ("distilled", "distilled", Trust::High),
     ("chrome-history", "browser", Trust::Low),
     ("inbox", "inbox", Trust::High),
 ];
+
+/// The folder of a built-in collection, relative to `$BRAIN_HOME`: `inbox/` for the inbox (where
+/// `brain inbox` writes its day files, [`Home::inbox`]), `corpus/<name>` for the others.
+pub fn builtin_path(name: &str) -> String {
+    if name == "inbox" {
+        "inbox".into()
+    } else {
+        format!("corpus/{name}")
+    }
+}
 
 /// Default glob of a collection.
 pub const DEFAULT_GLOB: &str = "**/*.md";
@@ -176,7 +187,7 @@ fn no_home() -> PathBuf {
 }
 
 impl Config {
-    /// The defaults: the four pipeline collections under `corpus/` and rules sending sessions to
+    /// The defaults: the four pipeline collections ([`BUILTIN`] at [`builtin_path`]) and rules sending sessions to
     /// `brain`, browser days to `chrome-history`, distilled artifacts to `distilled`, inbox days to
     /// `inbox`; anything else to `brain`.
     pub fn defaults(home: &Home) -> Config {
@@ -184,7 +195,7 @@ impl Config {
             .iter()
             .map(|(name, role, trust)| Collection {
                 name: (*name).into(),
-                path: format!("corpus/{name}"),
+                path: builtin_path(name),
                 glob: DEFAULT_GLOB.into(),
                 role: (*role).into(),
                 trust: *trust,
@@ -347,6 +358,7 @@ mod tests {
             cfg.collection_dir("brain"),
             Some(dir.path().join("corpus/brain"))
         );
+        assert_eq!(cfg.collection_dir("inbox"), Some(home.inbox()));
         cfg.add_collection(Collection {
             name: "notes".into(),
             path: "/data/vault".into(),

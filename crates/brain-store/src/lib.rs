@@ -19,7 +19,7 @@ pub mod telemetry;
 
 pub use config::{
     BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, Layout, Partition, Rule, Trust,
-    check_name,
+    builtin_path, check_name,
 };
 pub use home::{Home, display_path, home_dir};
 pub use lock::{Lock, LockError, holder_pid};

@@ -11,6 +11,8 @@ use brain_fmt::args::FmtArgs;
 use brain_rank::args::RankArgs;
 use brain_store::Home;
 
+use super::usage::Row;
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -19,13 +21,26 @@ pub struct Args {
     fmt: FmtArgs,
 }
 
+/// Run the query and log an `ask` row (query_len, n_hits, mode, latency_ms; the query text only when
+/// the user opted in, see docs/telemetry.md).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let mut row = Row::new("ask");
+    let result = ask(home, a, &mut row);
+    row.finish(home, &result);
+    result
+}
+
+fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let now = brain_rank::run::now();
     let text = a.rank.text(|| {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map(|_| s)
     })?;
+    row.set("query_len", text.trim().chars().count());
+    if brain_store::telemetry::queries_opted_in(home) {
+        row.set("query", text.trim());
+    }
     let mut out = Stdout::new();
     let answer = match brain_rank::run::search(home, &a.rank, &text, &now) {
         Ok(h) => h,
@@ -38,6 +53,8 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             return Err(f.into());
         }
     };
+    row.set("n_hits", answer.hits.len());
+    row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let opts = a.fmt.options(

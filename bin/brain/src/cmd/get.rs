@@ -7,6 +7,8 @@ use brain_doc::ErrorCode;
 use brain_docs::{DocsError, Resolver, read_lines, split_range};
 use brain_store::{Config, Home};
 
+use super::usage::Row;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The document, with an optional 1-based start line and line count: `#a1b2c3:40:20`.
@@ -24,7 +26,15 @@ pub fn failure(e: DocsError) -> Failure {
     Failure::new(e.code(), e.to_string()).with_fix(e.fix())
 }
 
+/// Print, and log a `get` row (n_docs, latency_ms, the error class on failure).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let mut row = Row::new("get");
+    let result = get(home, a, &mut row);
+    row.finish(home, &result);
+    result
+}
+
+fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let (reference, from, count) = split_range(&a.reference);
@@ -39,6 +49,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         a.max_bytes,
     )
     .map_err(failure)?;
+    row.set("n_docs", 1);
     let mut out = Stdout::new();
     out.write_all(lines.text.as_bytes())?;
     out.flush()?;

@@ -8,6 +8,8 @@ use brain_doc::ErrorCode;
 use brain_docs::{Body, Doc, Resolver, Skip, read_doc};
 use brain_store::{Config, Home};
 
+use super::usage::Row;
+
 use super::get::failure;
 
 #[derive(clap::Args)]
@@ -22,7 +24,15 @@ pub struct Args {
     line_numbers: bool,
 }
 
+/// Print, and log a `multi_get` row (n_docs, latency_ms, the error class on failure).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let mut row = Row::new("multi_get");
+    let result = multi_get(home, a, &mut row);
+    row.finish(home, &result);
+    result
+}
+
+fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let docs: Vec<Doc> = Resolver::new(&config, home)
@@ -32,6 +42,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         .map(|(_, d)| d)
         .collect::<Result<_, _>>()
         .map_err(failure)?;
+    row.set("n_docs", docs.len());
     if docs.is_empty() {
         eprintln!("brain: no document matches `{}`", a.pattern);
         return Ok(Exit::Code(ErrorCode::NoResults));
