@@ -33,12 +33,15 @@ let tools;
 await check("tools/list: every tool with input and output schemas", async () => {
   tools = (await client.listTools()).tools;
   const names = tools.map((t) => t.name);
-  for (const want of ["query", "get", "multi_get"]) assert.ok(names.includes(want), `${want} in ${names}`);
+  for (const want of ["query", "get", "multi_get", "status", "recent", "remember"]) assert.ok(names.includes(want), `${want} in ${names}`);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object", t.name);
     assert.equal(t.outputSchema?.type, "object", t.name);
     assert.equal(t.annotations?.readOnlyHint, t.name !== "remember", t.name);
   }
+  const remember = tools.find((t) => t.name === "remember");
+  assert.equal(remember.annotations.destructiveHint, false);
+  assert.equal(remember.annotations.idempotentHint, false);
 });
 
 let top;
@@ -118,6 +121,72 @@ await check("resources/read of a missing document is -32602", async () => {
 await check("an unknown tool is -32602; ping answers", async () => {
   await assert.rejects(client.callTool({ name: "search", arguments: {} }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
   assert.deepEqual(await client.ping(), {});
+});
+
+await check("status: counts per collection, index and backlog (validated against outputSchema by the SDK)", async () => {
+  const r = await client.callTool({ name: "status", arguments: {} });
+  assert.equal(r.isError, false);
+  const st = r.structuredContent;
+  assert.equal(st.kind, "status");
+  assert.equal(st.docs, 6);
+  assert.equal(st.lexical_index, true);
+  assert.equal(st.need_embeddings, 6);
+  assert.deepEqual(st.collections.map((c) => [c.name, c.docs]), [["brain", 2], ["chrome-history", 1], ["inbox", 0], ["notes", 3]]);
+  assert.match(r.content[0].text, /6 docs; lexical index yes/);
+});
+
+await check("recent: the last 7 days newest first, low-trust titles fenced", async () => {
+  const r = await client.callTool({ name: "recent", arguments: { since: "7d" } });
+  assert.equal(r.isError, false);
+  const rep = r.structuredContent;
+  assert.equal(rep.n_total, 4);
+  assert.deepEqual(rep.items.map((i) => i.uri), [
+    "brain://brain/2026/04/s2.md",
+    "brain://chrome-history/2026/2026-04-09.md",
+    "brain://notes/kb/draft-locks.md",
+    "brain://notes/kb/tantivy-locks.md",
+  ]);
+  assert.equal(rep.items[0].age, "3 h ago");
+  const chrome = rep.items[1];
+  assert.equal(chrome.untrusted, true);
+  assert.match(chrome.title, /^<untrusted>.*<\/untrusted>$/);
+  assert.match(r.content[0].text, /<untrusted source="brain:\/\/chrome-history\//);
+});
+
+await check("recent: an empty window is an empty result; a bad `since` is a bad_query tool error", async () => {
+  const r = await client.callTool({ name: "recent", arguments: { since: "1h", collections: ["notes"] } });
+  assert.equal(r.isError, false);
+  assert.equal(r.structuredContent.n_total, 0);
+  assert.deepEqual(r.structuredContent.items, []);
+  const bad = await client.callTool({ name: "recent", arguments: { since: "last tuesday" } });
+  assert.equal(bad.isError, true);
+  assert.equal(JSON.parse(bad.content[0].text).error, "bad_query");
+});
+
+await check("remember: an entry is saved and the next query finds it", async () => {
+  const r = await client.callTool({
+    name: "remember",
+    arguments: { text: "Decided: pelican is the codename of the index rewrite", type: "decision", tags: ["search"], project: "brain" },
+  });
+  assert.equal(r.isError, false);
+  const e = r.structuredContent;
+  assert.equal(e.kind, "inbox_entry");
+  assert.equal(e.type, "decision");
+  assert.equal(e.uri, "brain://inbox/2026-04-10.md");
+  assert.equal(e.indexed, true);
+  const q = await client.callTool({ name: "query", arguments: { query: "pelican" } });
+  assert.equal(q.structuredContent.results[0].uri, e.uri);
+  assert.match(q.structuredContent.results[0].snippet, /pelican is the codename/);
+});
+
+await check("remember: a secret is refused with the error record and its reason", async () => {
+  const r = await client.callTool({ name: "remember", arguments: { text: "the key is AKIAIOSFODNN7EXAMPLE", force: true } });
+  assert.equal(r.isError, true);
+  const rec = JSON.parse(r.content[0].text);
+  assert.equal(rec.kind, "error");
+  assert.equal(rec.error, "refused");
+  assert.equal(rec.reason, "secret");
+  assert.ok(rec.fix.length > 0);
 });
 
 await client.close();

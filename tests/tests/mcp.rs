@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, SystemTime};
 
 use brain_doc::Hit;
 use brain_tests::{bin, command, parse_lines, run, workspace};
@@ -14,9 +15,10 @@ mod fixture;
 
 const NOW: &str = "2026-04-10T12:00:00Z";
 
-/// The fixture corpus plus a low-trust chrome-history collection, indexed under `work/home`; a case's
-/// `stdin.in` becomes its `stdin` with every `@@PAD:N@@` replaced by N bytes of `x` (oversized
-/// requests without megabytes in the repository).
+/// The fixture corpus plus a low-trust chrome-history collection and an (empty) inbox, indexed under
+/// `work/home`, every file with the mtime `_corpus/mtimes` names (so `recent` sees a fixed history
+/// relative to `BRAIN_NOW`); a case's `stdin.in` becomes its `stdin` with every `@@PAD:N@@` replaced
+/// by N bytes of `x` (oversized requests without megabytes in the repository).
 fn setup(work: &Path) {
     let corpus = workspace().join("golden/brain-mcp/_corpus");
     fixture::index_with(
@@ -24,6 +26,20 @@ fn setup(work: &Path) {
         &corpus.join("brain.yaml"),
         &[&corpus.join("corpus-chrome")],
     );
+    let mtimes = std::fs::read_to_string(corpus.join("mtimes")).expect("mtimes");
+    for line in mtimes.lines().filter(|l| !l.trim().is_empty()) {
+        let (file, when) = line.split_once(' ').expect("`path time` lines");
+        let ts: jiff::Timestamp = when.parse().expect("RFC 3339 time");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(ts.as_second().unsigned_abs());
+        std::fs::File::options()
+            .write(true)
+            .open(work.join(file))
+            .and_then(|f| f.set_modified(t))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
+    // The new mtimes are the indexed ones (a recent item is `indexed` when the registry has its mtime).
+    let out = run(command("lexindex", &work.join("home")).args(["--all", "--quiet"]), b"");
+    assert!(out.status.success(), "lexindex: {}", String::from_utf8_lossy(&out.stderr));
     if let Ok(template) = std::fs::read_to_string(work.join("stdin.in")) {
         let re = regex::Regex::new(r"@@PAD:(\d+)@@").expect("regex");
         let text = re.replace_all(&template, |c: &regex::Captures<'_>| {
@@ -211,6 +227,66 @@ fn every_call_writes_a_telemetry_row_without_the_query_text() {
         ]
     );
     assert!(rows.iter().all(|r| r["latency_ms"].is_number()), "{log}");
+}
+
+#[test]
+fn remember_then_query_finds_the_entry_in_the_same_session() {
+    let work = fixture();
+    let home = work.path().join("home");
+    let mut s = Session::start(&home);
+    // The engine is open (on the index without the entry) before the capture.
+    let before = s.call("query", json!({"query": "flamingo"}));
+    assert_eq!(before["structuredContent"]["results"], json!([]), "{before}");
+    let saved = s.call(
+        "remember",
+        json!({"text": "Decided: the lock rewrite is codenamed flamingo", "type": "decision", "tags": ["locks"]}),
+    );
+    assert_eq!(saved["isError"], false, "{saved}");
+    let entry = &saved["structuredContent"];
+    assert_eq!(
+        (entry["entry_id"].as_str(), entry["uri"].as_str(), entry["indexed"].as_bool()),
+        (Some("20260410-001"), Some("brain://inbox/2026-04-10.md"), Some(true)),
+        "{saved}"
+    );
+    let after = s.call("query", json!({"query": "flamingo"}));
+    let top = &after["structuredContent"]["results"][0];
+    assert_eq!(top["uri"], entry["uri"], "{after}");
+    assert!(top["snippet"].as_str().is_some_and(|t| t.contains("codenamed flamingo")), "{after}");
+    let read = s.call("get", json!({"file": entry["uri"], "fromLine": entry["line"], "maxLines": 1}));
+    assert_eq!(
+        read["structuredContent"]["text"],
+        "## 2026-04-10T12:00:00+00:00 · decision · 20260410-001 · tags: locks\n",
+        "{read}"
+    );
+    let recent = s.call("recent", json!({"since": "1h", "collections": ["inbox"]}));
+    let items = &recent["structuredContent"]["items"];
+    assert_eq!((items[0]["uri"].clone(), items[0]["indexed"].clone()), (entry["uri"].clone(), json!(true)), "{recent}");
+    let refused = s.call("remember", json!({"text": "deploy key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    let rec: Value = serde_json::from_str(refused["content"][0]["text"].as_str().unwrap_or("")).expect("error record");
+    assert_eq!((rec["error"].as_str(), rec["reason"].as_str()), (Some("refused"), Some("secret")), "{rec}");
+    assert!(s.finish().success());
+    let day = std::fs::read_to_string(home.join("inbox/2026-04-10.md")).expect("day file");
+    assert!(day.contains("flamingo") && !day.contains("sk-proj"), "{day}");
+    // One telemetry row per call: the capture and the walk log their own, the server the rest.
+    let log = std::fs::read_to_string(home.join("logs/usage.jsonl")).expect("usage.jsonl");
+    let rows: Vec<Value> = parse_lines(log.as_bytes());
+    let events: Vec<(&str, &str)> = rows
+        .iter()
+        .filter(|r| r["surface"] == "mcp")
+        .map(|r| (r["event"].as_str().unwrap_or(""), r["tool"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("tool_call", "query"),
+            ("inbox_write", ""),
+            ("tool_call", "query"),
+            ("tool_call", "get"),
+            ("recent", ""),
+            ("inbox_refused", ""),
+        ]
+    );
 }
 
 #[test]

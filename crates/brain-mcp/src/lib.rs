@@ -9,8 +9,9 @@
 //! * [`jsonrpc`] — framing, the line cap ([`jsonrpc::MAX_LINE_BYTES`]), message classification, error codes;
 //! * [`session`] — version negotiation (current and previous revision) and the `initialize` answer;
 //! * [`Server`] — dispatch, `tools/call` error mapping, telemetry (`surface: mcp`);
-//! * tools: `query`, `get`, `multi_get` (see `docs/mcp.md`), argument checking against their own
-//!   schemas ([`schema`]), the search adapter ([`search`]), low-trust fencing ([`fence`]);
+//! * tools: `query`, `get`, `multi_get` (QMD's), `status`, `recent` and `remember` (the libraries behind
+//!   `brain status`, `brain recent`, `brain inbox`; see `docs/mcp.md`), argument checking against their
+//!   own schemas ([`schema`]), the search adapter ([`search`]), low-trust fencing ([`fence`]);
 //! * [`resources`] — `brain://{collection}/{+path}`;
 //! * [`install`] — the Claude Code configuration snippet.
 

@@ -116,6 +116,12 @@ fn walk(v: &Value, s: &Value, path: &str) -> Result<(), String> {
                 None if s.get("additionalProperties") == Some(&Value::Bool(false)) => {
                     let known: Vec<&String> = props.map(|p| p.keys().collect()).unwrap_or_default();
                     let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                    if known.is_empty() {
+                        return Err(format!(
+                            "unknown argument `{}` (this takes no arguments)",
+                            join(k)
+                        ));
+                    }
                     return Err(format!(
                         "unknown argument `{}` (known: {})",
                         join(k),
@@ -207,6 +213,12 @@ mod tests {
         assert_eq!(
             err(json!({"q": "x", "searches": []})),
             "`searches` needs at least 1 item(s)"
+        );
+        let none = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        assert!(check(&json!({}), &none).is_ok());
+        assert_eq!(
+            check(&json!({"verbose": true}), &none).expect_err("no arguments"),
+            "unknown argument `verbose` (this takes no arguments)"
         );
     }
 }

@@ -81,7 +81,8 @@ impl Server {
     }
 
     /// `tools/call`: unknown tool → -32602; arguments against the schema → -32602 before 2025-11-25, a
-    /// tool error after; a handler failure → a tool error carrying the error record.
+    /// tool error after; a handler failure → a tool error carrying the error record. One telemetry row
+    /// per call: `tool_call`, unless the handler's library logged its own (`recent`, `remember`).
     fn call(&mut self, params: &Value) -> Result<Value, RpcError> {
         let started = Instant::now();
         let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -101,6 +102,8 @@ impl Server {
             None | Some(Value::Null) => json!({}),
             Some(a) => a.clone(),
         };
+        let mut logged = false;
+        let mut extra = Map::new();
         let outcome = match crate::schema::check(&args, &(tool.describe)()["inputSchema"]) {
             Err(msg) if self.version < ARGUMENT_ERRORS_AS_TOOL_ERRORS_SINCE => {
                 return Err(RpcError::new(
@@ -117,8 +120,13 @@ impl Server {
                 let mut ctx = Ctx {
                     handles: &mut self.handles,
                     now: brain_rank::run::now(),
+                    logged: false,
+                    error_extra: Map::new(),
                 };
-                (tool.run)(&mut ctx, args)
+                let out = (tool.run)(&mut ctx, args);
+                logged = ctx.logged;
+                extra = ctx.error_extra;
+                out
             }
         };
         let mut f = Map::new();
@@ -131,10 +139,12 @@ impl Server {
             }
             Err(e) => {
                 f.insert("error".into(), e.error.as_str().into());
-                json!({"content": [{"type": "text", "text": tools::error_text(&e)}], "isError": true})
+                json!({"content": [{"type": "text", "text": tools::error_text(&e, &extra)}], "isError": true})
             }
         };
-        self.log("tool_call", started, f);
+        if !logged {
+            self.log("tool_call", started, f);
+        }
         Ok(result)
     }
 

@@ -8,11 +8,14 @@
 mod get;
 mod multi_get;
 mod query;
+mod recent;
+mod remember;
+mod status;
 
 use brain_doc::{ErrorCode, ErrorRecord};
 use jiff::Zoned;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::handles::Handles;
 
@@ -22,6 +25,11 @@ pub struct Ctx<'a> {
     pub handles: &'a mut Handles,
     /// The time queries and age labels are relative to (`$BRAIN_NOW` in tests).
     pub now: Zoned,
+    /// Set by a handler whose library call wrote its own telemetry row (`recent`, `remember`), so the
+    /// server does not log the call twice.
+    pub logged: bool,
+    /// Fields a failing handler adds to its error record line (`remember`: the refusal `reason`).
+    pub error_extra: Map<String, Value>,
 }
 
 /// A successful tool result.
@@ -45,7 +53,14 @@ pub struct Tool {
 }
 
 /// Every tool, in `tools/list` order.
-pub const TOOLS: &[Tool] = &[query::TOOL, get::TOOL, multi_get::TOOL];
+pub const TOOLS: &[Tool] = &[
+    query::TOOL,
+    get::TOOL,
+    multi_get::TOOL,
+    status::TOOL,
+    recent::TOOL,
+    remember::TOOL,
+];
 
 /// The tool called `name`.
 pub fn find(name: &str) -> Option<&'static Tool> {
@@ -63,7 +78,7 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorRecord> {
     })
 }
 
-/// The descriptor every tool shares: read-only, closed-world (only the local memory), as QMD marks its
+/// The descriptor of a reading tool: read-only, closed-world (only the local memory), as QMD marks its
 /// tools.
 pub fn descriptor(
     name: &str,
@@ -82,9 +97,16 @@ pub fn descriptor(
     })
 }
 
-/// The text of a tool error: the error record as one JSON line, readable by a model and a program.
-pub fn error_text(e: &ErrorRecord) -> String {
-    serde_json::to_string(e).unwrap_or_else(|_| e.message.clone())
+/// The text of a tool error: the error record as one JSON line, readable by a model and a program,
+/// with the handler's `extra` fields after the record's own.
+pub fn error_text(e: &ErrorRecord, extra: &Map<String, Value>) -> String {
+    let mut v = serde_json::to_value(e).unwrap_or_else(|_| json!({"message": e.message}));
+    if let Some(obj) = v.as_object_mut() {
+        for (k, x) in extra {
+            obj.entry(k.clone()).or_insert_with(|| x.clone());
+        }
+    }
+    v.to_string()
 }
 
 /// A document lookup failure as an error record.

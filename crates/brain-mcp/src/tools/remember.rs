@@ -1,0 +1,137 @@
+//! `remember` — inbox capture ([`brain_inbox::capture`]) with the same sanitization and refusal gate
+//! as `brain inbox`: the entry is appended to `inbox/YYYY-MM-DD.md` under the inbox lock and indexed at
+//! once, so a `query` in the same session finds it (the server's handles see the index commit).
+//! Secrets are refused and derivable noise is gated unless `force`: a tool error with the error record
+//! (`refused`) and the machine `reason`. The capture logs its own telemetry row (`surface: mcp`).
+//!
+//! The one tool that writes: annotated not read-only, not destructive (it only appends), not
+//! idempotent (two calls make two entries).
+
+use brain_doc::{ErrorCode, ErrorRecord};
+use brain_inbox::{Capture, EntryType, InboxError, capture};
+use brain_store::LockError;
+use brain_store::telemetry::Surface;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Ctx, Output, Tool, decode, descriptor};
+
+pub const TOOL: Tool = Tool {
+    name: "remember",
+    describe,
+    run,
+};
+
+#[derive(Deserialize)]
+struct Args {
+    text: String,
+    #[serde(rename = "type", default)]
+    kind: EntryType,
+    #[serde(default)]
+    tags: Vec<String>,
+    project: Option<String>,
+    #[serde(default)]
+    force: bool,
+}
+
+fn describe() -> Value {
+    let types: Vec<&str> = EntryType::ALL.iter().map(|t| t.as_str()).collect();
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "minLength": 1, "description": "What to remember, in a few self-contained sentences (a conclusion, a decision and its reason, a fact), not a paste of code, logs or a transcript."},
+            "type": {"type": "string", "enum": types, "description": "note (default), decision, todo, link or fact."},
+            "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags (lower-cased; letters, digits and -_./ only)."},
+            "project": {"type": "string", "description": "The project the entry is about (a name or a path)."},
+            "force": {"type": "boolean", "description": "Store text the guard gates as derivable noise (code dumps, logs, transcripts, long pastes). Secrets are refused even so. Default false."}
+        },
+        "required": ["text"],
+        "additionalProperties": false
+    });
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["inbox_entry"]},
+            "entry_id": {"type": "string", "description": "YYYYMMDD-NNN"},
+            "uri": {"type": "string"}, "path": {"type": "string"},
+            "line": {"type": "integer", "description": "Line of the entry header in the day file."},
+            "type": {"type": "string", "enum": types}, "time": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "project": {"type": ["string", "null"]}, "bytes": {"type": "integer"},
+            "indexed": {"type": "boolean", "description": "Searchable now (false: the next lexindex picks it up)."},
+            "warnings": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["kind", "entry_id", "uri", "path", "line", "type", "time", "tags", "project", "bytes", "indexed", "warnings"]
+    });
+    let mut d = descriptor(
+        "remember",
+        "Remember",
+        "Save something worth keeping into the user's memory inbox (a decision and why, a fact, a todo, a \
+         link, a note); it is searchable with `query` at once. Write the conclusion, not the raw material: \
+         code dumps, logs, transcripts and long pastes are refused unless `force` (they are derivable from \
+         their source), and text holding a secret (API key, password, token) is always refused.",
+        input,
+        output,
+    );
+    d["annotations"] = json!({
+        "title": "Remember",
+        "readOnlyHint": false,
+        "destructiveHint": false,
+        "idempotentHint": false,
+        "openWorldHint": false,
+    });
+    d
+}
+
+fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
+    let a: Args = decode(args)?;
+    let mut req = Capture::new(a.text, ctx.now.clone());
+    req.kind = a.kind;
+    req.tags = a.tags;
+    req.project = a.project;
+    req.force = a.force;
+    req.surface = Surface::Mcp;
+    ctx.logged = true;
+    let c = capture(ctx.handles.home(), &req).map_err(|e| {
+        if let Some(r) = e.reason() {
+            ctx.error_extra.insert("reason".into(), r.into());
+        }
+        ErrorRecord::new(e.code(), e.to_string(), fix(&e))
+    })?;
+    let state = if c.indexed {
+        "searchable now"
+    } else {
+        "not indexed yet"
+    };
+    let mut text = format!(
+        "Remembered {} {} at {}:{} ({state}).\n",
+        c.entry_type.as_str(),
+        c.entry_id,
+        c.uri,
+        c.line
+    );
+    for w in &c.warnings {
+        text.push_str(&format!("warning: {w}\n"));
+    }
+    let structured = serde_json::to_value(&c)
+        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
+    Ok(Output {
+        text,
+        count: 1,
+        structured,
+    })
+}
+
+/// The fix of a failed capture, in this tool's terms where the CLI's names a flag.
+fn fix(e: &InboxError) -> &'static str {
+    match e {
+        InboxError::Empty => "give `text`: what you want to remember, in words",
+        InboxError::Noise(_) => {
+            "remember what you concluded from it instead, or call again with `force: true` to store it as it is"
+        }
+        InboxError::Lock(LockError::Held { .. }) => {
+            "another capture is writing the inbox; try again in a moment"
+        }
+        _ => e.fix(),
+    }
+}

@@ -1,0 +1,76 @@
+//! `status` — what `brain status` reports ([`brain_ops::status`]): collections with document counts
+//! and last indexing, the lexical index and vector store, the embedding and distillation backlogs, the
+//! embedding model. Registry queries and three small files: milliseconds, safe to call often.
+
+use brain_doc::ErrorRecord;
+use serde_json::{Value, json};
+
+use super::{Ctx, Output, Tool, descriptor};
+
+pub const TOOL: Tool = Tool {
+    name: "status",
+    describe,
+    run,
+};
+
+fn describe() -> Value {
+    let input = json!({
+        "type": "object",
+        "properties": {},
+        "additionalProperties": false
+    });
+    let time = json!({"type": ["string", "null"], "description": "RFC 3339 (UTC), or null: never"});
+    let collection = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"}, "role": {"type": "string"}, "docs": {"type": "integer"},
+            "last_indexed": time, "need_embeddings": {"type": "integer"}
+        },
+        "required": ["name", "role", "docs", "last_indexed", "need_embeddings"]
+    });
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "schema": {"type": "integer"},
+            "kind": {"type": "string", "enum": ["status"]},
+            "home": {"type": "string"},
+            "collections": {"type": "array", "items": collection},
+            "docs": {"type": "integer"},
+            "lexical_index": {"type": "boolean"},
+            "vector_store": {"type": "boolean"},
+            "need_embeddings": {"type": "integer"},
+            "distill_pending": {"type": "integer"},
+            "model": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "present": {"type": ["boolean", "null"]}},
+                "required": ["id", "present"]
+            },
+            "last_update": time,
+            "config_error": {"type": ["string", "null"]}
+        },
+        "required": ["schema", "kind", "home", "collections", "docs", "lexical_index", "vector_store",
+                     "need_embeddings", "distill_pending", "model", "last_update", "config_error"]
+    });
+    descriptor(
+        "status",
+        "Memory status",
+        "What the memory holds right now: each collection with its document count and when it was last \
+         indexed, whether the lexical index and the vector store exist, how many documents still need \
+         embeddings (vec searches miss those) and how many sessions wait for distillation, and the \
+         embedding model. Call it when results look thin or stale.",
+        input,
+        output,
+    )
+}
+
+fn run(ctx: &mut Ctx<'_>, _args: Value) -> Result<Output, ErrorRecord> {
+    let status = brain_ops::status(ctx.handles.home())
+        .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))?;
+    let structured = serde_json::to_value(&status)
+        .map_err(|e| ErrorRecord::new(brain_doc::ErrorCode::Internal, e.to_string(), ""))?;
+    Ok(Output {
+        text: brain_ops::render::status(&status),
+        count: status.collections.len(),
+        structured,
+    })
+}
