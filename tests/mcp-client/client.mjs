@@ -1,13 +1,16 @@
-// Drives the built `brain mcp` with the official MCP TypeScript SDK client over stdio, against the
-// fixture home tests/tests/mcp.rs prepares. Env: BRAIN_BIN (the binary), BRAIN_HOME, BRAIN_NOW.
+// Drives the built `brain mcp` with the official MCP TypeScript SDK client, against the fixture home
+// tests/tests/mcp.rs prepares: over stdio (env BRAIN_BIN, the binary, with BRAIN_HOME and BRAIN_NOW),
+// or over Streamable HTTP when BRAIN_MCP_URL names a running `brain mcp --http` (tests/tests/mcp_http.rs).
 // Prints one line per check and "N checks passed"; exits non-zero at the first failure.
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from "@modelcontextprotocol/sdk/types.js";
 
+const url = process.env.BRAIN_MCP_URL;
 const bin = process.env.BRAIN_BIN;
-assert.ok(bin, "BRAIN_BIN is set");
+assert.ok(url || bin, "BRAIN_MCP_URL or BRAIN_BIN is set");
 let passed = 0;
 async function check(name, fn) {
   await fn();
@@ -15,7 +18,9 @@ async function check(name, fn) {
   console.log(`ok ${passed} - ${name}`);
 }
 
-const transport = new StdioClientTransport({ command: bin, args: ["mcp"], env: { ...process.env }, stderr: "inherit" });
+const transport = url
+  ? new StreamableHTTPClientTransport(new URL(url))
+  : new StdioClientTransport({ command: bin, args: ["mcp"], env: { ...process.env }, stderr: "inherit" });
 const client = new Client({ name: "brain-mcp-test", version: "1.0.0" });
 await client.connect(transport);
 
@@ -190,4 +195,4 @@ await check("remember: a secret is refused with the error record and its reason"
 });
 
 await client.close();
-console.log(`${passed} checks passed`);
+console.log(`${passed} checks passed over ${url ? "HTTP" : "stdio"}`);

@@ -86,6 +86,28 @@ pub fn model_dir() -> Option<PathBuf> {
     None
 }
 
+/// `tests/mcp-client`, the official MCP TypeScript SDK client, when `node` and the SDK are installed
+/// (`bash tests/mcp-client/install.sh`). Absent: panics under `BRAIN_REQUIRE_CORPORA=1` (CI),
+/// otherwise prints why the test is skipped and returns `None`.
+pub fn mcp_client() -> Option<PathBuf> {
+    let dir = workspace().join("tests/mcp-client");
+    let sdk = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
+    let node = Command::new("node").arg("--version").output().ok().filter(|o| o.status.success());
+    if node.is_some() && sdk.exists() {
+        return Some(dir);
+    }
+    let why = if node.is_none() {
+        "node is not installed"
+    } else {
+        "the MCP SDK is not installed (run `make test`, or `bash tests/mcp-client/install.sh`)"
+    };
+    if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
+        panic!("{why}, and BRAIN_REQUIRE_CORPORA=1 requires the official MCP client test");
+    }
+    eprintln!("SKIPPED: {why} (set BRAIN_REQUIRE_CORPORA=1 to make this an error)");
+    None
+}
+
 /// A command for a built binary with a hermetic environment: `BRAIN_HOME=home`, `TZ=UTC`, `NO_COLOR=1`,
 /// `HOME=home` (so `~` expansion and default locations stay inside the test).
 pub fn command(name: &str, home: &Path) -> Command {

@@ -3,43 +3,21 @@
 //! official MCP TypeScript SDK client driving the built server (tests/mcp-client).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, SystemTime};
 
 use brain_doc::Hit;
-use brain_tests::{bin, command, parse_lines, run, workspace};
+use brain_tests::{bin, command, parse_lines, run};
 use serde_json::{Value, json};
 
 mod fixture;
 
 const NOW: &str = "2026-04-10T12:00:00Z";
 
-/// The fixture corpus plus a low-trust chrome-history collection and an (empty) inbox, indexed under
-/// `work/home`, every file with the mtime `_corpus/mtimes` names (so `recent` sees a fixed history
-/// relative to `BRAIN_NOW`); a case's `stdin.in` becomes its `stdin` with every `@@PAD:N@@` replaced
-/// by N bytes of `x` (oversized requests without megabytes in the repository).
+/// The MCP fixture home ([`fixture::mcp_home`]); a case's `stdin.in` becomes its `stdin` with every
+/// `@@PAD:N@@` replaced by N bytes of `x` (oversized requests without megabytes in the repository).
 fn setup(work: &Path) {
-    let corpus = workspace().join("golden/brain-mcp/_corpus");
-    fixture::index_with(
-        work,
-        &corpus.join("brain.yaml"),
-        &[&corpus.join("corpus-chrome")],
-    );
-    let mtimes = std::fs::read_to_string(corpus.join("mtimes")).expect("mtimes");
-    for line in mtimes.lines().filter(|l| !l.trim().is_empty()) {
-        let (file, when) = line.split_once(' ').expect("`path time` lines");
-        let ts: jiff::Timestamp = when.parse().expect("RFC 3339 time");
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(ts.as_second().unsigned_abs());
-        std::fs::File::options()
-            .write(true)
-            .open(work.join(file))
-            .and_then(|f| f.set_modified(t))
-            .unwrap_or_else(|e| panic!("{file}: {e}"));
-    }
-    // The new mtimes are the indexed ones (a recent item is `indexed` when the registry has its mtime).
-    let out = run(command("lexindex", &work.join("home")).args(["--all", "--quiet"]), b"");
-    assert!(out.status.success(), "lexindex: {}", String::from_utf8_lossy(&out.stderr));
+    fixture::mcp_home(work);
     if let Ok(template) = std::fs::read_to_string(work.join("stdin.in")) {
         let re = regex::Regex::new(r"@@PAD:(\d+)@@").expect("regex");
         let text = re.replace_all(&template, |c: &regex::Captures<'_>| {
@@ -351,39 +329,15 @@ fn install_claude_write_merges_idempotently_with_a_backup() {
     assert_eq!(std::fs::read_to_string(&cfg).expect("read"), "{broken");
 }
 
-/// `node` and the installed SDK, or `None` (a loud failure when `BRAIN_REQUIRE_CORPORA=1`, as in CI).
-fn node_client() -> Option<(PathBuf, PathBuf)> {
-    let dir = workspace().join("tests/mcp-client");
-    let sdk = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success());
-    if node.is_some() && sdk.exists() {
-        return Some((PathBuf::from("node"), dir));
-    }
-    let why = if node.is_none() {
-        "node is not installed"
-    } else {
-        "the MCP SDK is not installed (run `make test`, or `npm ci` in tests/mcp-client)"
-    };
-    if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
-        panic!("{why}, and BRAIN_REQUIRE_CORPORA=1 requires the official MCP client test");
-    }
-    eprintln!("SKIPPED: {why} (set BRAIN_REQUIRE_CORPORA=1 to make this an error)");
-    None
-}
-
 #[test]
 fn the_official_typescript_sdk_client_drives_the_server() {
-    let Some((node, dir)) = node_client() else {
+    let Some(dir) = brain_tests::mcp_client() else {
         return;
     };
     let work = fixture();
     let home = work.path().join("home");
     let out = run(
-        Command::new(node)
+        Command::new("node")
             .arg(dir.join("client.mjs"))
             .env("BRAIN_BIN", bin("brain"))
             .env("BRAIN_HOME", &home)
@@ -397,5 +351,5 @@ fn the_official_typescript_sdk_client_drives_the_server() {
         "client failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("checks passed"), "{stdout}");
+    assert!(stdout.contains("checks passed over stdio"), "{stdout}");
 }

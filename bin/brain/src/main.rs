@@ -32,7 +32,8 @@ enum Command {
     /// Install or check the local embedding model ($BRAIN_HOME/models/).
     #[command(subcommand)]
     Model(cmd::model::Command),
-    /// Serve the memory to agents over MCP (stdio), or print/write their config (`install --claude`).
+    /// Serve the memory to agents over MCP (stdio, or loopback HTTP with --http), or print/write their
+    /// config (`install --claude`).
     Mcp(cmd::mcp::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
     Distill(cmd::distill::Args),

@@ -13,10 +13,12 @@
 //!   `brain status`, `brain recent`, `brain inbox`; see `docs/mcp.md`), argument checking against their
 //!   own schemas ([`schema`]), the search adapter ([`search`]), low-trust fencing ([`fence`]);
 //! * [`resources`] — `brain://{collection}/{+path}`;
-//! * [`install`] — the Claude Code configuration snippet.
+//! * [`install`] — the Claude Code configuration snippet;
+//! * [`http`] — the optional Streamable HTTP transport (`brain mcp --http`), loopback only.
 
 mod fence;
 mod handles;
+pub mod http;
 pub mod install;
 pub mod jsonrpc;
 mod resources;

@@ -37,9 +37,22 @@ impl Server {
         self.version
     }
 
+    /// Answer requests under `version` from now on (the HTTP transport's `MCP-Protocol-Version`
+    /// header); only a revision we speak is taken.
+    pub fn set_version(&mut self, version: &str) {
+        if let Some(v) = session::PROTOCOL_VERSIONS.iter().find(|v| **v == version) {
+            self.version = v;
+        }
+    }
+
     /// Handle one line; the response to write, if any.
     pub fn handle_line(&mut self, line: &[u8]) -> Option<Value> {
-        match jsonrpc::parse(line) {
+        self.handle(jsonrpc::parse(line))
+    }
+
+    /// Handle one classified message; the response to write, if any.
+    pub fn handle(&mut self, message: Result<Incoming, Box<jsonrpc::Rejected>>) -> Option<Value> {
+        match message {
             Err(r) => Some(jsonrpc::error(r.id, &r.error)),
             Ok(Incoming::Request { id, method, params }) => {
                 Some(match self.request(&method, &params) {

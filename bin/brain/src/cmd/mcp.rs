@@ -1,5 +1,6 @@
-//! `brain mcp` — the MCP server on stdin/stdout (newline-delimited JSON-RPC; logs on stderr), and
-//! `brain mcp install --claude`, the Claude Code configuration that starts it.
+//! `brain mcp` — the MCP server on stdin/stdout (newline-delimited JSON-RPC; logs on stderr), or on
+//! loopback HTTP with `--http`; and `brain mcp install --claude`, the Claude Code configuration that
+//! starts it.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,9 +11,18 @@ use brain_mcp::install::{self, Written};
 use brain_store::Home;
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Serve MCP's Streamable HTTP transport instead of stdio: POST JSON-RPC to
+    /// http://127.0.0.1:PORT/mcp. Bound to 127.0.0.1 only; requests with a non-loopback Origin or Host
+    /// header are refused (403). Runs until stopped (Ctrl-C).
+    #[arg(long)]
+    http: bool,
+    /// The port for --http (0: any free port; the URL is printed on stderr).
+    #[arg(long, value_name = "N", default_value_t = brain_mcp::http::DEFAULT_PORT, requires = "http")]
+    port: u16,
 }
 
 #[derive(clap::Subcommand)]
@@ -46,6 +56,16 @@ struct InstallArgs {
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     match a.command {
+        None if a.http => {
+            let listener = brain_mcp::http::bind(a.port)
+                .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+            eprintln!(
+                "brain mcp: listening on {} (loopback only; Ctrl-C stops)",
+                listener.url()
+            );
+            listener.run(home.clone())?;
+            Ok(Exit::Success)
+        }
         None => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();

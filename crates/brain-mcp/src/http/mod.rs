@@ -1,0 +1,267 @@
+//! `brain mcp --http`: MCP's Streamable HTTP transport (spec 2025-06-18 and 2025-11-25, "Streamable
+//! HTTP"), for clients that connect to a URL instead of starting a process.
+//!
+//! One endpoint, `POST /mcp`, one JSON-RPC message per body: a request gets its response as
+//! `application/json` (200), a notification or response gets `202 Accepted` and no body. No
+//! server-sent-event stream is offered (`GET` and `DELETE` are `405`, as the spec allows) and no
+//! session id is issued: every tool call is one request/response, and the server keeps one set of
+//! open index handles for all clients, answering requests one at a time, in arrival order.
+//!
+//! **Loopback only.** The socket is bound to `127.0.0.1`; a request whose `Origin` is not a loopback
+//! origin, or whose `Host` is not a loopback name (DNS rebinding), is refused with `403` before
+//! anything else is looked at ([`loopback`]). Bodies must be `application/json` (so a browser cannot
+//! send one without a CORS preflight, which is not answered) and at most
+//! [`MAX_LINE_BYTES`](crate::jsonrpc::MAX_LINE_BYTES) long (`413`).
+
+mod loopback;
+
+use std::io::{self, Read};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use brain_doc::ErrorCode;
+use brain_store::Home;
+use serde_json::Value;
+
+use crate::jsonrpc::{self, INVALID_REQUEST, Incoming, MAX_LINE_BYTES, RpcError};
+use crate::{Server, server, session};
+
+pub use loopback::{is_loopback_host, is_loopback_origin};
+
+/// The endpoint path, as QMD's `qmd mcp --http` serves it.
+pub const PATH: &str = "/mcp";
+/// The default port: QMD's `qmd mcp --http` default (8181), so a client set up for QMD finds brain.
+pub const DEFAULT_PORT: u16 = 8181;
+
+/// Why the transport could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind { port: u16, source: io::Error },
+}
+
+impl HttpError {
+    /// `locked` when another process holds the port, else `internal`.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            HttpError::Bind { source, .. } if source.kind() == io::ErrorKind::AddrInUse => {
+                ErrorCode::Locked
+            }
+            HttpError::Bind { .. } => ErrorCode::Internal,
+        }
+    }
+
+    /// What to do about it.
+    pub fn fix(&self) -> &'static str {
+        "another process listens on that port: stop it, or pick another with --port (0: any free port)"
+    }
+}
+
+/// A bound, not yet serving, HTTP transport.
+pub struct Listener {
+    inner: tiny_http::Server,
+    addr: SocketAddr,
+}
+
+/// Bind `127.0.0.1:port` (0: a free port the system picks).
+pub fn bind(port: u16) -> Result<Listener, HttpError> {
+    let err = |source| HttpError::Bind { port, source };
+    let socket = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(err)?;
+    let addr = socket.local_addr().map_err(err)?;
+    let inner = tiny_http::Server::from_listener(socket, None)
+        .map_err(|e| err(io::Error::other(e.to_string())))?;
+    Ok(Listener { inner, addr })
+}
+
+impl Listener {
+    /// The bound address (the real port when 0 was asked for).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint URL clients connect to.
+    pub fn url(&self) -> String {
+        format!("http://{}{PATH}", self.addr)
+    }
+
+    /// Serve requests for `home` until the process ends (or accepting fails).
+    pub fn run(self, home: Home) -> io::Result<()> {
+        let mut server = Server::new(home);
+        loop {
+            let mut req = self.inner.recv()?;
+            let reply = answer(&mut server, &mut req);
+            // A client that went away before its answer is no failure of the server.
+            let _ = req.respond(reply.response());
+        }
+    }
+}
+
+/// What the transport needs of one HTTP request.
+pub struct Request<'a> {
+    pub method: &'a str,
+    /// The request target (path and query).
+    pub target: &'a str,
+    /// Every `Origin` header (browsers send one; other clients none).
+    pub origins: Vec<&'a str>,
+    pub host: Option<&'a str>,
+    pub content_type: Option<&'a str>,
+    /// `MCP-Protocol-Version`, sent by clients after `initialize`.
+    pub protocol_version: Option<&'a str>,
+    pub body: &'a [u8],
+    /// The body was longer than [`MAX_LINE_BYTES`] (and not read to its end).
+    pub oversized: bool,
+}
+
+/// The HTTP answer: a status and an optional JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Option<Value>,
+}
+
+impl Reply {
+    fn refuse(status: u16, message: impl Into<String>) -> Reply {
+        let error = RpcError::new(INVALID_REQUEST, message);
+        Reply {
+            status,
+            body: Some(jsonrpc::error(Value::Null, &error)),
+        }
+    }
+
+    fn response(&self) -> tiny_http::Response<io::Cursor<Vec<u8>>> {
+        let data = self
+            .body
+            .as_ref()
+            .map(|b| b.to_string().into_bytes())
+            .unwrap_or_default();
+        let mut r = tiny_http::Response::from_data(data).with_status_code(self.status);
+        if self.body.is_some()
+            && let Ok(h) = tiny_http::Header::from_bytes("Content-Type", "application/json")
+        {
+            r.add_header(h);
+        }
+        if self.status == 405
+            && let Ok(h) = tiny_http::Header::from_bytes("Allow", "POST")
+        {
+            r.add_header(h);
+        }
+        r
+    }
+}
+
+/// Read a tiny_http request and answer it.
+fn answer(server: &mut Server, req: &mut tiny_http::Request) -> Reply {
+    let mut body = Vec::new();
+    let read = req
+        .as_reader()
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_to_end(&mut body);
+    if read.is_err() {
+        return Reply::refuse(400, "the request body could not be read");
+    }
+    let header = |name: &'static str| -> Vec<String> {
+        req.headers()
+            .iter()
+            .filter(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str().to_string())
+            .collect()
+    };
+    let (origins, host) = (header("Origin"), header("Host"));
+    let (content_type, version) = (header("Content-Type"), header("MCP-Protocol-Version"));
+    let method = req.method().as_str().to_string();
+    let request = Request {
+        method: &method,
+        target: req.url(),
+        origins: origins.iter().map(String::as_str).collect(),
+        host: host.first().map(String::as_str),
+        content_type: content_type.first().map(String::as_str),
+        protocol_version: version.first().map(String::as_str),
+        oversized: body.len() > MAX_LINE_BYTES,
+        body: &body,
+    };
+    let reply = respond(server, &request);
+    if reply.status == 403 {
+        eprintln!(
+            "brain mcp: refused a request from Origin {:?}, Host {:?}: not loopback",
+            request.origins, request.host
+        );
+    }
+    reply
+}
+
+/// The transport's answer to one request (see the module docs for the order of the checks).
+pub fn respond(server: &mut Server, req: &Request<'_>) -> Reply {
+    if let Some(o) = req.origins.iter().find(|o| !is_loopback_origin(o)) {
+        return Reply::refuse(403, format!("Origin `{o}` is not a loopback origin"));
+    }
+    if let Some(h) = req.host.filter(|h| !is_loopback_host(h)) {
+        return Reply::refuse(403, format!("Host `{h}` is not this machine"));
+    }
+    let path = req.target.split(['?', '#']).next().unwrap_or_default();
+    if path != PATH {
+        return Reply::refuse(404, format!("no endpoint `{path}`: MCP is at {PATH}"));
+    }
+    if req.method != "POST" {
+        return Reply::refuse(
+            405,
+            format!(
+                "{} is not served: POST one JSON-RPC message (no event stream, no sessions)",
+                req.method
+            ),
+        );
+    }
+    let json = req.content_type.is_some_and(|t| {
+        t.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !json {
+        return Reply::refuse(415, "the body must be `Content-Type: application/json`");
+    }
+    if req.oversized {
+        return Reply::refuse(
+            413,
+            format!("the body is over the {MAX_LINE_BYTES}-byte limit; it was not read"),
+        );
+    }
+    if let Some(v) = req.protocol_version {
+        if !session::PROTOCOL_VERSIONS.contains(&v) {
+            return Reply::refuse(
+                400,
+                format!(
+                    "unsupported MCP-Protocol-Version `{v}` (this server speaks {})",
+                    session::PROTOCOL_VERSIONS.join(", ")
+                ),
+            );
+        }
+        server.set_version(v);
+    }
+    match jsonrpc::parse(req.body) {
+        // Not a message that can be answered: the spec's 400, with the JSON-RPC error as the body.
+        Err(r) if r.id.is_null() => Reply {
+            status: 400,
+            body: Some(jsonrpc::error(r.id, &r.error)),
+        },
+        Err(r) => Reply {
+            status: 200,
+            body: Some(jsonrpc::error(r.id, &r.error)),
+        },
+        Ok(Incoming::Request { id, method, params }) => {
+            let answer_id = id.clone();
+            let msg = Incoming::Request { id, method, params };
+            let body = catch_unwind(AssertUnwindSafe(|| server.handle(Ok(msg))))
+                .unwrap_or_else(|_| Some(server::internal_error(answer_id)));
+            Reply { status: 200, body }
+        }
+        Ok(msg) => {
+            server.handle(Ok(msg));
+            Reply {
+                status: 202,
+                body: None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
