@@ -9,8 +9,8 @@
 //! We turn fixed padding off (each batch is padded to its own longest input) and truncate at the model's
 //! position limit (`max_position_embeddings`, 512).
 //!
-//! Speed: inputs are sorted by token length and batched so that a batch's inputs have similar lengths
-//! (little padding), with at most [`BATCH_TOKENS`] tokens per batch.
+//! Speed: a batch is inputs packed end to end (no padding; see [`crate::encoder`]), at most
+//! [`BATCH_TOKENS`] tokens; inputs are sorted by length first so batches are balanced.
 
 use std::path::{Path, PathBuf};
 
@@ -107,32 +107,28 @@ impl Bert {
         Ok(ids)
     }
 
-    /// One forward pass over inputs of similar length: pad to the longest, mean-pool over the real
-    /// tokens, normalize.
+    /// One forward pass over a batch (packed, no padding): mean-pool each input over its tokens,
+    /// normalize.
     fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, VecError> {
         let inf = |e: candle_core::Error| VecError::Inference(e.to_string());
-        let len = batch.iter().map(|b| b.len()).max().unwrap_or(0);
-        if len == 0 {
+        let lens: Vec<usize> = batch.iter().map(|b| b.len()).collect();
+        let ids: Vec<u32> = batch.iter().flat_map(|b| b.iter().copied()).collect();
+        if ids.is_empty() {
             return Ok(batch.iter().map(|_| vec![0.0; self.dims]).collect());
         }
-        let n = batch.len();
-        let mut ids = vec![0u32; n * len];
-        for (i, b) in batch.iter().enumerate() {
-            ids[i * len..i * len + b.len()].copy_from_slice(b);
-        }
-        let types = vec![0u32; n * len];
-        let lens: Vec<usize> = batch.iter().map(|b| b.len()).collect();
-        let hidden = self.model.forward(&ids, &types, &lens, len).map_err(inf)?;
+        let types = vec![0u32; ids.len()];
+        let hidden = self.model.forward(&ids, &types, &lens).map_err(inf)?;
         let flat: Vec<f32> = hidden.flatten_all().map_err(inf)?.to_vec1().map_err(inf)?;
         let d = self.dims;
+        let mut at = 0;
         Ok(lens
             .iter()
-            .enumerate()
-            .map(|(i, &l)| {
+            .map(|&l| {
                 let mut v = vec![0f32; d];
-                for row in flat[i * len * d..(i * len + l) * d].chunks_exact(d) {
+                for row in flat[at * d..(at + l) * d].chunks_exact(d) {
                     v.iter_mut().zip(row).for_each(|(a, x)| *a += x);
                 }
+                at += l;
                 let inv = 1.0 / l.max(1) as f32;
                 v.iter_mut().for_each(|a| *a *= inv);
                 normalize(&mut v);
@@ -158,18 +154,21 @@ fn fix_tokenizer(tok: &mut Tokenizer, max_len: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Order of `lens` by length, cut into batches of at most `budget` padded tokens.
+/// Order of `lens` by length, cut into batches of at most `budget` tokens (packed: a batch costs
+/// the sum of its lengths; sorting keeps each batch's attention work even).
 pub(crate) fn plan_batches(lens: &[usize], budget: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..lens.len()).collect();
     order.sort_by_key(|&i| lens[i]);
     let mut out: Vec<Vec<usize>> = Vec::new();
     let mut cur: Vec<usize> = Vec::new();
+    let mut tokens = 0;
     for i in order {
-        // Sorted ascending, so the newest input is the longest: padded size = count × its length.
-        if !cur.is_empty() && (cur.len() + 1) * lens[i].max(1) > budget {
+        if !cur.is_empty() && tokens + lens[i] > budget {
             out.push(std::mem::take(&mut cur));
+            tokens = 0;
         }
         cur.push(i);
+        tokens += lens[i];
     }
     if !cur.is_empty() {
         out.push(cur);
@@ -222,8 +221,8 @@ mod tests {
         let flat: Vec<usize> = plan.iter().flatten().copied().collect();
         assert_eq!(flat, vec![1, 4, 2, 3, 0, 5]);
         for b in &plan {
-            let longest = b.iter().map(|&i| lens[i]).max().unwrap_or(0);
-            assert!(b.len() == 1 || b.len() * longest <= 600, "{b:?}");
+            let tokens: usize = b.iter().map(|&i| lens[i]).sum();
+            assert!(b.len() == 1 || tokens <= 600, "{b:?}");
         }
     }
 

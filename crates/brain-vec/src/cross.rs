@@ -109,19 +109,22 @@ impl CrossEncoder {
         let lens: Vec<usize> = pairs.iter().map(|(i, _)| i.len()).collect();
         let mut out = vec![0f32; passages.len()];
         for batch in crate::bert::plan_batches(&lens, crate::bert::BATCH_TOKENS) {
-            let len = batch.iter().map(|&i| lens[i]).max().unwrap_or(0);
-            if len == 0 {
+            let blens: Vec<usize> = batch.iter().map(|&i| lens[i]).collect();
+            let ids: Vec<u32> = batch.iter().flat_map(|&i| pairs[i].0.iter().copied()).collect();
+            let types: Vec<u32> = batch.iter().flat_map(|&i| pairs[i].1.iter().copied()).collect();
+            if ids.is_empty() {
                 continue;
             }
-            let n = batch.len();
-            let (mut ids, mut types) = (vec![0u32; n * len], vec![0u32; n * len]);
-            for (row, &i) in batch.iter().enumerate() {
-                ids[row * len..row * len + lens[i]].copy_from_slice(&pairs[i].0);
-                types[row * len..row * len + lens[i]].copy_from_slice(&pairs[i].1);
+            let hidden = self.model.forward(&ids, &types, &blens).map_err(inf)?;
+            // Each sequence's [CLS] row.
+            let mut starts = Vec::with_capacity(blens.len());
+            let mut at = 0u32;
+            for &l in &blens {
+                starts.push(at);
+                at += l as u32;
             }
-            let blens: Vec<usize> = batch.iter().map(|&i| lens[i]).collect();
-            let hidden = self.model.forward(&ids, &types, &blens, len).map_err(inf)?;
-            let cls = hidden.narrow(1, 0, 1).map_err(inf)?.squeeze(1).map_err(inf)?;
+            let starts = Tensor::from_vec(starts, blens.len(), &candle_core::Device::Cpu).map_err(inf)?;
+            let cls = hidden.index_select(&starts, 0).map_err(inf)?;
             let pooled = match &self.pooler {
                 Some((wt, b)) => cls
                     .matmul(wt)
