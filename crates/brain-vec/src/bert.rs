@@ -18,7 +18,8 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use crate::VecError;
 use crate::embed::{Embedder, normalize};
-use crate::encoder::{BertConfig, Encoder, weights};
+use crate::encoder::{BertConfig, Encoder};
+use crate::weights::Weights;
 
 /// Tokens per forward pass. Measured 2026-11-22 on this 2-core box (bench/embed.sh): 4k–8k tokens per
 /// batch is the plateau for MiniLM; larger batches only add memory.
@@ -74,9 +75,12 @@ impl Bert {
                 fix_tokenizer(&mut t, max_len).map_err(|e| broken(format!("tokenizer.json: {e}")))?;
                 Ok(t)
             });
-            let model = weights(&weights_path)
-                .and_then(|vb| Encoder::load(vb, &config))
-                .map_err(|e| broken(format!("model.safetensors: {e}")));
+            let model = Weights::open(&weights_path)
+                .map_err(|e| broken(format!("model.safetensors: {e}")))
+                .and_then(|w| {
+                    Encoder::load(std::sync::Arc::new(w), &config)
+                        .map_err(|e| broken(format!("model.safetensors: {e}")))
+                });
             let tok = tok
                 .join()
                 .unwrap_or_else(|_| Err(broken("tokenizer.json: loader panicked".into())));

@@ -13,7 +13,8 @@ use candle_core::Tensor;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
 use crate::VecError;
-use crate::encoder::{BertConfig, Encoder, weights};
+use crate::encoder::{BertConfig, Encoder};
+use crate::weights::Weights;
 
 /// Longest `[CLS] query [SEP] passage [SEP]` input by default: 256 tokens keeps a 20-candidate rerank
 /// near a second on 2 cores with a MiniLM-L6 model (our measurement target, 2026-11-22).
@@ -62,16 +63,18 @@ impl CrossEncoder {
                 ..TruncationParams::default()
             }))
             .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-        let w = |e: candle_core::Error| broken(format!("model.safetensors: {e}"));
-        let vb = weights(&w_path).map_err(w)?;
-        let model = Encoder::load(vb.clone(), &cfg).map_err(w)?;
+        let w = |e: String| broken(format!("model.safetensors: {e}"));
+        let weights = std::sync::Arc::new(Weights::open(&w_path).map_err(w)?);
+        let model = Encoder::load(weights.clone(), &cfg).map_err(|e| w(e.to_string()))?;
         let h = cfg.hidden_size;
-        let linear = |prefix: &str, out: usize| -> candle_core::Result<(Tensor, Tensor)> {
-            let v = vb.pp(prefix);
-            Ok((v.get((out, h), "weight")?.t()?.contiguous()?, v.get(out, "bias")?))
+        let linear = |prefix: &str, out: usize| -> Result<(Tensor, Tensor), String> {
+            Ok((
+                weights.transposed(&format!("{prefix}.weight"), out, h)?,
+                weights.tensor(&format!("{prefix}.bias"), &[out])?,
+            ))
         };
         let pooler_name = if model.prefixed { "bert.pooler.dense" } else { "pooler.dense" };
-        let pooler = if vb.contains_tensor(&format!("{pooler_name}.weight")) {
+        let pooler = if weights.has(&format!("{pooler_name}.weight")) {
             Some(linear(pooler_name, h).map_err(w)?)
         } else {
             None

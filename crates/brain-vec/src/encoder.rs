@@ -13,18 +13,25 @@
 //!
 //! Weights load from a `model.safetensors` of either layout: sentence-transformers (`embeddings.…`)
 //! or a `…ForSequenceClassification` checkpoint (`bert.embeddings.…`, plus `bert.pooler.…` and
-//! `classifier.…`, used by [`crate::cross`]). Parity with an independent float64 reference is a test
+//! `classifier.…`, used by [`crate::cross`]), through [`crate::weights`]: one pass per tensor, layers
+//! read in parallel, the word-embedding table gathered from the mapped file rather than copied. Parity with an independent float64 reference is a test
 //! (`tests/tests/vec.rs`, `tests/tests/rerank.rs`).
 
-use std::path::Path;
+use std::sync::Arc;
 
-use candle_core::{DType, Device, Result, Tensor};
-use candle_nn::{LayerNorm, Module, VarBuilder};
+use candle_core::{Device, Result, Tensor};
+use candle_nn::{LayerNorm, Module};
 use serde::Deserialize;
 
 use rayon::prelude::*;
 
 use crate::kernels::{BiasAdd, BiasGelu, Softmax};
+use crate::weights::Weights;
+
+/// A weights error as a candle error (the encoder's error type).
+fn werr(e: String) -> candle_core::Error {
+    candle_core::Error::Msg(e)
+}
 
 /// The fields of a BERT `config.json` the forward pass needs.
 #[derive(Debug, Clone, Deserialize)]
@@ -60,18 +67,25 @@ fn default_eps() -> f64 {
     1e-12
 }
 
-/// A linear layer kept as `Wᵀ` (contiguous, ready for `x · Wᵀ`) and its bias.
-struct Dense {
+/// A linear layer kept as `Wᵀ`, `(in, out)` row-major (so `Wᵀᵀ = W` is a column-major view), and its
+/// bias.
+pub(crate) struct Dense {
     wt: Tensor,
     bias: Tensor,
 }
 
+/// Up to this many rows, `x · Wᵀ` is computed as `(W · xᵀ)ᵀ` with `W` the column-major view of `Wᵀ`:
+/// gemm then tiles the long side (the outputs) and reads both operands in place, while `x · Wᵀ` with
+/// a dozen rows wastes most of its 16-row tiles. A query embeds in a fraction of the time (measured
+/// 2026-11-22, docs/vectors.md).
+const SHORT_ROWS: usize = 64;
+
 impl Dense {
-    fn load(vb: VarBuilder, inp: usize, out: usize) -> Result<Dense> {
-        let w = vb.get((out, inp), "weight")?;
+    /// `<prefix>.weight` (`(out, inp)`) and `<prefix>.bias`.
+    pub(crate) fn load(w: &Weights, prefix: &str, inp: usize, out: usize) -> Result<Dense> {
         Ok(Dense {
-            wt: w.t()?.contiguous()?,
-            bias: vb.get(out, "bias")?,
+            wt: w.transposed(&format!("{prefix}.weight"), out, inp).map_err(werr)?,
+            bias: w.tensor(&format!("{prefix}.bias"), &[out]).map_err(werr)?,
         })
     }
 
@@ -87,10 +101,14 @@ impl Dense {
 
     /// `x · Wᵀ` for a 2-D `x`, without the bias.
     fn matmul(&self, x: &Tensor) -> Result<Tensor> {
-        x.matmul(&self.wt)
+        if x.dim(0)? <= SHORT_ROWS {
+            self.wt.t()?.matmul(&x.t()?)?.t()?.contiguous()
+        } else {
+            x.matmul(&self.wt)
+        }
     }
 
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+    pub(crate) fn forward(&self, x: &Tensor) -> Result<Tensor> {
         self.matmul(x)?.apply_op2_no_bwd(&self.bias, &BiasAdd)
     }
 }
@@ -106,7 +124,9 @@ struct Layer {
 
 /// A loaded encoder. Cheap to share across threads (tensors are reference-counted).
 pub struct Encoder {
-    word: Tensor,
+    weights: Arc<Weights>,
+    /// Name and row count of the word-embedding table (gathered from the mapped file).
+    word: (String, usize),
     position: Tensor,
     token_type: Tensor,
     emb_ln: LayerNorm,
@@ -120,18 +140,26 @@ pub struct Encoder {
     pub(crate) prefixed: bool,
 }
 
-fn layer_norm(vb: VarBuilder, size: usize, eps: f64) -> Result<LayerNorm> {
-    let (w, b) = if vb.contains_tensor("gamma") {
-        (vb.get(size, "gamma")?, vb.get(size, "beta")?)
+fn layer_norm(w: &Weights, prefix: &str, size: usize, eps: f64) -> Result<LayerNorm> {
+    let (a, b) = if w.has(&format!("{prefix}.gamma")) {
+        ("gamma", "beta")
     } else {
-        (vb.get(size, "weight")?, vb.get(size, "bias")?)
+        ("weight", "bias")
     };
-    Ok(LayerNorm::new(w, b, eps))
+    let t = |n: &str| w.tensor(&format!("{prefix}.{n}"), &[size]).map_err(werr);
+    Ok(LayerNorm::new(t(a)?, t(b)?, eps))
 }
 
+/// Matmuls below this many multiply-adds run on one thread. gemm's default (48·48·256 ≈ 0.6 M) wakes
+/// the pool for every linear layer of a query (≈ 5–7 M each), and on 2 cores the wake-up costs more
+/// than it saves: one query-sized linear took 250 µs on one thread and 460 µs on two (2026-11-22).
+/// Batches (thousands of rows) stay parallel. gemm keeps this in a process-wide setting.
+pub const THREADING_THRESHOLD: usize = 16 << 20;
+
 impl Encoder {
-    /// Load the encoder of `cfg` from `vb` (the root of the safetensors file).
-    pub fn load(vb: VarBuilder, cfg: &BertConfig) -> Result<Encoder> {
+    /// Load the encoder of `cfg` from `weights` (sentence-transformers or `bert.`-prefixed names).
+    pub fn load(weights: Arc<Weights>, cfg: &BertConfig) -> Result<Encoder> {
+        gemm_common::gemm::set_threading_threshold(THREADING_THRESHOLD);
         if !matches!(cfg.hidden_act.as_str(), "gelu" | "gelu_python") {
             candle_core::bail!("hidden_act `{}` is not supported (only gelu)", cfg.hidden_act)
         }
@@ -139,38 +167,50 @@ impl Encoder {
         if cfg.num_attention_heads == 0 || h % cfg.num_attention_heads != 0 {
             candle_core::bail!("hidden_size {h} is not a multiple of {} heads", cfg.num_attention_heads)
         }
-        let prefixed = vb.contains_tensor("bert.embeddings.word_embeddings.weight");
-        let vb = if prefixed { vb.pp("bert") } else { vb };
-        let e = vb.pp("embeddings");
+        let prefixed = weights.has("bert.embeddings.word_embeddings.weight");
+        let p = if prefixed { "bert." } else { "" };
+        let w = weights.as_ref();
         let eps = cfg.layer_norm_eps;
-        let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
-        for i in 0..cfg.num_hidden_layers {
-            let l = vb.pp(format!("encoder.layer.{i}"));
-            let a = l.pp("attention");
-            let qkv = Dense::fuse(&[
-                Dense::load(a.pp("self.query"), h, h)?,
-                Dense::load(a.pp("self.key"), h, h)?,
-                Dense::load(a.pp("self.value"), h, h)?,
-            ])?;
-            layers.push(Layer {
-                qkv,
-                out: Dense::load(a.pp("output.dense"), h, h)?,
-                ln1: layer_norm(a.pp("output.LayerNorm"), h, eps)?,
-                up: Dense::load(l.pp("intermediate.dense"), h, cfg.intermediate_size)?,
-                down: Dense::load(l.pp("output.dense"), cfg.intermediate_size, h)?,
-                ln2: layer_norm(l.pp("output.LayerNorm"), h, eps)?,
-            });
+        let layers = (0..cfg.num_hidden_layers)
+            .into_par_iter()
+            .map(|i| -> Result<Layer> {
+                let l = format!("{p}encoder.layer.{i}");
+                let a = format!("{l}.attention");
+                let qkv = Dense::fuse(&[
+                    Dense::load(w, &format!("{a}.self.query"), h, h)?,
+                    Dense::load(w, &format!("{a}.self.key"), h, h)?,
+                    Dense::load(w, &format!("{a}.self.value"), h, h)?,
+                ])?;
+                Ok(Layer {
+                    qkv,
+                    out: Dense::load(w, &format!("{a}.output.dense"), h, h)?,
+                    ln1: layer_norm(w, &format!("{a}.output.LayerNorm"), h, eps)?,
+                    up: Dense::load(w, &format!("{l}.intermediate.dense"), h, cfg.intermediate_size)?,
+                    down: Dense::load(w, &format!("{l}.output.dense"), cfg.intermediate_size, h)?,
+                    ln2: layer_norm(w, &format!("{l}.output.LayerNorm"), h, eps)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let e = format!("{p}embeddings");
+        let word = format!("{e}.word_embeddings.weight");
+        if !w.has(&word) {
+            candle_core::bail!("no tensor `{word}`")
         }
         Ok(Encoder {
-            word: e.get((cfg.vocab_size, h), "word_embeddings.weight")?,
-            position: e.get((cfg.max_position_embeddings, h), "position_embeddings.weight")?,
-            token_type: e.get((cfg.type_vocab_size, h), "token_type_embeddings.weight")?,
-            emb_ln: layer_norm(e.pp("LayerNorm"), h, eps)?,
+            position: w
+                .tensor(&format!("{e}.position_embeddings.weight"), &[cfg.max_position_embeddings, h])
+                .map_err(werr)?,
+            token_type: w
+                .tensor(&format!("{e}.token_type_embeddings.weight"), &[cfg.type_vocab_size, h])
+                .map_err(werr)?,
+            emb_ln: layer_norm(w, &format!("{e}.LayerNorm"), h, eps)?,
+            word: (word, cfg.vocab_size),
             layers,
             heads: cfg.num_attention_heads,
             hidden: h,
             max_len: cfg.max_position_embeddings,
             prefixed,
+            weights,
         })
     }
 
@@ -178,6 +218,12 @@ impl Encoder {
     /// every sequence's tokens one after the other (`T` in all), `lens` each sequence's length.
     /// Sequence `i`'s rows start at the sum of the lengths before it.
     pub fn forward(&self, ids: &[u32], types: &[u32], lens: &[usize]) -> Result<Tensor> {
+        // On a pool thread, the parallel pieces (gemm, kernels, attention) fork and join within the
+        // pool instead of parking and waking the caller for each of ~100 operations.
+        rayon::scope(|_| self.forward_in_pool(ids, types, lens))
+    }
+
+    fn forward_in_pool(&self, ids: &[u32], types: &[u32], lens: &[usize]) -> Result<Tensor> {
         let dev = Device::Cpu;
         let t = ids.len();
         if types.len() != t || lens.iter().sum::<usize>() != t {
@@ -187,12 +233,11 @@ impl Encoder {
             candle_core::bail!("a sequence of {l} tokens is longer than the model's {}", self.max_len)
         }
         let pos: Vec<u32> = lens.iter().flat_map(|&l| 0..l as u32).collect();
-        let ids_t = Tensor::from_slice(ids, t, &dev)?;
         let types_t = Tensor::from_slice(types, t, &dev)?;
         let pos_t = Tensor::from_vec(pos, t, &dev)?;
-        let x = self
-            .word
-            .index_select(&ids_t, 0)?
+        let (word, vocab) = &self.word;
+        let words = self.weights.rows(word, *vocab, self.hidden, ids).map_err(werr)?;
+        let x = Tensor::from_vec(words, (t, self.hidden), &dev)?
             .add(&self.token_type.index_select(&types_t, 0)?)?
             .add(&self.position.index_select(&pos_t, 0)?)?;
         let mut x = self.emb_ln.forward(&x)?;
@@ -214,10 +259,7 @@ impl Encoder {
         let scale = 1.0 / (hd as f64).sqrt();
         let qkv = l.qkv.forward(x)?;
         // Attention per sequence, on its own rows of the packed batch.
-        let ctx: Vec<Tensor> = spans
-            .par_iter()
-            .filter(|(_, len)| *len > 0)
-            .map(|&(at, len)| -> Result<Tensor> {
+        let attend = |&(at, len): &(usize, usize)| -> Result<Tensor> {
                 // (len, 3h) → (3, heads, len, hd)
                 let s = qkv
                     .narrow(0, at, len)?
@@ -228,20 +270,18 @@ impl Encoder {
                 let v = s.get(2)?.contiguous()?;
                 let probs = q.matmul(&k.t()?)?.apply_op1_no_bwd(&Softmax)?;
                 probs.matmul(&v)?.transpose(0, 1)?.contiguous()?.reshape((len, h))
-            })
-            .collect::<Result<_>>()?;
+        };
+        let spans: Vec<&(usize, usize)> = spans.iter().filter(|(_, len)| *len > 0).collect();
+        // One short input (a query) is not worth waking the pool for.
+        let ctx: Vec<Tensor> = if spans.len() > 1 {
+            spans.into_par_iter().map(attend).collect::<Result<_>>()?
+        } else {
+            spans.into_iter().map(attend).collect::<Result<_>>()?
+        };
         let ctx = Tensor::cat(&ctx, 0)?;
         let a = l.ln1.forward(&l.out.forward(&ctx)?.add(x)?)?;
         let up = l.up.matmul(&a)?.apply_op2_no_bwd(&l.up.bias, &BiasGelu)?;
         l.ln2.forward(&l.down.forward(&up)?.add(&a)?)
     }
-}
-
-/// Map the weights of `path` rather than reading them (model load drops by one 90 MB copy).
-#[allow(unsafe_code)]
-pub fn weights(path: &Path) -> Result<VarBuilder<'static>> {
-    // SAFETY: model files are installed by a rename (fetch.rs) and never written in place, so the
-    // mapping does not change while the tensors are built from it (they are copied out at load).
-    unsafe { VarBuilder::from_mmaped_safetensors(&[path], DType::F32, &Device::Cpu) }
 }
 

@@ -18,6 +18,30 @@ use rayon::prelude::*;
 /// Rows per rayon task: enough work per task that scheduling stays negligible.
 const ROWS_PER_TASK: usize = 64;
 
+/// Below this many elements a kernel runs on the calling thread: waking the pool costs more than the
+/// work (a query of a dozen tokens spent 15 % of its time switching threads).
+const PARALLEL_ELEMENTS: usize = 1 << 16;
+
+/// Run `f` over matching row chunks of `out` and `src`, in parallel when the data is large.
+fn chunked(
+    out: &mut [f32],
+    src: &[f32],
+    chunk: usize,
+    f: impl Fn(usize, &mut [f32], &[f32]) + Sync + Send,
+) {
+    if src.len() < PARALLEL_ELEMENTS {
+        out.chunks_mut(chunk)
+            .zip(src.chunks(chunk))
+            .enumerate()
+            .for_each(|(i, (o, x))| f(i, o, x));
+    } else {
+        out.par_chunks_mut(chunk)
+            .zip(src.par_chunks(chunk))
+            .enumerate()
+            .for_each(|(i, (o, x))| f(i, o, x));
+    }
+}
+
 fn f32s<'a>(s: &'a CpuStorage, l: &Layout, what: &str) -> Result<&'a [f32]> {
     let CpuStorage::F32(v) = s else {
         bail!("{what}: expected f32")
@@ -87,15 +111,13 @@ fn bias_map(
         bail!("bias of {n} does not match input {:?}", lx.shape())
     }
     let mut out = vec![0f32; xs.len()];
-    out.par_chunks_mut(n * ROWS_PER_TASK)
-        .zip(xs.par_chunks(n * ROWS_PER_TASK))
-        .for_each(|(o, x)| {
-            for (orow, xrow) in o.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
-                for ((o, &x), &b) in orow.iter_mut().zip(xrow).zip(bs) {
-                    *o = f(x + b);
-                }
+    chunked(&mut out, xs, n * ROWS_PER_TASK, |_, o, x| {
+        for (orow, xrow) in o.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
+            for ((o, &x), &b) in orow.iter_mut().zip(xrow).zip(bs) {
+                *o = f(x + b);
             }
-        });
+        }
+    });
     Ok((CpuStorage::F32(out), lx.shape().clone()))
 }
 
@@ -162,18 +184,16 @@ impl CustomOp1 for Softmax {
             return Ok((CpuStorage::F32(xs.to_vec()), l.shape().clone()));
         }
         let mut out = vec![0f32; xs.len()];
-        out.par_chunks_mut(k * ROWS_PER_TASK)
-            .zip(xs.par_chunks(k * ROWS_PER_TASK))
-            .for_each(|(o, x)| {
-                for (orow, xrow) in o.chunks_exact_mut(k).zip(x.chunks_exact(k)) {
-                    let max = lanes(xrow, f32::NEG_INFINITY, f32::max);
-                    for (o, &x) in orow.iter_mut().zip(xrow) {
-                        *o = exp(x - max);
-                    }
-                    let inv = 1.0 / lanes(orow, 0.0, |a, b| a + b);
-                    orow.iter_mut().for_each(|o| *o *= inv);
+        chunked(&mut out, xs, k * ROWS_PER_TASK, |_, o, x| {
+            for (orow, xrow) in o.chunks_exact_mut(k).zip(x.chunks_exact(k)) {
+                let max = lanes(xrow, f32::NEG_INFINITY, f32::max);
+                for (o, &x) in orow.iter_mut().zip(xrow) {
+                    *o = exp(x - max);
                 }
-            });
+                let inv = 1.0 / lanes(orow, 0.0, |a, b| a + b);
+                orow.iter_mut().for_each(|o| *o *= inv);
+            }
+        });
         Ok((CpuStorage::F32(out), l.shape().clone()))
     }
 }

@@ -27,6 +27,7 @@ pub mod index;
 mod kernels;
 pub mod search;
 pub mod store;
+pub mod weights;
 mod write;
 
 pub use embed::{Embedder, EmbedderSpec, Fingerprint};
