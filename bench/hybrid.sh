@@ -69,12 +69,13 @@ python3 - "$BIN/brain" "$RUNS" "${QUERIES[@]}" <<'PY'
 import json, statistics, subprocess, sys, time
 
 brain, runs, queries = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-p = subprocess.Popen([brain, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+p = subprocess.Popen([brain, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # buffered: an unbuffered readline reads one byte per syscall
 n = 0
 def call(method, params):
     global n
     n += 1
     p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params}) + "\n").encode())
+    p.stdin.flush()
     r = json.loads(p.stdout.readline())
     if "error" in r or r.get("result", {}).get("isError"):
         sys.exit(f"bench/hybrid.sh: {method}: {r}")

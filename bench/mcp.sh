@@ -44,11 +44,12 @@ INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"nam
 
 class Session:
     def __init__(self):
-        self.p = subprocess.Popen([brain, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        self.p = subprocess.Popen([brain, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # buffered: an unbuffered readline reads one byte per syscall
         self.id = 0
     def request(self, method, params):
         self.id += 1
         self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}) + "\n").encode())
+        self.p.stdin.flush()
         reply = json.loads(self.p.stdout.readline())
         if "error" in reply:
             sys.exit(f"bench/mcp.sh: {method}: {reply['error']}")

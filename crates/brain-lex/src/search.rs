@@ -17,6 +17,7 @@
 //! Filters are clauses of the same query, so a small collection is never starved by a post-filter.
 
 use std::ops::Bound;
+use std::sync::Mutex;
 
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
@@ -49,6 +50,19 @@ pub struct LexQuery {
     pub since: Option<i64>,
     /// Latest document date, Unix seconds.
     pub until: Option<i64>,
+}
+
+impl LexQuery {
+    /// Words only: no phrase, exclusion or filter.
+    pub fn is_plain(&self) -> bool {
+        self.phrases.is_empty()
+            && self.exclude.is_empty()
+            && self.collections.is_empty()
+            && self.projects.is_empty()
+            && self.agents.is_empty()
+            && self.since.is_none()
+            && self.until.is_none()
+    }
 }
 
 /// Field weights and the conjunction boost.
@@ -115,6 +129,86 @@ pub struct Snippet {
     pub text: String,
 }
 
+/// A plain word query as the two-pass search sees it: a table of distinct (field, term, boost) and,
+/// per word, its alternatives (one per field, or an identifier term), each a list of terms that must
+/// all be present (the parts of a split identifier).
+#[derive(Debug, Default)]
+struct Plan {
+    terms: Vec<(Field, String, f32)>,
+    words: Vec<Vec<Vec<usize>>>,
+}
+
+impl Plan {
+    /// Index of `(field, text)` in the term table, added if new.
+    fn term(&mut self, field: Field, text: &str, boost: f32) -> usize {
+        match self
+            .terms
+            .iter()
+            .position(|(f, t, _)| *f == field && t == text)
+        {
+            Some(i) => i,
+            None => {
+                self.terms.push((field, text.to_string(), boost));
+                self.terms.len() - 1
+            }
+        }
+    }
+
+    /// `c` with `E ≤ c·F` for every passage: `E` its score under [`Searcher::query`], `F` its score
+    /// under the pool's summed union of the distinct terms. A word's dis-max is at most
+    /// `max(1, tie) ×` the sum of its alternatives, which sum their terms; a term counted `m` times
+    /// across all alternatives enters that sum `m` times but `F` once; the all-words boost multiplies
+    /// by at most `1 + all_terms`.
+    fn bound(&self, b: &Boosts) -> f32 {
+        let mut uses = vec![0u32; self.terms.len()];
+        for t in self.words.iter().flatten().flatten() {
+            uses[*t] += 1;
+        }
+        let m = uses.into_iter().max().unwrap_or(1).max(1) as f32;
+        let boost = if self.words.len() > 1 && b.all_terms > 0.0 {
+            1.0 + b.all_terms
+        } else {
+            1.0
+        };
+        m * b.tie_breaker.max(1.0) * boost
+    }
+
+    /// The score [`Searcher::query`] gives a passage whose term scores are `score(t)`, or `None` when
+    /// it matches no word: per word the dis-max of its matching alternatives (an alternative scores
+    /// the sum of its terms, and matches only when all are present), summed over words, and raised
+    /// by the all-words boost when every word matches.
+    fn score(&self, score: impl Fn(usize) -> Option<Score>, b: &Boosts) -> Option<Score> {
+        let mut total: Option<Score> = None;
+        let mut all = true;
+        for alts in &self.words {
+            let (mut max, mut sum, mut any) = (0.0f32, 0.0f32, false);
+            for alt in alts {
+                if let Some(s) = alt.iter().map(|&t| score(t)).sum::<Option<Score>>() {
+                    max = max.max(s);
+                    sum += s;
+                    any = true;
+                }
+            }
+            if !any {
+                all = false;
+                continue;
+            }
+            let w = if alts.len() == 1 {
+                sum
+            } else {
+                max + (sum - max) * b.tie_breaker
+            };
+            total = Some(total.unwrap_or(0.0) + w);
+        }
+        let total = total?;
+        Some(if self.words.len() > 1 && b.all_terms > 0.0 && all {
+            total + total * b.all_terms
+        } else {
+            total
+        })
+    }
+}
+
 /// Why a search failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -130,9 +224,25 @@ pub enum SearchError {
 pub struct Searcher {
     searcher: tantivy::Searcher,
     fields: Fields,
-    text: TextAnalyzer,
+    /// The text analyzer, shared so that its word cache (stemming is most of a snippet's cost) stays
+    /// warm across queries in a long-lived process.
+    text: Mutex<TextAnalyzer>,
     ident: TextAnalyzer,
+    /// Threads for the per-segment searches of the candidate pool, started on first use.
+    executor: std::sync::OnceLock<tantivy::Executor>,
 }
+
+/// Candidate pool of a plain word query, per passage asked for: the pool is drawn with block-WAND on a
+/// summed union of (word, field) terms and scored exactly (see [`Searcher::two_pass`]). Measured on
+/// the 10,000-file bench corpus (`examples/two_pass.rs`, docs/query.md): 4× proves most top-k of
+/// queries with common words at once; a larger first pool costs more than it proves.
+pub const POOL_FACTOR: usize = 4;
+/// Floor of the candidate pool.
+pub const MIN_POOL: usize = 200;
+/// Pools tried (each four times the last) before a query whose pool cannot prove its top falls back
+/// to the one-pass search. Measured: a second, larger pool rarely proves what the first did not and
+/// costs more than the one pass it would save (queries of rare words, whose one pass is cheap).
+pub const MAX_POOLS: usize = 1;
 
 /// Longest snippet, in characters (about two terminal lines).
 pub const SNIPPET_CHARS: usize = 220;
@@ -144,8 +254,31 @@ impl Searcher {
         Ok(Searcher {
             searcher,
             fields: *lex.fields(),
-            text: text_analyzer(),
+            text: Mutex::new(text_analyzer()),
             ident: ident_analyzer(),
+            executor: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The shared text analyzer (a poisoned lock still holds a usable analyzer: it has no invariant a
+    /// panic could break).
+    fn analyzer(&self) -> std::sync::MutexGuard<'_, TextAnalyzer> {
+        self.text
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The executor of the pool search: segments searched in parallel on up to two threads (this
+    /// product's 2-core target) when the index has several segments; one thread otherwise.
+    fn executor(&self) -> &tantivy::Executor {
+        self.executor.get_or_init(|| {
+            let n = self.searcher.segment_readers().len().min(2);
+            if n > 1 {
+                tantivy::Executor::multi_thread(n, "brain-lex-search")
+                    .unwrap_or_else(|_| tantivy::Executor::single_thread())
+            } else {
+                tantivy::Executor::single_thread()
+            }
         })
     }
 
@@ -181,14 +314,7 @@ impl Searcher {
                 ));
             }
             any.extend(words.into_iter().map(|w| (Occur::Should, w)));
-            let unfiltered = phrases.is_empty()
-                && q.exclude.is_empty()
-                && q.collections.is_empty()
-                && q.projects.is_empty()
-                && q.agents.is_empty()
-                && q.since.is_none()
-                && q.until.is_none();
-            if unfiltered {
+            if q.is_plain() {
                 return Some(Box::new(BooleanQuery::new(any)));
             }
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
@@ -239,7 +365,67 @@ impl Searcher {
     }
 
     /// The best `limit` passages for `q`, best first. Empty when the query has no searchable word.
+    ///
+    /// A plain word query runs in two passes when that is provably the same answer
+    /// ([`Searcher::two_pass`]): a pool of `POOL_FACTOR × limit` passages drawn with block-WAND, every
+    /// pooled passage scored exactly as [`Searcher::query`] scores it. Queries with phrases,
+    /// exclusions or filters, and pools that cannot prove their top, run in one pass.
     pub fn candidates(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        let mut found = self.candidates_at_least(q, b, limit)?;
+        found.truncate(limit.max(1));
+        Ok(found)
+    }
+
+    /// [`Searcher::candidates`] without the cut: when the two passes prove more than `limit`
+    /// passages (every pooled passage whose place is certain), all of them, in the same order the
+    /// one pass would give; a one-pass search keeps the pool's worth (`POOL_FACTOR × limit`, at
+    /// least [`MIN_POOL`]). Fewer than `limit` only when fewer passages match. A caller folding
+    /// passages into documents gets a longer list for little and widens less often.
+    pub fn candidates_at_least(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        let limit = limit.max(1);
+        let pool = limit.saturating_mul(POOL_FACTOR).max(MIN_POOL);
+        if let Some(plan) = self.plan(q, b)
+            && let Some(found) = self.two_pass(&plan, b, limit, pool)?
+        {
+            return Ok(found);
+        }
+        // One pass visits every match whatever it keeps: keeping the pool's worth costs little more.
+        self.candidates_one_pass(q, b, pool)
+    }
+
+    /// [`Searcher::candidates`] with an explicit first pool size for plain word queries, and whether
+    /// the two-pass answer was proven (`false`: the one-pass search ran). For the pool-size
+    /// measurement (`examples/two_pass.rs`) and the tests.
+    pub fn candidates_with_pool(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+        pool: usize,
+    ) -> Result<(Vec<(Score, DocAddress)>, bool), SearchError> {
+        let limit = limit.max(1);
+        if let Some(plan) = self.plan(q, b)
+            && let Some(mut found) = self.two_pass(&plan, b, limit, pool)?
+        {
+            found.truncate(limit);
+            return Ok((found, true));
+        }
+        Ok((self.candidates_one_pass(q, b, limit)?, false))
+    }
+
+    /// [`Searcher::candidates`] in one pass, whatever the query (what the two-pass path must agree
+    /// with; tests compare them).
+    pub fn candidates_one_pass(
         &self,
         q: &LexQuery,
         b: &Boosts,
@@ -250,6 +436,136 @@ impl Searcher {
         };
         let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
         Ok(self.searcher.search(&query, &top)?)
+    }
+
+    /// The terms and word structure of a plain word query, for the two-pass search; `None` when the
+    /// query is already flat (one pass is block-WAND already) or carries phrases, exclusions or filters
+    /// (a pool drawn without them could starve a narrow filter; those queries run in one pass).
+    fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
+        let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
+        if flat || !q.is_plain() {
+            return None;
+        }
+        let mut plan = Plan::default();
+        // The alternatives `word` builds its query from, as indexes into the term table.
+        for w in &q.terms {
+            let alts: Vec<Vec<usize>> = self
+                .word_fields(w, b)
+                .into_iter()
+                .map(|(field, parts, boost)| {
+                    parts.iter().map(|p| plan.term(field, p, boost)).collect()
+                })
+                .collect();
+            if !alts.is_empty() {
+                plan.words.push(alts);
+            }
+        }
+        (!plan.words.is_empty()).then_some(plan)
+    }
+
+    /// Two passes over a plain word query, exact: at least the best `limit` passages (every pooled
+    /// passage whose place is proven, in order), or `None` when [`MAX_POOLS`] pools did not prove the
+    /// result, or proving it would take a pool larger than a quarter of the index (the caller then
+    /// runs the one-pass query).
+    ///
+    /// The pool: every (word, field) term — each part of a split identifier on its own — as one summed
+    /// union `F`, which tantivy runs with block-WAND (skipping posting blocks that cannot reach the
+    /// pool's current top) instead of scoring every passage that holds a common word; it matches a
+    /// superset of what [`Searcher::query`] matches. Each pooled passage then gets the exact score `E`
+    /// of [`Searcher::query`]: every term's BM25 score read by seeking its postings to the pooled
+    /// passages, combined as the query combines them ([`Plan::score`]).
+    ///
+    /// Why that is the one-pass answer: `E ≤ c·F` for every passage, with `c` from the plan
+    /// ([`Plan::bound`]: a word's dis-max is at most the sum of its terms, the all-words boost at
+    /// most doubles). A passage outside the pool has `F` at most the pool's lowest, `F_min`, so
+    /// when the `limit`-th exact score exceeds `c·F_min` nothing outside can enter the top `limit`.
+    /// Otherwise the pool grows fourfold and the check repeats. (A pool that holds every match is
+    /// exact outright.)
+    fn two_pass(
+        &self,
+        plan: &Plan,
+        b: &Boosts,
+        limit: usize,
+        pool: usize,
+    ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
+        use tantivy::DocSet;
+        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
+        let term_queries: Vec<(TermQuery, f32)> = plan
+            .terms
+            .iter()
+            .map(|(field, t, boost)| {
+                let term = Term::from_field_text(*field, t);
+                (TermQuery::new(term, IndexRecordOption::WithFreqs), *boost)
+            })
+            .collect();
+        let pool_query = BooleanQuery::new(
+            term_queries
+                .iter()
+                .map(|(tq, boost)| {
+                    (
+                        Occur::Should,
+                        boosted(Box::new(tq.clone()) as Box<dyn Query>, *boost),
+                    )
+                })
+                .collect(),
+        );
+        let bound = plan.bound(b);
+        let budget = (self.searcher.num_docs() / 4) as usize;
+        let mut pool = pool.max(limit);
+        if pool > budget {
+            return Ok(None); // a small index: one pass costs less than a pool of a quarter of it
+        }
+        let mut attempts = 0;
+        loop {
+            let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
+            let found =
+                self.searcher
+                    .search_with_executor(&pool_query, &top, self.executor(), scoring)?;
+            let complete = found.len() < pool;
+            let floor = found.last().map_or(0.0, |(f, _)| *f);
+            let mut addrs: Vec<DocAddress> = found.into_iter().map(|(_, a)| a).collect();
+            addrs.sort();
+            // scores[t][i]: term t's boosted BM25 score in pooled passage i (None: absent).
+            let mut scores: Vec<Vec<Option<Score>>> =
+                vec![vec![None; addrs.len()]; term_queries.len()];
+            for (t, (tq, boost)) in term_queries.iter().enumerate() {
+                let weight = tq.weight(scoring)?;
+                let mut start = 0;
+                for seg in addrs.chunk_by(|x, y| x.segment_ord == y.segment_ord) {
+                    let reader = self.searcher.segment_reader(seg[0].segment_ord);
+                    let mut scorer = weight.scorer(reader, *boost)?;
+                    for (i, a) in seg.iter().enumerate() {
+                        if scorer.doc() <= a.doc_id && scorer.seek(a.doc_id) == a.doc_id {
+                            scores[t][start + i] = Some(scorer.score());
+                        }
+                    }
+                    start += seg.len();
+                }
+            }
+            let mut out: Vec<(Score, DocAddress)> = addrs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| plan.score(|t| scores[t][i], b).map(|s| (s, *a)))
+                .collect();
+            out.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+            // Every pooled passage scoring above `c·F_min` (with slack for the float rounding of two
+            // summation orders) is placed as the one pass would place it.
+            let cut = bound * floor * (1.0 + 1e-4);
+            let proven = if complete {
+                out.len()
+            } else {
+                out.iter().take_while(|(e, _)| *e > cut).count()
+            };
+            if complete || proven >= limit {
+                out.truncate(proven);
+                return Ok(Some(out));
+            }
+            attempts += 1;
+            if attempts >= MAX_POOLS || pool >= budget {
+                return Ok(None);
+            }
+            pool = pool.saturating_mul(4).min(budget);
+        }
     }
 
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first:
@@ -352,7 +668,7 @@ impl Searcher {
     /// repeats what the title and headings already show), then the most distinct query words, then
     /// more occurrences, then the earlier line; cut to [`SNIPPET_CHARS`] around the first match.
     pub fn snippet(&self, p: &Passage, q: &LexQuery) -> Snippet {
-        let mut text = self.text.clone();
+        let mut text = self.analyzer();
         let mut wanted: Vec<String> = Vec::new();
         for w in q.terms.iter().chain(&q.phrases) {
             wanted.extend(tokens(&mut text, w));
@@ -418,9 +734,18 @@ impl Searcher {
 
     /// The per-field queries of one word (boosted terms; a split identifier needs all its parts).
     fn word_alts(&self, w: &str, b: &Boosts) -> Vec<Box<dyn Query>> {
+        self.word_fields(w, b)
+            .into_iter()
+            .map(|(field, parts, boost)| boosted(all_terms(field, &parts), boost))
+            .collect()
+    }
+
+    /// The alternatives of one word: per boosted field, the analyzed parts that must all be there;
+    /// per identifier token, the `ident` term alone.
+    fn word_fields(&self, w: &str, b: &Boosts) -> Vec<(Field, Vec<String>, f32)> {
         let f = &self.fields;
-        let parts = tokens(&mut self.text.clone(), w);
-        let mut alts: Vec<Box<dyn Query>> = Vec::new();
+        let parts = tokens(&mut self.analyzer(), w);
+        let mut alts = Vec::new();
         if !parts.is_empty() {
             for (field, boost) in [
                 (f.title, b.title),
@@ -429,16 +754,13 @@ impl Searcher {
                 (f.body, b.body),
             ] {
                 if boost > 0.0 {
-                    alts.push(boosted(all_terms(field, &parts), boost));
+                    alts.push((field, parts.clone(), boost));
                 }
             }
         }
         if b.ident > 0.0 {
             for id in tokens(&mut self.ident.clone(), w) {
-                alts.push(boosted(
-                    term(f.ident, &id, IndexRecordOption::WithFreqs),
-                    b.ident,
-                ));
+                alts.push((f.ident, vec![id], b.ident));
             }
         }
         alts
@@ -446,7 +768,7 @@ impl Searcher {
 
     /// A phrase in title, headings or body (a one-word phrase is a word there).
     fn phrase(&self, p: &str) -> Option<Box<dyn Query>> {
-        let parts = tokens(&mut self.text.clone(), p);
+        let parts = tokens(&mut self.analyzer(), p);
         let f = &self.fields;
         let alts: Vec<(Occur, Box<dyn Query>)> = [f.title, f.headings, f.body]
             .into_iter()

@@ -112,15 +112,15 @@ impl Ranker {
         let lq = lex_query(q);
         let per_doc = opts.per_doc.max(1);
         let mut want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
-        let mut seen = 0usize;
         let mut groups: Vec<(String, Vec<(f32, Passage)>)> = Vec::new();
         // Long transcripts hold many matching passages: when the candidates run out before `limit`
-        // documents, fetch a wider list and go on from where the last one stopped (the order of a
-        // wider top-k extends the narrower one: ties are broken by address).
+        // documents, fetch a wider list and group it again (a wider pool may rank a passage the
+        // narrower one never saw above those it did, so the wider list does not merely extend it).
         loop {
-            let candidates = self.searcher.candidates(&lq, &opts.boosts, want)?;
+            let candidates = self.searcher.candidates_at_least(&lq, &opts.boosts, want)?;
             let exhausted = candidates.len() < want;
-            for &(score, addr) in candidates.iter().skip(seen) {
+            groups.clear();
+            for &(score, addr) in &candidates {
                 if groups.len() >= opts.limit && per_doc == 1 {
                     break;
                 }
@@ -133,7 +133,6 @@ impl Ranker {
                     None => {}
                 }
             }
-            seen = candidates.len();
             if groups.len() >= opts.limit || exhausted {
                 break;
             }
