@@ -120,8 +120,11 @@ impl Ranker {
             let candidates = self.searcher.candidates_at_least(&lq, &opts.boosts, want)?;
             let exhausted = candidates.len() < want;
             groups.clear();
-            for &(score, addr) in &candidates {
-                if groups.len() >= opts.limit && per_doc == 1 {
+            for (i, &(score, addr)) in candidates.iter().enumerate() {
+                // Enough documents: with one passage each, stop; with several, still take their
+                // passages from the `want` best (what a list of `want` would have held), not from
+                // everything the two-pass search proved beyond it.
+                if groups.len() >= opts.limit && (per_doc == 1 || i >= want) {
                     break;
                 }
                 let p = self.searcher.passage(addr)?;
