@@ -15,6 +15,9 @@
 //! where `W(w)` scores the word in title^t, headings^h, path words^p, body and, as a whole identifier,
 //! in `ident`^i (a word the text analyzer splits, `parse_config`, must have all its parts in a field).
 //! Filters are clauses of the same query, so a small collection is never starved by a post-filter.
+//!
+//! Plain word queries are answered in two passes that provably give the same list (`two_pass`);
+//! a hit's snippet line is chosen in `snippet`.
 
 use std::ops::Bound;
 use std::sync::Mutex;
@@ -30,6 +33,12 @@ use tantivy::{DateTime, DocAddress, Score, TantivyDocument, Term};
 use crate::schema::Fields;
 use crate::tokenize::{ident_analyzer, text_analyzer, tokens};
 use crate::{LexError, LexIndex};
+
+mod snippet;
+mod two_pass;
+
+pub use snippet::{SNIPPET_CHARS, Snippet};
+pub use two_pass::{MIN_POOL, POOL_FACTOR};
 
 /// What to look for, already parsed (the query language lives in `brain-rank`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,95 +129,6 @@ pub struct Passage {
     pub body: String,
 }
 
-/// The best lines of a passage for a query.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Snippet {
-    /// 1-based line in the file of the best-matching line.
-    pub line: u64,
-    /// The text shown.
-    pub text: String,
-}
-
-/// A plain word query as the two-pass search sees it: a table of distinct (field, term, boost) and,
-/// per word, its alternatives (one per field, or an identifier term), each a list of terms that must
-/// all be present (the parts of a split identifier).
-#[derive(Debug, Default)]
-struct Plan {
-    terms: Vec<(Field, String, f32)>,
-    words: Vec<Vec<Vec<usize>>>,
-}
-
-impl Plan {
-    /// Index of `(field, text)` in the term table, added if new.
-    fn term(&mut self, field: Field, text: &str, boost: f32) -> usize {
-        match self
-            .terms
-            .iter()
-            .position(|(f, t, _)| *f == field && t == text)
-        {
-            Some(i) => i,
-            None => {
-                self.terms.push((field, text.to_string(), boost));
-                self.terms.len() - 1
-            }
-        }
-    }
-
-    /// `c` with `E ≤ c·F` for every passage: `E` its score under [`Searcher::query`], `F` its score
-    /// under the pool's summed union of the distinct terms. A word's dis-max is at most
-    /// `max(1, tie) ×` the sum of its alternatives, which sum their terms; a term counted `m` times
-    /// across all alternatives enters that sum `m` times but `F` once; the all-words boost multiplies
-    /// by at most `1 + all_terms`.
-    fn bound(&self, b: &Boosts) -> f32 {
-        let mut uses = vec![0u32; self.terms.len()];
-        for t in self.words.iter().flatten().flatten() {
-            uses[*t] += 1;
-        }
-        let m = uses.into_iter().max().unwrap_or(1).max(1) as f32;
-        let boost = if self.words.len() > 1 && b.all_terms > 0.0 {
-            1.0 + b.all_terms
-        } else {
-            1.0
-        };
-        m * b.tie_breaker.max(1.0) * boost
-    }
-
-    /// The score [`Searcher::query`] gives a passage whose term scores are `score(t)`, or `None` when
-    /// it matches no word: per word the dis-max of its matching alternatives (an alternative scores
-    /// the sum of its terms, and matches only when all are present), summed over words, and raised
-    /// by the all-words boost when every word matches.
-    fn score(&self, score: impl Fn(usize) -> Option<Score>, b: &Boosts) -> Option<Score> {
-        let mut total: Option<Score> = None;
-        let mut all = true;
-        for alts in &self.words {
-            let (mut max, mut sum, mut any) = (0.0f32, 0.0f32, false);
-            for alt in alts {
-                if let Some(s) = alt.iter().map(|&t| score(t)).sum::<Option<Score>>() {
-                    max = max.max(s);
-                    sum += s;
-                    any = true;
-                }
-            }
-            if !any {
-                all = false;
-                continue;
-            }
-            let w = if alts.len() == 1 {
-                sum
-            } else {
-                max + (sum - max) * b.tie_breaker
-            };
-            total = Some(total.unwrap_or(0.0) + w);
-        }
-        let total = total?;
-        Some(if self.words.len() > 1 && b.all_terms > 0.0 && all {
-            total + total * b.all_terms
-        } else {
-            total
-        })
-    }
-}
-
 /// Why a search failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -231,21 +151,6 @@ pub struct Searcher {
     /// Threads for the per-segment searches of the candidate pool, started on first use.
     executor: std::sync::OnceLock<tantivy::Executor>,
 }
-
-/// Candidate pool of a plain word query, per passage asked for: the pool is drawn with block-WAND on a
-/// summed union of (word, field) terms and scored exactly (see [`Searcher::two_pass`]). Measured on
-/// the 10,000-file bench corpus (`examples/two_pass.rs`, docs/query.md): 4× proves most top-k of
-/// queries with common words at once; a larger first pool costs more than it proves.
-pub const POOL_FACTOR: usize = 4;
-/// Floor of the candidate pool.
-pub const MIN_POOL: usize = 200;
-/// Pools tried (each four times the last) before a query whose pool cannot prove its top falls back
-/// to the one-pass search. Measured: a second, larger pool rarely proves what the first did not and
-/// costs more than the one pass it would save (queries of rare words, whose one pass is cheap).
-pub const MAX_POOLS: usize = 1;
-
-/// Longest snippet, in characters (about two terminal lines).
-pub const SNIPPET_CHARS: usize = 220;
 
 impl Searcher {
     /// A searcher on the last commit of `lex`.
@@ -364,65 +269,6 @@ impl Searcher {
         clauses
     }
 
-    /// The best `limit` passages for `q`, best first. Empty when the query has no searchable word.
-    ///
-    /// A plain word query runs in two passes when that is provably the same answer
-    /// ([`Searcher::two_pass`]): a pool of `POOL_FACTOR × limit` passages drawn with block-WAND, every
-    /// pooled passage scored exactly as [`Searcher::query`] scores it. Queries with phrases,
-    /// exclusions or filters, and pools that cannot prove their top, run in one pass.
-    pub fn candidates(
-        &self,
-        q: &LexQuery,
-        b: &Boosts,
-        limit: usize,
-    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
-        let mut found = self.candidates_at_least(q, b, limit)?;
-        found.truncate(limit.max(1));
-        Ok(found)
-    }
-
-    /// [`Searcher::candidates`] without the cut: when the two passes prove more than `limit`
-    /// passages (every pooled passage whose place is certain), all of them, in the same order the
-    /// one pass would give; a one-pass search keeps the pool's worth (`POOL_FACTOR × limit`, at
-    /// least [`MIN_POOL`]). Fewer than `limit` only when fewer passages match. A caller folding
-    /// passages into documents gets a longer list for little and widens less often.
-    pub fn candidates_at_least(
-        &self,
-        q: &LexQuery,
-        b: &Boosts,
-        limit: usize,
-    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
-        let limit = limit.max(1);
-        let pool = limit.saturating_mul(POOL_FACTOR).max(MIN_POOL);
-        if let Some(plan) = self.plan(q, b)
-            && let Some(found) = self.two_pass(&plan, b, limit, pool)?
-        {
-            return Ok(found);
-        }
-        // One pass visits every match whatever it keeps: keeping the pool's worth costs little more.
-        self.candidates_one_pass(q, b, pool)
-    }
-
-    /// [`Searcher::candidates`] with an explicit first pool size for plain word queries, and whether
-    /// the two-pass answer was proven (`false`: the one-pass search ran). For the pool-size
-    /// measurement (`examples/two_pass.rs`) and the tests.
-    pub fn candidates_with_pool(
-        &self,
-        q: &LexQuery,
-        b: &Boosts,
-        limit: usize,
-        pool: usize,
-    ) -> Result<(Vec<(Score, DocAddress)>, bool), SearchError> {
-        let limit = limit.max(1);
-        if let Some(plan) = self.plan(q, b)
-            && let Some(mut found) = self.two_pass(&plan, b, limit, pool)?
-        {
-            found.truncate(limit);
-            return Ok((found, true));
-        }
-        Ok((self.candidates_one_pass(q, b, limit)?, false))
-    }
-
     /// [`Searcher::candidates`] in one pass, whatever the query (what the two-pass path must agree
     /// with; tests compare them).
     pub fn candidates_one_pass(
@@ -436,136 +282,6 @@ impl Searcher {
         };
         let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
         Ok(self.searcher.search(&query, &top)?)
-    }
-
-    /// The terms and word structure of a plain word query, for the two-pass search; `None` when the
-    /// query is already flat (one pass is block-WAND already) or carries phrases, exclusions or filters
-    /// (a pool drawn without them could starve a narrow filter; those queries run in one pass).
-    fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
-        let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
-        if flat || !q.is_plain() {
-            return None;
-        }
-        let mut plan = Plan::default();
-        // The alternatives `word` builds its query from, as indexes into the term table.
-        for w in &q.terms {
-            let alts: Vec<Vec<usize>> = self
-                .word_fields(w, b)
-                .into_iter()
-                .map(|(field, parts, boost)| {
-                    parts.iter().map(|p| plan.term(field, p, boost)).collect()
-                })
-                .collect();
-            if !alts.is_empty() {
-                plan.words.push(alts);
-            }
-        }
-        (!plan.words.is_empty()).then_some(plan)
-    }
-
-    /// Two passes over a plain word query, exact: at least the best `limit` passages (every pooled
-    /// passage whose place is proven, in order), or `None` when [`MAX_POOLS`] pools did not prove the
-    /// result, or proving it would take a pool larger than a quarter of the index (the caller then
-    /// runs the one-pass query).
-    ///
-    /// The pool: every (word, field) term — each part of a split identifier on its own — as one summed
-    /// union `F`, which tantivy runs with block-WAND (skipping posting blocks that cannot reach the
-    /// pool's current top) instead of scoring every passage that holds a common word; it matches a
-    /// superset of what [`Searcher::query`] matches. Each pooled passage then gets the exact score `E`
-    /// of [`Searcher::query`]: every term's BM25 score read by seeking its postings to the pooled
-    /// passages, combined as the query combines them ([`Plan::score`]).
-    ///
-    /// Why that is the one-pass answer: `E ≤ c·F` for every passage, with `c` from the plan
-    /// ([`Plan::bound`]: a word's dis-max is at most the sum of its terms, the all-words boost at
-    /// most doubles). A passage outside the pool has `F` at most the pool's lowest, `F_min`, so
-    /// when the `limit`-th exact score exceeds `c·F_min` nothing outside can enter the top `limit`.
-    /// Otherwise the pool grows fourfold and the check repeats. (A pool that holds every match is
-    /// exact outright.)
-    fn two_pass(
-        &self,
-        plan: &Plan,
-        b: &Boosts,
-        limit: usize,
-        pool: usize,
-    ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
-        use tantivy::DocSet;
-        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
-        let term_queries: Vec<(TermQuery, f32)> = plan
-            .terms
-            .iter()
-            .map(|(field, t, boost)| {
-                let term = Term::from_field_text(*field, t);
-                (TermQuery::new(term, IndexRecordOption::WithFreqs), *boost)
-            })
-            .collect();
-        let pool_query = BooleanQuery::new(
-            term_queries
-                .iter()
-                .map(|(tq, boost)| {
-                    (
-                        Occur::Should,
-                        boosted(Box::new(tq.clone()) as Box<dyn Query>, *boost),
-                    )
-                })
-                .collect(),
-        );
-        let bound = plan.bound(b);
-        let budget = (self.searcher.num_docs() / 4) as usize;
-        let mut pool = pool.max(limit);
-        if pool > budget {
-            return Ok(None); // a small index: one pass costs less than a pool of a quarter of it
-        }
-        let mut attempts = 0;
-        loop {
-            let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
-            let found =
-                self.searcher
-                    .search_with_executor(&pool_query, &top, self.executor(), scoring)?;
-            let complete = found.len() < pool;
-            let floor = found.last().map_or(0.0, |(f, _)| *f);
-            let mut addrs: Vec<DocAddress> = found.into_iter().map(|(_, a)| a).collect();
-            addrs.sort();
-            // scores[t][i]: term t's boosted BM25 score in pooled passage i (None: absent).
-            let mut scores: Vec<Vec<Option<Score>>> =
-                vec![vec![None; addrs.len()]; term_queries.len()];
-            for (t, (tq, boost)) in term_queries.iter().enumerate() {
-                let weight = tq.weight(scoring)?;
-                let mut start = 0;
-                for seg in addrs.chunk_by(|x, y| x.segment_ord == y.segment_ord) {
-                    let reader = self.searcher.segment_reader(seg[0].segment_ord);
-                    let mut scorer = weight.scorer(reader, *boost)?;
-                    for (i, a) in seg.iter().enumerate() {
-                        if scorer.doc() <= a.doc_id && scorer.seek(a.doc_id) == a.doc_id {
-                            scores[t][start + i] = Some(scorer.score());
-                        }
-                    }
-                    start += seg.len();
-                }
-            }
-            let mut out: Vec<(Score, DocAddress)> = addrs
-                .iter()
-                .enumerate()
-                .filter_map(|(i, a)| plan.score(|t| scores[t][i], b).map(|s| (s, *a)))
-                .collect();
-            out.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-            // Every pooled passage scoring above `c·F_min` (with slack for the float rounding of two
-            // summation orders) is placed as the one pass would place it.
-            let cut = bound * floor * (1.0 + 1e-4);
-            let proven = if complete {
-                out.len()
-            } else {
-                out.iter().take_while(|(e, _)| *e > cut).count()
-            };
-            if complete || proven >= limit {
-                out.truncate(proven);
-                return Ok(Some(out));
-            }
-            attempts += 1;
-            if attempts >= MAX_POOLS || pool >= budget {
-                return Ok(None);
-            }
-            pool = pool.saturating_mul(4).min(budget);
-        }
     }
 
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first:
@@ -662,61 +378,6 @@ impl Searcher {
         ids.sort();
         ids.dedup();
         Ok(ids)
-    }
-
-    /// The best line(s) of `p` for `q`: a matching text line before any heading line (a heading
-    /// repeats what the title and headings already show), then the most distinct query words, then
-    /// more occurrences, then the earlier line; cut to [`SNIPPET_CHARS`] around the first match.
-    pub fn snippet(&self, p: &Passage, q: &LexQuery) -> Snippet {
-        let mut text = self.analyzer();
-        let mut wanted: Vec<String> = Vec::new();
-        for w in q.terms.iter().chain(&q.phrases) {
-            wanted.extend(tokens(&mut text, w));
-        }
-        wanted.sort();
-        wanted.dedup();
-        let lines: Vec<&str> = p.body.lines().collect();
-        let mut best: Option<(usize, (bool, usize, usize))> = None; // (line index, (text match, distinct, count))
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let toks = tokens(&mut text, line);
-            let count = toks
-                .iter()
-                .filter(|t| wanted.binary_search(t).is_ok())
-                .count();
-            let mut hit: Vec<&String> = toks
-                .iter()
-                .filter(|t| wanted.binary_search(t).is_ok())
-                .collect();
-            hit.sort();
-            hit.dedup();
-            let text_match = !hit.is_empty() && !line.trim_start().starts_with('#');
-            let cand = (i, (text_match, hit.len(), count));
-            best = match best {
-                None => Some(cand),
-                Some(b) if cand.1 > b.1 => Some(cand),
-                keep => keep,
-            };
-        }
-        let Some((i, _)) = best else {
-            return Snippet {
-                line: p.line,
-                text: String::new(),
-            };
-        };
-        let mut shown = lines[i].trim().to_string();
-        if shown.chars().count() < 60
-            && let Some(next) = lines.get(i + 1).map(|l| l.trim()).filter(|l| !l.is_empty())
-        {
-            shown.push(' ');
-            shown.push_str(next);
-        }
-        Snippet {
-            line: p.line + i as u64,
-            text: clip(&shown, &wanted, &mut text),
-        }
     }
 
     /// `W(w)`: one word across the fields, or `None` when it analyzes to nothing.
@@ -828,33 +489,4 @@ fn any_of(field: Field, values: &[String]) -> Option<Box<dyn Query>> {
         Box::new(BooleanQuery::new(terms)),
         0.0,
     )))
-}
-
-/// `line` cut to [`SNIPPET_CHARS`] characters, starting a little before the first wanted word.
-fn clip(line: &str, wanted: &[String], text: &mut TextAnalyzer) -> String {
-    let chars: Vec<char> = line.chars().collect();
-    if chars.len() <= SNIPPET_CHARS {
-        return line.to_string();
-    }
-    let mut first = 0usize;
-    let mut stream = text.token_stream(line);
-    while stream.advance() {
-        if wanted.binary_search(&stream.token().text).is_ok() {
-            first = line[..stream.token().offset_from].chars().count();
-            break;
-        }
-    }
-    let start = first
-        .saturating_sub(40)
-        .min(chars.len().saturating_sub(SNIPPET_CHARS));
-    let end = (start + SNIPPET_CHARS).min(chars.len());
-    let mut out = String::new();
-    if start > 0 {
-        out.push('…');
-    }
-    out.extend(&chars[start..end]);
-    if end < chars.len() {
-        out.push('…');
-    }
-    out
 }

@@ -1,0 +1,281 @@
+//! Plain word queries in two passes: a pool drawn with block-WAND from a summed union of the query's
+//! terms, every pooled passage scored exactly as [`Searcher::query`] scores it, and a bound that proves
+//! the answer is the one-pass answer (or the one pass runs). See [`Searcher::two_pass`].
+
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocAddress, Score, Term};
+
+use super::{Boosts, LexQuery, SearchError, Searcher, boosted};
+
+/// Candidate pool of a plain word query, per passage asked for: the pool is drawn with block-WAND on a
+/// summed union of (word, field) terms and scored exactly (see [`Searcher::two_pass`]). Measured on
+/// the 10,000-file bench corpus (`examples/two_pass.rs`, docs/query.md): 4× proves most top-k of
+/// queries with common words at once; a larger first pool costs more than it proves.
+pub const POOL_FACTOR: usize = 4;
+/// Floor of the candidate pool.
+pub const MIN_POOL: usize = 200;
+
+/// A plain word query as the two-pass search sees it: a table of distinct (field, term, boost) and,
+/// per word, its alternatives (one per field, or an identifier term), each a list of terms that must
+/// all be present (the parts of a split identifier).
+#[derive(Debug, Default)]
+struct Plan {
+    terms: Vec<(Field, String, f32)>,
+    words: Vec<Vec<Vec<usize>>>,
+}
+
+impl Plan {
+    /// Index of `(field, text)` in the term table, added if new.
+    fn term(&mut self, field: Field, text: &str, boost: f32) -> usize {
+        match self
+            .terms
+            .iter()
+            .position(|(f, t, _)| *f == field && t == text)
+        {
+            Some(i) => i,
+            None => {
+                self.terms.push((field, text.to_string(), boost));
+                self.terms.len() - 1
+            }
+        }
+    }
+
+    /// `c` with `E ≤ c·F` for every passage: `E` its score under [`Searcher::query`], `F` its score
+    /// under the pool's summed union of the distinct terms. A word's dis-max is at most
+    /// `max(1, tie) ×` the sum of its alternatives, which sum their terms; a term counted `m` times
+    /// across all alternatives enters that sum `m` times but `F` once; the all-words boost multiplies
+    /// by at most `1 + all_terms`.
+    fn bound(&self, b: &Boosts) -> f32 {
+        let mut uses = vec![0u32; self.terms.len()];
+        for t in self.words.iter().flatten().flatten() {
+            uses[*t] += 1;
+        }
+        let m = uses.into_iter().max().unwrap_or(1).max(1) as f32;
+        let boost = if self.words.len() > 1 && b.all_terms > 0.0 {
+            1.0 + b.all_terms
+        } else {
+            1.0
+        };
+        m * b.tie_breaker.max(1.0) * boost
+    }
+
+    /// The score [`Searcher::query`] gives a passage whose term scores are `score(t)`, or `None` when
+    /// it matches no word: per word the dis-max of its matching alternatives (an alternative scores
+    /// the sum of its terms, and matches only when all are present), summed over words, and raised
+    /// by the all-words boost when every word matches.
+    fn score(&self, score: impl Fn(usize) -> Option<Score>, b: &Boosts) -> Option<Score> {
+        let mut total: Option<Score> = None;
+        let mut all = true;
+        for alts in &self.words {
+            let (mut max, mut sum, mut any) = (0.0f32, 0.0f32, false);
+            for alt in alts {
+                if let Some(s) = alt.iter().map(|&t| score(t)).sum::<Option<Score>>() {
+                    max = max.max(s);
+                    sum += s;
+                    any = true;
+                }
+            }
+            if !any {
+                all = false;
+                continue;
+            }
+            let w = if alts.len() == 1 {
+                sum
+            } else {
+                max + (sum - max) * b.tie_breaker
+            };
+            total = Some(total.unwrap_or(0.0) + w);
+        }
+        let total = total?;
+        Some(if self.words.len() > 1 && b.all_terms > 0.0 && all {
+            total + total * b.all_terms
+        } else {
+            total
+        })
+    }
+}
+
+impl Searcher {
+    /// The best `limit` passages for `q`, best first. Empty when the query has no searchable word.
+    ///
+    /// A plain word query runs in two passes when that is provably the same answer
+    /// ([`Searcher::two_pass`]): a pool of `POOL_FACTOR × limit` passages drawn with block-WAND, every
+    /// pooled passage scored exactly as [`Searcher::query`] scores it. Queries with phrases,
+    /// exclusions or filters, and pools that cannot prove their top, run in one pass.
+    pub fn candidates(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        let mut found = self.candidates_at_least(q, b, limit)?;
+        found.truncate(limit.max(1));
+        Ok(found)
+    }
+
+    /// [`Searcher::candidates`] without the cut: when the two passes prove more than `limit`
+    /// passages (every pooled passage whose place is certain), all of them, in the same order the
+    /// one pass would give; a one-pass search keeps the pool's worth (`POOL_FACTOR × limit`, at
+    /// least [`MIN_POOL`]). Fewer than `limit` only when fewer passages match. A caller folding
+    /// passages into documents gets a longer list for little and widens less often.
+    pub fn candidates_at_least(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        let limit = limit.max(1);
+        let pool = limit.saturating_mul(POOL_FACTOR).max(MIN_POOL);
+        if let Some(plan) = self.plan(q, b)
+            && let Some(found) = self.two_pass(&plan, b, limit, pool)?
+        {
+            return Ok(found);
+        }
+        // One pass visits every match whatever it keeps: keeping the pool's worth costs little more.
+        self.candidates_one_pass(q, b, pool)
+    }
+
+    /// [`Searcher::candidates`] with an explicit first pool size for plain word queries, and whether
+    /// the two-pass answer was proven (`false`: the one-pass search ran). For the pool-size
+    /// measurement (`examples/two_pass.rs`) and the tests.
+    pub fn candidates_with_pool(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        limit: usize,
+        pool: usize,
+    ) -> Result<(Vec<(Score, DocAddress)>, bool), SearchError> {
+        let limit = limit.max(1);
+        if let Some(plan) = self.plan(q, b)
+            && let Some(mut found) = self.two_pass(&plan, b, limit, pool)?
+        {
+            found.truncate(limit);
+            return Ok((found, true));
+        }
+        Ok((self.candidates_one_pass(q, b, limit)?, false))
+    }
+
+    /// The terms and word structure of a plain word query, for the two-pass search; `None` when the
+    /// query is already flat (one pass is block-WAND already) or carries phrases, exclusions or filters
+    /// (a pool drawn without them could starve a narrow filter; those queries run in one pass).
+    fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
+        let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
+        if flat || !q.is_plain() {
+            return None;
+        }
+        let mut plan = Plan::default();
+        // The alternatives `word` builds its query from, as indexes into the term table.
+        for w in &q.terms {
+            let alts: Vec<Vec<usize>> = self
+                .word_fields(w, b)
+                .into_iter()
+                .map(|(field, parts, boost)| {
+                    parts.iter().map(|p| plan.term(field, p, boost)).collect()
+                })
+                .collect();
+            if !alts.is_empty() {
+                plan.words.push(alts);
+            }
+        }
+        (!plan.words.is_empty()).then_some(plan)
+    }
+
+    /// Two passes over a plain word query, exact: at least the best `limit` passages (every pooled
+    /// passage whose place is proven, in order), or `None` when the pool does not prove the best
+    /// `limit`, or the pool would be larger than a quarter of the index (the caller then runs the
+    /// one-pass query).
+    ///
+    /// The pool: every (word, field) term — each part of a split identifier on its own — as one summed
+    /// union `F`, which tantivy runs with block-WAND (skipping posting blocks that cannot reach the
+    /// pool's current top) instead of scoring every passage that holds a common word; it matches a
+    /// superset of what [`Searcher::query`] matches. Each pooled passage then gets the exact score `E`
+    /// of [`Searcher::query`]: every term's BM25 score read by seeking its postings to the pooled
+    /// passages, combined as the query combines them ([`Plan::score`]).
+    ///
+    /// Why that is the one-pass answer: `E ≤ c·F` for every passage, with `c` from the plan
+    /// ([`Plan::bound`]: a word's dis-max is at most the sum of its terms, the all-words boost at
+    /// most doubles). A passage outside the pool has `F` at most the pool's lowest, `F_min`, so
+    /// when the `limit`-th exact score exceeds `c·F_min` nothing outside can enter the top `limit`.
+    /// A pool that holds every match is exact outright. A second, larger pool was measured and
+    /// dropped: it rarely proves what the first did not (queries of rare words, whose one pass is
+    /// cheap anyway) and costs more than the one pass it would save.
+    fn two_pass(
+        &self,
+        plan: &Plan,
+        b: &Boosts,
+        limit: usize,
+        pool: usize,
+    ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
+        use tantivy::DocSet;
+        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
+        let term_queries: Vec<(TermQuery, f32)> = plan
+            .terms
+            .iter()
+            .map(|(field, t, boost)| {
+                let term = Term::from_field_text(*field, t);
+                (TermQuery::new(term, IndexRecordOption::WithFreqs), *boost)
+            })
+            .collect();
+        let pool_query = BooleanQuery::new(
+            term_queries
+                .iter()
+                .map(|(tq, boost)| {
+                    (
+                        Occur::Should,
+                        boosted(Box::new(tq.clone()) as Box<dyn Query>, *boost),
+                    )
+                })
+                .collect(),
+        );
+        let bound = plan.bound(b);
+        let budget = (self.searcher.num_docs() / 4) as usize;
+        let pool = pool.max(limit);
+        if pool > budget {
+            return Ok(None); // a small index: one pass costs less than a pool of a quarter of it
+        }
+        let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
+        let found =
+            self.searcher
+                .search_with_executor(&pool_query, &top, self.executor(), scoring)?;
+        let complete = found.len() < pool;
+        let floor = found.last().map_or(0.0, |(f, _)| *f);
+        let mut addrs: Vec<DocAddress> = found.into_iter().map(|(_, a)| a).collect();
+        addrs.sort();
+        // scores[t][i]: term t's boosted BM25 score in pooled passage i (None: absent).
+        let mut scores: Vec<Vec<Option<Score>>> = vec![vec![None; addrs.len()]; term_queries.len()];
+        for (t, (tq, boost)) in term_queries.iter().enumerate() {
+            let weight = tq.weight(scoring)?;
+            let mut start = 0;
+            for seg in addrs.chunk_by(|x, y| x.segment_ord == y.segment_ord) {
+                let reader = self.searcher.segment_reader(seg[0].segment_ord);
+                let mut scorer = weight.scorer(reader, *boost)?;
+                for (i, a) in seg.iter().enumerate() {
+                    if scorer.doc() <= a.doc_id && scorer.seek(a.doc_id) == a.doc_id {
+                        scores[t][start + i] = Some(scorer.score());
+                    }
+                }
+                start += seg.len();
+            }
+        }
+        let mut out: Vec<(Score, DocAddress)> = addrs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| plan.score(|t| scores[t][i], b).map(|s| (s, *a)))
+            .collect();
+        out.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        // Every pooled passage scoring above `c·F_min` (with slack for the float rounding of two
+        // summation orders) is placed as the one pass would place it.
+        let cut = bound * floor * (1.0 + 1e-4);
+        let proven = if complete {
+            out.len()
+        } else {
+            out.iter().take_while(|(e, _)| *e > cut).count()
+        };
+        if proven < limit {
+            return Ok(None);
+        }
+        out.truncate(proven);
+        Ok(Some(out))
+    }
+}
