@@ -1,4 +1,4 @@
-//! Query embedding latency alone: load the model, embed one short query N times, print p50.
+//! Query embedding latency alone: load the model (timed once), embed one short query N times, print p50.
 //!
 //!     cargo run --release -p brain-vec --example embed_query -- MODEL_DIR [N]
 
@@ -10,7 +10,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let model = args.get(1).ok_or("usage: embed_query MODEL_DIR [N]")?;
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(200);
+    let s = Instant::now();
     let bert = brain_vec::bert::Bert::load(std::path::Path::new(model))?;
+    println!("model load: {:.2} ms", s.elapsed().as_secs_f64() * 1e3);
     let q = "how do I fix authorization failures in the gateway?";
     let mut t: Vec<f64> = (0..n)
         .map(|_| {

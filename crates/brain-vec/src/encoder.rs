@@ -17,7 +17,7 @@
 //! read in parallel, the word-embedding table gathered from the mapped file rather than copied. Parity with an independent float64 reference is a test
 //! (`tests/tests/vec.rs`, `tests/tests/rerank.rs`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use candle_core::{Device, Result, Tensor};
 use candle_nn::{LayerNorm, Module};
@@ -26,7 +26,8 @@ use serde::Deserialize;
 use rayon::prelude::*;
 
 use crate::kernels::{BiasAdd, BiasGelu, Softmax};
-use crate::weights::Weights;
+use crate::simd;
+use crate::weights::{Matrix, Weights, transpose};
 
 /// A weights error as a candle error (the encoder's error type).
 fn werr(e: String) -> candle_core::Error {
@@ -67,45 +68,96 @@ fn default_eps() -> f64 {
     1e-12
 }
 
-/// A linear layer kept as `Wᵀ`, `(in, out)` row-major (so `Wᵀᵀ = W` is a column-major view), and its
-/// bias.
+/// A linear layer: `W` (`(out, in)`, row-major, as stored) in one or more row blocks read in place
+/// from the weights file, `Wᵀ` made on first use by a batch, and the bias.
 pub(crate) struct Dense {
-    wt: Tensor,
+    /// Row blocks of `W` (several when Q, K and V are fused), each `(rows, inp)`.
+    parts: Vec<Matrix>,
+    inp: usize,
+    out: usize,
+    /// `Wᵀ`, `(in, out)` row-major, for batches; built once, when the first batch needs it.
+    wt: OnceLock<Tensor>,
     bias: Tensor,
 }
 
-/// Up to this many rows, `x · Wᵀ` is computed as `(W · xᵀ)ᵀ` with `W` the column-major view of `Wᵀ`:
-/// gemm then tiles the long side (the outputs) and reads both operands in place, while `x · Wᵀ` with
-/// a dozen rows wastes most of its 16-row tiles. A query embeds in a fraction of the time (measured
-/// 2026-11-22, docs/vectors.md).
-const SHORT_ROWS: usize = 64;
+/// Up to this many rows (a query, a short passage), `x · Wᵀ` is `W · xᵀ` by dot products over the rows
+/// of `W` in place ([`simd::dots_nt`]): one pass over the weights, no transposed copy of the model,
+/// split over the pool by blocks of output rows. Longer inputs go to gemm with `Wᵀ`, which tiles
+/// them well (measured 2026-11-23, docs/vectors.md).
+const SHORT_ROWS: usize = 32;
+
+/// Output rows per task of a short matmul (96 KB of a 384-wide `W`).
+const ROWS_PER_TASK: usize = 64;
 
 impl Dense {
     /// `<prefix>.weight` (`(out, inp)`) and `<prefix>.bias`.
-    pub(crate) fn load(w: &Weights, prefix: &str, inp: usize, out: usize) -> Result<Dense> {
+    pub(crate) fn load(w: &Arc<Weights>, prefix: &str, inp: usize, out: usize) -> Result<Dense> {
         Ok(Dense {
-            wt: w.transposed(&format!("{prefix}.weight"), out, inp).map_err(werr)?,
+            parts: vec![
+                w.matrix(&format!("{prefix}.weight"), out, inp)
+                    .map_err(werr)?,
+            ],
+            inp,
+            out,
+            wt: OnceLock::new(),
             bias: w.tensor(&format!("{prefix}.bias"), &[out]).map_err(werr)?,
         })
     }
 
-    /// Several layers reading the same input as one: weights side by side.
-    fn fuse(parts: &[Dense]) -> Result<Dense> {
-        let wts: Vec<&Tensor> = parts.iter().map(|d| &d.wt).collect();
+    /// Several layers reading the same input as one: outputs side by side.
+    fn fuse(parts: Vec<Dense>) -> Result<Dense> {
         let bs: Vec<&Tensor> = parts.iter().map(|d| &d.bias).collect();
+        let bias = Tensor::cat(&bs, 0)?;
+        let inp = parts.first().map_or(0, |d| d.inp);
+        let out = parts.iter().map(|d| d.out).sum();
         Ok(Dense {
-            wt: Tensor::cat(&wts, 1)?,
-            bias: Tensor::cat(&bs, 0)?,
+            parts: parts.into_iter().flat_map(|d| d.parts).collect(),
+            inp,
+            out,
+            wt: OnceLock::new(),
+            bias,
         })
+    }
+
+    /// `Wᵀ`, transposed from the weights on first use.
+    fn wt(&self) -> Result<&Tensor> {
+        if let Some(t) = self.wt.get() {
+            return Ok(t);
+        }
+        let parts: Vec<&Matrix> = self.parts.iter().collect();
+        let t = Tensor::from_vec(transpose(&parts), (self.inp, self.out), &Device::Cpu)?;
+        Ok(self.wt.get_or_init(|| t))
     }
 
     /// `x · Wᵀ` for a 2-D `x`, without the bias.
     fn matmul(&self, x: &Tensor) -> Result<Tensor> {
-        if x.dim(0)? <= SHORT_ROWS {
-            self.wt.t()?.matmul(&x.t()?)?.t()?.contiguous()
-        } else {
-            x.matmul(&self.wt)
+        let m = x.dim(0)?;
+        if m > SHORT_ROWS {
+            return x.matmul(self.wt()?);
         }
+        let xs = x.flatten_all()?.to_vec1::<f32>()?;
+        let k = self.inp;
+        // (out, m): row j holds x_i · w_j for every input row i.
+        let mut wx = vec![0f32; self.out * m];
+        let mut rest = wx.as_mut_slice();
+        for part in &self.parts {
+            let (mine, tail) = rest.split_at_mut(part.rows * m);
+            rest = tail;
+            let w = part.data();
+            if w.len() != part.rows * k {
+                candle_core::bail!("a weight of {} numbers for {} × {k}", w.len(), part.rows)
+            }
+            mine.par_chunks_mut(ROWS_PER_TASK * m)
+                .zip(w.par_chunks(ROWS_PER_TASK * k))
+                .for_each(|(o, w)| simd::dots_nt(&xs, k, w, o));
+        }
+        let mut y = vec![0f32; m * self.out];
+        for (j, col) in wx.chunks_exact(m.max(1)).enumerate() {
+            for (i, v) in col.iter().enumerate() {
+                y[i * self.out + j] = *v;
+            }
+        }
+        Tensor::from_vec(y, (m, self.out), &Device::Cpu)
     }
 
     pub(crate) fn forward(&self, x: &Tensor) -> Result<Tensor> {
@@ -161,22 +213,28 @@ impl Encoder {
     pub fn load(weights: Arc<Weights>, cfg: &BertConfig) -> Result<Encoder> {
         gemm_common::gemm::set_threading_threshold(THREADING_THRESHOLD);
         if !matches!(cfg.hidden_act.as_str(), "gelu" | "gelu_python") {
-            candle_core::bail!("hidden_act `{}` is not supported (only gelu)", cfg.hidden_act)
+            candle_core::bail!(
+                "hidden_act `{}` is not supported (only gelu)",
+                cfg.hidden_act
+            )
         }
         let h = cfg.hidden_size;
         if cfg.num_attention_heads == 0 || h % cfg.num_attention_heads != 0 {
-            candle_core::bail!("hidden_size {h} is not a multiple of {} heads", cfg.num_attention_heads)
+            candle_core::bail!(
+                "hidden_size {h} is not a multiple of {} heads",
+                cfg.num_attention_heads
+            )
         }
         let prefixed = weights.has("bert.embeddings.word_embeddings.weight");
         let p = if prefixed { "bert." } else { "" };
-        let w = weights.as_ref();
+        let w = &weights;
         let eps = cfg.layer_norm_eps;
         let layers = (0..cfg.num_hidden_layers)
             .into_par_iter()
             .map(|i| -> Result<Layer> {
                 let l = format!("{p}encoder.layer.{i}");
                 let a = format!("{l}.attention");
-                let qkv = Dense::fuse(&[
+                let qkv = Dense::fuse(vec![
                     Dense::load(w, &format!("{a}.self.query"), h, h)?,
                     Dense::load(w, &format!("{a}.self.key"), h, h)?,
                     Dense::load(w, &format!("{a}.self.value"), h, h)?,
@@ -185,7 +243,12 @@ impl Encoder {
                     qkv,
                     out: Dense::load(w, &format!("{a}.output.dense"), h, h)?,
                     ln1: layer_norm(w, &format!("{a}.output.LayerNorm"), h, eps)?,
-                    up: Dense::load(w, &format!("{l}.intermediate.dense"), h, cfg.intermediate_size)?,
+                    up: Dense::load(
+                        w,
+                        &format!("{l}.intermediate.dense"),
+                        h,
+                        cfg.intermediate_size,
+                    )?,
                     down: Dense::load(w, &format!("{l}.output.dense"), cfg.intermediate_size, h)?,
                     ln2: layer_norm(w, &format!("{l}.output.LayerNorm"), h, eps)?,
                 })
@@ -198,10 +261,16 @@ impl Encoder {
         }
         Ok(Encoder {
             position: w
-                .tensor(&format!("{e}.position_embeddings.weight"), &[cfg.max_position_embeddings, h])
+                .tensor(
+                    &format!("{e}.position_embeddings.weight"),
+                    &[cfg.max_position_embeddings, h],
+                )
                 .map_err(werr)?,
             token_type: w
-                .tensor(&format!("{e}.token_type_embeddings.weight"), &[cfg.type_vocab_size, h])
+                .tensor(
+                    &format!("{e}.token_type_embeddings.weight"),
+                    &[cfg.type_vocab_size, h],
+                )
                 .map_err(werr)?,
             emb_ln: layer_norm(w, &format!("{e}.LayerNorm"), h, eps)?,
             word: (word, cfg.vocab_size),
@@ -227,16 +296,26 @@ impl Encoder {
         let dev = Device::Cpu;
         let t = ids.len();
         if types.len() != t || lens.iter().sum::<usize>() != t {
-            candle_core::bail!("{t} ids, {} types, lengths summing to {}", types.len(), lens.iter().sum::<usize>())
+            candle_core::bail!(
+                "{t} ids, {} types, lengths summing to {}",
+                types.len(),
+                lens.iter().sum::<usize>()
+            )
         }
         if let Some(l) = lens.iter().find(|&&l| l > self.max_len) {
-            candle_core::bail!("a sequence of {l} tokens is longer than the model's {}", self.max_len)
+            candle_core::bail!(
+                "a sequence of {l} tokens is longer than the model's {}",
+                self.max_len
+            )
         }
         let pos: Vec<u32> = lens.iter().flat_map(|&l| 0..l as u32).collect();
         let types_t = Tensor::from_slice(types, t, &dev)?;
         let pos_t = Tensor::from_vec(pos, t, &dev)?;
         let (word, vocab) = &self.word;
-        let words = self.weights.rows(word, *vocab, self.hidden, ids).map_err(werr)?;
+        let words = self
+            .weights
+            .rows(word, *vocab, self.hidden, ids)
+            .map_err(werr)?;
         let x = Tensor::from_vec(words, (t, self.hidden), &dev)?
             .add(&self.token_type.index_select(&types_t, 0)?)?
             .add(&self.position.index_select(&pos_t, 0)?)?;
@@ -260,16 +339,20 @@ impl Encoder {
         let qkv = l.qkv.forward(x)?;
         // Attention per sequence, on its own rows of the packed batch.
         let attend = |&(at, len): &(usize, usize)| -> Result<Tensor> {
-                // (len, 3h) → (3, heads, len, hd)
-                let s = qkv
-                    .narrow(0, at, len)?
-                    .reshape((len, 3, self.heads, hd))?
-                    .permute((1, 2, 0, 3))?;
-                let q = (s.get(0)? * scale)?;
-                let k = s.get(1)?.contiguous()?;
-                let v = s.get(2)?.contiguous()?;
-                let probs = q.matmul(&k.t()?)?.apply_op1_no_bwd(&Softmax)?;
-                probs.matmul(&v)?.transpose(0, 1)?.contiguous()?.reshape((len, h))
+            // (len, 3h) → (3, heads, len, hd)
+            let s = qkv
+                .narrow(0, at, len)?
+                .reshape((len, 3, self.heads, hd))?
+                .permute((1, 2, 0, 3))?;
+            let q = (s.get(0)? * scale)?;
+            let k = s.get(1)?.contiguous()?;
+            let v = s.get(2)?.contiguous()?;
+            let probs = q.matmul(&k.t()?)?.apply_op1_no_bwd(&Softmax)?;
+            probs
+                .matmul(&v)?
+                .transpose(0, 1)?
+                .contiguous()?
+                .reshape((len, h))
         };
         let spans: Vec<&(usize, usize)> = spans.iter().filter(|(_, len)| *len > 0).collect();
         // One short input (a query) is not worth waking the pool for.
@@ -284,4 +367,3 @@ impl Encoder {
         l.ln2.forward(&l.down.forward(&up)?.add(&a)?)
     }
 }
-

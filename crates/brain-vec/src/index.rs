@@ -157,7 +157,9 @@ pub fn update(
         let _ = s;
     }
     let cap = opts.limit.unwrap_or(usize::MAX).min(todo.len());
-    if todo.is_empty() && report.removed == 0 && refresh.is_empty() && old.is_some() {
+    // A store written before the int8 copy existed is rewritten once (rows copied, nothing re-embedded).
+    let current = old.as_ref().is_some_and(|s| s.manifest.int8);
+    if todo.is_empty() && report.removed == 0 && refresh.is_empty() && current {
         report.generation = previous_gen.unwrap_or(0);
         return Ok(report);
     }
@@ -253,8 +255,21 @@ fn entry(input: &Input, hash: &str) -> DocEntry {
 
 /// Whether two entries of the same document agree on everything but their row range.
 fn same_meta(a: &DocEntry, b: &DocEntry) -> bool {
-    (&a.collection, &a.path, &a.title, &a.date, &a.project, &a.agent)
-        == (&b.collection, &b.path, &b.title, &b.date, &b.project, &b.agent)
+    (
+        &a.collection,
+        &a.path,
+        &a.title,
+        &a.date,
+        &a.project,
+        &a.agent,
+    ) == (
+        &b.collection,
+        &b.path,
+        &b.title,
+        &b.date,
+        &b.project,
+        &b.agent,
+    )
 }
 
 /// Per collection: documents, and how many need embeddings (new, changed, or under another fingerprint).

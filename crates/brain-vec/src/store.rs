@@ -6,22 +6,23 @@
 //!   1970-01-01) i32, text length u32, text offset u64 (all little-endian);
 //! * `g<N>.text` — the chunk texts, concatenated (for snippets);
 //! * `g<N>.docs.json` — the documents ([`DocEntry`]), each owning a contiguous run of rows;
+//! * `g<N>.q8` — the rows again as int8 (`chunks × dims` bytes, padded to a multiple of 4), then per row
+//!   its scale and error bound (two little-endian f32): what the scan reads (a quarter of the bytes);
 //! * `manifest.json` — [`Manifest`], replaced atomically last.
 //!
 //! A writer builds generation N+1 beside N and then swaps the manifest, so a crash mid-run leaves the
 //! previous store usable ([`crate::write::Writer`]); stray files of unfinished generations are removed by the next writer. Readers
 //! map the files of the generation their manifest named; files are never modified in place.
 //!
-//! Search scores every row with a dot product (rows and queries are unit vectors, so this is the cosine)
-//! in parallel with rayon, skipping rows whose document fails the filter (collection, project, agent, date)
-//! inside the scan,
-//! keeps each document's best row and returns the top k documents. 100k × 384 rows ≈ 11 ms on 2 cores
-//! (DESIGN.md measurement); graph indexes only pay off past ~1M rows.
+//! Search ([`crate::scan`]) scores every row with a dot product (rows and queries are unit vectors, so
+//! this is the cosine) in parallel with rayon, skipping rows whose document fails the filter
+//! (collection, project, agent, date) inside the scan, keeps each document's best row and returns the
+//! top k documents — exactly, though it reads the int8 rows: see [`crate::scan`]. Graph indexes only
+//! pay off past ~1M rows.
 
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::VecError;
@@ -42,6 +43,10 @@ pub struct Manifest {
     pub chunks: u64,
     /// Documents.
     pub docs: u64,
+    /// Whether the generation has its int8 copy (`g<N>.q8`); stores written before it existed do not,
+    /// and are scanned in f32.
+    #[serde(default)]
+    pub int8: bool,
 }
 
 /// One document of the store.
@@ -222,9 +227,17 @@ pub struct DocScore {
 pub struct Store {
     pub manifest: Manifest,
     pub docs: Vec<DocEntry>,
-    chunks: Vec<ChunkRec>,
+    /// The chunk records, mapped (decoded on access).
+    chunks: Option<Mmap>,
+    rows: usize,
     vectors: Option<Mmap>,
     text: Option<Mmap>,
+    q8: Option<Mmap>,
+}
+
+/// Bytes of the int8 rows section of a `g<N>.q8` file (padded so the f32 pairs after it are aligned).
+pub(crate) fn q8_rows_bytes(rows: usize, dims: usize) -> usize {
+    (rows * dims).div_ceil(4) * 4
 }
 
 pub(crate) fn file(dir: &Path, generation: u64, ext: &str) -> PathBuf {
@@ -267,19 +280,32 @@ impl Store {
             serde_json::from_slice(&std::fs::read(&dpath).map_err(VecError::io(&dpath))?)
                 .map_err(|e| corrupt(format!("{}: {e}", dpath.display())))?;
         let cpath = file(dir, g, "chunks");
-        let raw = std::fs::read(&cpath).map_err(VecError::io(&cpath))?;
-        let chunks: Vec<ChunkRec> = raw.chunks_exact(REC).map(ChunkRec::from_bytes).collect();
+        let chunks = map(&cpath)?;
+        let clen = chunks.as_ref().map_or(0, |m| m.len());
+        let rows = clen / REC;
         let vectors = map(&file(dir, g, "vec"))?;
         let text = map(&file(dir, g, "text"))?;
+        let q8 = if manifest.int8 {
+            map(&file(dir, g, "q8"))?
+        } else {
+            None
+        };
         let dims = manifest.fingerprint.dims;
         let vlen = vectors.as_ref().map_or(0, |m| m.len());
-        if chunks.len() as u64 != manifest.chunks
-            || vlen != chunks.len() * dims * 4
+        let q8_len = q8.as_ref().map_or(0, |m| m.len());
+        let q8_want = if manifest.int8 {
+            q8_rows_bytes(rows, dims) + rows * 8
+        } else {
+            0
+        };
+        if rows as u64 != manifest.chunks
+            || clen != rows * REC
+            || vlen != rows * dims * 4
             || docs.len() as u64 != manifest.docs
+            || q8_len != q8_want
         {
             return Err(corrupt(format!(
-                "generation {g}: {} chunk records, {vlen} vector bytes, {} docs for a manifest of {} chunks × {dims} dims, {} docs",
-                chunks.len(),
+                "generation {g}: {clen} chunk record bytes, {vlen} vector bytes, {q8_len} int8 bytes, {} docs for a manifest of {} chunks × {dims} dims, {} docs",
                 docs.len(),
                 manifest.chunks,
                 manifest.docs
@@ -289,42 +315,69 @@ impl Store {
             manifest,
             docs,
             chunks,
+            rows,
             vectors,
             text,
+            q8,
         })
     }
 
     /// Number of rows.
     pub fn len(&self) -> usize {
-        self.chunks.len()
+        self.rows
     }
 
     /// Whether the store has no rows.
     pub fn is_empty(&self) -> bool {
-        self.chunks.is_empty()
+        self.rows == 0
+    }
+
+    /// All rows' vectors, row-major (empty for an empty store).
+    pub(crate) fn vectors(&self) -> &[f32] {
+        // The file was checked to hold rows × dims f32 at open; a mapping is page-aligned.
+        self.vectors
+            .as_deref()
+            .and_then(|m| bytemuck::try_cast_slice(m).ok())
+            .unwrap_or(&[])
+    }
+
+    /// The int8 rows and each row's (scale, error bound), when the generation has them.
+    pub(crate) fn int8(&self) -> Option<(&[i8], &[[f32; 2]])> {
+        let m = self.q8.as_deref()?;
+        let split = q8_rows_bytes(self.rows, self.manifest.fingerprint.dims);
+        let (rows, params) = m.split_at_checked(split)?;
+        let params: &[f32] = bytemuck::try_cast_slice(params).ok()?;
+        Some((bytemuck::cast_slice(rows), params.as_chunks::<2>().0))
     }
 
     /// Row `i`'s vector.
     pub fn vector(&self, i: usize) -> Vec<f32> {
         let d = self.manifest.fingerprint.dims;
-        let bytes = self
-            .vectors
-            .as_ref()
-            .map_or(&[][..], |m| &m[i * d * 4..(i + 1) * d * 4]);
-        bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
+        self.vectors()
+            .get(i * d..(i + 1) * d)
+            .map_or_else(Vec::new, <[f32]>::to_vec)
     }
 
-    /// Row `i`'s metadata.
+    /// Row `i`'s metadata (a zero record past the end).
     pub fn chunk(&self, i: usize) -> ChunkRec {
-        self.chunks[i]
+        self.chunks
+            .as_deref()
+            .and_then(|m| m.get(i * REC..(i + 1) * REC))
+            .map_or(ChunkRec::from_bytes(&[0; REC]), ChunkRec::from_bytes)
+    }
+
+    /// Row `i`'s document (`u32::MAX` past the end): what the scan reads per row.
+    #[inline]
+    pub(crate) fn chunk_doc(&self, i: usize) -> u32 {
+        self.chunks
+            .as_deref()
+            .and_then(|m| m.get(i * REC..i * REC + 4))
+            .map_or(u32::MAX, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Row `i`'s text.
     pub fn text(&self, i: usize) -> &str {
-        let c = self.chunks[i];
+        let c = self.chunk(i);
         let (a, b) = (
             c.text_off as usize,
             c.text_off as usize + c.text_len as usize,
@@ -335,72 +388,6 @@ impl Store {
             .and_then(|s| std::str::from_utf8(s).ok())
             .unwrap_or("")
     }
-
-    /// The best `k` documents for unit vector `query`, each with its best row, passing `filter`.
-    pub fn search(&self, query: &[f32], k: usize, filter: &Filter) -> Vec<DocScore> {
-        let d = self.manifest.fingerprint.dims;
-        let Some(vectors) = self.vectors.as_ref() else {
-            return Vec::new();
-        };
-        if query.len() != d || k == 0 {
-            return Vec::new();
-        }
-        let allowed: Vec<bool> = self.docs.iter().map(|e| filter.allows(e)).collect();
-        // Each task scores a contiguous run of rows and keeps each document's best row.
-        let mut best: Vec<DocScore> = vectors
-            .par_chunks(d * 4 * 1024)
-            .enumerate()
-            .flat_map_iter(|(block, bytes)| {
-                let base = block * 1024;
-                let mut local: Vec<DocScore> = Vec::new();
-                let mut row_vec = vec![0f32; d];
-                for (j, row) in bytes.chunks_exact(d * 4).enumerate() {
-                    let i = base + j;
-                    let doc = self.chunks[i].doc as usize;
-                    if !allowed.get(doc).copied().unwrap_or(false) {
-                        continue;
-                    }
-                    for (x, b) in row_vec.iter_mut().zip(row.chunks_exact(4)) {
-                        *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                    }
-                    let score = dot(&row_vec, query);
-                    match local.last_mut() {
-                        Some(last) if last.doc == doc => {
-                            if score > last.score {
-                                *last = DocScore { doc, row: i, score };
-                            }
-                        }
-                        _ => local.push(DocScore { doc, row: i, score }),
-                    }
-                }
-                local
-            })
-            .collect();
-        // A document split across two blocks appears twice: keep its better half.
-        best.sort_by(|a, b| a.doc.cmp(&b.doc).then(b.score.total_cmp(&a.score)));
-        best.dedup_by_key(|s| s.doc);
-        best.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
-        best.truncate(k);
-        best
-    }
-}
-
-/// Dot product with eight independent accumulators, so the compiler vectorizes it.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
 }
 
 pub use crate::write::Writer;

@@ -5,13 +5,15 @@
 //! ~90 ms of a fresh process's model load. Here:
 //!
 //! * the file is memory-mapped and its header parsed once (the `safetensors` crate candle uses);
-//! * a linear weight is read straight into its transposed layout (one pass, blocked), and the layers
-//!   are read in parallel;
+//! * a linear weight is not copied at all when it is stored as aligned f32 (the usual case): a
+//!   [`Matrix`] reads it in place from the mapping; a query's matmuls use it as is (`simd::dots_nt`),
+//!   and only batch inference makes a transposed copy (one blocked pass, on first use);
 //! * the word-embedding table is never copied: [`Weights::rows`] gathers the rows a batch needs.
 //!
 //! f32, f16 and bf16 tensors are read (converted to f32).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use candle_core::{Device, Tensor};
 use memmap2::Mmap;
@@ -57,7 +59,10 @@ impl Weights {
             .info(name)
             .ok_or_else(|| format!("no tensor `{name}`"))?;
         if info.shape != shape {
-            return Err(format!("`{name}` has shape {:?}, expected {shape:?}", info.shape));
+            return Err(format!(
+                "`{name}` has shape {:?}, expected {shape:?}",
+                info.shape
+            ));
         }
         let (a, b) = info.data_offsets;
         let bytes = self
@@ -70,7 +75,10 @@ impl Weights {
             d => return Err(format!("`{name}` is {d:?}; f32, f16 or bf16 expected")),
         };
         if bytes.len() != shape.iter().product::<usize>() * width {
-            return Err(format!("`{name}`: {} bytes for shape {shape:?}", bytes.len()));
+            return Err(format!(
+                "`{name}`: {} bytes for shape {shape:?}",
+                bytes.len()
+            ));
         }
         Ok((bytes, info.dtype))
     }
@@ -79,12 +87,31 @@ impl Weights {
     #[inline(always)]
     fn at(bytes: &[u8], dtype: Dtype, i: usize) -> f32 {
         match dtype {
-            Dtype::F32 => {
-                f32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]])
-            }
+            Dtype::F32 => f32::from_le_bytes([
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ]),
             Dtype::F16 => half::f16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]).to_f32(),
             _ => half::bf16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]).to_f32(),
         }
+    }
+
+    /// The `(rows, cols)` matrix `name`, row-major: in place when stored as aligned f32, else converted.
+    pub fn matrix(self: &Arc<Self>, name: &str, rows: usize, cols: usize) -> Result<Matrix, Error> {
+        let (bytes, dtype) = self.raw(name, &[rows, cols])?;
+        let data = if dtype == Dtype::F32 && bytemuck::try_cast_slice::<u8, f32>(bytes).is_ok() {
+            let start = bytes.as_ptr() as usize - self.map.as_ptr() as usize;
+            Data::Mapped(Arc::clone(self), start..start + bytes.len())
+        } else {
+            Data::Owned(
+                (0..rows * cols)
+                    .map(|i| Self::at(bytes, dtype, i))
+                    .collect(),
+            )
+        };
+        Ok(Matrix { data, rows, cols })
     }
 
     /// `name` as an f32 tensor of `shape`.
@@ -96,20 +123,14 @@ impl Weights {
     }
 
     /// The `(rows, cols)` matrix `name` transposed, `(cols, rows)` row-major, read in one blocked pass.
-    pub fn transposed(&self, name: &str, rows: usize, cols: usize) -> Result<Tensor, Error> {
-        let (bytes, dtype) = self.raw(name, &[rows, cols])?;
-        const B: usize = 32;
-        let mut out = vec![0f32; rows * cols];
-        for r0 in (0..rows).step_by(B) {
-            for c0 in (0..cols).step_by(B) {
-                for r in r0..(r0 + B).min(rows) {
-                    for c in c0..(c0 + B).min(cols) {
-                        out[c * rows + r] = Self::at(bytes, dtype, r * cols + c);
-                    }
-                }
-            }
-        }
-        Tensor::from_vec(out, (cols, rows), &Device::Cpu).map_err(|e| e.to_string())
+    pub fn transposed(
+        self: &Arc<Self>,
+        name: &str,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Tensor, Error> {
+        let m = self.matrix(name, rows, cols)?;
+        Tensor::from_vec(transpose(&[&m]), (cols, rows), &Device::Cpu).map_err(|e| e.to_string())
     }
 
     /// Rows `ids` of the `(n, dim)` table `name`, without copying the table; an id past the table is
@@ -126,4 +147,60 @@ impl Weights {
         }
         Ok(out)
     }
+}
+
+/// Where a [`Matrix`]'s numbers are.
+enum Data {
+    /// A byte range of the mapped file, aligned f32.
+    Mapped(Arc<Weights>, std::ops::Range<usize>),
+    /// Converted (f16, bf16, or unaligned f32).
+    Owned(Vec<f32>),
+}
+
+/// A row-major f32 matrix of a weights file.
+pub struct Matrix {
+    data: Data,
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+}
+
+impl Matrix {
+    /// The numbers, row-major.
+    pub fn data(&self) -> &[f32] {
+        match &self.data {
+            // The range was checked to cast when the matrix was made.
+            Data::Mapped(w, r) => w
+                .map
+                .get(r.clone())
+                .and_then(|b| bytemuck::try_cast_slice(b).ok())
+                .unwrap_or(&[]),
+            Data::Owned(v) => v,
+        }
+    }
+}
+
+/// Matrices of equal column count stacked by rows, transposed: `(cols, Σ rows)` row-major, in one
+/// blocked pass.
+pub fn transpose(parts: &[&Matrix]) -> Vec<f32> {
+    const B: usize = 32;
+    let cols = parts.first().map_or(0, |m| m.cols);
+    let total: usize = parts.iter().map(|m| m.rows).sum();
+    let mut out = vec![0f32; total * cols];
+    let mut at = 0;
+    for m in parts {
+        let d = m.data();
+        for r0 in (0..m.rows).step_by(B) {
+            for c0 in (0..cols).step_by(B) {
+                for r in r0..(r0 + B).min(m.rows) {
+                    for c in c0..(c0 + B).min(cols) {
+                        out[c * total + at + r] = d[r * cols + c];
+                    }
+                }
+            }
+        }
+        at += m.rows;
+    }
+    out
 }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::VecError;
 use crate::embed::Fingerprint;
-use crate::store::{ChunkRec, DocEntry, Manifest, day_number, file};
+use crate::scan::quantize;
+use crate::store::{ChunkRec, DocEntry, Manifest, day_number, file, q8_rows_bytes};
 
 /// Builds the next generation; nothing is visible until [`Writer::commit`].
 pub struct Writer {
@@ -16,6 +17,10 @@ pub struct Writer {
     vec: BufWriter<std::fs::File>,
     chunks: BufWriter<std::fs::File>,
     text: BufWriter<std::fs::File>,
+    q8: BufWriter<std::fs::File>,
+    /// Per row: int8 scale and error bound, appended to `q8` at commit.
+    q8_params: Vec<[f32; 2]>,
+    q8_row: Vec<i8>,
     text_off: u64,
     rows: u64,
     docs: Vec<DocEntry>,
@@ -51,6 +56,9 @@ impl Writer {
             vec: create("vec")?,
             chunks: create("chunks")?,
             text: create("text")?,
+            q8: create("q8")?,
+            q8_params: Vec::new(),
+            q8_row: Vec::new(),
             fingerprint,
             text_off: 0,
             rows: 0,
@@ -80,6 +88,11 @@ impl Writer {
             for x in v.iter() {
                 self.vec.write_all(&x.to_le_bytes()).map_err(io("vec"))?;
             }
+            self.q8_row.clear();
+            self.q8_params.push(quantize(v, &mut self.q8_row));
+            self.q8
+                .write_all(bytemuck::cast_slice(&self.q8_row))
+                .map_err(io("q8"))?;
             let rec = ChunkRec {
                 doc,
                 line: *line as u32,
@@ -99,12 +112,25 @@ impl Writer {
     }
 
     /// Flush, sync, write the docs table and swap the manifest; then remove the previous generation.
-    pub fn commit(self) -> Result<Manifest, VecError> {
+    pub fn commit(mut self) -> Result<Manifest, VecError> {
         let (dir, g) = (self.dir.clone(), self.generation);
+        let dims = self.fingerprint.dims;
+        let pad = q8_rows_bytes(self.rows as usize, dims) - self.rows as usize * dims;
+        let mut q8_tail = || -> std::io::Result<()> {
+            self.q8.write_all(&[0u8; 4][..pad])?;
+            for p in &self.q8_params {
+                for x in p {
+                    self.q8.write_all(&x.to_le_bytes())?;
+                }
+            }
+            Ok(())
+        };
+        q8_tail().map_err(VecError::io(file(&dir, g, "q8")))?;
         for (w, ext) in [
             (self.vec, "vec"),
             (self.chunks, "chunks"),
             (self.text, "text"),
+            (self.q8, "q8"),
         ] {
             let f = w
                 .into_inner()
@@ -121,6 +147,7 @@ impl Writer {
             fingerprint: self.fingerprint,
             chunks: self.rows,
             docs: self.docs.len() as u64,
+            int8: true,
         };
         let mpath = dir.join("manifest.json");
         let text =

@@ -1,0 +1,139 @@
+//! The int8 scan returns exactly what the f32 scan returns: same documents, rows, scores and order,
+//! with filters, ties and every k — on clustered vectors, where near-ties are the rule.
+
+use brain_vec::chunk::ChunkParams;
+use brain_vec::embed::{Fingerprint, PROMPT_FORMAT, normalize};
+use brain_vec::store::{DocEntry, Filter, Store, Writer};
+
+/// xorshift64*: deterministic pseudo-random numbers in [-0.5, 0.5).
+fn rng(state: &mut u64) -> f32 {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    ((state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+}
+
+/// A store of `docs` documents of 1–7 rows around a few cluster centres (so many scores are close),
+/// with some rows repeated exactly (ties); returns the store dir and the centres.
+fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
+    let fp = Fingerprint {
+        model: "test".into(),
+        dims,
+        chunking: ChunkParams::default(),
+        prompt: PROMPT_FORMAT.into(),
+    };
+    let mut w = Writer::create(dir, None, fp).expect("writer");
+    let mut s = seed;
+    let centres: Vec<Vec<f32>> = (0..5)
+        .map(|_| {
+            let mut v: Vec<f32> = (0..dims).map(|_| rng(&mut s)).collect();
+            normalize(&mut v);
+            v
+        })
+        .collect();
+    let mut last: Vec<f32> = centres[0].clone();
+    for d in 0..docs {
+        let n = 1 + (d * 7 + 3) % 7;
+        let vecs: Vec<Vec<f32>> = (0..n)
+            .map(|r| {
+                if (d + r) % 11 == 0 {
+                    return last.clone(); // an exact tie with the previous row
+                }
+                let c = &centres[(d + r) % centres.len()];
+                let mut v: Vec<f32> = c.iter().map(|x| x + 0.15 * rng(&mut s)).collect();
+                normalize(&mut v);
+                last = v.clone();
+                v
+            })
+            .collect();
+        let rows: Vec<(u64, &str, &[f32])> = vecs.iter().map(|v| (1, "t", v.as_slice())).collect();
+        let entry = DocEntry {
+            id: format!("c/{d}.md"),
+            collection: if d % 3 == 0 { "a".into() } else { "b".into() },
+            path: format!("{d}.md"),
+            title: String::new(),
+            date: format!("2026-01-{:02}", 1 + d % 28),
+            project: None,
+            agent: None,
+            hash: String::new(),
+            body_line: 1,
+            first: 0,
+            count: 0,
+        };
+        w.push(entry, &rows).expect("push");
+    }
+    w.commit().expect("commit");
+    centres
+}
+
+/// Rewrite the manifest as a store without its int8 copy, so `open` scans f32.
+fn without_int8(dir: &std::path::Path) {
+    let p = dir.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
+    m["int8"] = serde_json::Value::Bool(false);
+    std::fs::write(&p, serde_json::to_vec(&m).expect("json")).expect("write");
+}
+
+#[test]
+fn int8_scan_equals_the_f32_scan() {
+    for (seed, docs, dims) in [(1u64, 600, 384), (7, 250, 37), (42, 1500, 64)] {
+        let int8 = tempfile::tempdir().expect("tmp");
+        let f32dir = tempfile::tempdir().expect("tmp");
+        let centres = build(int8.path(), docs, dims, seed);
+        build(f32dir.path(), docs, dims, seed);
+        without_int8(f32dir.path());
+        let (a, b) = (
+            Store::open(int8.path()).expect("open"),
+            Store::open(f32dir.path()).expect("open"),
+        );
+        assert!(a.manifest.int8 && !b.manifest.int8);
+        let mut s = seed ^ 0xABCD;
+        let mut queries: Vec<Vec<f32>> = centres.clone();
+        for c in &centres {
+            let mut q: Vec<f32> = c.iter().map(|x| x + 0.3 * rng(&mut s)).collect();
+            normalize(&mut q);
+            queries.push(q);
+        }
+        let filters = [
+            Filter::default(),
+            Filter {
+                collections: vec!["a".into()],
+                ..Filter::default()
+            },
+            Filter {
+                since: Some(1_767_225_600 + 20 * 86_400),
+                ..Filter::default()
+            }, // 2026-01-21
+            Filter {
+                collections: vec!["none".into()],
+                ..Filter::default()
+            },
+        ];
+        for q in &queries {
+            for f in &filters {
+                for k in [1, 3, 10, 50, docs + 5] {
+                    assert_eq!(
+                        a.search(q, k, f),
+                        b.search(q, k, f),
+                        "seed {seed} k {k} filter {f:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_store_without_the_int8_field_opens_and_scans_in_f32() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let centres = build(dir.path(), 40, 16, 3);
+    let p = dir.path().join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
+    m.as_object_mut().expect("object").remove("int8");
+    std::fs::write(&p, serde_json::to_vec(&m).expect("json")).expect("write");
+    let s = Store::open(dir.path()).expect("open");
+    assert!(!s.manifest.int8);
+    assert_eq!(s.search(&centres[0], 5, &Filter::default()).len(), 5);
+}
