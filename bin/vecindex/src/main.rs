@@ -269,6 +269,7 @@ fn mark_registry(home: &Home, dir: &std::path::Path, inputs: &[Input]) -> anyhow
         }
     }
     tx.commit()?;
+    registry.checkpoint();
     Ok(())
 }
 

@@ -6,12 +6,15 @@
 //! deleted. The tantivy writer is opened only when something changed, so a no-change run costs a
 //! directory walk and one registry read.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use brain_doc::{Doc, ErrorCode};
-use brain_store::{Config, ConfigError, DocEntry, Home, Lock, LockError, Registry, RegistryError};
+use brain_store::{
+    Config, ConfigError, DocEntry, FileStat, Home, Lock, LockError, Registry, RegistryError,
+};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
@@ -84,6 +87,10 @@ pub struct Indexer {
     now: i64,
     _lock: Lock,
 }
+
+/// Registry rows written in one run past which the WAL is checkpointed at the end (see
+/// [`Registry::checkpoint`]); the stop hook's one-document runs stay below it.
+const BULK_CHECKPOINT: usize = 256;
 
 fn now_secs() -> i64 {
     SystemTime::now()
@@ -254,8 +261,23 @@ impl Indexer {
         rel: &str,
         path: &Path,
     ) -> Result<Result<(), String>, SyncError> {
-        let known = self.registry.get(&format!("{collection}/{rel}"))?;
-        match self.sync_file(collection, rel, path, known.as_ref()) {
+        let known = self
+            .registry
+            .get(&format!("{collection}/{rel}"))?
+            .map(|e| FileStat {
+                id: e.id,
+                file: e.file,
+                mtime_ns: e.mtime_ns,
+                size: e.size,
+                sha256: e.sha256,
+            });
+        match self.sync_file(
+            collection,
+            rel,
+            path,
+            std::fs::metadata(path),
+            known.as_ref(),
+        ) {
             Ok(()) => Ok(Ok(())),
             Err(FileError::Skip(msg)) => {
                 self.summary.skipped += 1;
@@ -269,17 +291,22 @@ impl Indexer {
     /// `warn` and are skipped.
     pub fn sync_all(&mut self, warn: &dyn Fn(String)) -> Result<(), SyncError> {
         self.bulk = true;
-        let known: HashMap<String, DocEntry> = self
+        // What is left in `known` after the walk is what was deleted.
+        let mut known: HashMap<String, FileStat> = self
             .registry
-            .entries(None)?
+            .stats()?
             .into_iter()
             .map(|e| (e.id.clone(), e))
             .collect();
-        let mut seen: HashSet<String> = HashSet::new();
-        for f in crate::walk::collection_files(&self.config, warn) {
-            let id = format!("{}/{}", f.collection, f.rel);
-            seen.insert(id.clone());
-            if let Err(e) = self.sync_file(&f.collection, &f.rel, &f.path, known.get(&id)) {
+        let files = crate::walk::collection_files(&self.config, warn);
+        // One stat per file, on every core: most of a no-change run.
+        let metas: Vec<std::io::Result<std::fs::Metadata>> = files
+            .par_iter()
+            .map(|f| std::fs::metadata(&f.path))
+            .collect();
+        for (f, meta) in files.iter().zip(metas) {
+            let k = known.remove(&format!("{}/{}", f.collection, f.rel));
+            if let Err(e) = self.sync_file(&f.collection, &f.rel, &f.path, meta, k.as_ref()) {
                 match e {
                     FileError::Skip(msg) => {
                         self.summary.skipped += 1;
@@ -289,10 +316,13 @@ impl Indexer {
                 }
             }
         }
-        for id in known.keys().filter(|id| !seen.contains(*id)) {
+        let mut gone: Vec<String> = known.into_keys().collect();
+        gone.sort();
+        for id in gone {
             let field = self.lex.fields().id;
-            self.writer()?.delete_term(Term::from_field_text(field, id));
-            self.removals.push(id.clone());
+            self.writer()?
+                .delete_term(Term::from_field_text(field, &id));
+            self.removals.push(id);
             self.summary.removed += 1;
         }
         Ok(())
@@ -303,16 +333,21 @@ impl Indexer {
         collection: &str,
         rel: &str,
         path: &Path,
-        known: Option<&DocEntry>,
+        meta: std::io::Result<std::fs::Metadata>,
+        known: Option<&FileStat>,
     ) -> Result<(), FileError> {
         let skip = |e: std::io::Error| FileError::Skip(format!("{}: {e}", path.display()));
-        let meta = std::fs::metadata(path).map_err(skip)?;
+        let meta = meta.map_err(skip)?;
         let (mtime, size) = (mtime_ns(&meta), meta.len() as i64);
-        let file = path.display().to_string();
+        // The registry holds `path.display()`: compared without allocating when the path is UTF-8.
+        let same_file = |k: &FileStat| match path.to_str() {
+            Some(p) => p == k.file,
+            None => path.display().to_string() == k.file,
+        };
         if let Some(k) = known
             && k.mtime_ns == mtime
             && k.size == size
-            && k.file == file
+            && same_file(k)
         {
             self.summary.unchanged += 1;
             return Ok(());
@@ -322,14 +357,18 @@ impl Indexer {
         let sha = brain_doc::sha256_hex(&bytes);
         if let Some(k) = known
             && k.sha256 == sha
-            && k.file == file
+            && same_file(k)
+            && let Some(entry) = self
+                .registry
+                .get(&k.id)
+                .map_err(|e| FileError::Fatal(e.into()))?
         {
             // Touched, not changed: refresh the registry's stat fields only.
             self.summary.unchanged += 1;
             self.upserts.push(DocEntry {
                 mtime_ns: mtime,
                 size,
-                ..k.clone()
+                ..entry
             });
             return Ok(());
         }
@@ -348,6 +387,9 @@ impl Indexer {
             }
         }
         self.registry.apply(&self.upserts, &self.removals)?;
+        if self.upserts.len() + self.removals.len() >= BULK_CHECKPOINT {
+            self.registry.checkpoint();
+        }
         self.summary.took_ms = self.started.elapsed().as_millis() as u64;
         Ok(self.summary)
     }

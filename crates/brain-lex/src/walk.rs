@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use globset::GlobMatcher;
-use walkdir::WalkDir;
 
 /// One file of a collection.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,14 +16,20 @@ pub struct CollectionFile {
 
 /// Every file of every collection of `config` (each collection's folder and glob), in collection
 /// order, each id (`collection/rel`) once. A collection with a bad glob is reported and skipped.
-pub fn collection_files(config: &brain_store::Config, warn: &dyn Fn(String)) -> Vec<CollectionFile> {
+pub fn collection_files(
+    config: &brain_store::Config,
+    warn: &dyn Fn(String),
+) -> Vec<CollectionFile> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for c in &config.collections {
         let glob = match globset::Glob::new(&c.glob) {
             Ok(g) => g.compile_matcher(),
             Err(e) => {
-                warn(format!("collection `{}`: bad glob `{}`: {e}", c.name, c.glob));
+                warn(format!(
+                    "collection `{}`: bad glob `{}`: {e}",
+                    c.name, c.glob
+                ));
                 continue;
             }
         };
@@ -43,40 +48,96 @@ pub fn collection_files(config: &brain_store::Config, warn: &dyn Fn(String)) -> 
 
 /// `(path relative to dir with '/' separators, absolute path)` of every matching file, sorted. A missing
 /// folder has no files; unreadable entries go to `warn`.
+///
+/// Directories are read with `read_dir`, whose entries carry their type: a regular file costs no
+/// `stat` here (the caller stats it once, for mtime and size). Symbolic links are followed (one
+/// `stat`); a link back to a directory being walked is reported and skipped.
 pub fn files(dir: &Path, glob: &GlobMatcher, warn: &dyn Fn(String)) -> Vec<(String, PathBuf)> {
     if !dir.is_dir() {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let walker = WalkDir::new(dir)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                warn(format!("{}: {e}", dir.display()));
-                continue;
-            }
-        };
-        if !entry.file_type().is_file() {
+    let mut ancestors = Vec::new();
+    walk(dir, "", glob, warn, &mut ancestors, &mut out);
+    out
+}
+
+/// Identity of a directory, for loop detection through symbolic links.
+#[cfg(unix)]
+fn dir_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn dir_id(path: &Path) -> Option<(u64, u64)> {
+    let _ = path;
+    None
+}
+
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    glob: &GlobMatcher,
+    warn: &dyn Fn(String),
+    ancestors: &mut Vec<(u64, u64)>,
+    out: &mut Vec<(String, PathBuf)>,
+) {
+    let id = dir_id(dir);
+    if let Some(id) = id {
+        if ancestors.contains(&id) {
+            warn(format!(
+                "{}: a symbolic link loops back to a folder being walked; skipped",
+                dir.display()
+            ));
+            return;
+        }
+        ancestors.push(id);
+    }
+    let mut entries: Vec<std::fs::DirEntry> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.map_err(|e| warn(format!("{}: {e}", dir.display()))).ok())
+            .collect(),
+        Err(e) => {
+            warn(format!("{}: {e}", dir.display()));
+            Vec::new()
+        }
+    };
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for e in entries {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(dir) else {
+        let path = e.path();
+        let Ok(mut ty) = e.file_type() else {
+            warn(format!("{}: unreadable entry", path.display()));
             continue;
         };
-        let rel: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let rel = rel.join("/");
-        if glob.is_match(&rel) {
-            out.push((rel, entry.path().to_path_buf()));
+        if ty.is_symlink() {
+            match std::fs::metadata(&path) {
+                Ok(m) => ty = m.file_type(),
+                Err(err) => {
+                    warn(format!("{}: {err}", path.display()));
+                    continue;
+                }
+            }
+        }
+        let rel = if prefix.is_empty() {
+            name.into_owned()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        if ty.is_dir() {
+            walk(&path, &rel, glob, warn, ancestors, out);
+        } else if ty.is_file() && glob.is_match(&rel) {
+            out.push((rel, path));
         }
     }
-    out
+    if id.is_some() {
+        ancestors.pop();
+    }
 }
 
 #[cfg(test)]
@@ -106,6 +167,20 @@ mod tests {
             .map(|(r, _)| r)
             .collect();
         assert_eq!(got, ["a.md", "sub/b.md"]);
+        #[cfg(unix)]
+        {
+            // A link to a file is followed; a link back up is reported, not walked forever.
+            std::os::unix::fs::symlink(dir.path().join("a.md"), dir.path().join("sub/link.md"))
+                .expect("link");
+            std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/up")).expect("link");
+            let warned = std::cell::Cell::new(0);
+            let got: Vec<String> = files(dir.path(), &glob, &|_| warned.set(warned.get() + 1))
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect();
+            assert_eq!(got, ["a.md", "sub/b.md", "sub/link.md"]);
+            assert_eq!(warned.get(), 1);
+        }
         assert!(files(&dir.path().join("missing"), &glob, &|w| panic!("{w}")).is_empty());
     }
 }

@@ -57,6 +57,16 @@ pub struct DocEntry {
     pub lex_indexed_at: i64,
 }
 
+/// The stat fields of an entry ([`Registry::stats`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStat {
+    pub id: String,
+    pub file: String,
+    pub mtime_ns: i64,
+    pub size: i64,
+    pub sha256: String,
+}
+
 /// Why the registry failed.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {source}")]
@@ -178,6 +188,37 @@ impl Registry {
         };
         let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = st.query_map([arg], entry).map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Fold the WAL back into the database and truncate it, after a bulk write. Without it the
+    /// next process to open the registry replays the whole WAL (connections do not checkpoint on
+    /// close, so the stop hook stays cheap): after a 10,000-document run that was a 15 MB replay,
+    /// ~7 ms, in every later fresh query. Best effort: a reader holding the WAL only delays it.
+    pub fn checkpoint(&self) {
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+
+    /// What an incremental walk compares, for every entry: id, file, mtime, size and content hash —
+    /// five columns, so a no-change run over 10,000 documents reads no titles or dates.
+    pub fn stats(&self) -> Result<Vec<FileStat>, RegistryError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, file, mtime_ns, size, sha256 FROM documents")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(FileStat {
+                    id: r.get(0)?,
+                    file: r.get(1)?,
+                    mtime_ns: r.get(2)?,
+                    size: r.get(3)?,
+                    sha256: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 

@@ -22,6 +22,11 @@ impl Searcher {
     /// repeats what the title and headings already show), then the most distinct query words, then
     /// more occurrences, then the earlier line; cut to [`SNIPPET_CHARS`] around the first match.
     pub fn snippet(&self, p: &Passage, q: &LexQuery) -> Snippet {
+        self.snippet_of(&p.body, p.line, q)
+    }
+
+    /// [`Searcher::snippet`] of a passage given by its text and first line.
+    pub fn snippet_of(&self, body: &str, first_line: u64, q: &LexQuery) -> Snippet {
         let mut text = self.analyzer();
         let mut wanted: Vec<String> = Vec::new();
         for w in q.terms.iter().chain(&q.phrases) {
@@ -29,7 +34,7 @@ impl Searcher {
         }
         wanted.sort();
         wanted.dedup();
-        let lines: Vec<&str> = p.body.lines().collect();
+        let lines: Vec<&str> = body.lines().collect();
         let mut best: Option<(usize, (bool, usize, usize))> = None; // (line index, (text match, distinct, count))
         for (i, line) in lines.iter().enumerate() {
             if line.trim().is_empty() {
@@ -56,7 +61,7 @@ impl Searcher {
         }
         let Some((i, _)) = best else {
             return Snippet {
-                line: p.line,
+                line: first_line,
                 text: String::new(),
             };
         };
@@ -68,7 +73,7 @@ impl Searcher {
             shown.push_str(next);
         }
         Snippet {
-            line: p.line + i as u64,
+            line: first_line + i as u64,
             text: clip(&shown, &wanted, &mut text),
         }
     }
