@@ -70,6 +70,9 @@ pub struct HitList {
     pub weight: f64,
     pub hits: Vec<Hit>,
     pub texts: Vec<String>,
+    /// The sub-query text of a lexical list whose hits were ranked without snippets (filled in
+    /// for the fused winners only); `None` otherwise.
+    pub unsnipped: Option<String>,
 }
 
 impl HitList {
@@ -79,6 +82,7 @@ impl HitList {
             weight,
             hits,
             texts,
+            unsnipped: None,
         }
     }
 

@@ -78,7 +78,7 @@ impl Ranker {
     pub fn new(lex: &LexIndex) -> Result<Ranker, RankError> {
         Ok(Ranker {
             searcher: Searcher::new(lex)?,
-            tz: TimeZone::system(),
+            tz: crate::run::local_tz(),
         })
     }
 
@@ -154,6 +154,14 @@ impl Ranker {
             }
         }
         Ok(hits)
+    }
+
+    /// Give a hit ranked without its snippet (`snippets: false`, so `hit.line` is its passage's
+    /// first line) the snippet and line it would have had; `body` is the passage text.
+    pub fn fill_snippet(&self, hit: &mut Hit, body: &str, q: &Query) {
+        let s = self.searcher.snippet_of(body, hit.line, &lex_query(q));
+        hit.line = s.line;
+        hit.snippet = s.text;
     }
 
     /// The newest `limit` documents passing `filters`, newest first (the recency walk): each shown by
