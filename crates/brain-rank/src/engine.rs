@@ -9,16 +9,16 @@
 //! ```
 //!
 //! A single list is returned as it is (lexical mode gives exactly what [`Ranker`] gives). The vector
-//! side is opened lazily and only when the plan needs it, so lexical queries never load a model.
+//! side (`engine/vectors.rs`) is opened lazily and only when the plan needs it, so lexical queries
+//! never load a model.
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use brain_doc::{ErrorCode, Hit};
 use brain_store::{Config, Home};
 use brain_vec::cross::CrossEncoder;
 use brain_vec::search::VecSearch;
-use brain_vec::{EmbedderSpec, VecError};
+use brain_vec::EmbedderSpec;
 use jiff::Zoned;
 use serde_json::{Map, Value};
 
@@ -28,6 +28,9 @@ use crate::route::{self, Mode};
 use crate::run::{RunError, Unavailable};
 use crate::strategy::Strategy;
 use crate::{Filters, Query, fusion};
+
+mod vectors;
+use vectors::LagKey;
 
 /// One search, however it was asked.
 #[derive(Debug, Clone)]
@@ -134,19 +137,6 @@ pub struct Engine {
     lag: std::sync::Mutex<Option<(LagKey, Option<String>)>>,
 }
 
-/// What the embedding backlog depends on: the store's generation and the registry's files.
-type LagKey = (u64, Vec<Option<(std::time::SystemTime, u64)>>);
-
-impl From<&VecError> for Unavailable {
-    fn from(e: &VecError) -> Self {
-        Unavailable {
-            code: e.code(),
-            message: e.to_string(),
-            fix: e.fix(),
-        }
-    }
-}
-
 impl Engine {
     /// Open the engine of `home` (strategy file, config, lexical index). A missing lexical index is
     /// not an error until a lexical list is asked for.
@@ -205,40 +195,6 @@ impl Engine {
         self.lex
             .as_ref()
             .map_err(|u| RunError::Unavailable(u.clone()))
-    }
-
-    /// Whether vector search can run without trying: a store manifest exists and the embedder is
-    /// there (a local model folder with weights, or an HTTP backend).
-    pub fn vectors_available(&self) -> bool {
-        if let Some(Ok(_)) = self.vec.get() {
-            return true;
-        }
-        let manifest = self.vec_dir().join("manifest.json").is_file();
-        manifest
-            && match &self.spec {
-                Ok(EmbedderSpec::Local { dir }) => dir.join("model.safetensors").is_file(),
-                Ok(_) => true,
-                Err(_) => false,
-            }
-    }
-
-    fn vec_dir(&self) -> PathBuf {
-        self.home.index().join("vec")
-    }
-
-    /// The vector handle, opened on first use (model load included).
-    pub fn vectors(&self) -> Result<&VecSearch, Unavailable> {
-        self.vec
-            .get_or_init(|| match &self.spec {
-                Ok(spec) => VecSearch::open(&self.vec_dir(), spec).map_err(|e| (&e).into()),
-                Err(m) => Err(Unavailable {
-                    code: ErrorCode::BadQuery,
-                    message: m.clone(),
-                    fix: "fix $BRAIN_EMBEDDER (local:<dir>, openai:<url>#<model>, ollama:<url>#<model>)".into(),
-                }),
-            })
-            .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// Answer `req` at time `now`.
@@ -479,112 +435,6 @@ impl Engine {
             snippets: req.snippets && snippets,
         };
         Ok(self.ranker()?.rank_with_text(&q, &opts, now.timestamp())?)
-    }
-
-    /// The vector lists of `plan` (index into the plan, hits with their chunk texts).
-    #[allow(clippy::type_complexity)]
-    fn vector_lists(
-        &self,
-        plan: &[(usize, &SubQuery)],
-        filters: &Filters,
-        depth: usize,
-        now: &Zoned,
-    ) -> Result<Vec<(usize, Vec<(Hit, String)>)>, RunError> {
-        let vs = self.vectors().map_err(RunError::Unavailable)?;
-        let texts: Vec<&str> = plan.iter().map(|(_, s)| s.text.as_str()).collect();
-        let vectors = vs
-            .embedder
-            .embed(&texts)
-            .map_err(|e| RunError::Unavailable((&e).into()))?;
-        let filter = brain_vec::store::Filter {
-            collections: filters.collections.clone(),
-            projects: filters.projects.clone(),
-            agents: filters.agents.iter().map(|a| a.to_lowercase()).collect(),
-            since: filters.since.map(|t| t.as_second()),
-            until: filters.until.map(|t| t.as_second()),
-        };
-        let tz = now.time_zone().clone();
-        Ok(plan
-            .iter()
-            .zip(vectors)
-            .map(|((i, _), v)| {
-                let hits = vs
-                    .hits_with_text(&v, depth, &filter)
-                    .into_iter()
-                    .map(|(mut h, text)| {
-                        self.complete_vec_hit(&mut h, now, &tz);
-                        (h, text)
-                    })
-                    .collect();
-                (*i, hits)
-            })
-            .collect())
-    }
-
-    /// Give a vector hit what the lexical side gives: the file on disk, the local-calendar age.
-    fn complete_vec_hit(&self, h: &mut Hit, now: &Zoned, tz: &jiff::tz::TimeZone) {
-        if h.file.is_none()
-            && let Some(dir) = self.config.as_ref().and_then(|c| c.collection_dir(&h.collection))
-        {
-            let f = dir.join(&h.path);
-            if f.is_file() {
-                h.file = Some(f.display().to_string());
-            }
-        }
-        // Dates as the lexical side gives them: RFC 3339 in UTC (a bare `YYYY-MM-DD` is midnight).
-        if let Some(d) = brain_vec::store::date_seconds(&h.date)
-            .and_then(|s| jiff::Timestamp::from_second(s).ok())
-        {
-            h.date = d.to_string();
-            h.age_days = crate::age_days(d, now.timestamp(), tz);
-        }
-    }
-
-    /// "N documents need embeddings" when the vector store lags the lexical registry. Cached while
-    /// the store generation and the registry's files (database and WAL) are unchanged: the count
-    /// opens the registry and reads every row, ~15 % of a warm vector query.
-    fn vector_lag(&self) -> Option<String> {
-        let vs = self.vectors().ok()?;
-        let db = self.home.state_db();
-        let stat = |p: &std::path::Path| {
-            std::fs::metadata(p)
-                .ok()
-                .and_then(|m| Some((m.modified().ok()?, m.len())))
-        };
-        let mut wal = db.clone().into_os_string();
-        wal.push("-wal");
-        let key: LagKey = (
-            vs.store.manifest.generation,
-            vec![stat(&db), stat(std::path::Path::new(&wal))],
-        );
-        let mut cache = self.lag.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((k, v)) = cache.as_ref()
-            && *k == key
-        {
-            return v.clone();
-        }
-        let v = self.count_lag(vs);
-        *cache = Some((key, v.clone()));
-        v
-    }
-
-    fn count_lag(&self, vs: &VecSearch) -> Option<String> {
-        if !self.home.state_db().is_file() {
-            return None;
-        }
-        let reg = brain_store::Registry::open(&self.home).ok()?;
-        let fp = vs.store.manifest.fingerprint.id();
-        let n: i64 = reg
-            .connection()
-            .query_row(
-                "SELECT COUNT(*) FROM documents WHERE vec_fingerprint IS NULL OR vec_fingerprint != ?1",
-                [fp],
-                |r| r.get(0),
-            )
-            .ok()?;
-        (n > 0).then(|| {
-            format!("{n} document(s) are not embedded yet and can only match lexically (run `vecindex --all`)")
-        })
     }
 }
 

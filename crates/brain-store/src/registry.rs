@@ -67,6 +67,18 @@ pub struct FileStat {
     pub sha256: String,
 }
 
+impl From<DocEntry> for FileStat {
+    fn from(e: DocEntry) -> FileStat {
+        FileStat {
+            id: e.id,
+            file: e.file,
+            mtime_ns: e.mtime_ns,
+            size: e.size,
+            sha256: e.sha256,
+        }
+    }
+}
+
 /// Why the registry failed.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {source}")]

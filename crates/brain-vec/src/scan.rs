@@ -134,6 +134,8 @@ impl Store {
     ) -> (Vec<DocScore>, usize) {
         let d = query.len();
         let norm = simd::dot(query, query).sqrt();
+        // Row i's approximation error for this query (∞ without parameters: always rescored).
+        let bound = |i: usize| params.get(i).map_or(f32::INFINITY, |p| p[1]) * norm + ROUNDING;
         // Per row: the middle of its interval; per document of a block: its best lower and upper ends.
         let mut approx = vec![f32::NAN; self.len()];
         let docs: Vec<(usize, f32, f32)> = approx
@@ -150,9 +152,8 @@ impl Store {
                     let Some(doc) = self.row_allowed(allowed, i) else {
                         continue;
                     };
-                    let [scale, err] = params.get(i).copied().unwrap_or([1.0, f32::INFINITY]);
-                    *a = scale * r;
-                    let e = err * norm + ROUNDING;
+                    *a = params.get(i).map_or(1.0, |p| p[0]) * r;
+                    let e = bound(i);
                     // A non-finite score (a broken vector) keeps its document and row in play.
                     let (lo, hi) = if a.is_finite() {
                         (*a - e, *a + e)
@@ -194,8 +195,7 @@ impl Store {
             let (first, count) = (e.first as usize, e.count as usize);
             for i in first..(first + count).min(self.len()) {
                 let a = approx[i];
-                let bound = params.get(i).map_or(f32::INFINITY, |p| p[1]) * norm + ROUNDING;
-                if a.is_finite() && a + bound < theta {
+                if a.is_finite() && a + bound(i) < theta {
                     continue;
                 }
                 let mut s = [0f32];

@@ -11,10 +11,11 @@
 /// the FMA latency.
 const LANES: usize = 16;
 
-/// `Σ a[i]·b[i]` with [`LANES`] accumulators; `fma` picks fused multiply-adds (only inside a
-/// wrapper whose target has FMA, where `mul_add` is one instruction rather than a libm call).
+/// `Σ a[i]·b[i]` with [`LANES`] accumulators, for f32 or int8 `a` (widened to f32); `FMA` picks
+/// fused multiply-adds (only inside a wrapper whose target has FMA, where `mul_add` is one
+/// instruction rather than a libm call).
 #[inline(always)]
-fn dot_lanes<const FMA: bool>(a: &[f32], b: &[f32]) -> f32 {
+fn dot_lanes<const FMA: bool, T: Copy + Into<f32>>(a: &[T], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0f32; LANES];
@@ -23,57 +24,26 @@ fn dot_lanes<const FMA: bool>(a: &[f32], b: &[f32]) -> f32 {
         .remainder()
         .iter()
         .zip(cb.remainder())
-        .map(|(x, y)| x * y)
+        .map(|(&x, y)| x.into() * y)
         .sum();
     for (x, y) in ca.zip(cb) {
         for l in 0..LANES {
+            let v: f32 = x[l].into();
             acc[l] = if FMA {
-                x[l].mul_add(y[l], acc[l])
+                v.mul_add(y[l], acc[l])
             } else {
-                acc[l] + x[l] * y[l]
+                acc[l] + v * y[l]
             };
         }
     }
     acc.iter().sum::<f32>() + tail
 }
 
-/// `Σ q[i]·x[i]` for an int8 row `q` and an f32 query `x`.
+/// `out[r] = rows_r · q` for a block of rows, each `q.len()` long.
 #[inline(always)]
-fn dot_i8_lanes<const FMA: bool>(q: &[i8], x: &[f32]) -> f32 {
-    let n = q.len().min(x.len());
-    let (q, x) = (&q[..n], &x[..n]);
-    let mut acc = [0f32; LANES];
-    let (cq, cx) = (q.chunks_exact(LANES), x.chunks_exact(LANES));
-    let tail: f32 = cq
-        .remainder()
-        .iter()
-        .zip(cx.remainder())
-        .map(|(&a, b)| f32::from(a) * b)
-        .sum();
-    for (a, b) in cq.zip(cx) {
-        for l in 0..LANES {
-            let v = f32::from(a[l]);
-            acc[l] = if FMA {
-                v.mul_add(b[l], acc[l])
-            } else {
-                acc[l] + v * b[l]
-            };
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
-#[inline(always)]
-fn scores_f32_body<const FMA: bool>(rows: &[f32], q: &[f32], out: &mut [f32]) {
+fn scores_body<const FMA: bool, T: Copy + Into<f32>>(rows: &[T], q: &[f32], out: &mut [f32]) {
     for (o, row) in out.iter_mut().zip(rows.chunks_exact(q.len())) {
-        *o = dot_lanes::<FMA>(row, q);
-    }
-}
-
-#[inline(always)]
-fn scores_i8_body<const FMA: bool>(rows: &[i8], q: &[f32], out: &mut [f32]) {
-    for (o, row) in out.iter_mut().zip(rows.chunks_exact(q.len())) {
-        *o = dot_i8_lanes::<FMA>(row, q);
+        *o = dot_lanes::<FMA, T>(row, q);
     }
 }
 
@@ -82,7 +52,7 @@ fn dots_nt_plain(x: &[f32], k: usize, w: &[f32], out: &mut [f32]) {
     let m = x.len() / k.max(1);
     for (wj, o) in w.chunks_exact(k.max(1)).zip(out.chunks_exact_mut(m.max(1))) {
         for (xi, oi) in x.chunks_exact(k.max(1)).zip(o.iter_mut()) {
-            *oi = dot_lanes::<false>(xi, wj);
+            *oi = dot_lanes::<false, f32>(xi, wj);
         }
     }
 }
@@ -201,7 +171,7 @@ macro_rules! dispatch {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         fn $avx($($arg: $ty),*) $(-> $ret)? {
-            $body::<true>($($arg),*)
+            $body::<true, _>($($arg),*)
         }
 
         $(#[$doc])*
@@ -212,7 +182,7 @@ macro_rules! dispatch {
                 // SAFETY: the CPU was checked for AVX2 and FMA just above.
                 return unsafe { $avx($($arg),*) };
             }
-            $body::<false>($($arg),*)
+            $body::<false, _>($($arg),*)
         }
     };
 }
@@ -223,11 +193,11 @@ dispatch!(
 );
 dispatch!(
     /// `out[r] = rows_r · q` for the f32 rows (each `q.len()` long) of a block.
-    scores_f32, scores_f32_avx2, scores_f32_body, (rows: &[f32], q: &[f32], out: &mut [f32])
+    scores_f32, scores_f32_avx2, scores_body, (rows: &[f32], q: &[f32], out: &mut [f32])
 );
 dispatch!(
     /// `out[r] = Σ rows_r[i]·q[i]` for the int8 rows (each `q.len()` long) of a block (unscaled).
-    scores_i8, scores_i8_avx2, scores_i8_body, (rows: &[i8], q: &[f32], out: &mut [f32])
+    scores_i8, scores_i8_avx2, scores_body, (rows: &[i8], q: &[f32], out: &mut [f32])
 );
 
 #[cfg(test)]
@@ -250,7 +220,7 @@ mod tests {
             .map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0)
             .collect();
         let exact = naive(&a, &b);
-        for got in [dot(&a, &b), dot_lanes::<false>(&a, &b)] {
+        for got in [dot(&a, &b), dot_lanes::<false, f32>(&a, &b)] {
             assert!((f64::from(got) - exact).abs() < 1e-3, "{got} vs {exact}");
         }
         let q: Vec<i8> = (0..389).map(|i: i32| (i * 29 % 255 - 127) as i8).collect();
