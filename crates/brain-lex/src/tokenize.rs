@@ -60,15 +60,75 @@ const WORD_CACHE_LIMIT: usize = 200_000;
 #[derive(Clone)]
 pub struct CachedTextTokenizer {
     normalizer: TextAnalyzer,
-    cache: HashMap<String, Option<String>>,
+    /// Word → its normalized form (`None`: removed). Keys are short and local, so a fast
+    /// non-cryptographic hash (foldhash, seeded per process) instead of SipHash.
+    cache: HashMap<Box<str>, Option<Box<str>>, foldhash::fast::RandomState>,
 }
 
 impl Default for CachedTextTokenizer {
     fn default() -> Self {
         CachedTextTokenizer {
             normalizer: word_normalizer(),
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         }
+    }
+}
+
+impl CachedTextTokenizer {
+    /// The normalized form of the word `w` (`None`: removed), from the cache or computed once.
+    fn normalize(&mut self, w: &str) -> Option<&str> {
+        if !self.cache.contains_key(w) {
+            if self.cache.len() > WORD_CACHE_LIMIT {
+                self.cache.clear();
+            }
+            let mut s = self.normalizer.token_stream(w);
+            let n = s.advance().then(|| s.token().text.clone().into_boxed_str());
+            drop(s);
+            self.cache.insert(w.into(), n);
+        }
+        self.cache.get(w).and_then(|n| n.as_deref())
+    }
+
+    /// Call `f(offset, token)` for every token of `text` in order, as the token stream yields them,
+    /// without allocating for words already seen (the snippet path reads whole passages this way).
+    pub fn for_each_token(&mut self, text: &str, mut f: impl FnMut(usize, &str)) {
+        for_each_word(text, |from, to| {
+            if let Some(n) = self.normalize(&text[from..to]) {
+                f(from, n);
+            }
+        });
+    }
+
+    /// [`CachedTextTokenizer::for_each_token`] for the tokens that start with one of `firsts`
+    /// (lower-case characters): a word whose lower-cased first character is not among them is
+    /// skipped without being normalized. The same tokens as filtering the full stream, because
+    /// normalization never changes a kept word's first character: lower-casing maps each character
+    /// on its own (tantivy's `LowerCaser`), and Snowball English stemming rewrites only suffixes — its
+    /// steps work inside R1/R2 or after a preceding vowel, and its exception list (`dying` → `die`,
+    /// `skies` → `sky`, …) keeps first letters. (The snippet of a hit reads passages this way: most
+    /// of a fresh process's snippet time was stemming words no query word could match.)
+    pub fn for_each_token_from(
+        &mut self,
+        text: &str,
+        firsts: &[char],
+        mut f: impl FnMut(usize, &str),
+    ) {
+        for_each_word(text, |from, to| {
+            let w = &text[from..to];
+            let first = w.chars().next().and_then(|c| c.to_lowercase().next());
+            if first.is_some_and(|c| firsts.contains(&c))
+                && let Some(n) = self.normalize(w)
+            {
+                f(from, n);
+            }
+        });
+    }
+
+    /// The token texts of `text` (what the query side builds its terms from).
+    pub fn tokens(&mut self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.for_each_token(text, |_, t| out.push(t.to_string()));
+        out
     }
 }
 
@@ -76,31 +136,15 @@ impl Tokenizer for CachedTextTokenizer {
     type TokenStream<'a> = VecTokenStream;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
         let mut stream = CodeWordTokenizer.token_stream(text);
-        if self.cache.len() > WORD_CACHE_LIMIT {
-            self.cache.clear();
-        }
-        let normalizer = &mut self.normalizer;
-        stream.tokens.retain_mut(|t| {
-            let normalized = match self.cache.get(&t.text) {
-                Some(n) => n.clone(),
-                None => {
-                    let mut s = normalizer.token_stream(&t.text);
-                    let n = if s.advance() {
-                        Some(s.token().text.clone())
-                    } else {
-                        None
-                    };
-                    self.cache.insert(t.text.clone(), n.clone());
-                    n
-                }
-            };
-            match normalized {
-                Some(n) => {
+        stream.tokens.retain_mut(|t| match self.normalize(&t.text) {
+            Some(n) => {
+                if *n != *t.text {
+                    let n = n.to_string();
                     t.text = n;
-                    true
                 }
-                None => false,
+                true
             }
+            None => false,
         });
         stream
     }
@@ -185,46 +229,57 @@ impl Tokenizer for CodeWordTokenizer {
     type TokenStream<'a> = VecTokenStream;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
         let mut tokens = Vec::new();
-        let mut word_start: Option<usize> = None;
-        for (i, c) in text.char_indices() {
-            if c.is_alphanumeric() && !is_cjk(c) {
-                word_start.get_or_insert(i);
-                continue;
-            }
-            if let Some(s) = word_start.take() {
-                split_camel(&mut tokens, text, s, i);
-            }
-            if is_cjk(c) {
-                push(&mut tokens, text, i, i + c.len_utf8());
-            }
-        }
-        if let Some(s) = word_start {
-            split_camel(&mut tokens, text, s, text.len());
-        }
+        for_each_word(text, |from, to| push(&mut tokens, text, from, to));
         VecTokenStream { tokens, next: 0 }
     }
 }
 
-/// Push the parts of the alphanumeric word `text[from..to]`, cut before an upper-case letter that
+/// Call `f(from, to)` for every word of `text` as [`CodeWordTokenizer`] splits it, in order.
+fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
+    let mut word_start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() && !is_cjk(c) {
+            word_start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = word_start.take() {
+            split_camel(text, s, i, &mut f);
+        }
+        if is_cjk(c) {
+            f(i, i + c.len_utf8());
+        }
+    }
+    if let Some(s) = word_start {
+        split_camel(text, s, text.len(), &mut f);
+    }
+}
+
+/// The parts of the alphanumeric word `text[from..to]`, cut before an upper-case letter that
 /// follows a lower-case one (`fooBar`) or that starts a capitalized word after an acronym (`HTTPServer`).
-fn split_camel(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
-    let word: Vec<(usize, char)> = text[from..to]
-        .char_indices()
-        .map(|(i, c)| (from + i, c))
-        .collect();
+fn split_camel(text: &str, from: usize, to: usize, f: &mut impl FnMut(usize, usize)) {
+    let word = &text[from..to];
+    // Most words: ASCII with no upper-case letter after the first, so nothing to cut.
+    if word.is_ascii() && !word.bytes().skip(1).any(|b| b.is_ascii_uppercase()) {
+        f(from, to);
+        return;
+    }
+    let mut chars = word.char_indices().peekable();
+    let Some((_, mut prev)) = chars.next() else {
+        return;
+    };
     let mut start = from;
-    for k in 1..word.len() {
-        let (prev, cur) = (word[k - 1].1, word[k].1);
-        let next_lower = word.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+    while let Some((i, cur)) = chars.next() {
+        let next_lower = chars.peek().is_some_and(|(_, n)| n.is_lowercase());
         let cut = (prev.is_lowercase() && cur.is_uppercase())
             || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
             || (prev.is_numeric() && cur.is_uppercase() && next_lower);
         if cut {
-            push(tokens, text, start, word[k].0);
-            start = word[k].0;
+            f(start, from + i);
+            start = from + i;
         }
+        prev = cur;
     }
-    push(tokens, text, start, to);
+    f(start, to);
 }
 
 /// Emits whole identifiers, paths and flags, lower-cased.
@@ -401,6 +456,31 @@ mod tests {
             first,
             "second pass served from the cache"
         );
+    }
+
+    #[test]
+    fn normalization_keeps_the_first_character() {
+        let words = "dying lying tying skies skis idly gently ugly early only singly news Yelling \
+            yesterday youth Über ÉCOLE İstanbul ΣΟΦΙΑ Σ generously relational possibilities \
+            conditional hopefully agreed feed sing bring being crying cries ties gas us a I \
+            quickly Running RUNNING parseHTTPResponse 数据 x1 9lives";
+        let mut t = CachedTextTokenizer::default();
+        let mut all = Vec::new();
+        t.for_each_token(words, |at, tok| all.push((at, tok.to_string())));
+        for (at, tok) in &all {
+            let word_first = words[*at..].chars().next().and_then(|c| c.to_lowercase().next());
+            assert_eq!(tok.chars().next(), word_first, "{tok} at {at}");
+        }
+        // Asking for some first characters gives exactly the full stream's tokens that start so.
+        let firsts = ['d', 'y', 'σ', 'i', 'r', '数'];
+        let mut some = Vec::new();
+        t.for_each_token_from(words, &firsts, |at, tok| some.push((at, tok.to_string())));
+        let want: Vec<_> = all
+            .into_iter()
+            .filter(|(_, tok)| tok.chars().next().is_some_and(|c| firsts.contains(&c)))
+            .collect();
+        assert_eq!(some, want);
+        assert!(want.len() > 8, "{want:?}");
     }
 
     #[test]

@@ -116,7 +116,8 @@ fn indexed(docs: usize) -> (tempfile::TempDir, Searcher) {
     let home = Home::at(dir.path());
     corpus(&home, docs);
     let lex = LexIndex::open(&home).expect("open");
-    let s = Searcher::new(&lex).expect("searcher");
+    let mut s = Searcher::new(&lex).expect("searcher");
+    s.set_one_pass_below(0); // a small corpus: compare the two-pass search on every plain query
     (dir, s)
 }
 

@@ -31,14 +31,14 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, DocAddress, Score, TantivyDocument, Term};
 
 use crate::schema::Fields;
-use crate::tokenize::{ident_analyzer, text_analyzer, tokens};
+use crate::tokenize::{CachedTextTokenizer, ident_analyzer, tokens};
 use crate::{LexError, LexIndex};
 
 mod snippet;
 mod two_pass;
 
 pub use snippet::{SNIPPET_CHARS, Snippet};
-pub use two_pass::{MIN_POOL, POOL_FACTOR};
+pub use two_pass::{MIN_POOL, ONE_PASS_BELOW, POOL_FACTOR};
 
 /// What to look for, already parsed (the query language lives in `brain-rank`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -146,28 +146,39 @@ pub struct Searcher {
     fields: Fields,
     /// The text analyzer, shared so that its word cache (stemming is most of a snippet's cost) stays
     /// warm across queries in a long-lived process.
-    text: Mutex<TextAnalyzer>,
+    text: Mutex<CachedTextTokenizer>,
     ident: TextAnalyzer,
     /// Threads for the per-segment searches of the candidate pool, started on first use.
     executor: std::sync::OnceLock<tantivy::Executor>,
+    /// Plain word queries with fewer postings run in one pass ([`ONE_PASS_BELOW`]).
+    one_pass_below: u64,
 }
 
 impl Searcher {
     /// A searcher on the last commit of `lex`.
     pub fn new(lex: &LexIndex) -> Result<Searcher, SearchError> {
+        warm_empty_term_dictionary();
         let searcher = lex.reader()?.searcher();
         Ok(Searcher {
             searcher,
             fields: *lex.fields(),
-            text: Mutex::new(text_analyzer()),
+            text: Mutex::new(CachedTextTokenizer::default()),
             ident: ident_analyzer(),
             executor: std::sync::OnceLock::new(),
+            one_pass_below: ONE_PASS_BELOW,
         })
+    }
+
+    /// Run plain word queries with fewer than `postings` postings in one pass (default
+    /// [`ONE_PASS_BELOW`]; 0 sends every plain word query to the two-pass search, as the tests that
+    /// compare the two do).
+    pub fn set_one_pass_below(&mut self, postings: u64) {
+        self.one_pass_below = postings;
     }
 
     /// The shared text analyzer (a poisoned lock still holds a usable analyzer: it has no invariant a
     /// panic could break).
-    fn analyzer(&self) -> std::sync::MutexGuard<'_, TextAnalyzer> {
+    fn analyzer(&self) -> std::sync::MutexGuard<'_, CachedTextTokenizer> {
         self.text
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -405,7 +416,7 @@ impl Searcher {
     /// per identifier token, the `ident` term alone.
     fn word_fields(&self, w: &str, b: &Boosts) -> Vec<(Field, Vec<String>, f32)> {
         let f = &self.fields;
-        let parts = tokens(&mut self.analyzer(), w);
+        let parts = self.analyzer().tokens(w);
         let mut alts = Vec::new();
         if !parts.is_empty() {
             for (field, boost) in [
@@ -429,7 +440,7 @@ impl Searcher {
 
     /// A phrase in title, headings or body (a one-word phrase is a word there).
     fn phrase(&self, p: &str) -> Option<Box<dyn Query>> {
-        let parts = tokens(&mut self.analyzer(), p);
+        let parts = self.analyzer().tokens(p);
         let f = &self.fields;
         let alts: Vec<(Occur, Box<dyn Query>)> = [f.title, f.headings, f.body]
             .into_iter()
@@ -450,6 +461,19 @@ impl Searcher {
             .collect();
         (!alts.is_empty()).then(|| Box::new(BooleanQuery::new(alts)) as Box<dyn Query>)
     }
+}
+
+/// Build tantivy's shared empty term dictionary on another thread, once per process. A query on a
+/// field that a segment does not hold (`headings` on a corpus without headings) gets that
+/// dictionary, and its first use builds it: ~0.5 ms of a fresh `brain ask`'s ~7 ms on SciFact (perf,
+/// 2026-11-23), spent here while the index opens on this thread instead.
+fn warm_empty_term_dictionary() {
+    static WARM: std::sync::Once = std::sync::Once::new();
+    WARM.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("brain-lex-warm".into())
+            .spawn(|| drop(tantivy::termdict::TermDictionary::empty()));
+    });
 }
 
 fn term(field: Field, text: &str, opt: IndexRecordOption) -> Box<dyn Query> {

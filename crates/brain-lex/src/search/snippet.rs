@@ -1,9 +1,7 @@
 //! The snippet of a hit: the passage line that best shows why it matched.
 
-use tantivy::tokenizer::TextAnalyzer;
-
 use super::{LexQuery, Passage, Searcher};
-use crate::tokenize::tokens;
+use crate::tokenize::CachedTextTokenizer;
 
 /// Longest snippet, in characters (about two terminal lines).
 pub const SNIPPET_CHARS: usize = 220;
@@ -26,32 +24,45 @@ impl Searcher {
     }
 
     /// [`Searcher::snippet`] of a passage given by its text and first line.
+    ///
+    /// The passage is tokenized once, as a whole (no token spans a line break), and only the
+    /// tokens that are query words are kept, with their line.
     pub fn snippet_of(&self, body: &str, first_line: u64, q: &LexQuery) -> Snippet {
         let mut text = self.analyzer();
         let mut wanted: Vec<String> = Vec::new();
         for w in q.terms.iter().chain(&q.phrases) {
-            wanted.extend(tokens(&mut text, w));
+            wanted.extend(text.tokens(w));
         }
         wanted.sort();
         wanted.dedup();
-        let lines: Vec<&str> = body.lines().collect();
+        let mut firsts: Vec<char> = wanted.iter().filter_map(|w| w.chars().next()).collect();
+        firsts.dedup();
+        // (line index, wanted index) of every query-word token, in text order.
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        let (mut line, mut scanned) = (0usize, 0usize);
+        text.for_each_token_from(body, &firsts, |at, tok| {
+            if let Ok(w) = wanted.binary_search_by(|x| x.as_str().cmp(tok)) {
+                line += memchr::memchr_iter(b'\n', &body.as_bytes()[scanned..at]).count();
+                scanned = at;
+                found.push((line, w));
+            }
+        });
         let mut best: Option<(usize, (bool, usize, usize))> = None; // (line index, (text match, distinct, count))
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim().is_empty() {
+        let mut next = 0usize;
+        let lines: Vec<&str> = body.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let start = next;
+            while next < found.len() && found[next].0 == i {
+                next += 1;
+            }
+            if l.trim().is_empty() {
                 continue;
             }
-            let toks = tokens(&mut text, line);
-            let count = toks
-                .iter()
-                .filter(|t| wanted.binary_search(t).is_ok())
-                .count();
-            let mut hit: Vec<&String> = toks
-                .iter()
-                .filter(|t| wanted.binary_search(t).is_ok())
-                .collect();
-            hit.sort();
+            let mut hit: Vec<usize> = found[start..next].iter().map(|x| x.1).collect();
+            let count = hit.len();
+            hit.sort_unstable();
             hit.dedup();
-            let text_match = !hit.is_empty() && !line.trim_start().starts_with('#');
+            let text_match = !hit.is_empty() && !l.trim_start().starts_with('#');
             let cand = (i, (text_match, hit.len(), count));
             best = match best {
                 None => Some(cand),
@@ -80,19 +91,19 @@ impl Searcher {
 }
 
 /// `line` cut to [`SNIPPET_CHARS`] characters, starting a little before the first wanted word.
-fn clip(line: &str, wanted: &[String], text: &mut TextAnalyzer) -> String {
+fn clip(line: &str, wanted: &[String], text: &mut CachedTextTokenizer) -> String {
     let chars: Vec<char> = line.chars().collect();
     if chars.len() <= SNIPPET_CHARS {
         return line.to_string();
     }
-    let mut first = 0usize;
-    let mut stream = text.token_stream(line);
-    while stream.advance() {
-        if wanted.binary_search(&stream.token().text).is_ok() {
-            first = line[..stream.token().offset_from].chars().count();
-            break;
+    let firsts: Vec<char> = wanted.iter().filter_map(|w| w.chars().next()).collect();
+    let mut first: Option<usize> = None;
+    text.for_each_token_from(line, &firsts, |at, tok| {
+        if first.is_none() && wanted.binary_search_by(|x| x.as_str().cmp(tok)).is_ok() {
+            first = Some(at);
         }
-    }
+    });
+    let first = first.map_or(0, |at| line[..at].chars().count());
     let start = first
         .saturating_sub(40)
         .min(chars.len().saturating_sub(SNIPPET_CHARS));

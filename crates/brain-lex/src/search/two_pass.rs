@@ -15,6 +15,10 @@ use super::{Boosts, LexQuery, SearchError, Searcher, boosted};
 pub const POOL_FACTOR: usize = 4;
 /// Floor of the candidate pool.
 pub const MIN_POOL: usize = 200;
+/// Plain word queries whose terms hold fewer postings than this run in one pass: it visits them all
+/// in about 15–35 ns each on the 10,000-file bench corpus, ~1 ms below this, while the pools cost
+/// 1–1.5 ms whatever the query (`examples/two_pass.rs`; on SciFact every query is below it).
+pub const ONE_PASS_BELOW: u64 = 50_000;
 
 /// A plain word query as the two-pass search sees it: a table of distinct (field, term, boost) and,
 /// per word, its alternatives (one per field, or an identifier term), each a list of terms that must
@@ -41,23 +45,27 @@ impl Plan {
         }
     }
 
-    /// `c` with `E ≤ c·F` for every passage: `E` its score under [`Searcher::query`], `F` its score
-    /// under the pool's summed union of the distinct terms. A word's dis-max is at most
-    /// `max(1, tie) ×` the sum of its alternatives, which sum their terms; a term counted `m` times
-    /// across all alternatives enters that sum `m` times but `F` once; the all-words boost multiplies
-    /// by at most `1 + all_terms`.
+    /// `c` with `E ≤ c·F` for every passage that misses a word (and `E ≤ boost·c·F` for one that
+    /// holds them all, `boost` from [`Plan::all_words_boost`]): `E` its score under
+    /// [`Searcher::query`], `F` its score under the pool's summed union of the distinct terms. A
+    /// word's dis-max is at most `max(1, tie) ×` the sum of its alternatives, which sum their terms;
+    /// a term counted `m` times across all alternatives enters that sum `m` times but `F` once.
     fn bound(&self, b: &Boosts) -> f32 {
         let mut uses = vec![0u32; self.terms.len()];
         for t in self.words.iter().flatten().flatten() {
             uses[*t] += 1;
         }
         let m = uses.into_iter().max().unwrap_or(1).max(1) as f32;
-        let boost = if self.words.len() > 1 && b.all_terms > 0.0 {
+        m * b.tie_breaker.max(1.0)
+    }
+
+    /// The factor a passage holding every word gets: `1 + all_terms` for several words, else 1.
+    fn all_words_boost(&self, b: &Boosts) -> f32 {
+        if self.words.len() > 1 && b.all_terms > 0.0 {
             1.0 + b.all_terms
         } else {
             1.0
-        };
-        m * b.tie_breaker.max(1.0) * boost
+        }
     }
 
     /// The score [`Searcher::query`] gives a passage whose term scores are `score(t)`, or `None` when
@@ -128,12 +136,24 @@ impl Searcher {
         let limit = limit.max(1);
         let pool = limit.saturating_mul(POOL_FACTOR).max(MIN_POOL);
         if let Some(plan) = self.plan(q, b)
-            && let Some(found) = self.two_pass(&plan, b, limit, pool)?
+            && self.postings(&plan)? >= self.one_pass_below
+            && let Some(found) = self.two_pass(q, &plan, b, limit, pool)?
         {
             return Ok(found);
         }
         // One pass visits every match whatever it keeps: keeping the pool's worth costs little more.
         self.candidates_one_pass(q, b, pool)
+    }
+
+    /// The postings a one-pass search of `plan` would visit: the document frequencies of its terms.
+    fn postings(&self, plan: &Plan) -> Result<u64, SearchError> {
+        let mut n = 0;
+        for (field, text, _) in &plan.terms {
+            n += self
+                .searcher
+                .doc_freq(&Term::from_field_text(*field, text))?;
+        }
+        Ok(n)
     }
 
     /// [`Searcher::candidates`] with an explicit first pool size for plain word queries, and whether
@@ -148,7 +168,7 @@ impl Searcher {
     ) -> Result<(Vec<(Score, DocAddress)>, bool), SearchError> {
         let limit = limit.max(1);
         if let Some(plan) = self.plan(q, b)
-            && let Some(mut found) = self.two_pass(&plan, b, limit, pool)?
+            && let Some(mut found) = self.two_pass(q, &plan, b, limit, pool)?
         {
             found.truncate(limit);
             return Ok((found, true));
@@ -182,70 +202,121 @@ impl Searcher {
     }
 
     /// Two passes over a plain word query, exact: at least the best `limit` passages (every pooled
-    /// passage whose place is proven, in order), or `None` when the pool does not prove the best
-    /// `limit`, or the pool would be larger than a quarter of the index (the caller then runs the
+    /// passage whose place is proven, in order), or `None` when the pools do not prove the best
+    /// `limit`, or a pool would be larger than a quarter of the index (the caller then runs the
     /// one-pass query).
     ///
-    /// The pool: every (word, field) term — each part of a split identifier on its own — as one summed
-    /// union `F`, which tantivy runs with block-WAND (skipping posting blocks that cannot reach the
-    /// pool's current top) instead of scoring every passage that holds a common word; it matches a
-    /// superset of what [`Searcher::query`] matches. Each pooled passage then gets the exact score `E`
-    /// of [`Searcher::query`]: every term's BM25 score read by seeking its postings to the pooled
-    /// passages, combined as the query combines them ([`Plan::score`]).
+    /// The union pool: every (word, field) term — each part of a split identifier on its own — as
+    /// one summed union `F`, which tantivy runs with block-WAND (skipping posting blocks that cannot
+    /// reach the pool's floor) instead of scoring every passage that holds a common word; it
+    /// matches a superset of what [`Searcher::query`] matches. Each pooled passage then gets the
+    /// exact score `E` of [`Searcher::query`]: every term's BM25 score read by seeking its postings
+    /// to the pooled passages, combined as the query combines them ([`Plan::score`]).
     ///
-    /// Why that is the one-pass answer: `E ≤ c·F` for every passage, with `c` from the plan
-    /// ([`Plan::bound`]: a word's dis-max is at most the sum of its terms, the all-words boost at
-    /// most doubles). A passage outside the pool has `F` at most the pool's lowest, `F_min`, so
-    /// when the `limit`-th exact score exceeds `c·F_min` nothing outside can enter the top `limit`.
-    /// A pool that holds every match is exact outright. A second, larger pool was measured and
-    /// dropped: it rarely proves what the first did not (queries of rare words, whose one pass is
-    /// cheap anyway) and costs more than the one pass it would save.
+    /// Why that is the one-pass answer: `E ≤ c·F` for a passage missing a word and `E ≤ boost·c·F`
+    /// for one holding them all ([`Plan::bound`], [`Plan::all_words_boost`]). A passage outside the
+    /// pool has `F` at most the pool's floor `F_min`, so when the `limit`-th exact score exceeds
+    /// `boost·c·F_min` nothing outside can enter the top `limit`. A pool that holds every match is
+    /// exact outright.
+    ///
+    /// When the boost keeps that bound above the `limit`-th score (queries mixing rare and common
+    /// words, where many passages have close `F`), a conjunction pool settles it: the best passages
+    /// holding every word, ranked by tantivy on the conjunction of the words, bound every such
+    /// passage left out by the boost times their lowest score, so the union pool needs to bound
+    /// only the passages missing a word, by `c·F_min` without the boost. (A union pool widened
+    /// below `F_min` was tried: on the bench corpus and the tests' corpus that bound was never the
+    /// one that failed.)
     fn two_pass(
         &self,
+        q: &LexQuery,
         plan: &Plan,
         b: &Boosts,
         limit: usize,
         pool: usize,
     ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
-        use tantivy::DocSet;
-        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
-        let term_queries: Vec<(TermQuery, f32)> = plan
-            .terms
-            .iter()
-            .map(|(field, t, boost)| {
-                let term = Term::from_field_text(*field, t);
-                (TermQuery::new(term, IndexRecordOption::WithFreqs), *boost)
-            })
-            .collect();
-        let pool_query = BooleanQuery::new(
-            term_queries
-                .iter()
-                .map(|(tq, boost)| {
-                    (
-                        Occur::Should,
-                        boosted(Box::new(tq.clone()) as Box<dyn Query>, *boost),
-                    )
-                })
-                .collect(),
-        );
-        let bound = plan.bound(b);
         let budget = (self.searcher.num_docs() / 4) as usize;
         let pool = pool.max(limit);
         if pool > budget {
             return Ok(None); // a small index: one pass costs less than a pool of a quarter of it
         }
+        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
+        let exact = Exact::new(plan, scoring)?;
+        let c = plan.bound(b);
+        let boost = plan.all_words_boost(b);
         let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
         let found =
             self.searcher
-                .search_with_executor(&pool_query, &top, self.executor(), scoring)?;
-        let complete = found.len() < pool;
-        let floor = found.last().map_or(0.0, |(f, _)| *f);
+                .search_with_executor(&exact.union, &top, self.executor(), scoring)?;
+        // Every passage left out of a full pool has `F ≤ f_min`; a pool that is not full holds every
+        // match.
+        let f_min = if found.len() == pool {
+            found.last().map_or(0.0, |x| x.0)
+        } else {
+            0.0
+        };
         let mut addrs: Vec<DocAddress> = found.into_iter().map(|(_, a)| a).collect();
         addrs.sort();
-        // scores[t][i]: term t's boosted BM25 score in pooled passage i (None: absent).
-        let mut scores: Vec<Vec<Option<Score>>> = vec![vec![None; addrs.len()]; term_queries.len()];
-        for (t, (tq, boost)) in term_queries.iter().enumerate() {
-            let weight = tq.weight(scoring)?;
+        let mut out = self.exact_scores(&exact, plan, b, &addrs)?;
+        sort_best_first(&mut out);
+        let proven = |out: &[(Score, DocAddress)], cut: Score| {
+            out.iter().take_while(|(e, _)| *e > cut).count()
+        };
+        let cut = boost * c * f_min * SLACK;
+        if proven(&out, cut) >= limit || f_min == 0.0 {
+            out.truncate(proven(&out, cut));
+            return Ok(Some(out));
+        }
+        if boost <= 1.0 {
+            return Ok(None);
+        }
+        // The conjunction pool, and what it bounds: every passage holding all words outside it.
+        let conj = BooleanQuery::new(
+            q.terms
+                .iter()
+                .filter_map(|w| self.word(w, b))
+                .map(|w| (Occur::Must, w))
+                .collect(),
+        );
+        let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
+        let found = self
+            .searcher
+            .search_with_executor(&conj, &top, self.executor(), scoring)?;
+        let bound_all = if found.len() == pool {
+            boost * found[pool - 1].0 * SLACK
+        } else {
+            0.0
+        };
+        let known: std::collections::HashSet<DocAddress> = addrs.into_iter().collect();
+        let mut more: Vec<DocAddress> = found
+            .into_iter()
+            .map(|(_, a)| a)
+            .filter(|a| !known.contains(a))
+            .collect();
+        more.sort();
+        out.append(&mut self.exact_scores(&exact, plan, b, &more)?);
+        sort_best_first(&mut out);
+        let cut = bound_all.max(c * f_min * SLACK);
+        let proven = proven(&out, cut);
+        if proven < limit {
+            return Ok(None);
+        }
+        out.truncate(proven);
+        Ok(Some(out))
+    }
+
+    /// The exact scores (as [`Searcher::query`] gives them) of the passages `addrs` (sorted) that
+    /// match the query: every term's BM25 score read by seeking its postings to them.
+    fn exact_scores(
+        &self,
+        exact: &Exact,
+        plan: &Plan,
+        b: &Boosts,
+        addrs: &[DocAddress],
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        use tantivy::DocSet;
+        // scores[t][i]: term t's boosted BM25 score in passage i (None: absent).
+        let mut scores: Vec<Vec<Option<Score>>> = vec![vec![None; addrs.len()]; exact.terms.len()];
+        for (t, (weight, boost)) in exact.terms.iter().enumerate() {
             let mut start = 0;
             for seg in addrs.chunk_by(|x, y| x.segment_ord == y.segment_ord) {
                 let reader = self.searcher.segment_reader(seg[0].segment_ord);
@@ -258,24 +329,54 @@ impl Searcher {
                 start += seg.len();
             }
         }
-        let mut out: Vec<(Score, DocAddress)> = addrs
+        Ok(addrs
             .iter()
             .enumerate()
             .filter_map(|(i, a)| plan.score(|t| scores[t][i], b).map(|s| (s, *a)))
-            .collect();
-        out.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-        // Every pooled passage scoring above `c·F_min` (with slack for the float rounding of two
-        // summation orders) is placed as the one pass would place it.
-        let cut = bound * floor * (1.0 + 1e-4);
-        let proven = if complete {
-            out.len()
-        } else {
-            out.iter().take_while(|(e, _)| *e > cut).count()
-        };
-        if proven < limit {
-            return Ok(None);
-        }
-        out.truncate(proven);
-        Ok(Some(out))
+            .collect())
     }
 }
+
+/// A plan's terms ready to score: one weight per term with its field boost, and the pool's summed
+/// union of them all.
+struct Exact {
+    terms: Vec<(Box<dyn tantivy::query::Weight>, f32)>,
+    union: BooleanQuery,
+}
+
+impl Exact {
+    fn new(plan: &Plan, scoring: tantivy::query::EnableScoring<'_>) -> Result<Exact, SearchError> {
+        let queries: Vec<(TermQuery, f32)> = plan
+            .terms
+            .iter()
+            .map(|(field, t, boost)| {
+                let term = Term::from_field_text(*field, t);
+                (TermQuery::new(term, IndexRecordOption::WithFreqs), *boost)
+            })
+            .collect();
+        let union = BooleanQuery::new(
+            queries
+                .iter()
+                .map(|(tq, boost)| {
+                    (
+                        Occur::Should,
+                        boosted(Box::new(tq.clone()) as Box<dyn Query>, *boost),
+                    )
+                })
+                .collect(),
+        );
+        let terms = queries
+            .iter()
+            .map(|(tq, boost)| Ok((tq.weight(scoring)?, *boost)))
+            .collect::<Result<_, tantivy::TantivyError>>()?;
+        Ok(Exact { terms, union })
+    }
+}
+
+/// Best score first; equal scores by address, as tantivy's top-k orders them.
+fn sort_best_first(v: &mut [(Score, DocAddress)]) {
+    v.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+}
+
+/// Relative slack on score bounds: the pools and the exact scores sum the same terms in other orders.
+const SLACK: f32 = 1.0 + 1e-4;
