@@ -20,5 +20,5 @@ pub mod walk;
 
 pub use document::{Prepared, format_secs, parse_date};
 pub use dump::{PassageRecord, dump};
-pub use index::{LexError, LexIndex, WRITER_MEMORY};
+pub use index::{BULK_WRITER_MEMORY, LexError, LexIndex, WRITER_MEMORY};
 pub use sync::{Indexer, Summary, SyncError};

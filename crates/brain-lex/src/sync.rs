@@ -158,7 +158,12 @@ impl Indexer {
 
     fn writer(&mut self) -> Result<&mut IndexWriter<TantivyDocument>, SyncError> {
         if self.writer.is_none() {
-            let w = self.lex.writer(self.writer_threads)?;
+            let memory = if self.bulk {
+                crate::index::BULK_WRITER_MEMORY
+            } else {
+                crate::index::WRITER_MEMORY
+            };
+            let w = self.lex.writer(self.writer_threads, memory)?;
             if !self.bulk {
                 w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
             }
