@@ -466,8 +466,9 @@ impl Searcher {
 /// Build tantivy's shared empty term dictionary on another thread, once per process. A query on a
 /// field that a segment does not hold (`headings` on a corpus without headings) gets that
 /// dictionary, and its first use builds it: ~0.5 ms of a fresh `brain ask`'s ~7 ms on SciFact (perf,
-/// 2026-11-23), spent here while the index opens on this thread instead.
-fn warm_empty_term_dictionary() {
+/// 2026-11-23), spent on the other core while this one parses arguments and opens the index. Query
+/// commands call it first thing; [`Searcher::new`] calls it too.
+pub fn warm_empty_term_dictionary() {
     static WARM: std::sync::Once = std::sync::Once::new();
     WARM.call_once(|| {
         let _ = std::thread::Builder::new()
