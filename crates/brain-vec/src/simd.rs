@@ -6,12 +6,14 @@
 //! and inside a `#[target_feature(enable = "avx2,fma")]` wrapper that is chosen at run time when the CPU
 //! has both (`is_x86_feature_detected!`, cached by std). The wrappers take whole blocks of rows, so the
 //! check runs once per block, not once per row. Results of the two builds differ only by FMA rounding.
+//! The int8 scan's kernel is integer (int8 rows × an int16 query, exact in int32), with `vpmaddwd`
+//! intrinsics in the AVX2 build.
 
 /// Lanes of independent accumulators: enough for the compiler to fill a 256-bit register and hide
 /// the FMA latency.
 const LANES: usize = 16;
 
-/// `Σ a[i]·b[i]` with [`LANES`] accumulators, for f32 or int8 `a` (widened to f32); `FMA` picks
+/// `Σ a[i]·b[i]` with [`LANES`] accumulators, for `a` of f32 (or any type widened to f32); `FMA` picks
 /// fused multiply-adds (only inside a wrapper whose target has FMA, where `mul_add` is one
 /// instruction rather than a libm call).
 #[inline(always)]
@@ -44,6 +46,19 @@ fn dot_lanes<const FMA: bool, T: Copy + Into<f32>>(a: &[T], b: &[f32]) -> f32 {
 fn scores_body<const FMA: bool, T: Copy + Into<f32>>(rows: &[T], q: &[f32], out: &mut [f32]) {
     for (o, row) in out.iter_mut().zip(rows.chunks_exact(q.len())) {
         *o = dot_lanes::<FMA, T>(row, q);
+    }
+}
+
+/// `out[r] = Σ rows_r[i]·q[i]` in exact integer arithmetic, for int8 rows and an int16 query (each
+/// `q.len()` long). The caller keeps `q.len() · 127 · max |q|` below 2³¹.
+#[inline(always)]
+fn scores_i8_i16_body(rows: &[i8], q: &[i16], out: &mut [i32]) {
+    for (o, row) in out.iter_mut().zip(rows.chunks_exact(q.len().max(1))) {
+        *o = row
+            .iter()
+            .zip(q)
+            .map(|(&a, &b)| i32::from(a) * i32::from(b))
+            .sum();
     }
 }
 
@@ -104,6 +119,51 @@ mod avx2 {
         out
     }
 
+    /// `out[r] = Σ rows_r[i]·q[i]` for int8 rows and an int16 query: 16 products per step, widened
+    /// to int16 and summed in pairs into int32 lanes (`vpmaddwd`), two rows at a time so each query
+    /// load serves both.
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(unsafe_code)]
+    pub(super) fn scores_i8_i16(rows: &[i8], q: &[i16], out: &mut [i32]) {
+        let d = q.len();
+        let n = d / 16;
+        let hsum = |v: __m256i| -> i32 {
+            let mut lanes = [0i32; 8];
+            // SAFETY: `lanes` holds 8 i32.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), v) };
+            lanes.iter().sum()
+        };
+        let tail = |row: &[i8]| -> i32 {
+            (n * 16..d)
+                .map(|i| i32::from(row[i]) * i32::from(q[i]))
+                .sum()
+        };
+        let mut pairs = rows.chunks_exact(2 * d.max(1));
+        let mut outs = out.chunks_exact_mut(2);
+        for (two, o) in (&mut pairs).zip(&mut outs) {
+            let (a, b) = two.split_at(d);
+            let (mut acc_a, mut acc_b) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            for c in 0..n {
+                // SAFETY: c·16 + 16 ≤ d = a.len() = b.len() = q.len().
+                unsafe {
+                    let qv = _mm256_loadu_si256(q.as_ptr().add(c * 16).cast::<__m256i>());
+                    let av = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                        a.as_ptr().add(c * 16).cast::<__m128i>(),
+                    ));
+                    let bv = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                        b.as_ptr().add(c * 16).cast::<__m128i>(),
+                    ));
+                    acc_a = _mm256_add_epi32(acc_a, _mm256_madd_epi16(av, qv));
+                    acc_b = _mm256_add_epi32(acc_b, _mm256_madd_epi16(bv, qv));
+                }
+            }
+            o[0] = hsum(acc_a) + tail(a);
+            o[1] = hsum(acc_b) + tail(b);
+        }
+        // An odd last row: the plain loop.
+        super::scores_i8_i16_body(pairs.remainder(), q, outs.into_remainder());
+    }
+
     /// `out[j·m + i] = x_i · w_j` in 4 × 2 tiles.
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn dots_nt(x: &[f32], k: usize, w: &[f32], out: &mut [f32]) {
@@ -152,6 +212,18 @@ pub fn dots_nt(x: &[f32], k: usize, w: &[f32], out: &mut [f32]) {
     dots_nt_plain(x, k, w, out)
 }
 
+/// `out[r] = Σ rows_r[i]·q[i]`, exact, for the int8 rows (each `q.len()` long) of a block and an
+/// int16 query; the caller keeps `q.len() · 127 · max |q|` below 2³¹ (see `scan::quantize_query`).
+#[allow(unsafe_code)]
+pub fn scores_i8_i16(rows: &[i8], q: &[i16], out: &mut [i32]) {
+    #[cfg(target_arch = "x86_64")]
+    if fast() && !q.is_empty() {
+        // SAFETY: the CPU was checked for AVX2 and FMA just above.
+        return unsafe { avx2::scores_i8_i16(rows, q, out) };
+    }
+    scores_i8_i16_body(rows, q, out)
+}
+
 /// Whether the AVX2 + FMA builds may run on this CPU.
 #[inline]
 pub fn fast() -> bool {
@@ -195,10 +267,6 @@ dispatch!(
     /// `out[r] = rows_r · q` for the f32 rows (each `q.len()` long) of a block.
     scores_f32, scores_f32_avx2, scores_body, (rows: &[f32], q: &[f32], out: &mut [f32])
 );
-dispatch!(
-    /// `out[r] = Σ rows_r[i]·q[i]` for the int8 rows (each `q.len()` long) of a block (unscaled).
-    scores_i8, scores_i8_avx2, scores_body, (rows: &[i8], q: &[f32], out: &mut [f32])
-);
 
 #[cfg(test)]
 mod tests {
@@ -223,14 +291,36 @@ mod tests {
         for got in [dot(&a, &b), dot_lanes::<false, f32>(&a, &b)] {
             assert!((f64::from(got) - exact).abs() < 1e-3, "{got} vs {exact}");
         }
-        let q: Vec<i8> = (0..389).map(|i: i32| (i * 29 % 255 - 127) as i8).collect();
-        let qf: Vec<f32> = q.iter().map(|&v| f32::from(v)).collect();
-        let mut out = [0f32; 1];
-        scores_i8(&q, &b, &mut out);
-        assert!((f64::from(out[0]) - naive(&qf, &b)).abs() < 1e-2);
         let mut out = [0f32; 1];
         scores_f32(&a, &b, &mut out);
         assert!((f64::from(out[0]) - exact).abs() < 1e-3);
+    }
+
+    #[test]
+    fn integer_scores_are_exact() {
+        let d = 389; // not a multiple of 16: the tail too
+        let rows: Vec<i8> = (0..5 * d)
+            .map(|i| (i * 29 % 255) as i32 - 127)
+            .map(|v| v as i8)
+            .collect();
+        let q: Vec<i16> = (0..d)
+            .map(|i| ((i * 7919 % 65535) as i32 - 32767) as i16)
+            .collect();
+        let want: Vec<i32> = rows
+            .chunks(d)
+            .map(|r| {
+                r.iter()
+                    .zip(&q)
+                    .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                    .sum()
+            })
+            .collect();
+        let mut got = vec![0i32; 5];
+        scores_i8_i16(&rows, &q, &mut got);
+        assert_eq!(got, want);
+        let mut plain = vec![0i32; 5];
+        scores_i8_i16_body(&rows, &q, &mut plain);
+        assert_eq!(plain, want);
     }
 
     #[test]
