@@ -139,8 +139,8 @@ impl Tokenizer for CachedTextTokenizer {
         stream.tokens.retain_mut(|t| match self.normalize(&t.text) {
             Some(n) => {
                 if *n != *t.text {
-                    let n = n.to_string();
-                    t.text = n;
+                    t.text.clear();
+                    t.text.push_str(n);
                 }
                 true
             }
@@ -468,7 +468,10 @@ mod tests {
         let mut all = Vec::new();
         t.for_each_token(words, |at, tok| all.push((at, tok.to_string())));
         for (at, tok) in &all {
-            let word_first = words[*at..].chars().next().and_then(|c| c.to_lowercase().next());
+            let word_first = words[*at..]
+                .chars()
+                .next()
+                .and_then(|c| c.to_lowercase().next());
             assert_eq!(tok.chars().next(), word_first, "{tok} at {at}");
         }
         // Asking for some first characters gives exactly the full stream's tokens that start so.

@@ -13,11 +13,11 @@
 /// the FMA latency.
 const LANES: usize = 16;
 
-/// `Σ a[i]·b[i]` with [`LANES`] accumulators, for `a` of f32 (or any type widened to f32); `FMA` picks
+/// `Σ a[i]·b[i]` with [`LANES`] accumulators; `FMA` picks
 /// fused multiply-adds (only inside a wrapper whose target has FMA, where `mul_add` is one
 /// instruction rather than a libm call).
 #[inline(always)]
-fn dot_lanes<const FMA: bool, T: Copy + Into<f32>>(a: &[T], b: &[f32]) -> f32 {
+fn dot_lanes<const FMA: bool>(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0f32; LANES];
@@ -26,15 +26,14 @@ fn dot_lanes<const FMA: bool, T: Copy + Into<f32>>(a: &[T], b: &[f32]) -> f32 {
         .remainder()
         .iter()
         .zip(cb.remainder())
-        .map(|(&x, y)| x.into() * y)
+        .map(|(x, y)| x * y)
         .sum();
     for (x, y) in ca.zip(cb) {
         for l in 0..LANES {
-            let v: f32 = x[l].into();
             acc[l] = if FMA {
-                v.mul_add(y[l], acc[l])
+                x[l].mul_add(y[l], acc[l])
             } else {
-                acc[l] + v * y[l]
+                acc[l] + x[l] * y[l]
             };
         }
     }
@@ -43,9 +42,9 @@ fn dot_lanes<const FMA: bool, T: Copy + Into<f32>>(a: &[T], b: &[f32]) -> f32 {
 
 /// `out[r] = rows_r · q` for a block of rows, each `q.len()` long.
 #[inline(always)]
-fn scores_body<const FMA: bool, T: Copy + Into<f32>>(rows: &[T], q: &[f32], out: &mut [f32]) {
+fn scores_body<const FMA: bool>(rows: &[f32], q: &[f32], out: &mut [f32]) {
     for (o, row) in out.iter_mut().zip(rows.chunks_exact(q.len())) {
-        *o = dot_lanes::<FMA, T>(row, q);
+        *o = dot_lanes::<FMA>(row, q);
     }
 }
 
@@ -67,7 +66,7 @@ fn dots_nt_plain(x: &[f32], k: usize, w: &[f32], out: &mut [f32]) {
     let m = x.len() / k.max(1);
     for (wj, o) in w.chunks_exact(k.max(1)).zip(out.chunks_exact_mut(m.max(1))) {
         for (xi, oi) in x.chunks_exact(k.max(1)).zip(o.iter_mut()) {
-            *oi = dot_lanes::<false, f32>(xi, wj);
+            *oi = dot_lanes::<false>(xi, wj);
         }
     }
 }
@@ -243,7 +242,7 @@ macro_rules! dispatch {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         fn $avx($($arg: $ty),*) $(-> $ret)? {
-            $body::<true, _>($($arg),*)
+            $body::<true>($($arg),*)
         }
 
         $(#[$doc])*
@@ -254,7 +253,7 @@ macro_rules! dispatch {
                 // SAFETY: the CPU was checked for AVX2 and FMA just above.
                 return unsafe { $avx($($arg),*) };
             }
-            $body::<false, _>($($arg),*)
+            $body::<false>($($arg),*)
         }
     };
 }
@@ -288,7 +287,7 @@ mod tests {
             .map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0)
             .collect();
         let exact = naive(&a, &b);
-        for got in [dot(&a, &b), dot_lanes::<false, f32>(&a, &b)] {
+        for got in [dot(&a, &b), dot_lanes::<false>(&a, &b)] {
             assert!((f64::from(got) - exact).abs() < 1e-3, "{got} vs {exact}");
         }
         let mut out = [0f32; 1];

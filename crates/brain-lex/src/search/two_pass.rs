@@ -261,9 +261,9 @@ impl Searcher {
         let proven = |out: &[(Score, DocAddress)], cut: Score| {
             out.iter().take_while(|(e, _)| *e > cut).count()
         };
-        let cut = boost * c * f_min * SLACK;
-        if proven(&out, cut) >= limit || f_min == 0.0 {
-            out.truncate(proven(&out, cut));
+        let first = proven(&out, boost * c * f_min * SLACK);
+        if first >= limit || f_min == 0.0 {
+            out.truncate(first);
             return Ok(Some(out));
         }
         if boost <= 1.0 {
@@ -286,11 +286,11 @@ impl Searcher {
         } else {
             0.0
         };
-        let known: std::collections::HashSet<DocAddress> = addrs.into_iter().collect();
+        // `addrs` is sorted: the conjunction pool's passages not scored yet.
         let mut more: Vec<DocAddress> = found
             .into_iter()
             .map(|(_, a)| a)
-            .filter(|a| !known.contains(a))
+            .filter(|a| addrs.binary_search(a).is_err())
             .collect();
         more.sort();
         out.append(&mut self.exact_scores(&exact, plan, b, &more)?);
