@@ -76,10 +76,6 @@ fn usage(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
 
 fn main() -> std::process::ExitCode {
     brain_cli::main("brain", || {
-        // (Inside: `brain_cli::main` sets the environment before any thread starts.)
-        if std::env::args_os().nth(1).is_some_and(|a| a == "ask") {
-            brain_lex::search::warm_empty_term_dictionary();
-        }
         let cli = match Cli::try_parse() {
             Ok(cli) => cli,
             Err(e) => return usage(e),

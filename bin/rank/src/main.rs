@@ -28,8 +28,6 @@ fn failure(e: brain_rank::run::RunError) -> brain_cli::Failure {
 
 fn main() -> std::process::ExitCode {
     brain_cli::main("rank", || {
-        // (Inside: `brain_cli::main` sets the environment before any thread starts.)
-        brain_lex::search::warm_empty_term_dictionary();
         let cli = Cli::parse();
         let home = Home::from_env();
         let now = brain_rank::run::now();

@@ -157,7 +157,6 @@ pub struct Searcher {
 impl Searcher {
     /// A searcher on the last commit of `lex`.
     pub fn new(lex: &LexIndex) -> Result<Searcher, SearchError> {
-        warm_empty_term_dictionary();
         let searcher = lex.reader()?.searcher();
         Ok(Searcher {
             searcher,
@@ -461,20 +460,6 @@ impl Searcher {
             .collect();
         (!alts.is_empty()).then(|| Box::new(BooleanQuery::new(alts)) as Box<dyn Query>)
     }
-}
-
-/// Build tantivy's shared empty term dictionary on another thread, once per process. A query on a
-/// field that a segment does not hold (`headings` on a corpus without headings) gets that
-/// dictionary, and its first use builds it: ~0.5 ms of a fresh `brain ask`'s ~7 ms on SciFact (perf,
-/// 2026-11-23), spent on the other core while this one parses arguments and opens the index. Query
-/// commands call it first thing; [`Searcher::new`] calls it too.
-pub fn warm_empty_term_dictionary() {
-    static WARM: std::sync::Once = std::sync::Once::new();
-    WARM.call_once(|| {
-        let _ = std::thread::Builder::new()
-            .name("brain-lex-warm".into())
-            .spawn(|| drop(tantivy::termdict::TermDictionary::empty()));
-    });
 }
 
 fn term(field: Field, text: &str, opt: IndexRecordOption) -> Box<dyn Query> {
