@@ -348,10 +348,15 @@ fn ident(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
             - raw
                 .trim_start_matches(|c: char| is_trailing_punct(c) && c != '.')
                 .len());
+    // A location is not part of the identifier: `main.rs:42:7` and `app.js#L10-L20` are `main.rs`
+    // and `app.js`. Kept, each line number made the token all but unique (most of the dictionary).
+    let trimmed = strip_location(trimmed).trim_end_matches(is_trailing_punct);
     let to = from + trimmed.len();
+    // Numbers, dates and versions (`351.421`, `2024-01-01`, `1.2.3`) are left to the text
+    // analyzer's parts: as whole terms they are near-unique and nobody searches them as names.
     if trimmed.len() < 3
         || trimmed.len() > MAX_IDENT_LEN
-        || !trimmed.chars().any(char::is_alphanumeric)
+        || !trimmed.chars().any(char::is_alphabetic)
     {
         return;
     }
@@ -367,9 +372,12 @@ fn ident(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
         text: lower.clone(),
         position_length: 1,
     });
-    // Path suffixes: `src/brain/main.rs` is also findable as `brain/main.rs` and `main.rs`.
+    // Path suffixes: `crates/src/brain/main.rs` is also findable as `brain/main.rs` and `main.rs`.
+    // The last two only: a query is analyzed the same way, so a longer suffix in a query still
+    // matches through its two shortest, and each longer suffix indexed was one more rare term.
     if lower.contains('/') && !lower.contains("://") {
-        for (i, _) in lower.match_indices('/') {
+        let slashes: Vec<usize> = lower.match_indices('/').map(|(i, _)| i).collect();
+        for &i in &slashes[slashes.len().saturating_sub(PATH_SUFFIXES)..] {
             let rest = &lower[i + 1..];
             if rest.len() >= 3 && is_compound(rest) {
                 let p = tokens.len();
@@ -383,6 +391,31 @@ fn ident(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
             }
         }
     }
+}
+
+/// How many path suffixes `ident` holds besides the whole path (`brain/main.rs`, `main.rs`).
+const PATH_SUFFIXES: usize = 2;
+
+/// `s` without a trailing location: `:line`, `:line:col`, `#Lline` or `#Lfrom-Lto`.
+fn strip_location(s: &str) -> &str {
+    let is_number = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let mut s = s;
+    for _ in 0..2 {
+        match s.rsplit_once(':') {
+            Some((head, n)) if is_number(n) => s = head,
+            _ => break,
+        }
+    }
+    if let Some((head, anchor)) = s.rsplit_once("#L") {
+        let lines = match anchor.split_once('-') {
+            None => is_number(anchor),
+            Some((a, b)) => is_number(a) && is_number(b.strip_prefix('L').unwrap_or(b)),
+        };
+        if lines {
+            s = head;
+        }
+    }
+    s
 }
 
 /// A token the text analyzer would split: it has an inner separator, a leading dash (a flag) or a
@@ -504,6 +537,25 @@ mod tests {
             ["modulenotfounderror"]
         );
         assert_eq!(idents("std::fs::read(path)"), ["std::fs::read"]);
+        // Only the last two path suffixes; locations are not part of a name; numbers are no names.
+        assert_eq!(
+            idents("at crates/brain-lex/src/main.rs:42:7 and web/app.js#L10-L20."),
+            [
+                "crates/brain-lex/src/main.rs",
+                "src/main.rs",
+                "main.rs",
+                "web/app.js",
+                "app.js"
+            ]
+        );
+        assert_eq!(
+            idents("see main.rs:42, std::io:3 and lib.rs#L7"),
+            ["main.rs", "std::io", "lib.rs"]
+        );
+        assert_eq!(
+            idents("took 351.421 ms on 2024-01-01 (v1.2.3: 893-906)"),
+            ["v1.2.3"]
+        );
         assert!(idents("plain words only. Really").is_empty());
     }
 
