@@ -10,6 +10,9 @@ use brain_lex::{Indexer, LexIndex, SyncError};
 use brain_store::Home;
 use clap::Parser;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Index markdown documents for lexical search ($BRAIN_HOME/index/lex, tantivy; registry in
 /// state.sqlite).
 ///
