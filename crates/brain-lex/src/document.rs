@@ -119,6 +119,20 @@ impl Prepared {
         text: &str,
         mtime_secs: i64,
     ) -> Prepared {
+        let sha256 = brain_doc::sha256_hex(text.as_bytes());
+        Self::from_file_hashed(collection, path, file, text, mtime_secs, sha256)
+    }
+
+    /// [`Prepared::from_file`] with the sha256 already known (the sync hashes the file's raw bytes
+    /// before deciding to read it, so it does not hash them twice).
+    pub fn from_file_hashed(
+        collection: &str,
+        path: &str,
+        file: &Path,
+        text: &str,
+        mtime_secs: i64,
+        sha256: String,
+    ) -> Prepared {
         let (fm, body) = match markdown::split(text) {
             Ok((fm, body)) => (fm.unwrap_or_default(), body),
             // A malformed frontmatter is indexed as plain text rather than dropped.
@@ -166,7 +180,7 @@ impl Prepared {
             agent: agent.map(|a| a.to_lowercase()),
             project: fm.get("project").and_then(string_of),
             tags: tags_of(fm.get("tags")),
-            sha256: brain_doc::sha256_hex(text.as_bytes()),
+            sha256,
             passages: passage::split(body, first),
         }
     }
