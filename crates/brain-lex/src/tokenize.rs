@@ -147,7 +147,7 @@ impl Tokenizer for CachedTextTokenizer {
 
 /// The token stream of [`CachedTextTokenizer`]: words are cut and normalized as the indexer pulls
 /// them, into one reused token, so a body's tokens cost no allocation each (a `String` per token
-/// and the vector holding them were ~8 % of a full build's CPU in malloc and free, perf 2026-11-24).
+/// in a vector before: a full build took 13.9 s CPU that way, 13.3 s this way, A/B 2026-11-24).
 /// A removed word (stop word, too long) still takes its position, leaving a gap as tantivy's
 /// `StopWordFilter` does.
 pub struct CachedTextStream<'a> {
