@@ -10,6 +10,11 @@
 #      /tmp/brain-bench; corpora, homes and QMD's index live there, never in the repo), FILES / MB,
 #      RUNS (default 15 runs per query and tool), CARGO_TARGET_DIR.
 # Prints medians and ratios; never fails on a figure (benchmarks do not gate CI).
+#
+# Two harnesses time the same fresh processes. The bash loop (always) forks this shell for every run,
+# ~1-3 ms that lands on brain's few milliseconds, not on QMD's hundreds. hyperfine (when installed,
+# `apt-get install hyperfine`; HYPERFINE=path) starts each command directly (`-N`, no shell); the
+# pipe `rank | fmt` goes through its shell, whose start-up it measures and subtracts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -79,6 +84,32 @@ qmd_home() {
   fi
 }
 
+# hf_pooled SHELL_MODE CMD-PREFIX QUERIES…: one hyperfine run over every query (RUNS runs each, 2
+# warm-ups); prints "p50_ms cpu_ms" — the median of all runs pooled, and the mean user+sys CPU.
+# SHELL_MODE: -N (no shell; each query appended as one quoted word) or a pipe template with {q}.
+HYPERFINE=${HYPERFINE:-$(command -v hyperfine || true)}
+hf_pooled() {
+  local mode=$1 prefix=$2; shift 2
+  local json cmds=() q
+  json=$(mktemp)
+  for q in "$@"; do
+    if [ "$mode" = -N ]; then cmds+=("$prefix $(printf '%q' "$q")"); else cmds+=("${prefix//\{q\}/$(printf '%q' "$q")}"); fi
+  done
+  if [ "$mode" = -N ]; then
+    "$HYPERFINE" -N -i --style none --warmup 2 --runs "$RUNS" --export-json "$json" "${cmds[@]}" >/dev/null 2>&1
+  else
+    "$HYPERFINE" -i --style none --warmup 2 --runs "$RUNS" --export-json "$json" "${cmds[@]}" >/dev/null 2>&1
+  fi
+  python3 - "$json" <<'PY'
+import json, statistics, sys
+rs = json.load(open(sys.argv[1]))["results"]
+times = [t for r in rs for t in r["times"]]
+cpu = statistics.mean(r["user"] + r["system"] for r in rs)
+print(f"{statistics.median(times) * 1000:.2f} {cpu * 1000:.1f}")
+PY
+  rm -f "$json"
+}
+
 run_ask() { "$BIN/brain" ask -n 10 "$1"; }
 run_pipe() { "$BIN/rank" -n 10 "$1" | "$BIN/fmt"; }
 run_qmd() { HOME=$QHOME XDG_CACHE_HOME=$QHOME/cache XDG_CONFIG_HOME=$QHOME/config "$QMD" search -n 10 "$1"; }
@@ -103,6 +134,17 @@ bench_corpus() {
     local qrss; qrss=$(HOME=$QHOME XDG_CACHE_HOME=$QHOME/cache XDG_CONFIG_HOME=$QHOME/config rss_mb "$QMD" search -n 10 "$1")
     echo "$label: qmd search p50 ${q} ms (CPU ${qcpu} ms/process; 3 runs per query); peak RSS ${qrss} MB"
     echo "$label: ratio qmd search / brain ask: wall $(awk -v a="$q" -v b="$ask" 'BEGIN {printf "%.1f", a / b}')x, CPU $(awk -v a="$qcpu" -v b="$cpu" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.1)}')x (target >= 40x)"
+    if [ -n "$HYPERFINE" ]; then
+      local h hq hp qruns=$RUNS
+      h=$(hf_pooled -N "$BIN/brain ask -n 10" "$@")
+      hp=$(hf_pooled sh "$BIN/rank -n 10 {q} | $BIN/fmt" "$@")
+      RUNS=3
+      hq=$(HOME=$QHOME XDG_CACHE_HOME=$QHOME/cache XDG_CONFIG_HOME=$QHOME/config hf_pooled -N "$QMD search -n 10" "$@")
+      RUNS=$qruns
+      read -r ha hc <<< "$h"; read -r qa qc <<< "$hq"; read -r pa _ <<< "$hp"
+      echo "$label: hyperfine (no shell): brain ask p50 ${ha} ms (CPU ${hc} ms); rank | fmt p50 ${pa} ms; qmd search p50 ${qa} ms (CPU ${qc} ms)"
+      echo "$label: hyperfine ratio qmd search / brain ask: wall $(awk -v a="$qa" -v b="$ha" 'BEGIN {printf "%.1f", a / b}')x, CPU $(awk -v a="$qc" -v b="$hc" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.1)}')x; qmd / rank | fmt: $(awk -v a="$qa" -v b="$pa" 'BEGIN {printf "%.1f", a / b}')x (target >= 40x)"
+    fi
   else
     echo "$label: qmd not installed (bench/setup-qmd.sh); anchor measured earlier: qmd search 400-900 ms"
   fi
