@@ -191,6 +191,35 @@ fn the_stop_hook_path_and_all_agree() {
 }
 
 #[test]
+fn a_rebuild_holds_each_document_once() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let h = home.path();
+    note(h, "a.md", "# Alpha\nparse_config fails\n");
+    note(h, "b.md", "# Beta\nretry the writer lock\n# Gamma\nmore\n");
+    summary(h, &["--all"]);
+    let before = dump(h);
+    assert_eq!(before.len(), 3);
+    // A rebuild starts from an empty index (it skips the delete of an id it has not put yet):
+    // the same passages, none twice.
+    let rebuilt = summary(h, &["--all", "--rebuild"]);
+    assert_eq!((rebuilt.added, rebuilt.passages), (2, 3));
+    assert_eq!(dump(h), before);
+    // The same document twice in one rebuild from stdin: the second replaces the first.
+    let rec = |body: &str| {
+        format!(
+            r#"{{"schema":1,"kind":"doc","id":"s1","collection":"brain","path":"s1.md","title":"S","date":"2026-04-02T10:00:00Z","source":{{"type":"session","agent":"claude","file":"~/s1.jsonl"}},"meta":{{}},"body":"{body}"}}"#
+        )
+    };
+    let stdin = format!("{}\n{}\n", rec("first version\\n"), rec("second version\\n"));
+    let (code, _, stderr) = lexindex(h, &["--rebuild", "-q"], stdin.as_bytes());
+    assert_eq!(code, Some(0), "{stderr}");
+    let after = dump(h);
+    let s1: Vec<&Passage> = after.iter().filter(|p| p.id == "brain/s1.md").collect();
+    assert_eq!(s1.len(), 1, "{after:?}");
+    assert!(s1[0].text.contains("second version"), "{:?}", s1[0]);
+}
+
+#[test]
 fn a_record_without_collection_is_skipped_with_a_warning() {
     let home = tempfile::tempdir().expect("tempdir");
     let record = br###"{"schema":1,"kind":"doc","id":"s1","collection":null,"path":"s1.md","title":"t","date":"","source":{"type":"note","file":""},"meta":{},"body":"x\n"}"###;
