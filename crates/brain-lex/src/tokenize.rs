@@ -540,6 +540,105 @@ mod tests {
         tokens(&mut ident_analyzer(), s)
     }
 
+    /// The word splitter as it was written before [`Words`] (callbacks over the whole text): an
+    /// independent oracle for the iterator.
+    fn reference_words(text: &str) -> Vec<(usize, usize)> {
+        fn camel(text: &str, from: usize, to: usize, out: &mut Vec<(usize, usize)>) {
+            let word: Vec<(usize, char)> = text[from..to].char_indices().collect();
+            let mut start = from;
+            for k in 1..word.len() {
+                let (prev, (i, cur)) = (word[k - 1].1, word[k]);
+                let next_lower = word.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
+                if (prev.is_lowercase() && cur.is_uppercase())
+                    || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                    || (prev.is_numeric() && cur.is_uppercase() && next_lower)
+                {
+                    out.push((start, from + i));
+                    start = from + i;
+                }
+            }
+            out.push((start, to));
+        }
+        let mut out = Vec::new();
+        let mut word_start = None;
+        for (i, c) in text.char_indices() {
+            if c.is_alphanumeric() && !is_cjk(c) {
+                word_start.get_or_insert(i);
+                continue;
+            }
+            if let Some(s) = word_start.take() {
+                camel(text, s, i, &mut out);
+            }
+            if is_cjk(c) {
+                out.push((i, i + c.len_utf8()));
+            }
+        }
+        if let Some(s) = word_start {
+            camel(text, s, text.len(), &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn words_cut_as_the_reference_splitter_does() {
+        let texts = [
+            "",
+            "a",
+            "parseHTTPResponse HTTPServer x1Lives 9Lives getX aB ABc ABC abC",
+            "src/brain_lex/index.rs --no-verify sha256 utf8 e.g. ...",
+            "数据库笔记 SQLite的WAL模式 abc数据def 한국어 カタカナ",
+            "Über ÉCOLE İstanbul ΣΟΦΙΑ straße ǅemal ÀbcDéf",
+            "  trailing space\tand\ttabs\n\nnewlines  ",
+            "x__y--z::w 1.2.3 2026-04-01T10:00:00Z",
+            "endsWithUpperX",
+        ];
+        for t in texts {
+            assert_eq!(
+                Words::new(t).collect::<Vec<_>>(),
+                reference_words(t),
+                "{t:?}"
+            );
+        }
+    }
+
+    /// Every transcript of `../shared/corpora` (20 MB of real prose, code, logs and JSON) cuts the
+    /// same way through both splitters. Absent corpora skip it, as in `brain-tests`, unless
+    /// `BRAIN_REQUIRE_CORPORA=1` (CI).
+    #[test]
+    fn words_cut_as_the_reference_splitter_does_on_real_transcripts() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora");
+        if !root.is_dir() {
+            if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
+                panic!("{} is missing and BRAIN_REQUIRE_CORPORA=1", root.display());
+            }
+            eprintln!("SKIPPED: {} not found", root.display());
+            return;
+        }
+        let mut dirs = vec![root];
+        let mut files = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read_dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| e == "jsonl" || e == "json")
+                {
+                    let text =
+                        String::from_utf8_lossy(&std::fs::read(&path).expect("read")).into_owned();
+                    assert!(
+                        Words::new(&text).eq(reference_words(&text)),
+                        "{}",
+                        path.display()
+                    );
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 0);
+    }
+
     #[test]
     fn code_words_split_on_case_and_separators_and_are_stemmed() {
         assert_eq!(text("parseHTTPResponse"), ["pars", "http", "respons"]);
