@@ -27,13 +27,19 @@ use std::process::{Command, Output, Stdio};
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// The folder of the built binaries (`target/debug`).
 pub fn bin_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
-    exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default()
+    exe.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// Path of a built binary of the workspace.
@@ -62,7 +68,10 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
     if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
         panic!("{} is missing and BRAIN_REQUIRE_CORPORA=1", p.display());
     }
-    eprintln!("SKIPPED: {} not found (set BRAIN_REQUIRE_CORPORA=1 to make this an error)", p.display());
+    eprintln!(
+        "SKIPPED: {} not found (set BRAIN_REQUIRE_CORPORA=1 to make this an error)",
+        p.display()
+    );
     None
 }
 
@@ -82,7 +91,10 @@ pub fn model_dir() -> Option<PathBuf> {
             p.display()
         );
     }
-    eprintln!("SKIPPED: model not installed (run scripts/fetch-model.sh {})", p.display());
+    eprintln!(
+        "SKIPPED: model not installed (run scripts/fetch-model.sh {})",
+        p.display()
+    );
     None
 }
 
@@ -92,7 +104,11 @@ pub fn model_dir() -> Option<PathBuf> {
 pub fn mcp_client() -> Option<PathBuf> {
     let dir = workspace().join("tests/mcp-client");
     let sdk = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
-    let node = Command::new("node").arg("--version").output().ok().filter(|o| o.status.success());
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
     if node.is_some() && sdk.exists() {
         return Some(dir);
     }
@@ -112,19 +128,33 @@ pub fn mcp_client() -> Option<PathBuf> {
 /// `HOME=home` (so `~` expansion and default locations stay inside the test).
 pub fn command(name: &str, home: &Path) -> Command {
     let mut c = Command::new(bin(name));
-    c.env("BRAIN_HOME", home).env("HOME", home).env("TZ", "UTC").env("NO_COLOR", "1");
-    for var in ["BRAIN_TELEMETRY", "BRAIN_EMBEDDER", "BRAIN_SURFACE", "BRAIN_PIPELINES", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"] {
+    c.env("BRAIN_HOME", home)
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1");
+    for var in [
+        "BRAIN_TELEMETRY",
+        "BRAIN_EMBEDDER",
+        "BRAIN_SURFACE",
+        "BRAIN_PIPELINES",
+        "CLAUDE_CONFIG_DIR",
+        "XDG_CONFIG_HOME",
+    ] {
         c.env_remove(var);
     }
     // Schedulers are never asked for real in tests: a test that wants one passes a stand-in.
-    c.env("BRAIN_CRONTAB", "false").env("BRAIN_SYSTEMCTL", "false").env("BRAIN_LAUNCHCTL", "false");
+    c.env("BRAIN_CRONTAB", "false")
+        .env("BRAIN_SYSTEMCTL", "false")
+        .env("BRAIN_LAUNCHCTL", "false");
     c
 }
 
 /// Run `cmd` with `stdin` bytes and collect its output.
 pub fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
     use std::io::Write;
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn");
     if let Some(mut i) = child.stdin.take() {
         let _ = i.write_all(stdin);
@@ -140,7 +170,6 @@ pub fn parse_lines<T: serde::de::DeserializeOwned>(stdout: &[u8]) -> Vec<T> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a record ({e}): {l}")))
         .collect()
 }
-
 
 /// Run every golden case of `stage` (binary `bin_name`); `setup` may prepare each working copy (e.g.
 /// build a SQLite file from an SQL script) before the run. Panics listing every mismatching case.
@@ -160,10 +189,21 @@ pub fn golden(stage: &str, bin_name: &str, setup: impl Fn(&Path)) {
             failures.push(format!("{}: {msg}", case.display()));
         }
     }
-    assert!(failures.is_empty(), "{} of {} golden cases failed:\n{}", failures.len(), cases.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} golden cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
 }
 
-fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -> Result<(), String> {
+fn run_case(
+    case: &Path,
+    bin_name: &str,
+    setup: &impl Fn(&Path),
+    update: bool,
+) -> Result<(), String> {
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let home = tempfile::tempdir().map_err(|e| e.to_string())?;
     copy_dir(case, work.path()).map_err(|e| e.to_string())?;
@@ -181,7 +221,10 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     if let Ok(env) = std::fs::read_to_string(case.join("env")) {
         for line in env.lines().filter(|l| !l.trim().is_empty()) {
             if let Some((k, v)) = line.split_once('=') {
-                cmd.env(k, v.replace("$CASE", &work_s).replace("$BRAIN_HOME", &home_s));
+                cmd.env(
+                    k,
+                    v.replace("$CASE", &work_s).replace("$BRAIN_HOME", &home_s),
+                );
             }
         }
     }
@@ -203,7 +246,8 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     if update {
         std::fs::write(case.join("expected.stdout"), &stdout).map_err(|e| e.to_string())?;
         if code != 0 || case.join("expected.exit").exists() {
-            std::fs::write(case.join("expected.exit"), format!("{code}\n")).map_err(|e| e.to_string())?;
+            std::fs::write(case.join("expected.exit"), format!("{code}\n"))
+                .map_err(|e| e.to_string())?;
         }
         if case.join("expected.stderr").exists() {
             std::fs::write(case.join("expected.stderr"), &stderr).map_err(|e| e.to_string())?;
@@ -224,7 +268,9 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
         .unwrap_or(0);
     let mut problems = Vec::new();
     if code != want_code {
-        problems.push(format!("exit {code}, expected {want_code}; stderr:\n{stderr}"));
+        problems.push(format!(
+            "exit {code}, expected {want_code}; stderr:\n{stderr}"
+        ));
     }
     let want_out = std::fs::read_to_string(case.join("expected.stdout")).unwrap_or_default();
     if stdout != want_out {
@@ -237,11 +283,17 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
     }
     if case.join("expected.out").exists() {
         let want = tree(&case.join("expected.out"));
-        let got: Vec<(String, Vec<u8>)> =
-            tree(&work.path().join("out")).into_iter().map(|(n, b)| (n, norm(&b).into_bytes())).collect();
+        let got: Vec<(String, Vec<u8>)> = tree(&work.path().join("out"))
+            .into_iter()
+            .map(|(n, b)| (n, norm(&b).into_bytes()))
+            .collect();
         let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
         if names(&want) != names(&got) {
-            problems.push(format!("out/ files differ: expected {:?}, got {:?}", names(&want), names(&got)));
+            problems.push(format!(
+                "out/ files differ: expected {:?}, got {:?}",
+                names(&want),
+                names(&got)
+            ));
         } else {
             for ((name, w), (_, g)) in want.iter().zip(&got) {
                 if w != g {
@@ -251,7 +303,11 @@ fn run_case(case: &Path, bin_name: &str, setup: &impl Fn(&Path), update: bool) -
             }
         }
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
 }
 
 /// A case's `filters`: `REGEX => REPLACEMENT` lines, applied in order.
@@ -263,8 +319,13 @@ impl Filters {
             return Ok(Filters(Vec::new()));
         };
         let mut out = Vec::new();
-        for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
-            let (re, with) = line.split_once(" => ").ok_or_else(|| format!("filters: no ` => ` in `{line}`"))?;
+        for line in text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let (re, with) = line
+                .split_once(" => ")
+                .ok_or_else(|| format!("filters: no ` => ` in `{line}`"))?;
             let re = regex::Regex::new(re).map_err(|e| format!("filters: {e}"))?;
             out.push((re, with.to_string()));
         }
@@ -272,7 +333,9 @@ impl Filters {
     }
 
     fn apply(&self, text: &str) -> String {
-        self.0.iter().fold(text.to_string(), |t, (re, with)| re.replace_all(&t, with.as_str()).into_owned())
+        self.0.iter().fold(text.to_string(), |t, (re, with)| {
+            re.replace_all(&t, with.as_str()).into_owned()
+        })
     }
 }
 
@@ -281,7 +344,9 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -299,7 +364,8 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// summaries can be compared.
 pub fn normalize_times(text: &str) -> String {
     static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:MB/s|docs/s|ms|µs|us|s)\b").unwrap_or_else(|e| panic!("{e}"))
+        regex::Regex::new(r"\b\d+(?:\.\d+)? ?(?:MB/s|docs/s|ms|µs|us|s)\b")
+            .unwrap_or_else(|e| panic!("{e}"))
     });
     RE.replace_all(text, "<T>").into_owned()
 }
@@ -307,7 +373,11 @@ pub fn normalize_times(text: &str) -> String {
 /// A small line diff: the first differing line with context.
 fn diff(want: &str, got: &str) -> String {
     let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
-    let i = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
+    let i = w
+        .iter()
+        .zip(&g)
+        .position(|(a, b)| a != b)
+        .unwrap_or(w.len().min(g.len()));
     format!(
         "  first difference at line {}:\n  - {}\n  + {}\n  ({} expected lines, {} got)",
         i + 1,

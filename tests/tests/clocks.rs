@@ -34,7 +34,9 @@ fn usage_rows(home: &Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn the_stop_hook_makes_a_real_session_searchable_and_logs_a_hook_row() {
-    let Some(dir) = corpus("claude-code") else { return };
+    let Some(dir) = corpus("claude-code") else {
+        return;
+    };
     let transcript = dir.join("daaain-claude-code-log/representative_messages.jsonl");
     let t = tempfile::tempdir().expect("tempdir");
     let home = t.path().join("home");
@@ -44,22 +46,51 @@ fn the_stop_hook_makes_a_real_session_searchable_and_logs_a_hook_row() {
     );
     let out = stop_hook(&home, &bin("brain"), &payload, &[]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty(), "the hook prints nothing for Claude Code");
-    let ask = run(command("brain", &home).args(["ask", "--json", "python", "decorators"]), b"");
-    assert_eq!(ask.status.code(), Some(0), "{}", String::from_utf8_lossy(&ask.stderr));
+    assert!(
+        out.stdout.is_empty(),
+        "the hook prints nothing for Claude Code"
+    );
+    let ask = run(
+        command("brain", &home).args(["ask", "--json", "python", "decorators"]),
+        b"",
+    );
+    assert_eq!(
+        ask.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ask.stderr)
+    );
     let env: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
     let hit = &env["hits"][0];
     assert_eq!(hit["collection"], "brain");
-    assert!(hit["uri"].as_str().is_some_and(|u| u.ends_with("representative_messages.md")), "{hit}");
-    let queue = std::fs::read_to_string(home.join("pending_distill.txt")).expect("queued for distillation");
+    assert!(
+        hit["uri"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("representative_messages.md")),
+        "{hit}"
+    );
+    let queue =
+        std::fs::read_to_string(home.join("pending_distill.txt")).expect("queued for distillation");
     assert_eq!(queue.trim(), "representative_messages");
     // A second Stop of the same session indexes nothing new.
-    assert_eq!(stop_hook(&home, &bin("brain"), &payload, &[]).status.code(), Some(0));
+    assert_eq!(
+        stop_hook(&home, &bin("brain"), &payload, &[]).status.code(),
+        Some(0)
+    );
     let rows = usage_rows(&home);
-    let hook: Vec<_> = rows.iter().filter(|r| r["surface"] == "hook" && r["event"] == "stop_hook").collect();
+    let hook: Vec<_> = rows
+        .iter()
+        .filter(|r| r["surface"] == "hook" && r["event"] == "stop_hook")
+        .collect();
     assert_eq!(hook.len(), 2, "{rows:?}");
-    assert_eq!((hook[0]["exit_code"].as_i64(), hook[0]["n_docs"].as_u64()), (Some(0), Some(1)));
-    assert_eq!((hook[1]["exit_code"].as_i64(), hook[1]["n_docs"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(
+        (hook[0]["exit_code"].as_i64(), hook[0]["n_docs"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(
+        (hook[1]["exit_code"].as_i64(), hook[1]["n_docs"].as_u64()),
+        (Some(0), Some(0))
+    );
     assert!(hook[0]["latency_ms"].is_u64());
 }
 
@@ -70,17 +101,35 @@ fn a_hung_stage_is_killed_by_the_timeout_and_the_agent_is_not_failed() {
     let fake = t.path().join("bin");
     std::fs::create_dir_all(&fake).expect("mkdir");
     std::fs::write(fake.join("jsonl2md"), "#!/bin/sh\nexec sleep 60\n").expect("write");
-    for (f, target) in [("jsonl2md", None), ("partition", Some("partition")), ("lexindex", Some("lexindex")), ("brain", Some("brain"))] {
+    for (f, target) in [
+        ("jsonl2md", None),
+        ("partition", Some("partition")),
+        ("lexindex", Some("lexindex")),
+        ("brain", Some("brain")),
+    ] {
         match target {
             Some(name) => std::os::unix::fs::symlink(bin(name), fake.join(f)).expect("link"),
-            None => std::fs::set_permissions(fake.join(f), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod"),
+            None => std::fs::set_permissions(
+                fake.join(f),
+                std::os::unix::fs::PermissionsExt::from_mode(0o755),
+            )
+            .expect("chmod"),
         }
     }
     let home = t.path().join("home");
-    let out = stop_hook(&home, &fake.join("brain"), r#"{"transcript_path":"/nowhere.jsonl"}"#, &[("BRAIN_HOOK_TIMEOUT", "1")]);
+    let out = stop_hook(
+        &home,
+        &fake.join("brain"),
+        r#"{"transcript_path":"/nowhere.jsonl"}"#,
+        &[("BRAIN_HOOK_TIMEOUT", "1")],
+    );
     assert_eq!(out.status.code(), Some(0));
     let rows = usage_rows(&home);
-    assert_eq!(rows.last().and_then(|r| r["exit_code"].as_i64()), Some(124), "{rows:?}");
+    assert_eq!(
+        rows.last().and_then(|r| r["exit_code"].as_i64()),
+        Some(124),
+        "{rows:?}"
+    );
     let log = std::fs::read_to_string(home.join("logs/hook.log")).expect("hook.log");
     assert!(log.contains("timed out after 1s"), "{log}");
 }
@@ -134,27 +183,58 @@ fn hook_install_and_remove_round_trip_keeps_other_hooks_and_backs_up() {
     std::fs::write(claude.join("settings.json"), SETTINGS).expect("write");
     let brain = |args: &[&str]| run(command("brain", &home).env("HOME", &user).args(args), b"");
     let out = brain(&["hook", "install", "--claude"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(backups(&claude).len(), 1);
-    assert_eq!(std::fs::read_to_string(&backups(&claude)[0]).expect("backup"), SETTINGS);
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(claude.join("settings.json")).expect("read")).expect("valid JSON");
+    assert_eq!(
+        std::fs::read_to_string(&backups(&claude)[0]).expect("backup"),
+        SETTINGS
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(claude.join("settings.json")).expect("read"))
+            .expect("valid JSON");
     assert_eq!(v["model"], "opus");
-    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "afplay done.aiff");
-    assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "guard.sh");
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "afplay done.aiff"
+    );
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "guard.sh"
+    );
     let ours = &v["hooks"]["Stop"][1]["hooks"][0];
-    assert!(ours["command"].as_str().is_some_and(|c| c.ends_with("/pipelines/stop-hook.sh'")), "{ours}");
+    assert!(
+        ours["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("/pipelines/stop-hook.sh'")),
+        "{ours}"
+    );
     assert_eq!(ours["timeout"], 30);
     // Idempotent: nothing written, no new backup.
     let out = brain(&["hook", "install", "--claude"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unchanged"));
     assert_eq!(backups(&claude).len(), 1);
-    let e: Explain = serde_json::from_slice(&brain(&["explain", "--json"]).stdout).expect("explain");
+    let e: Explain =
+        serde_json::from_slice(&brain(&["explain", "--json"]).stdout).expect("explain");
     assert_eq!(e.hooks.len(), 1);
     assert_eq!(e.hooks[0].problem, None);
-    assert_eq!(e.hooks[0].brain.as_deref(), Some(bin("brain").display().to_string().as_str()));
+    assert_eq!(
+        e.hooks[0].brain.as_deref(),
+        Some(bin("brain").display().to_string().as_str())
+    );
     assert_eq!(brain(&["hook", "remove"]).status.code(), Some(0));
-    let back: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(claude.join("settings.json")).expect("read")).expect("json");
-    assert_eq!(back, serde_json::from_str::<serde_json::Value>(SETTINGS).expect("json"), "remove restores the user's hooks exactly");
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(claude.join("settings.json")).expect("read"))
+            .expect("json");
+    assert_eq!(
+        back,
+        serde_json::from_str::<serde_json::Value>(SETTINGS).expect("json"),
+        "remove restores the user's hooks exactly"
+    );
     assert_eq!(backups(&claude).len(), 2);
 }
 
@@ -165,13 +245,27 @@ fn hook_install_refuses_invalid_settings_and_reports_io_failures() {
     let settings = t.path().join("settings.json");
     std::fs::write(&settings, "{ \"hooks\": ").expect("write");
     let s = settings.display().to_string();
-    let out = run(command("brain", &home).args(["hook", "install", "--claude", "--settings", &s]), b"");
+    let out = run(
+        command("brain", &home).args(["hook", "install", "--claude", "--settings", &s]),
+        b"",
+    );
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
-    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ \"hooks\": ", "untouched");
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        "{ \"hooks\": ",
+        "untouched"
+    );
     let dir = t.path().display().to_string();
-    let out = run(command("brain", &home).args(["hook", "install", "--claude", "--settings", &dir]), b"");
-    assert_eq!(out.status.code(), Some(99), "a settings path that is a folder");
+    let out = run(
+        command("brain", &home).args(["hook", "install", "--claude", "--settings", &dir]),
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "a settings path that is a folder"
+    );
     let out = run(command("brain", &home).args(["hook", "install"]), b"");
     assert_eq!(out.status.code(), Some(64), "--claude is required");
 }

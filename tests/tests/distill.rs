@@ -33,19 +33,43 @@ struct Cut {
 
 #[test]
 fn the_long_session_is_cut_to_the_budget_keeping_its_late_decision() {
-    let stdin = std::fs::read(workspace().join("golden/distill-prompt/long-session/stdin")).expect("stdin");
+    let stdin =
+        std::fs::read(workspace().join("golden/distill-prompt/long-session/stdin")).expect("stdin");
     let home = tempfile::tempdir().expect("tempdir");
-    let out = run(command("distill-prompt", home.path()).args(["--budget", "4000"]), &stdin);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(
+        command("distill-prompt", home.path()).args(["--budget", "4000"]),
+        &stdin,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let recs: Vec<PromptRecord> = parse_lines(&out.stdout);
     assert_eq!(recs.len(), 1);
     let r = &recs[0];
-    assert_eq!((r.id.as_str(), r.session_id.as_str()), ("5f0e1c2a-long", "5f0e1c2a-long"));
+    assert_eq!(
+        (r.id.as_str(), r.session_id.as_str()),
+        ("5f0e1c2a-long", "5f0e1c2a-long")
+    );
     let cut = r.cut.as_ref().expect("cut recorded");
-    assert!(cut.chars_after <= 4000 && cut.chars_before > 4000 && cut.lines_dropped > 0, "{cut:?}");
-    assert!(r.prompt.contains("**User**: step 39:"), "the last user turn is kept");
-    assert!(r.prompt.contains("keep the hand-written lexer"), "a late decision is kept");
-    assert!(r.prompt.contains("- Bash: cargo test -p parser case_9"), "tool lines are kept");
+    assert!(
+        cut.chars_after <= 4000 && cut.chars_before > 4000 && cut.lines_dropped > 0,
+        "{cut:?}"
+    );
+    assert!(
+        r.prompt.contains("**User**: step 39:"),
+        "the last user turn is kept"
+    );
+    assert!(
+        r.prompt.contains("keep the hand-written lexer"),
+        "a late decision is kept"
+    );
+    assert!(
+        r.prompt.contains("- Bash: cargo test -p parser case_9"),
+        "tool lines are kept"
+    );
     assert!(r.prompt_version.starts_with("v1-"));
 }
 
@@ -56,12 +80,20 @@ fn home_with_session() -> tempfile::TempDir {
         format!("brain/2026/04/{SID}.md"),
         "Diagnose the gemini startup delay",
         "2026-04-02T10:00:00.000Z",
-        Source { kind: "session".into(), agent: Some("claude".into()), file: "~/x.jsonl".into(), lines: None, sha256: None, parts: vec![] },
+        Source {
+            kind: "session".into(),
+            agent: Some("claude".into()),
+            file: "~/x.jsonl".into(),
+            lines: None,
+            sha256: None,
+            parts: vec![],
+        },
     );
     doc.collection = Some("brain".into());
     doc.path = format!("2026/04/{SID}.md");
     doc.meta.insert("session_id".into(), SID.into());
-    doc.meta.insert("project".into(), "~/Projects/travel-agent".into());
+    doc.meta
+        .insert("project".into(), "~/Projects/travel-agent".into());
     doc.body = "## Conversation\n\n**User**: why is `gemini -yolo` slow to start?\n\n**Assistant**: The IDE integration times out.\n".into();
     let file = home.path().join("corpus/brain").join(&doc.path);
     std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
@@ -79,7 +111,13 @@ fn artifact(home: &Path) -> PathBuf {
 }
 
 fn fixture(name: &str) -> String {
-    format!("sh {}", workspace().join("tests/fixtures/distill").join(name).display())
+    format!(
+        "sh {}",
+        workspace()
+            .join("tests/fixtures/distill")
+            .join(name)
+            .display()
+    )
 }
 
 fn distill(home: &Path, args: &[&str]) -> std::process::Output {
@@ -89,10 +127,16 @@ fn distill(home: &Path, args: &[&str]) -> std::process::Output {
 #[test]
 fn a_valid_answer_is_written_stamped_indexed_and_dequeued_and_a_new_template_makes_it_stale() {
     let home = home_with_session();
-    let out = distill(home.path(), &["--command", &fixture("good.sh"), "--label", "stand-in"]);
+    let out = distill(
+        home.path(),
+        &["--command", &fixture("good.sh"), "--label", "stand-in"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("1 done / 0 failed / 0 skipped; 1 indexed"), "{stderr}");
+    assert!(
+        stderr.contains("1 done / 0 failed / 0 skipped; 1 indexed"),
+        "{stderr}"
+    );
     let printed: Vec<Doc> = parse_lines(&out.stdout);
     assert_eq!(printed.len(), 1);
     let text = std::fs::read_to_string(artifact(home.path())).expect("artifact written");
@@ -105,14 +149,24 @@ fn a_valid_answer_is_written_stamped_indexed_and_dequeued_and_a_new_template_mak
     assert_eq!(doc.meta["distilled"], true);
     assert_eq!(doc.meta["distilled_by"], "stand-in");
     assert_eq!(doc.meta["confidence"], "High");
-    let version = doc.meta["prompt_version"].as_str().expect("prompt_version").to_string();
+    let version = doc.meta["prompt_version"]
+        .as_str()
+        .expect("prompt_version")
+        .to_string();
     assert!(version.starts_with("v1-"), "{version}");
     assert!(doc.body.starts_with("## Goal\n") && doc.body.contains("## Tags\n"));
-    assert_eq!(std::fs::read_to_string(queue(home.path())).expect("queue"), "", "dequeued");
+    assert_eq!(
+        std::fs::read_to_string(queue(home.path())).expect("queue"),
+        "",
+        "dequeued"
+    );
 
     let dump = run(command("lexindex", home.path()).arg("--dump"), b"");
     let ids: Vec<serde_json::Value> = parse_lines(&dump.stdout);
-    assert!(ids.iter().any(|p| p["id"] == doc.id.as_str()), "artifact indexed");
+    assert!(
+        ids.iter().any(|p| p["id"] == doc.id.as_str()),
+        "artifact indexed"
+    );
 
     let again = distill(home.path(), &["--command", &fixture("good.sh")]);
     assert_eq!(again.status.code(), Some(0));
@@ -122,10 +176,24 @@ fn a_valid_answer_is_written_stamped_indexed_and_dequeued_and_a_new_template_mak
     std::fs::write(&tpl, "session_id: {session_id}\n{session}").expect("template");
     let tpl = tpl.display().to_string();
     let list = distill(home.path(), &["--template", &tpl, "--list"]);
-    assert_eq!(String::from_utf8_lossy(&list.stdout), format!("{SID}\n"), "stale artifact is pending");
-    let redo = distill(home.path(), &["--template", &tpl, "--command", &fixture("good.sh")]);
-    assert_eq!(redo.status.code(), Some(0), "{}", String::from_utf8_lossy(&redo.stderr));
-    let doc = Doc::from_markdown(&std::fs::read_to_string(artifact(home.path())).expect("artifact")).expect("parse");
+    assert_eq!(
+        String::from_utf8_lossy(&list.stdout),
+        format!("{SID}\n"),
+        "stale artifact is pending"
+    );
+    let redo = distill(
+        home.path(),
+        &["--template", &tpl, "--command", &fixture("good.sh")],
+    );
+    assert_eq!(
+        redo.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&redo.stderr)
+    );
+    let doc =
+        Doc::from_markdown(&std::fs::read_to_string(artifact(home.path())).expect("artifact"))
+            .expect("parse");
     assert_ne!(doc.meta["prompt_version"].as_str(), Some(version.as_str()));
 }
 
@@ -135,15 +203,32 @@ fn a_malformed_answer_writes_nothing_and_stays_queued() {
     let out = distill(home.path(), &["--command", &fixture("malformed.sh")]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(64), "{stderr}");
-    assert!(stderr.contains("invalid artifact: no YAML frontmatter"), "{stderr}");
-    assert!(stderr.contains("0 done / 1 failed / 0 skipped; 1 retried after an invalid answer"), "{stderr}");
+    assert!(
+        stderr.contains("invalid artifact: no YAML frontmatter"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("0 done / 1 failed / 0 skipped; 1 retried after an invalid answer"),
+        "{stderr}"
+    );
     // The run is logged, counts only.
     let usage = std::fs::read_to_string(home.path().join("logs/usage.jsonl")).expect("usage.jsonl");
-    let row: serde_json::Value = serde_json::from_str(usage.lines().last().expect("a row")).expect("json row");
-    assert_eq!((row["event"].as_str(), row["surface"].as_str(), row["failed"].as_u64()), (Some("distill"), Some("cli"), Some(1)));
+    let row: serde_json::Value =
+        serde_json::from_str(usage.lines().last().expect("a row")).expect("json row");
+    assert_eq!(
+        (
+            row["event"].as_str(),
+            row["surface"].as_str(),
+            row["failed"].as_u64()
+        ),
+        (Some("distill"), Some("cli"), Some(1))
+    );
     assert!(out.stdout.is_empty());
     assert!(!artifact(home.path()).exists());
-    assert_eq!(std::fs::read_to_string(queue(home.path())).expect("queue"), format!("{SID}\n"));
+    assert_eq!(
+        std::fs::read_to_string(queue(home.path())).expect("queue"),
+        format!("{SID}\n")
+    );
 }
 
 #[test]
@@ -152,9 +237,23 @@ fn a_rate_limited_first_call_is_retried_after_the_backoff() {
     let counter = home.path().join("calls");
     let cmd = format!("{} {}", fixture("ratelimit.sh"), counter.display());
     // Seed 004's spelling: `--cmd` and `--from-pending`.
-    let out = distill(home.path(), &["--from-pending", "--cmd", &cmd, "--backoff", "10ms"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(std::fs::read_to_string(&counter).expect("counter").lines().count(), 2);
+    let out = distill(
+        home.path(),
+        &["--from-pending", "--cmd", &cmd, "--backoff", "10ms"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&counter)
+            .expect("counter")
+            .lines()
+            .count(),
+        2
+    );
     assert!(artifact(home.path()).exists());
 }
 
@@ -166,26 +265,49 @@ fn an_invalid_answer_is_asked_for_once_more_before_it_counts_as_failed() {
     let out = distill(home.path(), &["--command", &cmd]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&counter).expect("counter").lines().count(), 2);
-    assert!(stderr.contains("1 done / 0 failed / 0 skipped; 1 retried after an invalid answer"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&counter)
+            .expect("counter")
+            .lines()
+            .count(),
+        2
+    );
+    assert!(
+        stderr.contains("1 done / 0 failed / 0 skipped; 1 retried after an invalid answer"),
+        "{stderr}"
+    );
     assert!(artifact(home.path()).exists());
 }
 
 #[test]
 fn a_hanging_command_is_killed_at_the_timeout_and_the_session_stays_queued() {
     let home = home_with_session();
-    let out = distill(home.path(), &["--command", &fixture("hang.sh"), "--timeout", "1s"]);
+    let out = distill(
+        home.path(),
+        &["--command", &fixture("hang.sh"), "--timeout", "1s"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(66), "{stderr}");
-    assert!(stderr.contains("did not finish within 1.0 s") && stderr.contains("(1 timed out)"), "{stderr}");
+    assert!(
+        stderr.contains("did not finish within 1.0 s") && stderr.contains("(1 timed out)"),
+        "{stderr}"
+    );
     assert!(!artifact(home.path()).exists());
-    assert_eq!(std::fs::read_to_string(queue(home.path())).expect("queue"), format!("{SID}\n"));
+    assert_eq!(
+        std::fs::read_to_string(queue(home.path())).expect("queue"),
+        format!("{SID}\n")
+    );
 }
 
 #[test]
 fn no_command_is_a_usage_error() {
     let home = home_with_session();
-    let out = run(command("brain", home.path()).arg("distill").env_remove("BRAIN_DISTILL_COMMAND"), b"");
+    let out = run(
+        command("brain", home.path())
+            .arg("distill")
+            .env_remove("BRAIN_DISTILL_COMMAND"),
+        b"",
+    );
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--command"));
 }

@@ -82,7 +82,11 @@ fn fixture() -> Option<Fixture> {
     };
     for stage in ["lexindex", "vecindex"] {
         let out = run(f.cmd(stage).args(["--all", "--quiet"]), b"");
-        assert!(out.status.success(), "{stage}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{stage}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Some(f)
 }
@@ -95,14 +99,27 @@ fn paths(hits: &[Hit]) -> Vec<&str> {
 fn vectors_find_paraphrases_lexical_search_misses_and_auto_fuses_them() {
     let Some(f) = fixture() else { return };
     let (hits, _) = f.rank(&["--mode", "lex", "authorization failures"]);
-    assert!(!paths(&hits).contains(&"auth/jwt.md"), "no shared word: {:?}", paths(&hits));
+    assert!(
+        !paths(&hits).contains(&"auth/jwt.md"),
+        "no shared word: {:?}",
+        paths(&hits)
+    );
 
     let (hits, out) = f.rank(&["--mode", "vec", "authorization failures"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(hits[0].path, "auth/jwt.md", "{:?}", paths(&hits));
     assert_eq!(hits[0].score, 1.0);
     assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.score)));
-    assert!(hits[0].file.as_deref().is_some_and(|p| p.ends_with("notes/auth/jwt.md")));
+    assert!(
+        hits[0]
+            .file
+            .as_deref()
+            .is_some_and(|p| p.ends_with("notes/auth/jwt.md"))
+    );
     assert_eq!(hits[0].age_days, 2);
 
     // auto: plain words, vectors present → hybrid, both lists fused.
@@ -110,7 +127,11 @@ fn vectors_find_paraphrases_lexical_search_misses_and_auto_fuses_them() {
     assert!(out.status.success());
     assert_eq!(hits[0].path, "auth/jwt.md", "{:?}", paths(&hits));
     let ranks = hits[0].signals["ranks"].as_object().expect("ranks");
-    assert!(ranks.contains_key("vec") && hits[0].signals.contains_key("rrf"), "{:?}", hits[0].signals);
+    assert!(
+        ranks.contains_key("vec") && hits[0].signals.contains_key("rrf"),
+        "{:?}",
+        hits[0].signals
+    );
 
     // auto: a literal query stays lexical (no fusion signals).
     let (hits, _) = f.rank(&["E0432"]);
@@ -123,7 +144,11 @@ fn query_documents_hyde_and_filters_apply_to_every_list() {
     let Some(f) = fixture() else { return };
     let doc = "lex: lock\nvec: how do two writers wait for each other\nhyde: The second process blocks on a lock file until the first one finishes.\nintent: debugging exit code 70\n";
     let out = run(f.cmd("rank").arg("-n").arg("3"), doc.as_bytes());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let hits: Vec<Hit> = parse_lines(&out.stdout);
     assert_eq!(hits[0].path, "db/locks.md");
     let ranks = hits[0].signals["ranks"].as_object().expect("ranks");
@@ -139,8 +164,18 @@ fn query_documents_hyde_and_filters_apply_to_every_list() {
     let (hits, out) = f.rank(&["--mode", "hybrid", "--project", "api", "lock writers"]);
     assert!(out.status.success());
     assert_eq!(paths(&hits), vec!["auth/jwt.md"]);
-    let (hits, _) = f.rank(&["--mode", "vec", "--since", "2026-04-09", "waiting for a lock"]);
-    assert!(hits.iter().all(|h| h.date.as_str() >= "2026-04-09"), "{:?}", paths(&hits));
+    let (hits, _) = f.rank(&[
+        "--mode",
+        "vec",
+        "--since",
+        "2026-04-09",
+        "waiting for a lock",
+    ]);
+    assert!(
+        hits.iter().all(|h| h.date.as_str() >= "2026-04-09"),
+        "{:?}",
+        paths(&hits)
+    );
     let (hits, _) = f.rank(&["--mode", "vec", "-c", "brain", "anything"]);
     assert!(hits.is_empty());
 }
@@ -149,7 +184,13 @@ fn query_documents_hyde_and_filters_apply_to_every_list() {
 fn ask_explains_signals_and_mcp_serves_vector_searches() {
     let Some(f) = fixture() else { return };
     let out = run(
-        f.cmd("brain").args(["ask", "--explain", "--color", "never", "authorization failures"]),
+        f.cmd("brain").args([
+            "ask",
+            "--explain",
+            "--color",
+            "never",
+            "authorization failures",
+        ]),
         b"",
     );
     assert!(out.status.success());
@@ -157,7 +198,10 @@ fn ask_explains_signals_and_mcp_serves_vector_searches() {
     assert!(text.contains("signals: rrf"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("mode hybrid"));
 
-    let out = run(f.cmd("brain").args(["ask", "--json", "sourdough starter"]), b"");
+    let out = run(
+        f.cmd("brain").args(["ask", "--json", "sourdough starter"]),
+        b"",
+    );
     let env: Value = serde_json::from_slice(&out.stdout).expect("envelope");
     assert_eq!(env["hits"][0]["path"], "cooking/bread.md");
 
@@ -171,27 +215,55 @@ fn ask_explains_signals_and_mcp_serves_vector_searches() {
     let lines: Vec<Value> = parse_lines(&out.stdout);
     let result = &lines.iter().find(|l| l["id"] == 2).expect("query answer")["result"];
     assert_ne!(result["isError"], true, "{result}");
-    assert_eq!(result["structuredContent"]["results"][0]["uri"], "brain://notes/auth/jwt.md");
+    assert_eq!(
+        result["structuredContent"]["results"][0]["uri"],
+        "brain://notes/auth/jwt.md"
+    );
 }
 
 #[test]
 fn rerank_expansion_and_lagging_vectors() {
     let Some(f) = fixture() else { return };
     let tiny = workspace().join("tests/fixtures/rerank-tiny");
-    let (hits, out) = run_rank_env(&f, &["--rerank", "lock writers"], &[("BRAIN_RERANKER", &tiny)]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(hits.iter().all(|h| h.signals.contains_key("rerank")), "{:?}", hits[0].signals);
+    let (hits, out) = run_rank_env(
+        &f,
+        &["--rerank", "lock writers"],
+        &[("BRAIN_RERANKER", &tiny)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        hits.iter().all(|h| h.signals.contains_key("rerank")),
+        "{:?}",
+        hits[0].signals
+    );
     assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.score)));
     assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
-    let (_, out) = run_rank_env(&f, &["--rerank", "lock"], &[("BRAIN_RERANKER", Path::new("/nonexistent"))]);
+    let (_, out) = run_rank_env(
+        &f,
+        &["--rerank", "lock"],
+        &[("BRAIN_RERANKER", Path::new("/nonexistent"))],
+    );
     assert_eq!(out.status.code(), Some(65), "missing reranker");
 
     // An expansion command adds typed lines; its answer is cached.
     let cmd = "cat >/dev/null; echo 'lex: sourdough'; echo 'vec: baking bread at home'";
     let (hits, out) = f.rank(&["--expand-cmd", cmd, "weekend hobby"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(hits[0].path, "cooking/bread.md");
-    assert_eq!(std::fs::read_dir(f.home.join("cache/expand")).expect("cache").count(), 1);
+    assert_eq!(
+        std::fs::read_dir(f.home.join("cache/expand"))
+            .expect("cache")
+            .count(),
+        1
+    );
     let (_, out) = f.rank(&["--expand-cmd", "exit 3", "weekend hobby"]);
     assert!(out.status.success(), "a failing expansion is a warning");
     assert!(String::from_utf8_lossy(&out.stderr).contains("expansion skipped"));
@@ -201,7 +273,11 @@ fn rerank_expansion_and_lagging_vectors() {
         f.cmd("lexindex").args(["--collection", "notes"]),
         br#"{"schema":1,"kind":"doc","id":"new","collection":"notes","path":"new.md","title":"New note","date":"2026-04-10","source":{"type":"note","file":"x"},"meta":{},"body":"fresh text about writers"}"#,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (_, out) = f.rank(&["--mode", "hybrid", "writers"]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not embedded yet"),

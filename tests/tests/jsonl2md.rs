@@ -15,7 +15,11 @@ fn golden_cases() {
 fn jsonl2md(home: &Path, args: &[&str], stdin: &[u8]) -> (Vec<Doc>, String, i32) {
     let out = run(command("jsonl2md", home).args(args), stdin);
     let docs = parse_lines::<Doc>(&out.stdout);
-    (docs, String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code().unwrap_or(-1))
+    (
+        docs,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 fn golden_input(case: &str) -> PathBuf {
@@ -30,7 +34,11 @@ fn markdown_files_round_trip_into_the_same_records_as_ndjson() {
     let input = input.to_str().expect("utf8");
     let (docs, _, code) = jsonl2md(home.path(), &[input], b"");
     assert_eq!(code, 0);
-    let (none, _, code) = jsonl2md(home.path(), &["--out-dir", out.to_str().expect("utf8"), input], b"");
+    let (none, _, code) = jsonl2md(
+        home.path(),
+        &["--out-dir", out.to_str().expect("utf8"), input],
+        b"",
+    );
     assert_eq!(code, 0);
     assert!(none.is_empty(), "--out-dir prints no records");
     assert_eq!(docs.len(), 1);
@@ -75,14 +83,19 @@ fn new_skips_unchanged_sessions_and_the_queue_gets_each_id_once() {
     let queue = std::fs::read_to_string(home.path().join("pending_distill.txt")).expect("queue");
     assert_eq!(
         queue.lines().collect::<Vec<_>>(),
-        vec!["11111111-aaaa-4bbb-8ccc-000000000001", "33333333-aaaa-4bbb-8ccc-000000000003"]
+        vec![
+            "11111111-aaaa-4bbb-8ccc-000000000001",
+            "33333333-aaaa-4bbb-8ccc-000000000003"
+        ]
     );
 }
 
 #[test]
 fn stdin_and_hook_payloads_are_read() {
     let home = tempfile::tempdir().expect("tempdir");
-    let file = golden_input("codex-doubled-messages/rollout-2026-03-04T11-00-00-019b0000-0000-7000-8000-000000000004.jsonl");
+    let file = golden_input(
+        "codex-doubled-messages/rollout-2026-03-04T11-00-00-019b0000-0000-7000-8000-000000000004.jsonl",
+    );
     let bytes = std::fs::read(&file).expect("read");
     let (docs, _, code) = jsonl2md(home.path(), &["-"], &bytes);
     assert_eq!(code, 0);
@@ -100,7 +113,11 @@ fn stdin_and_hook_payloads_are_read() {
 fn an_unreadable_input_is_reported_and_the_others_go_on() {
     let home = tempfile::tempdir().expect("tempdir");
     let good = golden_input("claude-compaction");
-    let (docs, err, code) = jsonl2md(home.path(), &["/nonexistent/x.jsonl", good.to_str().expect("utf8")], b"");
+    let (docs, err, code) = jsonl2md(
+        home.path(),
+        &["/nonexistent/x.jsonl", good.to_str().expect("utf8")],
+        b"",
+    );
     assert_eq!(docs.len(), 1);
     assert_eq!(code, 64);
     assert!(err.contains("/nonexistent/x.jsonl"), "{err}");
@@ -114,9 +131,16 @@ fn no_redact_keeps_secrets_and_redaction_counts_them() {
     assert_eq!(docs[0].meta["redactions"], 6);
     assert!(!docs[0].body.contains("AKIAIOSFODNN7EXAMPLE"));
     assert!(!docs[0].body.contains("bank PIN"), "private span removed");
-    let (raw, _, _) = jsonl2md(home.path(), &["--no-redact", case.to_str().expect("utf8")], b"");
+    let (raw, _, _) = jsonl2md(
+        home.path(),
+        &["--no-redact", case.to_str().expect("utf8")],
+        b"",
+    );
     assert!(raw[0].body.contains("AKIAIOSFODNN7EXAMPLE"));
-    assert!(!raw[0].body.contains("bank PIN"), "private spans go even without redaction");
+    assert!(
+        !raw[0].body.contains("bank PIN"),
+        "private spans go even without redaction"
+    );
 }
 
 // ---- conformance over ../shared/corpora ------------------------------------------------------------
@@ -124,11 +148,16 @@ fn no_redact_keeps_secrets_and_redaction_counts_them() {
 /// Independent oracle: a transcript file "has content" when some line (or Gemini message) is a user or
 /// assistant message that is not meta and carries non-empty content.
 fn has_content(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else { return false };
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
     if path.extension().is_some_and(|e| e == "json") {
         let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
         return v.get("sessionId").is_some()
-            && v["messages"].as_array().is_some_and(|m| m.iter().any(|m| non_empty(&m["content"]) || m.get("toolCalls").is_some()));
+            && v["messages"].as_array().is_some_and(|m| {
+                m.iter()
+                    .any(|m| non_empty(&m["content"]) || m.get("toolCalls").is_some())
+            });
     }
     String::from_utf8_lossy(&bytes).lines().any(|l| {
         let v: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
@@ -156,7 +185,11 @@ fn files(root: &Path) -> Vec<PathBuf> {
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let p = e.path();
-            if p.is_dir() { stack.push(p) } else { out.push(p) }
+            if p.is_dir() {
+                stack.push(p)
+            } else {
+                out.push(p)
+            }
         }
     }
     out.sort();
@@ -164,7 +197,9 @@ fn files(root: &Path) -> Vec<PathBuf> {
 }
 
 fn conformance(agent_dir: &str, expected_per_folder: &[(&str, usize)]) {
-    let Some(root) = corpus(agent_dir) else { return };
+    let Some(root) = corpus(agent_dir) else {
+        return;
+    };
     let home = tempfile::tempdir().expect("tempdir");
     let out = run(command("jsonl2md", home.path()).arg(&root), b"");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -175,13 +210,36 @@ fn conformance(agent_dir: &str, expected_per_folder: &[(&str, usize)]) {
     // `turn-1.jsonl` in different folders, so uniqueness holds per folder.
     let ids: BTreeSet<(String, &str)> = docs
         .iter()
-        .map(|d| (Path::new(&d.source.file).parent().map(|p| p.display().to_string()).unwrap_or_default(), d.id.as_str()))
+        .map(|d| {
+            (
+                Path::new(&d.source.file)
+                    .parent()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                d.id.as_str(),
+            )
+        })
         .collect();
-    assert_eq!(ids.len(), docs.len(), "document ids are unique within a folder");
+    assert_eq!(
+        ids.len(),
+        docs.len(),
+        "document ids are unique within a folder"
+    );
     for d in &docs {
-        assert!(!d.body.trim().is_empty() && d.body.starts_with("## Conversation"), "{}", d.id);
-        assert!(!d.date.is_empty() || d.meta["turns"] == 0, "{} has a date", d.id);
-        assert_eq!(Doc::from_markdown(&d.to_markdown()).expect("round trip"), *d);
+        assert!(
+            !d.body.trim().is_empty() && d.body.starts_with("## Conversation"),
+            "{}",
+            d.id
+        );
+        assert!(
+            !d.date.is_empty() || d.meta["turns"] == 0,
+            "{} has a date",
+            d.id
+        );
+        assert_eq!(
+            Doc::from_markdown(&d.to_markdown()).expect("round trip"),
+            *d
+        );
         assert!(d.source.sha256.as_ref().is_some_and(|h| h.len() == 64));
     }
     // Every main transcript with content yields exactly one document, named after its stem.
@@ -189,21 +247,37 @@ fn conformance(agent_dir: &str, expected_per_folder: &[(&str, usize)]) {
         let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let in_subagents = f.components().any(|c| c.as_os_str() == "subagents");
         let is_agent = name.starts_with("agent-");
-        let ext_ok = name.ends_with(".jsonl") || (name.ends_with(".json") && !name.ends_with(".meta.json"));
+        let ext_ok =
+            name.ends_with(".jsonl") || (name.ends_with(".json") && !name.ends_with(".meta.json"));
         if in_subagents || is_agent || !ext_ok || !has_content(&f) {
             continue;
         }
         let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let agent = docs.iter().find(|d| d.id.ends_with(stem)).map(|d| d.source.agent.clone());
-        assert!(agent.is_some(), "{} has content but no document", f.display());
+        let agent = docs
+            .iter()
+            .find(|d| d.id.ends_with(stem))
+            .map(|d| d.source.agent.clone());
+        assert!(
+            agent.is_some(),
+            "{} has content but no document",
+            f.display()
+        );
     }
     let mut per_folder: BTreeMap<String, usize> = BTreeMap::new();
     for d in &docs {
-        let rel = d.source.file.split(&format!("corpora/{agent_dir}/")).nth(1).unwrap_or(&d.source.file);
+        let rel = d
+            .source
+            .file
+            .split(&format!("corpora/{agent_dir}/"))
+            .nth(1)
+            .unwrap_or(&d.source.file);
         let top = rel.split('/').next().unwrap_or("").to_string();
         *per_folder.entry(top).or_default() += 1;
     }
-    let want: BTreeMap<String, usize> = expected_per_folder.iter().map(|(k, v)| ((*k).to_string(), *v)).collect();
+    let want: BTreeMap<String, usize> = expected_per_folder
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), *v))
+        .collect();
     assert_eq!(per_folder, want, "documents per folder");
 }
 

@@ -210,7 +210,11 @@ fn a_rebuild_holds_each_document_once() {
             r#"{{"schema":1,"kind":"doc","id":"s1","collection":"brain","path":"s1.md","title":"S","date":"2026-04-02T10:00:00Z","source":{{"type":"session","agent":"claude","file":"~/s1.jsonl"}},"meta":{{}},"body":"{body}"}}"#
         )
     };
-    let stdin = format!("{}\n{}\n", rec("first version\\n"), rec("second version\\n"));
+    let stdin = format!(
+        "{}\n{}\n",
+        rec("first version\\n"),
+        rec("second version\\n")
+    );
     let (code, _, stderr) = lexindex(h, &["--rebuild", "-q"], stdin.as_bytes());
     assert_eq!(code, Some(0), "{stderr}");
     let after = dump(h);

@@ -214,7 +214,11 @@ fn remember_then_query_finds_the_entry_in_the_same_session() {
     let mut s = Session::start(&home);
     // The engine is open (on the index without the entry) before the capture.
     let before = s.call("query", json!({"query": "flamingo"}));
-    assert_eq!(before["structuredContent"]["results"], json!([]), "{before}");
+    assert_eq!(
+        before["structuredContent"]["results"],
+        json!([]),
+        "{before}"
+    );
     let saved = s.call(
         "remember",
         json!({"text": "Decided: the lock rewrite is codenamed flamingo", "type": "decision", "tags": ["locks"]}),
@@ -222,15 +226,31 @@ fn remember_then_query_finds_the_entry_in_the_same_session() {
     assert_eq!(saved["isError"], false, "{saved}");
     let entry = &saved["structuredContent"];
     assert_eq!(
-        (entry["entry_id"].as_str(), entry["uri"].as_str(), entry["indexed"].as_bool()),
-        (Some("20260410-001"), Some("brain://inbox/2026-04-10.md"), Some(true)),
+        (
+            entry["entry_id"].as_str(),
+            entry["uri"].as_str(),
+            entry["indexed"].as_bool()
+        ),
+        (
+            Some("20260410-001"),
+            Some("brain://inbox/2026-04-10.md"),
+            Some(true)
+        ),
         "{saved}"
     );
     let after = s.call("query", json!({"query": "flamingo"}));
     let top = &after["structuredContent"]["results"][0];
     assert_eq!(top["uri"], entry["uri"], "{after}");
-    assert!(top["snippet"].as_str().is_some_and(|t| t.contains("codenamed flamingo")), "{after}");
-    let read = s.call("get", json!({"file": entry["uri"], "fromLine": entry["line"], "maxLines": 1}));
+    assert!(
+        top["snippet"]
+            .as_str()
+            .is_some_and(|t| t.contains("codenamed flamingo")),
+        "{after}"
+    );
+    let read = s.call(
+        "get",
+        json!({"file": entry["uri"], "fromLine": entry["line"], "maxLines": 1}),
+    );
     assert_eq!(
         read["structuredContent"]["text"],
         "## 2026-04-10T12:00:00+00:00 · decision · 20260410-001 · tags: locks\n",
@@ -238,21 +258,41 @@ fn remember_then_query_finds_the_entry_in_the_same_session() {
     );
     let recent = s.call("recent", json!({"since": "1h", "collections": ["inbox"]}));
     let items = &recent["structuredContent"]["items"];
-    assert_eq!((items[0]["uri"].clone(), items[0]["indexed"].clone()), (entry["uri"].clone(), json!(true)), "{recent}");
-    let refused = s.call("remember", json!({"text": "deploy key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"}));
+    assert_eq!(
+        (items[0]["uri"].clone(), items[0]["indexed"].clone()),
+        (entry["uri"].clone(), json!(true)),
+        "{recent}"
+    );
+    let refused = s.call(
+        "remember",
+        json!({"text": "deploy key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"}),
+    );
     assert_eq!(refused["isError"], true, "{refused}");
-    let rec: Value = serde_json::from_str(refused["content"][0]["text"].as_str().unwrap_or("")).expect("error record");
-    assert_eq!((rec["error"].as_str(), rec["reason"].as_str()), (Some("refused"), Some("secret")), "{rec}");
+    let rec: Value = serde_json::from_str(refused["content"][0]["text"].as_str().unwrap_or(""))
+        .expect("error record");
+    assert_eq!(
+        (rec["error"].as_str(), rec["reason"].as_str()),
+        (Some("refused"), Some("secret")),
+        "{rec}"
+    );
     assert!(s.finish().success());
     let day = std::fs::read_to_string(home.join("inbox/2026-04-10.md")).expect("day file");
-    assert!(day.contains("flamingo") && !day.contains("sk-proj"), "{day}");
+    assert!(
+        day.contains("flamingo") && !day.contains("sk-proj"),
+        "{day}"
+    );
     // One telemetry row per call: the capture and the walk log their own, the server the rest.
     let log = std::fs::read_to_string(home.join("logs/usage.jsonl")).expect("usage.jsonl");
     let rows: Vec<Value> = parse_lines(log.as_bytes());
     let events: Vec<(&str, &str)> = rows
         .iter()
         .filter(|r| r["surface"] == "mcp")
-        .map(|r| (r["event"].as_str().unwrap_or(""), r["tool"].as_str().unwrap_or("")))
+        .map(|r| {
+            (
+                r["event"].as_str().unwrap_or(""),
+                r["tool"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(
         events,

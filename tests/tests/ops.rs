@@ -46,32 +46,60 @@ fn status_and_explain_agree_on_counts_and_parse_back() {
     let work = home();
     let out = brain(work.path(), &["status", "--json"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(out.stdout.iter().filter(|b| **b == b'\n').count(), 1, "one line for scripts");
+    assert_eq!(
+        out.stdout.iter().filter(|b| **b == b'\n').count(),
+        1,
+        "one line for scripts"
+    );
     let s: Status = serde_json::from_slice(&out.stdout).expect("status record");
     let out = brain(work.path(), &["explain", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let e: Explain = serde_json::from_slice(&out.stdout).expect("explain record");
     assert_eq!((s.docs, e.lexical.docs), (5, 5));
-    let from_status: Vec<(&str, u64)> = s.collections.iter().map(|c| (c.name.as_str(), c.docs)).collect();
-    let from_explain: Vec<(&str, u64)> = e.collections.iter().map(|c| (c.name.as_str(), c.docs)).collect();
+    let from_status: Vec<(&str, u64)> = s
+        .collections
+        .iter()
+        .map(|c| (c.name.as_str(), c.docs))
+        .collect();
+    let from_explain: Vec<(&str, u64)> = e
+        .collections
+        .iter()
+        .map(|c| (c.name.as_str(), c.docs))
+        .collect();
     assert_eq!(from_status, vec![("brain", 2), ("notes", 3)]);
     assert_eq!(from_status, from_explain);
     assert!(e.lexical.fresh && !e.vectors.fresh);
-    assert_eq!(e.vectors.need_embeddings, 5, "no store: every document needs embeddings");
+    assert_eq!(
+        e.vectors.need_embeddings, 5,
+        "no store: every document needs embeddings"
+    );
     assert_eq!(e.binaries.iter().filter(|b| b.path.is_some()).count(), 9);
 }
 
 #[test]
 fn explain_sees_a_file_added_after_indexing_until_lexindex_runs() {
     let work = home();
-    std::fs::write(work.path().join("corpus-notes/kb/late.md"), "---\ntitle: Late\n---\nlate words\n").expect("write");
-    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout).expect("explain");
-    let notes = e.collections.iter().find(|c| c.name == "notes").expect("notes");
+    std::fs::write(
+        work.path().join("corpus-notes/kb/late.md"),
+        "---\ntitle: Late\n---\nlate words\n",
+    )
+    .expect("write");
+    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout)
+        .expect("explain");
+    let notes = e
+        .collections
+        .iter()
+        .find(|c| c.name == "notes")
+        .expect("notes");
     assert_eq!((notes.lexical_fresh, notes.drift.not_indexed), (false, 1));
     assert_eq!(notes.drift.examples, ["not indexed: notes/kb/late.md"]);
-    let out = run(command("lexindex", &work.path().join("home")).args(["--all", "--quiet"]), b"");
+    let out = run(
+        command("lexindex", &work.path().join("home")).args(["--all", "--quiet"]),
+        b"",
+    );
     assert!(out.status.success());
-    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout).expect("explain");
+    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout)
+        .expect("explain");
     assert!(e.lexical.fresh, "{:?}", e.collections);
 }
 
@@ -82,32 +110,57 @@ fn after_lexindex_catches_up_with_a_deleted_file_doctor_passes_again() {
     assert_eq!(brain(work.path(), &["doctor"]).status.code(), Some(65));
     // The deleted document's id stays in its segment's term dictionary until a merge drops it: the
     // index check counts ids of live passages only (Searcher::document_ids).
-    let out = run(command("lexindex", &work.path().join("home")).args(["--all", "--quiet"]), b"");
+    let out = run(
+        command("lexindex", &work.path().join("home")).args(["--all", "--quiet"]),
+        b"",
+    );
     assert!(out.status.success());
     let out = brain(work.path(), &["doctor", "--json"]);
     let r: DoctorReport = serde_json::from_slice(&out.stdout).expect("report");
-    assert!(r.ok, "{:?}", r.checks.iter().filter(|c| c.outcome == brain_ops::doctor::Outcome::Fail).collect::<Vec<_>>());
+    assert!(
+        r.ok,
+        "{:?}",
+        r.checks
+            .iter()
+            .filter(|c| c.outcome == brain_ops::doctor::Outcome::Fail)
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn doctor_logs_a_row_with_its_failures_and_explain_shows_the_verdict() {
     let work = home();
-    std::fs::write(work.path().join("home/locks/lexindex.lock"), "pid 999999999").expect("write");
+    std::fs::write(
+        work.path().join("home/locks/lexindex.lock"),
+        "pid 999999999",
+    )
+    .expect("write");
     let out = brain(work.path(), &["doctor", "--json"]);
-    assert_eq!(out.status.code(), Some(65), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(65),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: DoctorReport = serde_json::from_slice(&out.stdout).expect("report");
     assert_eq!(r.failures, ["locks"]);
     assert_eq!(r.checks.len(), 13, "every check ran");
     let log = std::fs::read_to_string(work.path().join("home/logs/usage.jsonl")).expect("usage");
-    let row: serde_json::Value = serde_json::from_str(log.lines().last().expect("row")).expect("json");
-    assert_eq!((row["event"].as_str(), row["surface"].as_str()), (Some("doctor_run"), Some("cli")));
+    let row: serde_json::Value =
+        serde_json::from_str(log.lines().last().expect("row")).expect("json");
+    assert_eq!(
+        (row["event"].as_str(), row["surface"].as_str()),
+        (Some("doctor_run"), Some("cli"))
+    );
     assert_eq!(row["failures"], serde_json::json!(["locks"]));
-    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout).expect("explain");
+    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout)
+        .expect("explain");
     let last = e.last_doctor.expect("verdict recorded");
     assert_eq!((last.ok, last.failures), (false, vec!["locks".to_string()]));
     std::fs::write(work.path().join("home/locks/lexindex.lock"), "").expect("write");
     assert_eq!(brain(work.path(), &["doctor"]).status.code(), Some(0));
-    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout).expect("explain");
+    let e: Explain = serde_json::from_slice(&brain(work.path(), &["explain", "--json"]).stdout)
+        .expect("explain");
     assert!(e.last_doctor.is_some_and(|d| d.ok));
 }
 
@@ -125,7 +178,12 @@ fn a_brain_without_its_stages_fails_the_binaries_check() {
         b"",
     );
     // The built brain still finds its stages beside it; the lone copy does not.
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let out = run(
         std::process::Command::new(lone.join("brain"))
             .env("BRAIN_HOME", work.path().join("home"))
@@ -138,8 +196,16 @@ fn a_brain_without_its_stages_fails_the_binaries_check() {
     assert_eq!(out.status.code(), Some(65));
     let r: DoctorReport = serde_json::from_slice(&out.stdout).expect("report");
     assert_eq!(r.failures, ["binaries"]);
-    let check = r.checks.iter().find(|c| c.name == "binaries").expect("binaries");
-    assert!(check.summary.starts_with("8 of 9 binaries do not resolve"), "{}", check.summary);
+    let check = r
+        .checks
+        .iter()
+        .find(|c| c.name == "binaries")
+        .expect("binaries");
+    assert!(
+        check.summary.starts_with("8 of 9 binaries do not resolve"),
+        "{}",
+        check.summary
+    );
     assert!(check.fix.contains("make install"));
 }
 
@@ -147,12 +213,27 @@ fn a_brain_without_its_stages_fails_the_binaries_check() {
 fn exit_codes_of_status_explain_and_doctor() {
     let empty = tempfile::tempdir().expect("tempdir");
     let nowhere = empty.path().join("no-home");
-    let code = |args: &[&str]| run(command("brain", &nowhere).args(args), b"").status.code();
-    assert_eq!(code(&["status"]), Some(0), "an empty home is a state, not an error");
+    let code = |args: &[&str]| {
+        run(command("brain", &nowhere).args(args), b"")
+            .status
+            .code()
+    };
+    assert_eq!(
+        code(&["status"]),
+        Some(0),
+        "an empty home is a state, not an error"
+    );
     assert_eq!(code(&["explain", "--json"]), Some(0));
     assert_eq!(code(&["doctor"]), Some(65), "a failed check");
-    assert!(!nowhere.exists(), "status, explain and doctor create nothing in a missing home");
-    assert_eq!(code(&["status", "--bogus"]), Some(64), "usage errors are bad input");
+    assert!(
+        !nowhere.exists(),
+        "status, explain and doctor create nothing in a missing home"
+    );
+    assert_eq!(
+        code(&["status", "--bogus"]),
+        Some(64),
+        "usage errors are bad input"
+    );
     assert_eq!(code(&["--version"]), Some(0));
     let work = home();
     let db = work.path().join("home/state.sqlite");
@@ -161,11 +242,30 @@ fn exit_codes_of_status_explain_and_doctor() {
     }
     std::fs::write(&db, "garbage, not a database").expect("write");
     let out = brain(work.path(), &["status"]);
-    assert_eq!(out.status.code(), Some(99), "an unreadable registry is internal");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("brain doctor"), "names the fix");
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "an unreadable registry is internal"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("brain doctor"),
+        "names the fix"
+    );
     let out = brain(work.path(), &["explain", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "explain reports what it cannot read and shows the rest");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "explain reports what it cannot read and shows the rest"
+    );
     let e: Explain = serde_json::from_slice(&out.stdout).expect("explain");
-    assert!(e.errors.iter().any(|m| m.contains("state.sqlite")), "{:?}", e.errors);
-    assert_eq!(brain(work.path(), &["doctor"]).status.code(), Some(65), "doctor reports it as a check");
+    assert!(
+        e.errors.iter().any(|m| m.contains("state.sqlite")),
+        "{:?}",
+        e.errors
+    );
+    assert_eq!(
+        brain(work.path(), &["doctor"]).status.code(),
+        Some(65),
+        "doctor reports it as a check"
+    );
 }

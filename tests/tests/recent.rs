@@ -24,7 +24,12 @@ fn copy(from: &Path, to: &Path) {
 fn set_mtime(path: &Path, rfc3339: &str) {
     let ts: jiff::Timestamp = rfc3339.parse().expect("time");
     let t = SystemTime::UNIX_EPOCH + Duration::from_secs(ts.as_second() as u64);
-    std::fs::File::options().write(true).open(path).expect("open").set_modified(t).expect("mtime");
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open")
+        .set_modified(t)
+        .expect("mtime");
 }
 
 /// Copy the fixture corpus into `work`, give every file the mtime `mtimes` names, index it.
@@ -36,14 +41,33 @@ fn corpus(work: &Path) {
         let (file, when) = line.split_once(' ').expect("path time");
         set_mtime(&work.join(file), when);
     }
-    let out = run(command("lexindex", &work.join("home")).args(["--all", "--quiet"]), b"");
-    assert!(out.status.success(), "lexindex: {}", String::from_utf8_lossy(&out.stderr));
+    let out = run(
+        command("lexindex", &work.join("home")).args(["--all", "--quiet"]),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "lexindex: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn recent(home: &Path, args: &[&str]) -> (Option<i32>, RecentReport) {
-    let out = run(command("brain", home).env("BRAIN_NOW", NOW).arg("recent").arg("--json").args(args), b"");
+    let out = run(
+        command("brain", home)
+            .env("BRAIN_NOW", NOW)
+            .arg("recent")
+            .arg("--json")
+            .args(args),
+        b"",
+    );
     let r: Vec<RecentReport> = parse_lines(&out.stdout);
-    (out.status.code(), r.into_iter().next().unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr))))
+    (
+        out.status.code(),
+        r.into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stderr))),
+    )
 }
 
 #[test]
@@ -60,42 +84,96 @@ fn landed_but_unindexed_files_are_pending_and_deleted_ones_gone() {
     let (code, r) = recent(&home, &["--since", "7d"]);
     assert_eq!(code, Some(0));
     assert_eq!((r.n_total, r.pending), (4, 0));
-    assert_eq!(r.collections.iter().map(|c| c.count).sum::<usize>(), r.n_total);
+    assert_eq!(
+        r.collections.iter().map(|c| c.count).sum::<usize>(),
+        r.n_total
+    );
     let order: Vec<&str> = r.items.iter().map(|i| i.uri.as_str()).collect();
     assert_eq!(
         order,
-        ["brain://inbox/2026-04-10.md", "brain://brain/2026/04/s2.md", "brain://notes/kb/tantivy-locks.md", "brain://brain/2026/04/s1.md"]
+        [
+            "brain://inbox/2026-04-10.md",
+            "brain://brain/2026/04/s2.md",
+            "brain://notes/kb/tantivy-locks.md",
+            "brain://brain/2026/04/s1.md"
+        ]
     );
     // A new note lands (not indexed), an indexed one changes, a session is deleted.
     std::fs::write(w.join("notes/kb/new.md"), "# New note\n").expect("write");
     set_mtime(&w.join("notes/kb/new.md"), "2026-04-10T11:30:00Z");
-    std::fs::write(w.join("notes/kb/tantivy-locks.md"), "# Tantivy writer lock contention\nchanged\n").expect("write");
+    std::fs::write(
+        w.join("notes/kb/tantivy-locks.md"),
+        "# Tantivy writer lock contention\nchanged\n",
+    )
+    .expect("write");
     set_mtime(&w.join("notes/kb/tantivy-locks.md"), "2026-04-10T11:45:00Z");
     std::fs::remove_file(w.join("sessions/2026/04/s1.md")).expect("rm");
     let (_, r) = recent(&home, &["--since", "7d"]);
     assert_eq!((r.n_total, r.pending), (4, 2));
     let first = &r.items[0];
-    assert_eq!((first.uri.as_str(), first.title.as_str(), first.indexed), ("brain://notes/kb/tantivy-locks.md", "Tantivy writer lock contention", false));
-    assert_eq!((first.age.as_str(), first.visible_at.as_str()), ("15 min ago", "2026-04-10T11:45:00+00:00"));
-    let new = r.items.iter().find(|i| i.path == "kb/new.md").expect("new note listed");
-    assert_eq!((new.title.as_str(), new.date.as_str(), new.indexed), ("new", "", false));
-    assert!(r.items.iter().all(|i| i.path != "2026/04/s1.md"), "deleted file listed");
+    assert_eq!(
+        (first.uri.as_str(), first.title.as_str(), first.indexed),
+        (
+            "brain://notes/kb/tantivy-locks.md",
+            "Tantivy writer lock contention",
+            false
+        )
+    );
+    assert_eq!(
+        (first.age.as_str(), first.visible_at.as_str()),
+        ("15 min ago", "2026-04-10T11:45:00+00:00")
+    );
+    let new = r
+        .items
+        .iter()
+        .find(|i| i.path == "kb/new.md")
+        .expect("new note listed");
+    assert_eq!(
+        (new.title.as_str(), new.date.as_str(), new.indexed),
+        ("new", "", false)
+    );
+    assert!(
+        r.items.iter().all(|i| i.path != "2026/04/s1.md"),
+        "deleted file listed"
+    );
     // After indexing, nothing is pending.
-    assert!(run(command("lexindex", &home).args(["--all", "--quiet"]), b"").status.success());
+    assert!(
+        run(command("lexindex", &home).args(["--all", "--quiet"]), b"")
+            .status
+            .success()
+    );
     let (_, r) = recent(&home, &["--since", "7d"]);
     assert_eq!(r.pending, 0);
     // The walk logged a telemetry row with walk_ms and n_total.
     let log = std::fs::read_to_string(home.join("logs/usage.jsonl")).expect("usage");
-    let rows: Vec<serde_json::Value> = log.lines().map(|l| serde_json::from_str(l).expect("row")).collect();
-    assert!(rows.iter().all(|r| r["event"] == "recent" && r["walk_ms"].is_u64() && r["n_total"] == 4));
+    let rows: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    assert!(
+        rows.iter()
+            .all(|r| r["event"] == "recent" && r["walk_ms"].is_u64() && r["n_total"] == 4)
+    );
 }
 
 #[test]
 fn a_corrupt_registry_is_an_internal_error() {
     let home = tempfile::tempdir().expect("tempdir");
-    std::fs::write(home.path().join("state.sqlite"), "this is not a database, it is a text file of some length").expect("write");
-    let out = run(command("brain", home.path()).args(["recent", "--json"]), b"");
-    assert_eq!(out.status.code(), Some(99), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(
+        home.path().join("state.sqlite"),
+        "this is not a database, it is a text file of some length",
+    )
+    .expect("write");
+    let out = run(
+        command("brain", home.path()).args(["recent", "--json"]),
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(99),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let err: Vec<brain_doc::ErrorRecord> = parse_lines(&out.stdout);
     assert_eq!(err[0].error, brain_doc::ErrorCode::Internal);
 }

@@ -34,26 +34,52 @@ fn brain(home: &Path, user: &Path, stand: &Path, args: &[&str]) -> std::process:
 #[test]
 fn schedules_install_idempotently_read_back_and_remove() {
     let t = tempfile::tempdir().expect("tempdir");
-    let (home, user, stand) = (t.path().join("home"), t.path().join("user"), t.path().join("bin"));
+    let (home, user, stand) = (
+        t.path().join("home"),
+        t.path().join("user"),
+        t.path().join("bin"),
+    );
     stand_ins(&stand);
     std::fs::write(stand.join("crontab.txt"), "0 1 * * * backup.sh\n").expect("existing crontab");
     let b = |args: &[&str]| brain(&home, &user, &stand, args);
     for which in ["--cron", "--systemd", "--launchd"] {
         let out = b(&["schedule", "install", which]);
-        assert_eq!(out.status.code(), Some(0), "{which}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{which}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let tab = std::fs::read_to_string(stand.join("crontab.txt")).expect("crontab");
-    assert!(tab.starts_with("0 1 * * * backup.sh\n"), "the user's lines stay: {tab}");
+    assert!(
+        tab.starts_with("0 1 * * * backup.sh\n"),
+        "the user's lines stay: {tab}"
+    );
     assert_eq!(tab.matches("# brain-nightly").count(), 1);
     let again = b(&["schedule", "install", "--cron"]);
     assert!(String::from_utf8_lossy(&again.stderr).contains("unchanged crontab"));
-    assert_eq!(std::fs::read_to_string(stand.join("crontab.txt")).expect("crontab"), tab);
+    assert_eq!(
+        std::fs::read_to_string(stand.join("crontab.txt")).expect("crontab"),
+        tab
+    );
     let units = user.join(".config/systemd/user");
     let service = std::fs::read_to_string(units.join("brain-nightly.service")).expect("service");
-    assert!(service.contains(&format!("\"BRAIN={}\"", bin("brain").display())), "{service}");
-    assert!(std::fs::read_to_string(units.join("brain-nightly.timer")).expect("timer").contains("OnCalendar=*-*-* 00/2:17:00"));
-    let plist = std::fs::read_to_string(user.join("Library/LaunchAgents/com.brain.nightly.plist")).expect("plist");
-    assert!(plist.contains("<integer>7200</integer>") && plist.contains("nightly.mk</string>"), "{plist}");
+    assert!(
+        service.contains(&format!("\"BRAIN={}\"", bin("brain").display())),
+        "{service}"
+    );
+    assert!(
+        std::fs::read_to_string(units.join("brain-nightly.timer"))
+            .expect("timer")
+            .contains("OnCalendar=*-*-* 00/2:17:00")
+    );
+    let plist = std::fs::read_to_string(user.join("Library/LaunchAgents/com.brain.nightly.plist"))
+        .expect("plist");
+    assert!(
+        plist.contains("<integer>7200</integer>") && plist.contains("nightly.mk</string>"),
+        "{plist}"
+    );
     let parsed = run(
         Command::new("python3")
             .args(["-c", "import plistlib, sys; print(plistlib.load(open(sys.argv[1], 'rb'))['ProgramArguments'][4])"])
@@ -62,35 +88,72 @@ fn schedules_install_idempotently_read_back_and_remove() {
     );
     assert_eq!(
         String::from_utf8_lossy(&parsed.stdout).trim(),
-        workspace().join("pipelines/nightly.mk").display().to_string(),
+        workspace()
+            .join("pipelines/nightly.mk")
+            .display()
+            .to_string(),
         "a well-formed plist: {}",
         String::from_utf8_lossy(&parsed.stderr)
     );
     let calls = std::fs::read_to_string(stand.join("calls.txt")).expect("calls");
-    assert!(calls.contains("--user enable --now brain-nightly.timer"), "{calls}");
+    assert!(
+        calls.contains("--user enable --now brain-nightly.timer"),
+        "{calls}"
+    );
     assert!(calls.contains("load -w "), "{calls}");
     let e: Explain = serde_json::from_slice(&b(&["explain", "--json"]).stdout).expect("explain");
     let kinds: Vec<Scheduler> = e.schedules.iter().map(|s| s.kind).collect();
-    assert_eq!(kinds, [Scheduler::Cron, Scheduler::Systemd, Scheduler::Launchd]);
+    assert_eq!(
+        kinds,
+        [Scheduler::Cron, Scheduler::Systemd, Scheduler::Launchd]
+    );
     for s in &e.schedules {
         assert_eq!(s.problem, None, "{s:?}");
-        assert!(s.nightly.as_deref().is_some_and(|n| Path::new(n).is_file()), "{s:?}");
-        assert_eq!(s.brain.as_deref(), Some(bin("brain").display().to_string().as_str()), "{s:?}");
+        assert!(
+            s.nightly.as_deref().is_some_and(|n| Path::new(n).is_file()),
+            "{s:?}"
+        );
+        assert_eq!(
+            s.brain.as_deref(),
+            Some(bin("brain").display().to_string().as_str()),
+            "{s:?}"
+        );
     }
     assert_eq!(b(&["schedule", "remove"]).status.code(), Some(0));
-    assert_eq!(std::fs::read_to_string(stand.join("crontab.txt")).expect("crontab"), "0 1 * * * backup.sh\n");
-    assert!(!units.join("brain-nightly.service").exists() && !units.join("brain-nightly.timer").exists());
+    assert_eq!(
+        std::fs::read_to_string(stand.join("crontab.txt")).expect("crontab"),
+        "0 1 * * * backup.sh\n"
+    );
+    assert!(
+        !units.join("brain-nightly.service").exists()
+            && !units.join("brain-nightly.timer").exists()
+    );
     let e: Explain = serde_json::from_slice(&b(&["explain", "--json"]).stdout).expect("explain");
     assert!(e.schedules.is_empty());
-    let out = run(command("brain", &home).env("BRAIN_PIPELINES", t.path().join("nowhere")).args(["schedule", "install", "--cron"]), b"");
+    let out = run(
+        command("brain", &home)
+            .env("BRAIN_PIPELINES", t.path().join("nowhere"))
+            .args(["schedule", "install", "--cron"]),
+        b"",
+    );
     assert_eq!(out.status.code(), Some(65), "no pipelines folder");
-    assert_eq!(b(&["schedule", "install", "--cron", "--systemd"]).status.code(), Some(64), "one scheduler at a time");
+    assert_eq!(
+        b(&["schedule", "install", "--cron", "--systemd"])
+            .status
+            .code(),
+        Some(64),
+        "one scheduler at a time"
+    );
 }
 
 #[test]
 fn skills_install_is_idempotent_and_explain_shows_their_scope() {
     let t = tempfile::tempdir().expect("tempdir");
-    let (home, user, stand) = (t.path().join("home"), t.path().join("user"), t.path().join("bin"));
+    let (home, user, stand) = (
+        t.path().join("home"),
+        t.path().join("user"),
+        t.path().join("bin"),
+    );
     stand_ins(&stand);
     let b = |args: &[&str]| brain(&home, &user, &stand, args);
     let first = String::from_utf8_lossy(&b(&["skills", "install"]).stderr).into_owned();
@@ -98,18 +161,28 @@ fn skills_install_is_idempotent_and_explain_shows_their_scope() {
     let second = String::from_utf8_lossy(&b(&["skills", "install"]).stderr).into_owned();
     assert_eq!(second.matches("unchanged ").count(), 3, "{second}");
     let e: Explain = serde_json::from_slice(&b(&["explain", "--json"]).stdout).expect("explain");
-    let scopes: Vec<(&str, &str)> = e.skills.iter().map(|s| (s.name.as_str(), s.scope.as_deref().unwrap_or(""))).collect();
+    let scopes: Vec<(&str, &str)> = e
+        .skills
+        .iter()
+        .map(|s| (s.name.as_str(), s.scope.as_deref().unwrap_or("")))
+        .collect();
     assert_eq!(
         scopes,
         [
             ("brain-ask", "`~/Projects/**` (project work)"),
             ("brain-inbox", "unconditional (every folder)"),
-            ("brain-recent", "`~/Projects/NOW/**` (the projects in motion)")
+            (
+                "brain-recent",
+                "`~/Projects/NOW/**` (the projects in motion)"
+            )
         ]
     );
     for s in &e.skills {
         let text = std::fs::read_to_string(&s.path).expect("SKILL.md");
-        assert!(text.starts_with(&format!("---\nname: {}\ndescription: ", s.name)), "{text}");
+        assert!(
+            text.starts_with(&format!("---\nname: {}\ndescription: ", s.name)),
+            "{text}"
+        );
     }
     b(&["skills", "remove"]);
     assert!(!user.join(".claude/skills/brain-ask").exists());
@@ -117,12 +190,18 @@ fn skills_install_is_idempotent_and_explain_shows_their_scope() {
 
 #[test]
 fn nightly_runs_every_step_then_doctor_and_is_safe_to_rerun() {
-    let Some(dir) = corpus("claude-code") else { return };
+    let Some(dir) = corpus("claude-code") else {
+        return;
+    };
     let t = tempfile::tempdir().expect("tempdir");
     let (home, user) = (t.path().join("home"), t.path().join("user"));
     let projects = user.join(".claude/projects/-tmp-demo");
     std::fs::create_dir_all(&projects).expect("mkdir");
-    std::fs::copy(dir.join("daaain-claude-code-log/representative_messages.jsonl"), projects.join("s1.jsonl")).expect("copy");
+    std::fs::copy(
+        dir.join("daaain-claude-code-log/representative_messages.jsonl"),
+        projects.join("s1.jsonl"),
+    )
+    .expect("copy");
     let make = || {
         run(
             Command::new("make")
@@ -141,10 +220,23 @@ fn nightly_runs_every_step_then_doctor_and_is_safe_to_rerun() {
     for round in 0..2 {
         let out = make();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "round {round}: {err}\n{}", String::from_utf8_lossy(&out.stdout));
-        assert!(err.contains("distill skipped") && err.contains("browser skipped") && err.contains("embed skipped"), "{err}");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "round {round}: {err}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            err.contains("distill skipped")
+                && err.contains("browser skipped")
+                && err.contains("embed skipped"),
+            "{err}"
+        );
     }
-    let ask = run(command("brain", &home).args(["ask", "--json", "decorators"]), b"");
+    let ask = run(
+        command("brain", &home).args(["ask", "--json", "decorators"]),
+        b"",
+    );
     assert_eq!(ask.status.code(), Some(0));
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(home.join("logs/usage.jsonl"))
         .expect("usage")
@@ -153,14 +245,23 @@ fn nightly_runs_every_step_then_doctor_and_is_safe_to_rerun() {
         .collect();
     let doctor: Vec<_> = rows.iter().filter(|r| r["event"] == "doctor_run").collect();
     assert_eq!(doctor.len(), 2);
-    assert!(doctor.iter().all(|r| r["surface"] == "cron" && r["failures"] == serde_json::json!([])), "{doctor:?}");
+    assert!(
+        doctor
+            .iter()
+            .all(|r| r["surface"] == "cron" && r["failures"] == serde_json::json!([])),
+        "{doctor:?}"
+    );
 }
 
 #[test]
 fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() {
     let t = tempfile::tempdir().expect("tempdir");
     let prefix = t.path().join("prefix");
-    let (bindir, libexec, share) = (prefix.join("bin"), prefix.join("libexec/brain"), prefix.join("share/brain"));
+    let (bindir, libexec, share) = (
+        prefix.join("bin"),
+        prefix.join("libexec/brain"),
+        prefix.join("share/brain"),
+    );
     for d in [&bindir, &libexec, &share.join("schedules")] {
         std::fs::create_dir_all(d).expect("mkdir");
     }
@@ -172,7 +273,10 @@ fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() 
     for f in ["stop-hook.sh", "nightly.mk"] {
         std::fs::copy(src.join(f), share.join(f)).expect("copy");
     }
-    for e in std::fs::read_dir(src.join("schedules")).expect("ls").flatten() {
+    for e in std::fs::read_dir(src.join("schedules"))
+        .expect("ls")
+        .flatten()
+    {
         std::fs::copy(e.path(), share.join("schedules").join(e.file_name())).expect("copy");
     }
     let home = t.path().join("home");
@@ -186,9 +290,15 @@ fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() 
         b"",
     );
     let e: Explain = serde_json::from_slice(&out.stdout).expect("explain");
-    assert_eq!(e.pipelines.as_deref(), Some(share.display().to_string().as_str()));
+    assert_eq!(
+        e.pipelines.as_deref(),
+        Some(share.display().to_string().as_str())
+    );
     for b in &e.binaries[1..] {
-        assert_eq!(b.path.as_deref(), Some(libexec.join(&b.name).display().to_string().as_str()));
+        assert_eq!(
+            b.path.as_deref(),
+            Some(libexec.join(&b.name).display().to_string().as_str())
+        );
     }
     // The stop hook, run from share/ without BRAIN_BIN and with a bare PATH, finds bin/brain and libexec.
     let out = run(
@@ -201,6 +311,7 @@ fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() 
         b"",
     );
     assert_eq!(out.status.code(), Some(0));
-    let log = std::fs::read_to_string(home.join("logs/usage.jsonl")).expect("the hook logged through bin/brain");
+    let log = std::fs::read_to_string(home.join("logs/usage.jsonl"))
+        .expect("the hook logged through bin/brain");
     assert!(log.contains("\"surface\":\"hook\""), "{log}");
 }

@@ -69,7 +69,9 @@ enum Command {
 fn usage(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
     e.print()?;
     Ok(match e.kind() {
-        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => brain_cli::Exit::Success,
+        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+            brain_cli::Exit::Success
+        }
         _ => brain_cli::Exit::Code(brain_doc::ErrorCode::BadQuery),
     })
 }

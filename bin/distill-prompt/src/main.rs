@@ -40,7 +40,8 @@ fn main() -> std::process::ExitCode {
 
 fn run(args: Args) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
-    let template = Template::load(args.template.as_deref()).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let template = Template::load(args.template.as_deref())
+        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     if args.print_template {
         out.write_all(template.text().as_bytes())?;
         out.flush()?;
@@ -48,9 +49,12 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return Err(Failure::new(ErrorCode::BadQuery, "no input: pipe session doc NDJSON into distill-prompt")
-            .with_fix("jsonl2md ~/.claude/projects/x/session.jsonl | distill-prompt")
-            .into());
+        return Err(Failure::new(
+            ErrorCode::BadQuery,
+            "no input: pipe session doc NDJSON into distill-prompt",
+        )
+        .with_fix("jsonl2md ~/.claude/projects/x/session.jsonl | distill-prompt")
+        .into());
     }
     let warnings = Warnings::new("distill-prompt", false);
     let mut written = 0u64;
@@ -68,7 +72,11 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     out.flush()?;
     if !args.quiet {
-        eprintln!("distill-prompt: {written} prompts ({}) / {} skipped", template.version(), warnings.count());
+        eprintln!(
+            "distill-prompt: {written} prompts ({}) / {} skipped",
+            template.version(),
+            warnings.count()
+        );
     }
     Ok(Exit::Success)
 }

@@ -84,7 +84,10 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         redact: !args.no_redact,
     };
     if args.new || args.state.is_some() {
-        opts.state = Some(args.state.unwrap_or_else(|| home.state_file("jsonl2md.json")));
+        opts.state = Some(
+            args.state
+                .unwrap_or_else(|| home.state_file("jsonl2md.json")),
+        );
     }
     let mut stdout = Stdout::new();
     let mut sink = match &args.out_dir {
@@ -93,7 +96,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     };
     let summary = if args.paths.len() == 1 && args.paths[0].as_os_str() == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).context("reading stdin")?;
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading stdin")?;
         brain_ingest::run_bytes(&bytes, "<stdin>", &opts, &mut sink, &warn)?
     } else {
         if args.hook {
@@ -102,7 +107,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             let user_home = brain_store::home_dir().unwrap_or_default();
             opts.inputs = discover::default_roots(&user_home);
             if opts.inputs.is_empty() {
-                eprintln!("jsonl2md: no transcripts found in ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp");
+                eprintln!(
+                    "jsonl2md: no transcripts found in ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp"
+                );
             }
         }
         brain_ingest::run(&opts, &mut sink, &warn).map_err(classify)?
@@ -117,13 +124,18 @@ fn run(args: Args) -> anyhow::Result<Exit> {
 /// The transcript named by a Claude Code hook payload on stdin (`{"transcript_path": "…", …}`).
 fn hook_transcript() -> anyhow::Result<PathBuf> {
     let mut payload = String::new();
-    std::io::stdin().read_to_string(&mut payload).context("reading the hook payload from stdin")?;
+    std::io::stdin()
+        .read_to_string(&mut payload)
+        .context("reading the hook payload from stdin")?;
     let v: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();
     match v.get("transcript_path").and_then(serde_json::Value::as_str) {
         Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
-        _ => Err(Failure::new(ErrorCode::BadQuery, "the hook payload on stdin has no transcript_path")
-            .with_fix("run without --hook, naming the transcript file")
-            .into()),
+        _ => Err(Failure::new(
+            ErrorCode::BadQuery,
+            "the hook payload on stdin has no transcript_path",
+        )
+        .with_fix("run without --hook, naming the transcript file")
+        .into()),
     }
 }
 

@@ -32,10 +32,9 @@ fn main() -> std::process::ExitCode {
         let home = Home::from_env();
         let now = brain_rank::run::now();
         if !cli.rank.fuse.is_empty() {
-            let hits = brain_rank::run::fuse_files(&home, &cli.rank, &|w| {
-                eprintln!("rank: warning: {w}")
-            })
-            .map_err(failure)?;
+            let hits =
+                brain_rank::run::fuse_files(&home, &cli.rank, &|w| eprintln!("rank: warning: {w}"))
+                    .map_err(failure)?;
             return print(&hits);
         }
         let text = cli.rank.text(|| {

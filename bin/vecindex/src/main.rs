@@ -282,8 +282,10 @@ fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
 /// The documents to work on: the corpus with --all, else doc NDJSON on stdin (bad lines warned, skipped).
 fn inputs(args: &Args, home: &Home, warnings: &Warnings) -> anyhow::Result<Vec<Input>> {
     if args.all {
-        let config = brain_store::Config::load(home)
-            .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()).with_fix("fix brain.yaml (docs/collections.md)"))?;
+        let config = brain_store::Config::load(home).map_err(|e| {
+            Failure::new(ErrorCode::BadQuery, e.to_string())
+                .with_fix("fix brain.yaml (docs/collections.md)")
+        })?;
         return Ok(brain_vec::corpus::read(&config, &|m| warnings.warn(m)));
     }
     let stdin = std::io::stdin().lock();

@@ -37,7 +37,11 @@ pub struct Failure {
 impl Failure {
     /// A failure of class `code`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Failure { code, message: message.into(), fix: String::new() }
+        Failure {
+            code,
+            message: message.into(),
+            fix: String::new(),
+        }
     }
 
     /// Attach the command or action that fixes it.
@@ -51,7 +55,6 @@ impl Failure {
         brain_doc::ErrorRecord::new(self.code, self.message.clone(), self.fix.clone())
     }
 }
-
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -77,8 +80,9 @@ mod tests {
 
     #[test]
     fn a_failure_inside_context_keeps_its_class() {
-        let err = anyhow::Error::new(Failure::new(ErrorCode::Locked, "index is locked").with_fix("wait"))
-            .context("while indexing");
+        let err =
+            anyhow::Error::new(Failure::new(ErrorCode::Locked, "index is locked").with_fix("wait"))
+                .context("while indexing");
         let f = classify(&err);
         assert_eq!(f.code, ErrorCode::Locked);
         assert_eq!(f.fix, "wait");

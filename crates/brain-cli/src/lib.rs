@@ -27,7 +27,10 @@ pub fn main(name: &str, body: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode
     match body() {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(err) => {
-            if err.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(is_broken_pipe)) {
+            if err.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(is_broken_pipe)
+            }) {
                 return ExitCode::SUCCESS;
             }
             let failure = classify(&err);

@@ -17,7 +17,9 @@ pub struct Stdout {
 impl Stdout {
     /// Lock stdout for the life of the process.
     pub fn new() -> Self {
-        Stdout { inner: BufWriter::with_capacity(64 * 1024, io::stdout().lock()) }
+        Stdout {
+            inner: BufWriter::with_capacity(64 * 1024, io::stdout().lock()),
+        }
     }
 }
 
@@ -50,7 +52,11 @@ pub struct Warnings {
 impl Warnings {
     /// A reporter for `stage`; `quiet` counts without printing.
     pub fn new(stage: &'static str, quiet: bool) -> Self {
-        Warnings { stage, count: AtomicU64::new(0), quiet }
+        Warnings {
+            stage,
+            count: AtomicU64::new(0),
+            quiet,
+        }
     }
 
     /// Report one problem.

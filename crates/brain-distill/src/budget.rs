@@ -29,8 +29,20 @@ const LINE_MAX: usize = 600;
 
 /// Words that mark a decision or a rejection (tier 1).
 const DECISION_WORDS: [&str; 14] = [
-    "decid", "decision", "chose", "choose", "instead", "rejected", "reject", "won't", "will not",
-    "settled on", "went with", "going with", "prefer", "trade-off",
+    "decid",
+    "decision",
+    "chose",
+    "choose",
+    "instead",
+    "rejected",
+    "reject",
+    "won't",
+    "will not",
+    "settled on",
+    "went with",
+    "going with",
+    "prefer",
+    "trade-off",
 ];
 
 /// What the cut removed.
@@ -79,7 +91,12 @@ pub fn cut(body: &str, budget: usize) -> (String, Option<Cut>) {
     if out.chars().count() > budget {
         out = out.chars().take(budget).collect();
     }
-    let cut = Cut { chars_before, chars_after: out.chars().count(), lines_before: lines.len(), lines_dropped };
+    let cut = Cut {
+        chars_before,
+        chars_after: out.chars().count(),
+        lines_before: lines.len(),
+        lines_dropped,
+    };
     (out, Some(cut))
 }
 
@@ -174,12 +191,16 @@ fn classify(lines: &[&str]) -> Vec<u8> {
         }
         turn_chars += line.chars().count();
         let lower = t.to_lowercase();
-        let user_head = section == "Conversation" && speaker == Speaker::User && turn_chars <= USER_TURN_KEEP;
+        let user_head =
+            section == "Conversation" && speaker == Speaker::User && turn_chars <= USER_TURN_KEEP;
         let tier = if user_head || DECISION_WORDS.iter().any(|w| lower.contains(w)) {
             1
         } else if section == "Tools Used" {
             2
-        } else if section == "Conversation" && speaker == Speaker::Assistant && turn_chars <= LINE_MAX {
+        } else if section == "Conversation"
+            && speaker == Speaker::Assistant
+            && turn_chars <= LINE_MAX
+        {
             3
         } else {
             4
@@ -199,7 +220,9 @@ mod tests {
             s.push_str(&format!("**User**: question {i} about the parser\n\n"));
             s.push_str(&format!("**Assistant**: {}\n\n", "filler text ".repeat(40)));
             if i == 50 {
-                s.push_str("We decided to keep the lexer hand-written instead of using a generator.\n\n");
+                s.push_str(
+                    "We decided to keep the lexer hand-written instead of using a generator.\n\n",
+                );
             }
         }
         s.push_str("## Tools Used\n\n- Bash: cargo test -p parser\n- Read: src/lexer.rs\n\n## Reasoning\n\n");
@@ -223,7 +246,10 @@ mod tests {
         assert_eq!(cut.chars_after, out.chars().count());
         assert!(cut.lines_dropped > 0 && cut.chars_before == body.chars().count());
         for i in [0, 30, 59] {
-            assert!(out.contains(&format!("**User**: question {i} about")), "user turn {i} kept");
+            assert!(
+                out.contains(&format!("**User**: question {i} about")),
+                "user turn {i} kept"
+            );
         }
         assert!(out.contains("decided to keep the lexer hand-written"));
         assert!(out.contains("- Bash: cargo test -p parser"));

@@ -55,12 +55,18 @@ pub struct Summary {
 impl Summary {
     /// `3 done / 1 failed / 0 skipped (1 timed out); 3 indexed`.
     pub fn line(&self) -> String {
-        let mut s = format!("{} done / {} failed / {} skipped", self.done, self.failed, self.skipped);
+        let mut s = format!(
+            "{} done / {} failed / {} skipped",
+            self.done, self.failed, self.skipped
+        );
         if self.timeouts > 0 {
             s.push_str(&format!(" ({} timed out)", self.timeouts));
         }
         if self.retried > 0 {
-            s.push_str(&format!("; {} retried after an invalid answer", self.retried));
+            s.push_str(&format!(
+                "; {} retried after an invalid answer",
+                self.retried
+            ));
         }
         s.push_str(&format!("; {} indexed", self.indexed));
         s
@@ -88,7 +94,10 @@ pub enum DistillError {
     #[error(transparent)]
     Queue(#[from] QueueError),
     #[error("writing {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("writing the artifact record: {0}")]
     Emit(std::io::Error),
 }
@@ -97,7 +106,8 @@ impl DistillError {
     /// The exit class.
     pub fn code(&self) -> ErrorCode {
         match self {
-            DistillError::Locked(LockError::Held { .. }) | DistillError::Queue(QueueError::Lock(LockError::Held { .. })) => ErrorCode::Locked,
+            DistillError::Locked(LockError::Held { .. })
+            | DistillError::Queue(QueueError::Lock(LockError::Held { .. })) => ErrorCode::Locked,
             DistillError::Config(_) => ErrorCode::BadQuery,
             _ => ErrorCode::Internal,
         }
@@ -113,14 +123,28 @@ struct Job {
 }
 
 /// The sessions `brain distill` would distill now, in order.
-pub fn pending(home: &Home, template: &Template, warn: &dyn Fn(String)) -> Result<Vec<Pending>, DistillError> {
+pub fn pending(
+    home: &Home,
+    template: &Template,
+    warn: &dyn Fn(String),
+) -> Result<Vec<Pending>, DistillError> {
     let config = Config::load(home)?;
-    Ok(queue::pending(&config, &home.distill_queue(), template.version(), warn)?)
+    Ok(queue::pending(
+        &config,
+        &home.distill_queue(),
+        template.version(),
+        warn,
+    )?)
 }
 
 /// Distill every pending session. `emit` sees each written artifact (the binary prints it as NDJSON);
 /// per-session problems go to `warn` and are counted.
-pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn FnMut(&Doc) -> std::io::Result<()>) -> Result<Summary, DistillError> {
+pub fn run(
+    home: &Home,
+    opts: &Options,
+    warn: &dyn Fn(String),
+    emit: &mut dyn FnMut(&Doc) -> std::io::Result<()>,
+) -> Result<Summary, DistillError> {
     let started = std::time::Instant::now();
     let _lock = Lock::try_acquire(&home.lock_file("distill"))?;
     let config = Config::load(home)?;
@@ -141,17 +165,29 @@ pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn Fn
             }
         }
     }
-    let distilled_at = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let stamp = Stamp { prompt_version: opts.template.version(), label: &opts.label, distilled_at: &distilled_at };
+    let distilled_at = jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let stamp = Stamp {
+        prompt_version: opts.template.version(),
+        label: &opts.label,
+        distilled_at: &distilled_at,
+    };
     let mut written: Vec<Doc> = Vec::new();
     let mut fatal: Option<DistillError> = None;
     // An answer that fails validation is asked for once more before the session is reported (the
     // issue's rule: retried once, then reported and left queued).
     let work = |job: Job| {
-        let env = [("BRAIN_SESSION_ID", job.prompt.session_id.as_str()), ("BRAIN_PROMPT_VERSION", job.prompt.prompt_version.as_str())];
+        let env = [
+            ("BRAIN_SESSION_ID", job.prompt.session_id.as_str()),
+            ("BRAIN_PROMPT_VERSION", job.prompt.prompt_version.as_str()),
+        ];
         let mut out = opts.runner.run(&job.prompt.prompt, &env);
         let mut retried = false;
-        if out.as_ref().is_ok_and(|o| validate(o, &job.prompt.session_id).is_err()) {
+        if out
+            .as_ref()
+            .is_ok_and(|o| validate(o, &job.prompt.session_id).is_err())
+        {
             retried = true;
             out = opts.runner.run(&job.prompt.prompt, &env);
         }
@@ -178,7 +214,9 @@ pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn Fn
                         summary.missing_command += u64::from(e.is_missing_command());
                         warn(format!("{id}: {e}; left queued"));
                     }
-                    Problem::Invalid(msg) => warn(format!("{id}: invalid artifact: {msg}; left queued")),
+                    Problem::Invalid(msg) => {
+                        warn(format!("{id}: invalid artifact: {msg}; left queued"))
+                    }
                 }
             }
             Err(e) => fatal = Some(e),
@@ -190,19 +228,35 @@ pub fn run(home: &Home, opts: &Options, warn: &dyn Fn(String), emit: &mut dyn Fn
     }
     summary.indexed = index(home, &written, warn);
     let mut row = serde_json::Map::new();
-    for (k, v) in [("done", summary.done), ("failed", summary.failed), ("skipped", summary.skipped), ("timeouts", summary.timeouts), ("indexed", summary.indexed)] {
+    for (k, v) in [
+        ("done", summary.done),
+        ("failed", summary.failed),
+        ("skipped", summary.skipped),
+        ("timeouts", summary.timeouts),
+        ("indexed", summary.indexed),
+    ] {
         row.insert(k.into(), serde_json::Value::from(v));
     }
-    row.insert("latency_ms".into(), serde_json::Value::from(started.elapsed().as_millis() as u64));
+    row.insert(
+        "latency_ms".into(),
+        serde_json::Value::from(started.elapsed().as_millis() as u64),
+    );
     let _ = brain_store::telemetry::append(home, &opts.surface, "distill", row);
     Ok(summary)
 }
 
 fn prepare(p: Pending, opts: &Options) -> Result<Job, String> {
-    let text = std::fs::read_to_string(&p.file).map_err(|e| format!("{}: {e}", p.file.display()))?;
+    let text =
+        std::fs::read_to_string(&p.file).map_err(|e| format!("{}: {e}", p.file.display()))?;
     let session = Doc::from_markdown(&text).map_err(|e| format!("{}: {e}", p.file.display()))?;
-    let prompt = prompt::build(&session, &opts.template, opts.budget).map_err(|e| format!("{}: {e}", p.file.display()))?;
-    Ok(Job { pending: p, session, text, prompt })
+    let prompt = prompt::build(&session, &opts.template, opts.budget)
+        .map_err(|e| format!("{}: {e}", p.file.display()))?;
+    Ok(Job {
+        pending: p,
+        session,
+        text,
+        prompt,
+    })
 }
 
 enum Problem {
@@ -232,7 +286,10 @@ fn finish(
         Ok(p) => p,
         Err(e) => return Ok(Err(Problem::Invalid(e.to_string()))),
     };
-    partition::write(&doc, &placement.file).map_err(|source| DistillError::Write { path: placement.file.clone(), source })?;
+    partition::write(&doc, &placement.file).map_err(|source| DistillError::Write {
+        path: placement.file.clone(),
+        source,
+    })?;
     queue::remove(queue_file, &job.pending.id)?;
     emit(&doc).map_err(DistillError::Emit)?;
     Ok(Ok(doc))
@@ -244,7 +301,11 @@ fn index(home: &Home, docs: &[Doc], warn: &dyn Fn(String)) -> u64 {
     if docs.is_empty() {
         return 0;
     }
-    let fail = |e: SyncError| warn(format!("artifacts written but not indexed ({e}); run `lexindex --all`"));
+    let fail = |e: SyncError| {
+        warn(format!(
+            "artifacts written but not indexed ({e}); run `lexindex --all`"
+        ))
+    };
     let mut indexer = match Indexer::open(home, false) {
         Ok(i) => i,
         Err(e) => {

@@ -58,7 +58,10 @@ pub fn meta_str(doc: &Doc, key: &str) -> String {
 /// Build the prompt for `doc` with `template`, the body cut to `budget` characters.
 pub fn build(doc: &Doc, template: &Template, budget: usize) -> Result<PromptRecord, PromptError> {
     if doc.source.kind != "session" {
-        return Err(PromptError::NotASession { id: doc.id.clone(), kind: doc.source.kind.clone() });
+        return Err(PromptError::NotASession {
+            id: doc.id.clone(),
+            kind: doc.source.kind.clone(),
+        });
     }
     if doc.body.trim().is_empty() {
         return Err(PromptError::Empty { id: doc.id.clone() });
@@ -67,6 +70,18 @@ pub fn build(doc: &Doc, template: &Template, budget: usize) -> Result<PromptReco
     let (session, cut) = budget::cut(&doc.body, budget);
     let project = meta_str(doc, "project");
     let date = doc.date.get(..10).unwrap_or(&doc.date);
-    let prompt = template.render(&Fields { session_id: &sid, date, project: &project, title: &doc.title, session: &session });
-    Ok(PromptRecord { id: doc.id.clone(), session_id: sid, prompt_version: template.version().to_string(), prompt, cut })
+    let prompt = template.render(&Fields {
+        session_id: &sid,
+        date,
+        project: &project,
+        title: &doc.title,
+        session: &session,
+    });
+    Ok(PromptRecord {
+        id: doc.id.clone(),
+        session_id: sid,
+        prompt_version: template.version().to_string(),
+        prompt,
+        cut,
+    })
 }

@@ -24,7 +24,10 @@ const QUEUE_LOCK_WAIT: Duration = Duration::from_secs(5);
 #[derive(Debug, thiserror::Error)]
 pub enum QueueError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Lock(#[from] LockError),
 }
@@ -54,10 +57,20 @@ pub fn read(queue: &Path) -> Result<Vec<String>, QueueError> {
     let text = match std::fs::read_to_string(queue) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(QueueError::Io { path: queue.into(), source }),
+        Err(source) => {
+            return Err(QueueError::Io {
+                path: queue.into(),
+                source,
+            });
+        }
     };
     let mut seen = HashSet::new();
-    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && seen.insert(*l)).map(String::from).collect())
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && seen.insert(*l))
+        .map(String::from)
+        .collect())
 }
 
 /// Remove `id` from the queue file under its lock. True if it was there.
@@ -66,7 +79,12 @@ pub fn remove(queue: &Path, id: &str) -> Result<bool, QueueError> {
     let text = match std::fs::read_to_string(queue) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(source) => return Err(QueueError::Io { path: queue.into(), source }),
+        Err(source) => {
+            return Err(QueueError::Io {
+                path: queue.into(),
+                source,
+            });
+        }
     };
     let kept: Vec<&str> = text.lines().filter(|l| l.trim() != id).collect();
     if kept.len() == text.lines().count() {
@@ -76,7 +94,10 @@ pub fn remove(queue: &Path, id: &str) -> Result<bool, QueueError> {
     if !out.is_empty() {
         out.push('\n');
     }
-    brain_doc::atomic::write(queue, out.as_bytes()).map_err(|source| QueueError::Io { path: queue.into(), source })?;
+    brain_doc::atomic::write(queue, out.as_bytes()).map_err(|source| QueueError::Io {
+        path: queue.into(),
+        source,
+    })?;
     Ok(true)
 }
 
@@ -85,11 +106,19 @@ pub fn files_by_stem(config: &Config, role: &str) -> BTreeMap<String, PathBuf> {
     let mut out = BTreeMap::new();
     for c in config.collections.iter().filter(|c| c.role == role) {
         let dir = config.resolve(&c.path);
-        for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().filter_map(Result::ok) {
+        for e in walkdir::WalkDir::new(&dir)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+        {
             let p = e.path();
             if e.file_type().is_file() && p.extension().is_some_and(|x| x == "md") {
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                out.entry(stem(&name).to_string()).or_insert_with(|| p.to_path_buf());
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.entry(stem(&name).to_string())
+                    .or_insert_with(|| p.to_path_buf());
             }
         }
     }
@@ -98,7 +127,11 @@ pub fn files_by_stem(config: &Config, role: &str) -> BTreeMap<String, PathBuf> {
 
 /// `(stem, prompt_version)` of every distilled artifact whose version is not `version`; an artifact's
 /// file stem is its session's (`brain distill` names it so). Unreadable artifacts go to `warn`.
-pub fn stale_artifacts(config: &Config, version: &str, warn: &dyn Fn(String)) -> Vec<(String, String)> {
+pub fn stale_artifacts(
+    config: &Config,
+    version: &str,
+    warn: &dyn Fn(String),
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (stem, file) in files_by_stem(config, "distilled") {
         let text = match std::fs::read_to_string(&file) {
@@ -131,7 +164,12 @@ pub fn stale_artifacts(config: &Config, version: &str, warn: &dyn Fn(String)) ->
 /// The sessions to distill: the queue's ids first, in queue order, then stale artifacts' sessions.
 /// A queued id without a session file goes to `warn` and stays queued (its session may not be
 /// partitioned yet).
-pub fn pending(config: &Config, queue: &Path, version: &str, warn: &dyn Fn(String)) -> Result<Vec<Pending>, QueueError> {
+pub fn pending(
+    config: &Config,
+    queue: &Path,
+    version: &str,
+    warn: &dyn Fn(String),
+) -> Result<Vec<Pending>, QueueError> {
     let sessions = files_by_stem(config, "sessions");
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -139,16 +177,27 @@ pub fn pending(config: &Config, queue: &Path, version: &str, warn: &dyn Fn(Strin
         match sessions.get(&id) {
             Some(file) => {
                 seen.insert(id.clone());
-                out.push(Pending { id, file: file.clone(), reason: Reason::Queued });
+                out.push(Pending {
+                    id,
+                    file: file.clone(),
+                    reason: Reason::Queued,
+                });
             }
-            None => warn(format!("{}: queued session `{id}` has no markdown file in a sessions collection; left queued", queue.display())),
+            None => warn(format!(
+                "{}: queued session `{id}` has no markdown file in a sessions collection; left queued",
+                queue.display()
+            )),
         }
     }
     for (sid, old) in stale_artifacts(config, version, warn) {
         if let Some(file) = sessions.get(&sid)
             && seen.insert(sid.clone())
         {
-            out.push(Pending { id: sid, file: file.clone(), reason: Reason::Stale(old) });
+            out.push(Pending {
+                id: sid,
+                file: file.clone(),
+                reason: Reason::Stale(old),
+            });
         }
     }
     Ok(out)
@@ -167,6 +216,9 @@ mod tests {
         assert!(remove(&q, "b").expect("remove"));
         assert!(!remove(&q, "zz").expect("absent"));
         assert_eq!(std::fs::read_to_string(&q).expect("read"), "a\nc\n");
-        assert_eq!(read(&dir.path().join("none.txt")).expect("missing"), Vec::<String>::new());
+        assert_eq!(
+            read(&dir.path().join("none.txt")).expect("missing"),
+            Vec::<String>::new()
+        );
     }
 }

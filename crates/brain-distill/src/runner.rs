@@ -41,15 +41,26 @@ pub enum RunError {
     #[error("`{command}` did not finish within {secs:.1} s and was killed")]
     Timeout { command: String, secs: f64 },
     #[error("`{command}` is still rate-limited after {attempts} attempts: {tail}")]
-    RateLimited { command: String, attempts: u32, tail: String },
+    RateLimited {
+        command: String,
+        attempts: u32,
+        tail: String,
+    },
     #[error("`{command}` exited with status {status}: {tail}")]
-    Failed { command: String, status: i32, tail: String },
+    Failed {
+        command: String,
+        status: i32,
+        tail: String,
+    },
 }
 
 impl RunError {
     /// True when the shell could not find the command (exit 127): the engine is missing.
     pub fn is_missing_command(&self) -> bool {
-        matches!(self, RunError::Failed { status: 127, .. } | RunError::Spawn { .. })
+        matches!(
+            self,
+            RunError::Failed { status: 127, .. } | RunError::Spawn { .. }
+        )
     }
 }
 
@@ -70,7 +81,10 @@ impl Runner {
         loop {
             let a = self.attempt(prompt, env)?;
             if a.timed_out {
-                return Err(RunError::Timeout { command: self.command.clone(), secs: self.timeout.as_secs_f64() });
+                return Err(RunError::Timeout {
+                    command: self.command.clone(),
+                    secs: self.timeout.as_secs_f64(),
+                });
             }
             let status = a.status.unwrap_or(-1);
             if status == 0 {
@@ -78,10 +92,18 @@ impl Runner {
             }
             let tail = tail(&a.stderr, &a.stdout);
             if !is_rate_limit(&a.stderr) && !is_rate_limit(&a.stdout) {
-                return Err(RunError::Failed { command: self.command.clone(), status, tail });
+                return Err(RunError::Failed {
+                    command: self.command.clone(),
+                    status,
+                    tail,
+                });
             }
             if attempt >= self.retries {
-                return Err(RunError::RateLimited { command: self.command.clone(), attempts: attempt + 1, tail });
+                return Err(RunError::RateLimited {
+                    command: self.command.clone(),
+                    attempts: attempt + 1,
+                    tail,
+                });
             }
             std::thread::sleep(self.backoff.saturating_mul(1 << attempt.min(16)));
             attempt += 1;
@@ -89,7 +111,10 @@ impl Runner {
     }
 
     fn attempt(&self, prompt: &str, env: &[(&str, &str)]) -> Result<Attempt, RunError> {
-        let spawn_err = |e: std::io::Error| RunError::Spawn { command: self.command.clone(), reason: e.to_string() };
+        let spawn_err = |e: std::io::Error| RunError::Spawn {
+            command: self.command.clone(),
+            reason: e.to_string(),
+        };
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(&self.command)
@@ -101,7 +126,8 @@ impl Runner {
             .spawn()
             .map_err(spawn_err)?;
         let pid = child.id();
-        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             return Err(spawn_err(std::io::Error::other("no pipes")));
         };
@@ -143,7 +169,12 @@ impl Runner {
         let _ = writer.join();
         let stdout = out_reader.join().unwrap_or_default();
         let stderr = err_reader.join().unwrap_or_default();
-        Ok(Attempt { status, stdout, stderr, timed_out })
+        Ok(Attempt {
+            status,
+            stdout,
+            stderr,
+            timed_out,
+        })
     }
 }
 
@@ -165,8 +196,16 @@ pub fn is_rate_limit(text: &str) -> bool {
 
 /// The last non-empty line of stderr (else stdout), for messages.
 fn tail(stderr: &str, stdout: &str) -> String {
-    let pick = |s: &str| s.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(200).collect());
-    pick(stderr).or_else(|| pick(stdout)).unwrap_or_else(|| "(no output)".into())
+    let pick = |s: &str| {
+        s.lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|l| l.chars().take(200).collect())
+    };
+    pick(stderr)
+        .or_else(|| pick(stdout))
+        .unwrap_or_else(|| "(no output)".into())
 }
 
 /// Run `work` over `items` on `jobs` threads; `done` sees each result on the calling thread as soon as
@@ -211,7 +250,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, "s"),
     };
-    let n: f64 = num.parse().map_err(|_| format!("`{s}` is not a duration (e.g. 2s, 500ms, 1m)"))?;
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 2s, 500ms, 1m)"))?;
     let secs = match unit {
         "ms" => n / 1000.0,
         "s" => n,
@@ -227,13 +268,21 @@ mod tests {
     use super::*;
 
     fn runner(cmd: &str) -> Runner {
-        Runner { command: cmd.into(), timeout: Duration::from_secs(5), retries: 2, backoff: Duration::from_millis(1) }
+        Runner {
+            command: cmd.into(),
+            timeout: Duration::from_secs(5),
+            retries: 2,
+            backoff: Duration::from_millis(1),
+        }
     }
 
     #[test]
     fn the_prompt_goes_to_stdin_and_stdout_comes_back() {
         assert_eq!(runner("tr a-z A-Z").run("hello", &[]), Ok("HELLO".into()));
-        assert_eq!(runner("printf %s \"$X\"").run("", &[("X", "y")]), Ok("y".into()));
+        assert_eq!(
+            runner("printf %s \"$X\"").run("", &[("X", "y")]),
+            Ok("y".into())
+        );
     }
 
     #[test]
@@ -241,12 +290,33 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let count = dir.path().join("n");
         let cmd = format!("echo x >> {0}; echo 'boom' >&2; exit 3", count.display());
-        assert!(matches!(runner(&cmd).run("", &[]), Err(RunError::Failed { status: 3, .. })));
-        assert_eq!(std::fs::read_to_string(&count).expect("count").lines().count(), 1);
-        let cmd = format!("echo x >> {0}; echo '429 Too Many Requests' >&2; exit 1", count.display());
+        assert!(matches!(
+            runner(&cmd).run("", &[]),
+            Err(RunError::Failed { status: 3, .. })
+        ));
+        assert_eq!(
+            std::fs::read_to_string(&count)
+                .expect("count")
+                .lines()
+                .count(),
+            1
+        );
+        let cmd = format!(
+            "echo x >> {0}; echo '429 Too Many Requests' >&2; exit 1",
+            count.display()
+        );
         let err = runner(&cmd).run("", &[]).expect_err("rate limited");
-        assert!(matches!(err, RunError::RateLimited { attempts: 3, .. }), "{err}");
-        assert_eq!(std::fs::read_to_string(&count).expect("count").lines().count(), 4);
+        assert!(
+            matches!(err, RunError::RateLimited { attempts: 3, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&count)
+                .expect("count")
+                .lines()
+                .count(),
+            4
+        );
     }
 
     #[test]

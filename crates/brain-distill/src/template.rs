@@ -49,8 +49,13 @@ Conversation (session {session_id}, {title}):
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
     #[error("template {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
-    #[error("template {path}: it has no `{{session}}` placeholder, so the model would never see the session")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "template {path}: it has no `{{session}}` placeholder, so the model would never see the session"
+    )]
     NoSession { path: PathBuf },
 }
 
@@ -85,11 +90,17 @@ impl Template {
 
     /// The template in `path`, or the built-in one for `None`.
     pub fn load(path: Option<&Path>) -> Result<Template, TemplateError> {
-        let Some(path) = path else { return Ok(Template::builtin()) };
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| TemplateError::Read { path: path.to_path_buf(), source })?;
+        let Some(path) = path else {
+            return Ok(Template::builtin());
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| TemplateError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         if !text.contains("{session}") {
-            return Err(TemplateError::NoSession { path: path.to_path_buf() });
+            return Err(TemplateError::NoSession {
+                path: path.to_path_buf(),
+            });
         }
         Ok(Template::from_text(text))
     }
@@ -151,7 +162,11 @@ mod tests {
     #[test]
     fn placeholders_are_filled_once_and_unknown_braces_kept() {
         let t = Template::from_text("id={session_id} {x} body:\n{session}".into());
-        let p = t.render(&Fields { session_id: "s1", session: "a {session_id} b", ..Fields::default() });
+        let p = t.render(&Fields {
+            session_id: "s1",
+            session: "a {session_id} b",
+            ..Fields::default()
+        });
         assert_eq!(p, "id=s1 {x} body:\na {session_id} b");
     }
 
@@ -159,8 +174,15 @@ mod tests {
     fn the_version_follows_the_text() {
         let a = Template::builtin();
         assert_eq!(a.version(), Template::builtin().version());
-        assert!(a.version().starts_with("v1-") && a.version().len() == 15, "{}", a.version());
-        assert_ne!(a.version(), Template::from_text(format!("{BUILTIN} ")).version());
+        assert!(
+            a.version().starts_with("v1-") && a.version().len() == 15,
+            "{}",
+            a.version()
+        );
+        assert_ne!(
+            a.version(),
+            Template::from_text(format!("{BUILTIN} ")).version()
+        );
     }
 
     #[test]
@@ -168,6 +190,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("t.txt");
         std::fs::write(&p, "no body here").expect("write");
-        assert!(matches!(Template::load(Some(&p)), Err(TemplateError::NoSession { .. })));
+        assert!(matches!(
+            Template::load(Some(&p)),
+            Err(TemplateError::NoSession { .. })
+        ));
     }
 }

@@ -76,7 +76,10 @@ pub fn validate(output: &str, session_id: &str) -> Result<Artifact, Invalid> {
         Some(other) => other.to_string(),
     };
     if got != session_id {
-        return Err(Invalid::WrongSession { got, want: session_id.to_string() });
+        return Err(Invalid::WrongSession {
+            got,
+            want: session_id.to_string(),
+        });
     }
     let body = body.trim_start();
     let sections = sections(body)?;
@@ -102,7 +105,11 @@ pub fn validate(output: &str, session_id: &str) -> Result<Artifact, Invalid> {
         .and_then(|(_, t)| t.lines().map(str::trim).find(|l| !l.is_empty()))
         .unwrap_or_default()
         .to_string();
-    Ok(Artifact { frontmatter, body: body.to_string(), goal })
+    Ok(Artifact {
+        frontmatter,
+        body: body.to_string(),
+        goal,
+    })
 }
 
 /// `(name, text)` of every `## ` section, in order.
@@ -130,8 +137,12 @@ fn sections(body: &str) -> Result<Vec<(String, String)>, Invalid> {
 
 /// The inside of a whole-output ```` ``` ```` fence, else the text itself.
 fn unfence(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("```") else { return text };
-    let Some(nl) = rest.find('\n') else { return text };
+    let Some(rest) = text.strip_prefix("```") else {
+        return text;
+    };
+    let Some(nl) = rest.find('\n') else {
+        return text;
+    };
     match rest[nl + 1..].trim_end().strip_suffix("```") {
         Some(inner) => inner.trim(),
         None => text,
@@ -148,7 +159,10 @@ mod tests {
     fn a_good_artifact_passes_and_keeps_its_frontmatter() {
         let a = validate(GOOD, "s1").expect("valid");
         assert_eq!(a.goal, "Fix the delay.");
-        assert_eq!(a.frontmatter.get("confidence"), Some(&Value::String("High".into())));
+        assert_eq!(
+            a.frontmatter.get("confidence"),
+            Some(&Value::String("High".into()))
+        );
         assert!(a.body.starts_with("## Goal\n"));
         let fenced = format!("```markdown\n{GOOD}```\n");
         assert_eq!(validate(&fenced, "s1").expect("fenced"), a);
@@ -158,13 +172,40 @@ mod tests {
     fn every_defect_is_named() {
         assert_eq!(validate("", "s1"), Err(Invalid::Empty));
         assert_eq!(validate("## Goal\nx\n", "s1"), Err(Invalid::NoFrontmatter));
-        assert!(matches!(validate(GOOD, "s2"), Err(Invalid::WrongSession { .. })));
-        assert_eq!(validate(&GOOD.replace("## Tags\ncli\n", ""), "s1"), Err(Invalid::Missing("Tags")));
-        assert_eq!(validate(&format!("{GOOD}## Next Steps\nmore\n"), "s1"), Err(Invalid::Invented("Next Steps".into())));
-        assert_eq!(validate(&format!("{GOOD}## Tags\nagain\n"), "s1"), Err(Invalid::Duplicate("Tags".into())));
-        assert_eq!(validate(&GOOD.replace("gemini\n", ""), "s1"), Err(Invalid::EmptySection("Technologies".into())));
-        assert!(matches!(validate(&GOOD.replace("---\n## Goal", "---\nSure! Here it is.\n## Goal"), "s1"), Err(Invalid::Preamble(_))));
-        assert!(matches!(validate(&format!("{GOOD}{}", "x".repeat(MAX_CHARS)), "s1"), Err(Invalid::TooLong(_))));
-        assert!(matches!(validate("---\n: [\n---\n## Goal\nx\n", "s1"), Err(Invalid::Frontmatter(_))));
+        assert!(matches!(
+            validate(GOOD, "s2"),
+            Err(Invalid::WrongSession { .. })
+        ));
+        assert_eq!(
+            validate(&GOOD.replace("## Tags\ncli\n", ""), "s1"),
+            Err(Invalid::Missing("Tags"))
+        );
+        assert_eq!(
+            validate(&format!("{GOOD}## Next Steps\nmore\n"), "s1"),
+            Err(Invalid::Invented("Next Steps".into()))
+        );
+        assert_eq!(
+            validate(&format!("{GOOD}## Tags\nagain\n"), "s1"),
+            Err(Invalid::Duplicate("Tags".into()))
+        );
+        assert_eq!(
+            validate(&GOOD.replace("gemini\n", ""), "s1"),
+            Err(Invalid::EmptySection("Technologies".into()))
+        );
+        assert!(matches!(
+            validate(
+                &GOOD.replace("---\n## Goal", "---\nSure! Here it is.\n## Goal"),
+                "s1"
+            ),
+            Err(Invalid::Preamble(_))
+        ));
+        assert!(matches!(
+            validate(&format!("{GOOD}{}", "x".repeat(MAX_CHARS)), "s1"),
+            Err(Invalid::TooLong(_))
+        ));
+        assert!(matches!(
+            validate("---\n: [\n---\n## Goal\nx\n", "s1"),
+            Err(Invalid::Frontmatter(_))
+        ));
     }
 }

@@ -13,7 +13,10 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).map_err(|e| annotate(e, dir))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")

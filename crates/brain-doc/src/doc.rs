@@ -92,7 +92,12 @@ pub enum DocError {
 
 impl Doc {
     /// A new, not yet partitioned document with empty meta.
-    pub fn new(id: impl Into<String>, title: impl Into<String>, date: impl Into<String>, source: Source) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        date: impl Into<String>,
+        source: Source,
+    ) -> Self {
         let id = id.into();
         Doc {
             schema: crate::SCHEMA,
@@ -131,7 +136,10 @@ impl Doc {
                 fm.insert(k.clone(), v.clone());
             }
         }
-        fm.insert("source".into(), serde_json::to_value(&self.source).unwrap_or(Value::Null));
+        fm.insert(
+            "source".into(),
+            serde_json::to_value(&self.source).unwrap_or(Value::Null),
+        );
         fm
     }
 
@@ -144,23 +152,36 @@ impl Doc {
     pub fn from_markdown(text: &str) -> Result<Doc, DocError> {
         let (fm, body) = markdown::split(text)?;
         let mut fm = fm.ok_or(DocError::NoFrontmatter)?;
-        let mut take_str = |field: &'static str, required: bool| -> Result<Option<String>, DocError> {
-            match fm.shift_remove(field) {
-                Some(Value::String(s)) => Ok(Some(s)),
-                None | Some(Value::Null) if !required => Ok(None),
-                None | Some(Value::Null) => Err(DocError::Field { field, reason: "missing".into() }),
-                Some(other) => Ok(Some(scalar_to_string(&other))),
-            }
-        };
+        let mut take_str =
+            |field: &'static str, required: bool| -> Result<Option<String>, DocError> {
+                match fm.shift_remove(field) {
+                    Some(Value::String(s)) => Ok(Some(s)),
+                    None | Some(Value::Null) if !required => Ok(None),
+                    None | Some(Value::Null) => Err(DocError::Field {
+                        field,
+                        reason: "missing".into(),
+                    }),
+                    Some(other) => Ok(Some(scalar_to_string(&other))),
+                }
+            };
         let id = take_str("id", true)?.unwrap_or_default();
         let title = take_str("title", false)?.unwrap_or_default();
         let date = take_str("date", false)?.unwrap_or_default();
         let collection = take_str("collection", false)?;
         let path = take_str("path", false)?.unwrap_or_else(|| format!("{id}.md"));
         let source = match fm.shift_remove("source") {
-            Some(v) => serde_json::from_value(v)
-                .map_err(|e| DocError::Field { field: "source", reason: e.to_string() })?,
-            None => Source { kind: "note".into(), agent: None, file: String::new(), lines: None, sha256: None, parts: vec![] },
+            Some(v) => serde_json::from_value(v).map_err(|e| DocError::Field {
+                field: "source",
+                reason: e.to_string(),
+            })?,
+            None => Source {
+                kind: "note".into(),
+                agent: None,
+                file: String::new(),
+                lines: None,
+                sha256: None,
+                parts: vec![],
+            },
         };
         Ok(Doc {
             schema: crate::SCHEMA,
@@ -201,13 +222,20 @@ mod tests {
                 file: "~/.claude/projects/x/02b3c2d7.jsonl".into(),
                 lines: Some([1, 60]),
                 sha256: Some("ab".repeat(32)),
-                parts: vec![SourcePart { file: "~/x/agent-1.jsonl".into(), sha256: None }],
+                parts: vec![SourcePart {
+                    file: "~/x/agent-1.jsonl".into(),
+                    sha256: None,
+                }],
             },
         );
-        d.meta.insert("session_id".into(), Value::String("02b3c2d7".into()));
+        d.meta
+            .insert("session_id".into(), Value::String("02b3c2d7".into()));
         d.meta.insert("branch".into(), Value::String("no".into()));
         d.meta.insert("turns".into(), Value::from(12));
-        d.meta.insert("models".into(), serde_json::json!(["claude-opus-4", "[x, y]"]));
+        d.meta.insert(
+            "models".into(),
+            serde_json::json!(["claude-opus-4", "[x, y]"]),
+        );
         d.body = "## Conversation\n\n**User**: hi\n---\nnot frontmatter\n".into();
         d
     }
@@ -230,7 +258,10 @@ mod tests {
 
     #[test]
     fn a_file_without_frontmatter_is_an_error() {
-        assert!(matches!(Doc::from_markdown("# hello\n"), Err(DocError::NoFrontmatter)));
+        assert!(matches!(
+            Doc::from_markdown("# hello\n"),
+            Err(DocError::NoFrontmatter)
+        ));
     }
 
     fn meta_value() -> impl Strategy<Value = Value> {

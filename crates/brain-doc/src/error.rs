@@ -88,7 +88,12 @@ pub struct ErrorRecord {
 impl ErrorRecord {
     /// A new error record.
     pub fn new(error: ErrorCode, message: impl Into<String>, fix: impl Into<String>) -> Self {
-        ErrorRecord { kind: "error".into(), error, message: message.into(), fix: fix.into() }
+        ErrorRecord {
+            kind: "error".into(),
+            error,
+            message: message.into(),
+            fix: fix.into(),
+        }
     }
 }
 
@@ -98,7 +103,10 @@ mod tests {
 
     #[test]
     fn exit_codes_match_the_contract() {
-        let got: Vec<(&str, u8)> = ErrorCode::ALL.iter().map(|c| (c.as_str(), c.exit_code())).collect();
+        let got: Vec<(&str, u8)> = ErrorCode::ALL
+            .iter()
+            .map(|c| (c.as_str(), c.exit_code()))
+            .collect();
         assert_eq!(
             got,
             vec![

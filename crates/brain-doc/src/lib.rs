@@ -55,8 +55,11 @@ mod formats_doc {
 
     #[test]
     fn every_field_is_documented() {
-        let formats = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMATS.md"))
-            .expect("docs/FORMATS.md exists");
+        let formats = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/FORMATS.md"
+        ))
+        .expect("docs/FORMATS.md exists");
         let mut doc = Doc::new(
             "x",
             "t",
@@ -67,7 +70,10 @@ mod formats_doc {
                 file: "f".into(),
                 lines: Some([1, 2]),
                 sha256: Some("h".into()),
-                parts: vec![SourcePart { file: "g".into(), sha256: Some("h".into()) }],
+                parts: vec![SourcePart {
+                    file: "g".into(),
+                    sha256: Some("h".into()),
+                }],
             },
         );
         doc.collection = Some("c".into());
@@ -97,10 +103,19 @@ mod formats_doc {
         ] {
             keys(&v, &mut all);
         }
-        let missing: Vec<_> = all.iter().filter(|k| !formats.contains(&format!("`{k}`"))).collect();
-        assert!(missing.is_empty(), "fields missing from docs/FORMATS.md: {missing:?}");
+        let missing: Vec<_> = all
+            .iter()
+            .filter(|k| !formats.contains(&format!("`{k}`")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "fields missing from docs/FORMATS.md: {missing:?}"
+        );
         for code in ErrorCode::ALL {
-            assert!(formats.contains(&format!("| `{code}` | {} |", code.exit_code())), "{code} row");
+            assert!(
+                formats.contains(&format!("| `{code}` | {} |", code.exit_code())),
+                "{code} row"
+            );
         }
     }
 }

@@ -23,7 +23,10 @@ pub fn render(frontmatter: &Map<String, Value>, body: &str) -> String {
 /// A text without frontmatter yields `(None, text)`. A text that opens a frontmatter but never closes it,
 /// or whose frontmatter is not a YAML mapping, is an error.
 pub fn split(text: &str) -> Result<(Option<Map<String, Value>>, &str), DocError> {
-    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
         return Ok((None, text));
     };
     let (yaml, body) = find_close(rest).ok_or(DocError::UnclosedFrontmatter)?;
@@ -100,7 +103,10 @@ mod tests {
 
     #[test]
     fn unclosed_frontmatter_is_an_error() {
-        assert!(matches!(split("---\na: 1\n"), Err(DocError::UnclosedFrontmatter)));
+        assert!(matches!(
+            split("---\na: 1\n"),
+            Err(DocError::UnclosedFrontmatter)
+        ));
     }
 
     #[test]

@@ -32,7 +32,13 @@ pub struct Reader<R, T> {
 impl<R: BufRead, T: DeserializeOwned> Reader<R, T> {
     /// Read records of type `T` from `input`; `source_name` names it in error messages.
     pub fn new(input: R, source_name: impl Into<String>) -> Self {
-        Reader { input, source_name: source_name.into(), line: 0, buf: Vec::new(), _t: std::marker::PhantomData }
+        Reader {
+            input,
+            source_name: source_name.into(),
+            line: 0,
+            buf: Vec::new(),
+            _t: std::marker::PhantomData,
+        }
     }
 }
 
@@ -83,7 +89,9 @@ mod tests {
 not json
 {"kind":"error","error":"locked","message":"b","fix":""}
 "#;
-        let items: Vec<_> = Reader::<_, ErrorRecord>::new(&input[..], "x.ndjson").map(|r| r.expect("io")).collect();
+        let items: Vec<_> = Reader::<_, ErrorRecord>::new(&input[..], "x.ndjson")
+            .map(|r| r.expect("io"))
+            .collect();
         assert_eq!(items.len(), 3);
         assert!(items[0].is_ok());
         let err = items[1].as_ref().expect_err("bad line");

@@ -16,8 +16,8 @@ use brain_rank::route::Mode;
 use brain_rank::run::RunError;
 use brain_rank::{RankError, Strategy};
 use brain_store::Home;
-use brain_vec::{EmbedderSpec, VecError};
 use brain_store::{Collection, Config, ConfigError, Trust};
+use brain_vec::{EmbedderSpec, VecError};
 use serde::{Deserialize, Serialize};
 
 use crate::beir::{self, BeirError};
@@ -289,7 +289,11 @@ fn embed(
 /// their meaning, so they become plain words (the analyzers split at the same characters anyway).
 fn words_only(text: &str) -> String {
     text.split_whitespace()
-        .map(|w| w.replace(['"', ':'], " ").trim_start_matches('-').to_string())
+        .map(|w| {
+            w.replace(['"', ':'], " ")
+                .trim_start_matches('-')
+                .to_string()
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -305,7 +309,12 @@ fn to_doc(d: &beir::CorpusDoc) -> Doc {
         parts: vec![],
     };
     let path = format!("{}.md", d.id);
-    let mut doc = Doc::new(format!("{COLLECTION}/{path}"), d.title.clone(), FIXED_DATE, source);
+    let mut doc = Doc::new(
+        format!("{COLLECTION}/{path}"),
+        d.title.clone(),
+        FIXED_DATE,
+        source,
+    );
     doc.collection = Some(COLLECTION.into());
     doc.path = path;
     doc.body = d.text.clone();

@@ -109,14 +109,19 @@ pub enum InboxError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl InboxError {
     /// The exit-code class: 64 empty, too long or bad brain.yaml; 71 refused or gated; 70 lock held.
     pub fn code(&self) -> ErrorCode {
         match self {
-            InboxError::Empty | InboxError::TooLong { .. } | InboxError::Config(_) => ErrorCode::BadQuery,
+            InboxError::Empty | InboxError::TooLong { .. } | InboxError::Config(_) => {
+                ErrorCode::BadQuery
+            }
             InboxError::Refused(_) | InboxError::Noise(_) => ErrorCode::Refused,
             InboxError::Lock(LockError::Held { .. }) => ErrorCode::Locked,
             InboxError::Lock(_) | InboxError::Io { .. } => ErrorCode::Internal,
@@ -126,13 +131,25 @@ impl InboxError {
     /// What to do about it.
     pub fn fix(&self) -> &'static str {
         match self {
-            InboxError::Empty => "give the text as an argument or on stdin: brain inbox \"what you want to remember\"",
-            InboxError::TooLong { .. } => "capture the gist; put a whole document into a collection folder instead",
-            InboxError::Refused(Refusal::Secret(_)) => "remove the secret (the inbox never stores one) and capture again",
+            InboxError::Empty => {
+                "give the text as an argument or on stdin: brain inbox \"what you want to remember\""
+            }
+            InboxError::TooLong { .. } => {
+                "capture the gist; put a whole document into a collection folder instead"
+            }
+            InboxError::Refused(Refusal::Secret(_)) => {
+                "remove the secret (the inbox never stores one) and capture again"
+            }
             InboxError::Refused(Refusal::Private) => "remove the <private> span and capture again",
-            InboxError::Refused(Refusal::DoNotIndex) => "remove the brain:do-not-index marker, or keep this out of the brain",
-            InboxError::Noise(_) => "capture what you concluded from it instead, or pass --force to store it as it is",
-            InboxError::Lock(LockError::Held { .. }) => "another capture is writing the inbox; try again, or wait longer (--wait)",
+            InboxError::Refused(Refusal::DoNotIndex) => {
+                "remove the brain:do-not-index marker, or keep this out of the brain"
+            }
+            InboxError::Noise(_) => {
+                "capture what you concluded from it instead, or pass --force to store it as it is"
+            }
+            InboxError::Lock(LockError::Held { .. }) => {
+                "another capture is writing the inbox; try again, or wait longer (--wait)"
+            }
             InboxError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
             InboxError::Lock(_) | InboxError::Io { .. } => "",
         }
@@ -157,7 +174,10 @@ pub fn capture(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     let event = match &result {
         Ok(c) => {
             row.insert("entry_id".into(), Value::from(c.entry_id.clone()));
-            row.insert("path".into(), Value::from(brain_store::display_path(Path::new(&c.path))));
+            row.insert(
+                "path".into(),
+                Value::from(brain_store::display_path(Path::new(&c.path))),
+            );
             row.insert("type".into(), Value::from(c.entry_type.as_str()));
             row.insert("bytes".into(), Value::from(c.bytes));
             row.insert("indexed".into(), Value::from(c.indexed));
@@ -168,10 +188,17 @@ pub fn capture(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
             if let Some(r) = e.reason() {
                 row.insert("reason".into(), Value::from(r));
             }
-            if e.code() == ErrorCode::Refused { "inbox_refused" } else { "inbox_write" }
+            if e.code() == ErrorCode::Refused {
+                "inbox_refused"
+            } else {
+                "inbox_write"
+            }
         }
     };
-    row.insert("latency_ms".into(), Value::from(started.elapsed().as_millis() as u64));
+    row.insert(
+        "latency_ms".into(),
+        Value::from(started.elapsed().as_millis() as u64),
+    );
     let _ = telemetry::append(home, req.surface.as_str(), event, row);
     result
 }
@@ -182,12 +209,20 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
         return Err(InboxError::Empty);
     }
     if text.len() > MAX_BYTES {
-        return Err(InboxError::TooLong { bytes: text.len(), max: MAX_BYTES });
+        return Err(InboxError::TooLong {
+            bytes: text.len(),
+            max: MAX_BYTES,
+        });
     }
     let tags = sanitize::clean_tags(&req.tags);
     let project = req.project.as_deref().and_then(sanitize::clean_project);
     // Raw and cleaned: removing a control character must not assemble a secret the raw text hid.
-    let everything = format!("{}\n{text}\n{}\n{}", req.text, req.tags.join(" "), req.project.as_deref().unwrap_or(""));
+    let everything = format!(
+        "{}\n{text}\n{}\n{}",
+        req.text,
+        req.tags.join(" "),
+        req.project.as_deref().unwrap_or("")
+    );
     if let Some(r) = guard::refusal(&everything) {
         return Err(InboxError::Refused(r));
     }
@@ -202,18 +237,30 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     let day = req.now.strftime("%Y-%m-%d").to_string();
     let rel = format!("{day}.md");
     let file = dir.join(&rel);
-    let io = |source| InboxError::Io { path: file.clone(), source };
+    let io = |source| InboxError::Io {
+        path: file.clone(),
+        source,
+    };
     let stored = sanitize::escape(&text);
     let (entry, line) = {
         let _lock = Lock::acquire_within(&home.lock_file("inbox"), req.lock_wait)?;
         let mut out = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let midnight = req.now.date().to_zoned(req.now.time_zone().clone()).map_or_else(
-                    |_| format!("{day}T00:00:00Z"),
-                    |z| z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
-                );
-                dayfile::head(&day, &midnight, COLLECTION, &brain_store::display_path(&file))
+                let midnight = req
+                    .now
+                    .date()
+                    .to_zoned(req.now.time_zone().clone())
+                    .map_or_else(
+                        |_| format!("{day}T00:00:00Z"),
+                        |z| z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
+                    );
+                dayfile::head(
+                    &day,
+                    &midnight,
+                    COLLECTION,
+                    &brain_store::display_path(&file),
+                )
             }
             Err(e) => return Err(io(e)),
         };
@@ -249,7 +296,9 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
         (Some(_), true) => match index(home, &rel, &file, req.index_wait) {
             Ok(()) => true,
             Err(why) => {
-                warnings.push(format!("not indexed yet ({why}); the next `lexindex --all` picks it up"));
+                warnings.push(format!(
+                    "not indexed yet ({why}); the next `lexindex --all` picks it up"
+                ));
                 false
             }
         },
@@ -284,7 +333,8 @@ fn next_seq(text: &str, prefix: &str) -> u32 {
 /// Index the day file alone, as `lexindex --all` would see it.
 fn index(home: &Home, rel: &str, file: &Path, wait: Duration) -> Result<(), String> {
     let mut ix = brain_lex::Indexer::open_within(home, false, wait).map_err(|e| e.to_string())?;
-    ix.index_file(COLLECTION, rel, file).map_err(|e| e.to_string())??;
+    ix.index_file(COLLECTION, rel, file)
+        .map_err(|e| e.to_string())??;
     ix.finish().map_err(|e| e.to_string())?;
     Ok(())
 }

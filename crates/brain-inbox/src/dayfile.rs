@@ -48,8 +48,13 @@ pub enum EntryType {
 
 impl EntryType {
     /// Every type, in `--help` order.
-    pub const ALL: [EntryType; 5] =
-        [EntryType::Note, EntryType::Decision, EntryType::Todo, EntryType::Link, EntryType::Fact];
+    pub const ALL: [EntryType; 5] = [
+        EntryType::Note,
+        EntryType::Decision,
+        EntryType::Todo,
+        EntryType::Link,
+        EntryType::Fact,
+    ];
 
     /// The wire name.
     pub fn as_str(self) -> &'static str {
@@ -64,7 +69,9 @@ impl EntryType {
 
     /// Parse a wire name.
     pub fn parse(s: &str) -> Option<EntryType> {
-        EntryType::ALL.into_iter().find(|t| t.as_str() == s.trim().to_ascii_lowercase())
+        EntryType::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s.trim().to_ascii_lowercase())
     }
 }
 
@@ -190,7 +197,11 @@ pub fn parse(text: &str) -> Result<DayFile, DocError> {
     for e in &mut entries {
         e.text = e.text.trim_matches('\n').to_string();
     }
-    Ok(DayFile { frontmatter, preamble, entries })
+    Ok(DayFile {
+        frontmatter,
+        preamble,
+        entries,
+    })
 }
 
 /// The next entry number for a day: one more than the highest `NNN` of `entries` with the day's
@@ -198,7 +209,12 @@ pub fn parse(text: &str) -> Result<DayFile, DocError> {
 pub fn next_seq(entries: &[Entry], day_prefix: &str) -> u32 {
     entries
         .iter()
-        .filter_map(|e| e.id.strip_prefix(day_prefix)?.strip_prefix('-')?.parse::<u32>().ok())
+        .filter_map(|e| {
+            e.id.strip_prefix(day_prefix)?
+                .strip_prefix('-')?
+                .parse::<u32>()
+                .ok()
+        })
         .max()
         .unwrap_or(0)
         + 1
@@ -222,8 +238,16 @@ mod tests {
 
     #[test]
     fn a_day_file_parses_back_into_its_entries() {
-        let mut text = head("2026-04-10", "2026-04-10T00:00:00+00:00", "inbox", "~/.brain/inbox/2026-04-10.md");
-        text.push_str(&section(&entry("20260410-001", "Keep BM25.\n\n### why\nvectors lag")));
+        let mut text = head(
+            "2026-04-10",
+            "2026-04-10T00:00:00+00:00",
+            "inbox",
+            "~/.brain/inbox/2026-04-10.md",
+        );
+        text.push_str(&section(&entry(
+            "20260410-001",
+            "Keep BM25.\n\n### why\nvectors lag",
+        )));
         let mut plain = entry("20260410-002", "x");
         plain.tags.clear();
         plain.project = None;
@@ -234,16 +258,28 @@ mod tests {
         assert_eq!(day.frontmatter["type"], "inbox");
         assert_eq!(day.preamble, "# Inbox 2026-04-10\n\n");
         assert_eq!(day.entries.len(), 2);
-        assert_eq!(day.entries[0], Entry { line: 15, ..entry("20260410-001", "Keep BM25.\n\n### why\nvectors lag") });
+        assert_eq!(
+            day.entries[0],
+            Entry {
+                line: 15,
+                ..entry("20260410-001", "Keep BM25.\n\n### why\nvectors lag")
+            }
+        );
         assert_eq!(day.entries[1], Entry { line: 22, ..plain });
         assert_eq!(next_seq(&day.entries, "20260410"), 3);
         let doc = Doc::from_markdown(&text).expect("a valid doc");
-        assert_eq!((doc.id.as_str(), doc.source.kind.as_str()), ("inbox/2026-04-10.md", "inbox"));
+        assert_eq!(
+            (doc.id.as_str(), doc.source.kind.as_str()),
+            ("inbox/2026-04-10.md", "inbox")
+        );
     }
 
     #[test]
     fn a_forged_header_is_an_error_not_an_entry() {
-        let text = format!("{}\n## hello · there\n", head("2026-04-10", "x", "inbox", "f"));
+        let text = format!(
+            "{}\n## hello · there\n",
+            head("2026-04-10", "x", "inbox", "f")
+        );
         assert!(parse(&text).is_err());
     }
 }

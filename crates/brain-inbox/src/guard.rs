@@ -67,7 +67,9 @@ impl Refusal {
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refusal::Secret(kinds) => write!(f, "the entry contains a secret ({})", kinds.join(", ")),
+            Refusal::Secret(kinds) => {
+                write!(f, "the entry contains a secret ({})", kinds.join(", "))
+            }
             Refusal::Private => f.write_str("the entry contains a <private> span"),
             Refusal::DoNotIndex => f.write_str("the entry carries the brain:do-not-index marker"),
         }
@@ -91,17 +93,29 @@ impl std::fmt::Display for Noise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Noise::CodeDump { code, lines } => {
-                write!(f, "looks like a code dump ({code} of {lines} lines are code; the code is in its repository)")
+                write!(
+                    f,
+                    "looks like a code dump ({code} of {lines} lines are code; the code is in its repository)"
+                )
             }
             Noise::ActivityLog { log, lines } => {
-                write!(f, "looks like an activity log ({log} of {lines} lines are log lines; logs are derivable from their source)")
+                write!(
+                    f,
+                    "looks like an activity log ({log} of {lines} lines are log lines; logs are derivable from their source)"
+                )
             }
             Noise::Transcript { turns } => {
-                write!(f, "looks like a session transcript ({turns} speaker lines; sessions are ingested by jsonl2md)")
+                write!(
+                    f,
+                    "looks like a session transcript ({turns} speaker lines; sessions are ingested by jsonl2md)"
+                )
             }
             Noise::Blob => f.write_str("holds a base64 blob (an image or archive), not a note"),
             Noise::LargePaste { bytes } => {
-                write!(f, "is a large paste ({bytes} bytes > {LARGE_PASTE_BYTES}); a document belongs in a collection")
+                write!(
+                    f,
+                    "is a large paste ({bytes} bytes > {LARGE_PASTE_BYTES}); a document belongs in a collection"
+                )
             }
         }
     }
@@ -111,12 +125,16 @@ impl std::fmt::Display for Noise {
 pub fn refusal(text: &str) -> Option<Refusal> {
     let secrets = brain_ingest::redact::find_secrets(text);
     if !secrets.is_empty() {
-        return Some(Refusal::Secret(secrets.keys().map(|k| (*k).to_string()).collect()));
+        return Some(Refusal::Secret(
+            secrets.keys().map(|k| (*k).to_string()).collect(),
+        ));
     }
     if text.contains("<private>") {
         return Some(Refusal::Private);
     }
-    if text.contains(std::str::from_utf8(brain_ingest::redact::DO_NOT_INDEX).unwrap_or("brain:do-not-index")) {
+    if text.contains(
+        std::str::from_utf8(brain_ingest::redact::DO_NOT_INDEX).unwrap_or("brain:do-not-index"),
+    ) {
         return Some(Refusal::DoNotIndex);
     }
     None
@@ -147,7 +165,9 @@ static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static SPEAKER: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)^\s*(?:\*\*)?(user|assistant|human|ai|claude|gemini|codex|system)(?:\*\*)?\s*:(?:\*\*)?")
+    re(
+        r"(?i)^\s*(?:\*\*)?(user|assistant|human|ai|claude|gemini|codex|system)(?:\*\*)?\s*:(?:\*\*)?",
+    )
 });
 
 /// Whether `text` looks like derivable noise, and why (see the module docs).
@@ -205,28 +225,46 @@ mod tests {
 
     #[test]
     fn secrets_private_spans_and_the_marker_are_refused() {
-        let r = refusal("deploy with OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123 tomorrow");
+        let r =
+            refusal("deploy with OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123 tomorrow");
         assert_eq!(r, Some(Refusal::Secret(vec!["openai_key".into()])));
         assert_eq!(refusal("a <private>b</private>"), Some(Refusal::Private));
         assert_eq!(refusal("x brain:do-not-index"), Some(Refusal::DoNotIndex));
-        assert_eq!(refusal("password: string; api_key = os.environ[\"K\"]"), None);
+        assert_eq!(
+            refusal("password: string; api_key = os.environ[\"K\"]"),
+            None
+        );
     }
 
     #[test]
     fn dumps_are_gated_and_notes_with_snippets_pass() {
-        let code: String = (0..20).map(|i| format!("    let x{i} = compute({i});\n")).collect();
+        let code: String = (0..20)
+            .map(|i| format!("    let x{i} = compute({i});\n"))
+            .collect();
         assert_eq!(noise(&code).map(|n| n.reason()), Some("code_dump"));
-        let log: String = (0..10).map(|i| format!("2026-04-10 12:00:{i:02} INFO request served\n")).collect();
+        let log: String = (0..10)
+            .map(|i| format!("2026-04-10 12:00:{i:02} INFO request served\n"))
+            .collect();
         assert_eq!(noise(&log).map(|n| n.reason()), Some("activity_log"));
-        let git: String = (0..9).map(|i| format!("a1b2c3{i} fix the thing {i}\n")).collect();
+        let git: String = (0..9)
+            .map(|i| format!("a1b2c3{i} fix the thing {i}\n"))
+            .collect();
         assert_eq!(noise(&git).map(|n| n.reason()), Some("activity_log"));
         let chat = "User: hi\nAssistant: hello\nUser: fix it\nAssistant: done";
         assert_eq!(noise(chat).map(|n| n.reason()), Some("transcript"));
-        assert_eq!(noise(&format!("see {}", "QUJD".repeat(120))), Some(Noise::Blob));
-        assert_eq!(noise(&"word ".repeat(4000)).map(|n| n.reason()), Some("large_paste"));
+        assert_eq!(
+            noise(&format!("see {}", "QUJD".repeat(120))),
+            Some(Noise::Blob)
+        );
+        assert_eq!(
+            noise(&"word ".repeat(4000)).map(|n| n.reason()),
+            Some("large_paste")
+        );
         let note = "Decided to keep BM25 as the default.\n\n```rust\nlet x = 1;\nlet y = 2;\n```\n\nBecause vectors lag.";
         assert_eq!(noise(note), None);
-        let prose: String = (0..30).map(|i| format!("Point {i}: we agreed on the plan\n")).collect();
+        let prose: String = (0..30)
+            .map(|i| format!("Point {i}: we agreed on the plan\n"))
+            .collect();
         assert_eq!(noise(&prose), None);
     }
 }

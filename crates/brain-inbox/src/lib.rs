@@ -23,5 +23,7 @@ pub mod dayfile;
 pub mod guard;
 pub mod sanitize;
 
-pub use capture::{COLLECTION, Capture, Captured, INDEX_WAIT, InboxError, LOCK_WAIT, MAX_BYTES, capture};
+pub use capture::{
+    COLLECTION, Capture, Captured, INDEX_WAIT, InboxError, LOCK_WAIT, MAX_BYTES, capture,
+};
 pub use dayfile::{Entry, EntryType};

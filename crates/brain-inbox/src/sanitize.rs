@@ -29,11 +29,19 @@ fn is_dropped(c: char) -> bool {
 
 /// Normalize newlines, drop control and invisible characters, trim line ends and blank edge lines.
 pub fn clean_text(raw: &str) -> String {
-    let unified = raw.replace("\r\n", "\n").replace(['\r', '\u{2028}', '\u{2029}'], "\n");
+    let unified = raw
+        .replace("\r\n", "\n")
+        .replace(['\r', '\u{2028}', '\u{2029}'], "\n");
     let filtered: String = unified.chars().filter(|c| !is_dropped(*c)).collect();
     let lines: Vec<&str> = filtered.lines().map(str::trim_end).collect();
-    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
+    let start = lines
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(start, |i| i + 1);
     lines[start..end].join("\n")
 }
 
@@ -112,13 +120,26 @@ pub fn unescape(stored: &str) -> String {
 /// becomes `-`), at most [`MAX_TAG_CHARS`]; `None` when nothing is left.
 pub fn clean_tag(raw: &str) -> Option<String> {
     let mut out = String::new();
-    for c in raw.trim().trim_start_matches('#').chars().flat_map(char::to_lowercase) {
-        let c = if c.is_alphanumeric() || matches!(c, '_' | '.' | '/') { c } else { '-' };
+    for c in raw
+        .trim()
+        .trim_start_matches('#')
+        .chars()
+        .flat_map(char::to_lowercase)
+    {
+        let c = if c.is_alphanumeric() || matches!(c, '_' | '.' | '/') {
+            c
+        } else {
+            '-'
+        };
         if !(c == '-' && (out.is_empty() || out.ends_with('-'))) {
             out.push(c);
         }
     }
-    let out: String = out.trim_matches(['-', '.', '/']).chars().take(MAX_TAG_CHARS).collect();
+    let out: String = out
+        .trim_matches(['-', '.', '/'])
+        .chars()
+        .take(MAX_TAG_CHARS)
+        .collect();
     let out = out.trim_end_matches(['-', '.', '/']).to_string();
     (!out.is_empty()).then_some(out)
 }
@@ -127,7 +148,12 @@ pub fn clean_tag(raw: &str) -> Option<String> {
 /// [`MAX_TAGS`].
 pub fn clean_tags<S: AsRef<str>>(raw: &[S]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for t in raw.iter().flat_map(|r| r.as_ref().split(',').map(str::to_string).collect::<Vec<_>>()) {
+    for t in raw.iter().flat_map(|r| {
+        r.as_ref()
+            .split(',')
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    }) {
         if let Some(t) = clean_tag(&t)
             && !out.contains(&t)
             && out.len() < MAX_TAGS
@@ -143,7 +169,15 @@ pub fn clean_tags<S: AsRef<str>>(raw: &[S]) -> Vec<String> {
 pub fn clean_project(raw: &str) -> Option<String> {
     let spaced: String = raw
         .chars()
-        .map(|c| if c.is_control() || c.is_whitespace() || is_dropped(c) { ' ' } else if c == '·' { '-' } else { c })
+        .map(|c| {
+            if c.is_control() || c.is_whitespace() || is_dropped(c) {
+                ' '
+            } else if c == '·' {
+                '-'
+            } else {
+                c
+            }
+        })
         .collect();
     let one: String = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
     let out: String = one.chars().take(MAX_PROJECT_CHARS).collect();
@@ -158,7 +192,10 @@ mod tests {
 
     #[test]
     fn controls_and_invisible_characters_go_newlines_are_unified() {
-        assert_eq!(clean_text("\n\n a\u{0}b\r\nc\u{202E}d\u{7}\re  \u{2028}f\u{FEFF}\n\n"), " ab\ncd\ne\nf");
+        assert_eq!(
+            clean_text("\n\n a\u{0}b\r\nc\u{202E}d\u{7}\re  \u{2028}f\u{FEFF}\n\n"),
+            " ab\ncd\ne\nf"
+        );
         assert_eq!(clean_text(" \n\t\n"), "");
     }
 
@@ -180,11 +217,20 @@ mod tests {
 
     #[test]
     fn tags_and_projects_are_one_line_values() {
-        assert_eq!(clean_tags(&["Rust, #Locks", "a\nb: c", "rust", " , "]), ["rust", "locks", "a-b-c"]);
+        assert_eq!(
+            clean_tags(&["Rust, #Locks", "a\nb: c", "rust", " , "]),
+            ["rust", "locks", "a-b-c"]
+        );
         assert_eq!(clean_tag("---"), None);
-        assert_eq!(clean_project(" ~/Projects/x\n---\ntitle: evil · tags: y "), Some("~/Projects/x --- title: evil - tags: y".into()));
+        assert_eq!(
+            clean_project(" ~/Projects/x\n---\ntitle: evil · tags: y "),
+            Some("~/Projects/x --- title: evil - tags: y".into())
+        );
         assert_eq!(clean_project("\n\t"), None);
-        assert_eq!(clean_tags(&(0..50).map(|i| format!("t{i}")).collect::<Vec<_>>()).len(), MAX_TAGS);
+        assert_eq!(
+            clean_tags(&(0..50).map(|i| format!("t{i}")).collect::<Vec<_>>()).len(),
+            MAX_TAGS
+        );
     }
 
     proptest! {

@@ -165,16 +165,36 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     let mut session = main.s;
     session.lines = n_lines;
     // A summary belongs to this session when its leaf is one of this file's messages; the newest wins.
-    session.summary = summaries.iter().rev().find(|(leaf, _)| seen.contains(leaf)).map(|(_, t)| t.clone());
+    session.summary = summaries
+        .iter()
+        .rev()
+        .find(|(leaf, _)| seen.contains(leaf))
+        .map(|(_, t)| t.clone());
     for (key, t) in sidechains {
-        session.models.extend(t.s.models.iter().filter(|m| !session.models.contains(m)).cloned().collect::<Vec<_>>());
+        session.models.extend(
+            t.s.models
+                .iter()
+                .filter(|m| !session.models.contains(m))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
         session.subagents.push(t.into_subagent(key, None, None));
     }
-    Parsed { summary_only: !saw_message, summaries: summaries.len(), session, issues }
+    Parsed {
+        summary_only: !saw_message,
+        summaries: summaries.len(),
+        session,
+        issues,
+    }
 }
 
 /// Parse a subagent file into the parent's subagent list.
-pub fn parse_subagent(bytes: &[u8], id: String, kind: Option<String>, description: Option<String>) -> (crate::session::Subagent, Vec<String>, Vec<LineIssue>) {
+pub fn parse_subagent(
+    bytes: &[u8],
+    id: String,
+    kind: Option<String>,
+    description: Option<String>,
+) -> (crate::session::Subagent, Vec<String>, Vec<LineIssue>) {
     let parsed = parse(bytes);
     let mut t = Thread::default();
     let models = parsed.session.models.clone();
@@ -234,7 +254,11 @@ fn block(thread: &mut Thread, kind: &str, b: &Value, compact_summary: bool) {
     match s("type") {
         Some("text") => {
             let text = s("text").unwrap_or("");
-            if kind == "user" { user_text(thread, text, compact_summary) } else { thread.s.push_turn(Role::Assistant, text) }
+            if kind == "user" {
+                user_text(thread, text, compact_summary)
+            } else {
+                thread.s.push_turn(Role::Assistant, text)
+            }
         }
         Some("thinking") => thread.reasoning(s("thinking").unwrap_or("")),
         Some("tool_use") | Some("server_tool_use") => {
@@ -246,7 +270,14 @@ fn block(thread: &mut Thread, kind: &str, b: &Value, compact_summary: bool) {
             let text = result_text(b.get("content"));
             thread.tool_result(s("tool_use_id"), is_error, &text);
         }
-        Some("image") => thread.s.push_turn(if kind == "user" { Role::User } else { Role::Assistant }, "[image]"),
+        Some("image") => thread.s.push_turn(
+            if kind == "user" {
+                Role::User
+            } else {
+                Role::Assistant
+            },
+            "[image]",
+        ),
         _ => {}
     }
 }
@@ -255,9 +286,11 @@ fn block(thread: &mut Thread, kind: &str, b: &Value, compact_summary: bool) {
 fn result_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => {
-            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-        }
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }
@@ -265,7 +298,10 @@ fn result_text(content: Option<&Value>) -> String {
 fn user_text(thread: &mut Thread, text: &str, compact_summary: bool) {
     if compact_summary {
         let t = clip(text.trim(), COMPACT_SUMMARY_MAX);
-        thread.s.turns.push(crate::session::Turn { role: Role::Note, text: format!("Summary of the compacted conversation: {t}") });
+        thread.s.turns.push(crate::session::Turn {
+            role: Role::Note,
+            text: format!("Summary of the compacted conversation: {t}"),
+        });
         return;
     }
     // `! cmd` typed by the user runs in the shell: keep the command as a turn and a tool line.
@@ -276,11 +312,19 @@ fn user_text(thread: &mut Thread, text: &str, compact_summary: bool) {
         return;
     }
     // Output of local commands and `!` shells: one line of it, as a note.
-    for tag in ["bash-stdout", "bash-stderr", "local-command-stdout", "local-command-stderr"] {
+    for tag in [
+        "bash-stdout",
+        "bash-stderr",
+        "local-command-stdout",
+        "local-command-stderr",
+    ] {
         if let Some(out) = tag_inner(text, tag) {
             let first = crate::tools::one_line(&strip_ansi(&out));
             if !first.is_empty() {
-                thread.s.turns.push(crate::session::Turn { role: Role::Note, text: format!("Command output: {}", clip(&first, 200)) });
+                thread.s.turns.push(crate::session::Turn {
+                    role: Role::Note,
+                    text: format!("Command output: {}", clip(&first, 200)),
+                });
             }
             return;
         }
@@ -314,14 +358,30 @@ fn strip_ansi(s: &str) -> String {
 /// a slash command becomes `/name args`.
 pub fn clean_user_text(text: &str) -> String {
     let mut t = text.to_string();
-    for tag in ["system-reminder", "local-command-stdout", "local-command-stderr", "command-message"] {
+    for tag in [
+        "system-reminder",
+        "local-command-stdout",
+        "local-command-stderr",
+        "command-message",
+    ] {
         t = strip_tag(&t, tag);
     }
     if let Some(name) = tag_inner(&t, "command-name") {
         let args = tag_inner(&t, "command-args").unwrap_or_default();
-        let cmd = if args.trim().is_empty() { name.trim().to_string() } else { format!("{} {}", name.trim(), args.trim()) };
+        let cmd = if args.trim().is_empty() {
+            name.trim().to_string()
+        } else {
+            format!("{} {}", name.trim(), args.trim())
+        };
         t = strip_tag(&strip_tag(&t, "command-name"), "command-args");
-        t = format!("{cmd}{}", if t.trim().is_empty() { String::new() } else { format!("\n{}", t.trim()) });
+        t = format!(
+            "{cmd}{}",
+            if t.trim().is_empty() {
+                String::new()
+            } else {
+                format!("\n{}", t.trim())
+            }
+        );
     }
     t.trim().to_string()
 }

@@ -80,7 +80,10 @@ pub fn parse(bytes: &[u8]) -> (Session, Vec<LineIssue>) {
                 t.s.project = t.s.project.take().or(s("cwd"));
                 t.s.agent_version = t.s.agent_version.take().or(s("cli_version"));
                 if t.s.branch.is_none() {
-                    t.s.branch = p.pointer("/git/branch").and_then(Value::as_str).map(str::to_string);
+                    t.s.branch = p
+                        .pointer("/git/branch")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                 }
             }
             "turn_context" => {
@@ -91,7 +94,9 @@ pub fn parse(bytes: &[u8]) -> (Session, Vec<LineIssue>) {
             "response_item" => item(&mut t, &p, &mut saw_item_message, &mut saw_item_reasoning),
             "event_msg" => match s("type").as_deref() {
                 Some("user_message") => events.push((Role::User, s("message").unwrap_or_default())),
-                Some("agent_message") => events.push((Role::Assistant, s("message").unwrap_or_default())),
+                Some("agent_message") => {
+                    events.push((Role::Assistant, s("message").unwrap_or_default()))
+                }
                 Some("agent_reasoning") => event_reasoning.push(s("text").unwrap_or_default()),
                 _ => {}
             },
@@ -146,7 +151,9 @@ fn item(t: &mut Thread, p: &Value, saw_message: &mut bool, saw_reasoning: &mut b
             *saw_reasoning |= any;
         }
         Some("function_call") => {
-            let args = s("arguments").and_then(|a| serde_json::from_str::<Value>(a).ok()).unwrap_or(Value::Null);
+            let args = s("arguments")
+                .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                .unwrap_or(Value::Null);
             t.tool_use(s("call_id"), s("name").unwrap_or("function"), &args);
         }
         Some("custom_tool_call") => {
@@ -173,21 +180,35 @@ fn item(t: &mut Thread, p: &Value, saw_message: &mut bool, saw_reasoning: &mut b
 /// string with `Exit code: N` (newer CLIs), or an object.
 fn output_status(out: Option<&Value>) -> (bool, String) {
     let parsed = match out {
-        Some(Value::String(s)) => serde_json::from_str::<Value>(s).ok().filter(Value::is_object).unwrap_or(Value::String(s.clone())),
+        Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or(Value::String(s.clone())),
         Some(v) => v.clone(),
         None => return (false, String::new()),
     };
     match &parsed {
         Value::Object(_) => {
-            let code = parsed.pointer("/metadata/exit_code").and_then(Value::as_i64).unwrap_or(0);
-            let text = parsed.get("output").and_then(Value::as_str).unwrap_or("").to_string();
+            let code = parsed
+                .pointer("/metadata/exit_code")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            let text = parsed
+                .get("output")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             (code != 0, text)
         }
         Value::String(s) => {
             let code = s
                 .lines()
                 .take(3)
-                .find_map(|l| l.trim().strip_prefix("Exit code:").or_else(|| l.trim().strip_prefix("Process exited with code")))
+                .find_map(|l| {
+                    l.trim()
+                        .strip_prefix("Exit code:")
+                        .or_else(|| l.trim().strip_prefix("Process exited with code"))
+                })
                 .and_then(|c| c.trim().parse::<i64>().ok())
                 .unwrap_or(0);
             let body = s.split_once("Output:\n").map_or(s.as_str(), |(_, o)| o);

@@ -58,14 +58,30 @@ pub fn convert(files: &SessionFiles, redact_secrets: bool) -> Outcome {
                 let sha = sha256_hex(&b);
                 fp.push_str(&sha);
                 let meta = meta.as_ref().and_then(|m| std::fs::read(m).ok());
-                subs.push(Sub { path: path.as_path(), bytes: b, meta, sha256: sha });
+                subs.push(Sub {
+                    path: path.as_path(),
+                    bytes: b,
+                    meta,
+                    sha256: sha,
+                });
             }
             Err(e) => return unreadable(path, e),
         }
     }
-    let fingerprint = if subs.is_empty() { fp } else { sha256_hex(fp.as_bytes()) };
+    let fingerprint = if subs.is_empty() {
+        fp
+    } else {
+        sha256_hex(fp.as_bytes())
+    };
     let stem = stem_of(&files.main);
-    let mut out = convert_bytes(&main, &main_sha, &files.main.display().to_string(), &stem, &subs, redact_secrets);
+    let mut out = convert_bytes(
+        &main,
+        &main_sha,
+        &files.main.display().to_string(),
+        &stem,
+        &subs,
+        redact_secrets,
+    );
     out.bytes = bytes;
     out.fingerprint = fingerprint;
     out
@@ -85,11 +101,25 @@ pub struct Sub<'a> {
 
 /// Convert a session from bytes (`main_sha` is the sha256 of `main`); `name` names the source in
 /// messages and provenance, `stem` decides the document id.
-pub fn convert_bytes(main: &[u8], main_sha: &str, name: &str, stem: &str, subs: &[Sub<'_>], redact_secrets: bool) -> Outcome {
+pub fn convert_bytes(
+    main: &[u8],
+    main_sha: &str,
+    name: &str,
+    stem: &str,
+    subs: &[Sub<'_>],
+    redact_secrets: bool,
+) -> Outcome {
     let mut issues = Vec::new();
-    let outcome = |status| Outcome { status, issues: Vec::new(), bytes: main.len() as u64, fingerprint: String::new() };
+    let outcome = |status| Outcome {
+        status,
+        issues: Vec::new(),
+        bytes: main.len() as u64,
+        fingerprint: String::new(),
+    };
     if memchr::memmem::find(main, redact::DO_NOT_INDEX).is_some()
-        || subs.iter().any(|s| memchr::memmem::find(&s.bytes, redact::DO_NOT_INDEX).is_some())
+        || subs
+            .iter()
+            .any(|s| memchr::memmem::find(&s.bytes, redact::DO_NOT_INDEX).is_some())
     {
         return outcome(Status::DoNotIndex);
     }
@@ -110,7 +140,11 @@ pub fn convert_bytes(main: &[u8], main_sha: &str, name: &str, stem: &str, subs: 
             let parsed = claude::parse(main);
             issues.extend(parsed.issues.into_iter().map(|i| (name.to_string(), i)));
             if parsed.summary_only && subs.is_empty() {
-                let status = if parsed.summaries > 0 { Status::SummaryOnly } else { Status::NotASession };
+                let status = if parsed.summaries > 0 {
+                    Status::SummaryOnly
+                } else {
+                    Status::NotASession
+                };
                 let mut o = outcome(status);
                 o.issues = issues;
                 return o;
@@ -125,7 +159,11 @@ pub fn convert_bytes(main: &[u8], main_sha: &str, name: &str, stem: &str, subs: 
     };
     for s in subs {
         let id = stem_of(s.path).trim_start_matches("agent-").to_string();
-        let (kind, desc) = s.meta.as_deref().map(claude::subagent_meta).unwrap_or((None, None));
+        let (kind, desc) = s
+            .meta
+            .as_deref()
+            .map(claude::subagent_meta)
+            .unwrap_or((None, None));
         let (sub, models, iss) = claude::parse_subagent(&s.bytes, id, kind, desc);
         issues.extend(iss.into_iter().map(|i| (s.path.display().to_string(), i)));
         for m in models {
@@ -147,18 +185,31 @@ pub fn convert_bytes(main: &[u8], main_sha: &str, name: &str, stem: &str, subs: 
         file: render::tilde(name),
         lines: Some([1, session.lines.max(1)]),
         sha256: Some(main_sha.to_string()),
-        parts: subs.iter().map(|s| SourcePart { file: render::tilde(&s.path.display().to_string()), sha256: Some(s.sha256.clone()) }).collect(),
+        parts: subs
+            .iter()
+            .map(|s| SourcePart {
+                file: render::tilde(&s.path.display().to_string()),
+                sha256: Some(s.sha256.clone()),
+            })
+            .collect(),
     };
     let mut counts = Counts::new();
     session.map_text(&mut |t| {
         let t = redact::scrub(t);
-        if redact_secrets { redact::redact(&t, &mut counts) } else { t }
+        if redact_secrets {
+            redact::redact(&t, &mut counts)
+        } else {
+            t
+        }
     });
     let mut doc = render::to_doc(&session, agent, stem, source);
     let total: u64 = counts.values().sum();
     doc.meta.insert("redactions".into(), Value::from(total));
     if total > 0 {
-        let by_kind: serde_json::Map<String, Value> = counts.iter().map(|(k, v)| ((*k).to_string(), Value::from(*v))).collect();
+        let by_kind: serde_json::Map<String, Value> = counts
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), Value::from(*v)))
+            .collect();
         doc.meta.insert("redacted".into(), Value::Object(by_kind));
     }
     let mut o = outcome(Status::Doc(Box::new(doc)));
@@ -175,7 +226,9 @@ enum Detected {
 
 fn detect(bytes: &[u8]) -> Detected {
     let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
-    let Some(start) = start else { return Detected::NotJson };
+    let Some(start) = start else {
+        return Detected::NotJson;
+    };
     // A whole-document JSON object spanning lines (Gemini) vs JSON Lines.
     let first_line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
     let first: Option<Value> = serde_json::from_slice(&bytes[start..first_line_end]).ok();
@@ -201,7 +254,11 @@ fn detect(bytes: &[u8]) -> Detected {
 fn first_codex_line(bytes: &[u8]) -> Detected {
     for (_, raw) in crate::lines::split(bytes).take(20) {
         if let Ok(v) = serde_json::from_slice::<Value>(raw) {
-            return if codex::sniff(&v) { Detected::Codex } else { Detected::Claude };
+            return if codex::sniff(&v) {
+                Detected::Codex
+            } else {
+                Detected::Claude
+            };
         }
     }
     Detected::Claude
@@ -209,10 +266,16 @@ fn first_codex_line(bytes: &[u8]) -> Detected {
 
 /// The file stem used for ids: `rollout-….jsonl` → `rollout-…`, `session-….json` → `session-…`.
 pub fn stem_of(p: &Path) -> String {
-    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into())
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into())
 }
 
 fn unreadable(p: &Path, e: std::io::Error) -> Outcome {
-    Outcome { status: Status::Unreadable(format!("{}: {e}", p.display())), issues: Vec::new(), bytes: 0, fingerprint: String::new() }
+    Outcome {
+        status: Status::Unreadable(format!("{}: {e}", p.display())),
+        issues: Vec::new(),
+        bytes: 0,
+        fingerprint: String::new(),
+    }
 }
-

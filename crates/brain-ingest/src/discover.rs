@@ -43,7 +43,10 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<SessionFiles>, Vec<(PathBuf, String)>
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    let p = e.path().map(Path::to_path_buf).unwrap_or_else(|| root.clone());
+                    let p = e
+                        .path()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| root.clone());
                     errors.push((p, e.to_string()));
                     continue;
                 }
@@ -83,7 +86,10 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<SessionFiles>, Vec<(PathBuf, String)>
         .into_iter()
         .map(|(main, mut subagents)| {
             subagents.sort();
-            SessionFiles { main: PathBuf::from(main), subagents }
+            SessionFiles {
+                main: PathBuf::from(main),
+                subagents,
+            }
         })
         .collect();
     (sessions, errors)
@@ -96,7 +102,10 @@ enum Kind {
 }
 
 fn classify(p: &Path) -> Kind {
-    let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     let under_subagents = p.parent().is_some_and(|d| {
         let d = d.as_os_str().as_encoded_bytes();
         d.ends_with(b"/subagents") || memchr::memmem::find(d, b"/subagents/").is_some()
@@ -107,7 +116,11 @@ fn classify(p: &Path) -> Kind {
     if under_subagents || name.ends_with(".meta.json") {
         return Kind::Other;
     }
-    if name.ends_with(".jsonl") || name.ends_with(".json") { Kind::Main } else { Kind::Other }
+    if name.ends_with(".jsonl") || name.ends_with(".json") {
+        Kind::Main
+    } else {
+        Kind::Other
+    }
 }
 
 /// The parent session file of a subagent transcript: `<dir>/<session>/subagents/**/agent-X.jsonl` →
@@ -157,12 +170,24 @@ mod tests {
         std::fs::write(p.join("s2/subagents/wf/journal.jsonl"), "{}\n").expect("w");
         let (sessions, errors) = discover(&[p.to_path_buf()]);
         assert!(errors.is_empty());
-        let mains: Vec<_> = sessions.iter().map(|s| s.main.file_name().expect("name").to_string_lossy().into_owned()).collect();
+        let mains: Vec<_> = sessions
+            .iter()
+            .map(|s| {
+                s.main
+                    .file_name()
+                    .expect("name")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
         assert_eq!(mains, vec!["agent-orphan.jsonl", "s1.jsonl", "s2.jsonl"]);
         assert_eq!(sessions[1].subagents, vec![(p.join("agent-a.jsonl"), None)]);
         assert_eq!(
             sessions[2].subagents,
-            vec![(p.join("s2/subagents/wf/agent-b.jsonl"), Some(p.join("s2/subagents/wf/agent-b.meta.json")))]
+            vec![(
+                p.join("s2/subagents/wf/agent-b.jsonl"),
+                Some(p.join("s2/subagents/wf/agent-b.meta.json"))
+            )]
         );
     }
 }

@@ -24,7 +24,8 @@ pub fn sniff(v: &Value) -> bool {
 
 /// Parse a session document.
 pub fn parse(bytes: &[u8]) -> Result<Session, NotASession> {
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| NotASession::Invalid(e.to_string()))?;
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| NotASession::Invalid(e.to_string()))?;
     if !sniff(&v) {
         return Err(NotASession::Shape);
     }
@@ -34,7 +35,11 @@ pub fn parse(bytes: &[u8]) -> Result<Session, NotASession> {
     if let Some(ts) = s("startTime") {
         t.s.saw_time(&ts);
     }
-    let messages = v.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+    let messages = v
+        .get("messages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     t.s.lines = messages.len() as u64;
     for m in &messages {
         let ms = |k: &str| m.get(k).and_then(Value::as_str);
@@ -66,7 +71,10 @@ pub fn parse(bytes: &[u8]) -> Result<Session, NotASession> {
                         let name = c.get("name").and_then(Value::as_str).unwrap_or("tool");
                         t.tool_use(id, name, c.get("args").unwrap_or(&Value::Null));
                         if c.get("status").and_then(Value::as_str) == Some("error") {
-                            let msg = c.get("resultDisplay").and_then(Value::as_str).unwrap_or("error");
+                            let msg = c
+                                .get("resultDisplay")
+                                .and_then(Value::as_str)
+                                .unwrap_or("error");
                             t.tool_result(id, true, msg);
                         }
                     }
@@ -83,9 +91,11 @@ pub fn parse(bytes: &[u8]) -> Result<Session, NotASession> {
 fn content_text(c: Option<&Value>) -> String {
     match c {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => {
-            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-        }
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }

@@ -33,12 +33,26 @@ pub fn split(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
 /// (array, string, number) or invalid JSON is an issue.
 pub fn parse<T: DeserializeOwned>(no: u64, raw: &[u8]) -> Result<Option<T>, LineIssue> {
     if raw.first() != Some(&b'{') {
-        let what = if serde_json::from_slice::<serde_json::Value>(raw).is_ok() { "not a JSON object" } else { "invalid JSON" };
-        return Err(LineIssue { line: no, reason: what.into() });
+        let what = if serde_json::from_slice::<serde_json::Value>(raw).is_ok() {
+            "not a JSON object"
+        } else {
+            "invalid JSON"
+        };
+        return Err(LineIssue {
+            line: no,
+            reason: what.into(),
+        });
     }
     serde_json::from_slice::<T>(raw).map(Some).map_err(|e| {
-        let what = if e.is_data() { "unexpected record shape" } else { "invalid JSON" };
-        LineIssue { line: no, reason: format!("{what}: {e}") }
+        let what = if e.is_data() {
+            "unexpected record shape"
+        } else {
+            "invalid JSON"
+        };
+        LineIssue {
+            line: no,
+            reason: format!("{what}: {e}"),
+        }
     })
 }
 

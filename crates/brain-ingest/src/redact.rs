@@ -16,18 +16,48 @@ pub const DO_NOT_INDEX: &[u8] = b"brain:do-not-index";
 /// Sources: the token formats each vendor documents (GitHub `ghp_`/`github_pat_`, GitLab `glpat-`, Slack
 /// `xox?-`, Stripe `sk_live_`, Google `AIza`, AWS `AKIA`/`ASIA`) and gitleaks' default rules.
 const PATTERNS: &[(&str, &str)] = &[
-    ("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)"),
-    ("aws_access_key", r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
-    ("github_token", r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)"),
+    (
+        "private_key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+    ),
+    (
+        "aws_access_key",
+        r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)",
+    ),
+    (
+        "github_token",
+        r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)",
+    ),
     ("gitlab_token", r"(?-u:\b)glpat-[A-Za-z0-9_-]{20,}"),
-    ("slack_token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-    ("stripe_key", r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    (
+        "slack_token",
+        r"(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}",
+    ),
+    (
+        "stripe_key",
+        r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    ),
     ("anthropic_key", r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{20,}"),
-    ("openai_key", r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-    ("google_key", r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)|(?-u:\b)ya29\.[0-9A-Za-z_-]{20,}"),
-    ("jwt", r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("bearer_token", r"(?i)(?-u:\b)bearer\s+([A-Za-z0-9._~+/-]{20,}=*)"),
-    ("url_password", r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"),
+    (
+        "openai_key",
+        r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    ),
+    (
+        "google_key",
+        r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)|(?-u:\b)ya29\.[0-9A-Za-z_-]{20,}",
+    ),
+    (
+        "jwt",
+        r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    ),
+    (
+        "bearer_token",
+        r"(?i)(?-u:\b)bearer\s+([A-Za-z0-9._~+/-]{20,}=*)",
+    ),
+    (
+        "url_password",
+        r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@",
+    ),
     (
         "password",
         r#"(?i)(?-u:\b)(?:[A-Za-z0-9]+_)*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key)["']?\s*[:=]\s*["']?([^\s"'`,;)\]}]{4,})"#,
@@ -36,21 +66,50 @@ const PATTERNS: &[(&str, &str)] = &[
 
 /// Values that follow `password:`/`api_key=` in code and docs without being secrets.
 const NOT_SECRETS: &[&str] = &[
-    "string", "str", "number", "bool", "boolean", "none", "null", "nil", "undefined", "true", "false", "required",
-    "optional", "password", "secret", "redacted", "example", "placeholder", "changeme!", "xxxx", "xxxxxx", "****",
-    "******", "********", "string;", "str,", "any",
+    "string",
+    "str",
+    "number",
+    "bool",
+    "boolean",
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "true",
+    "false",
+    "required",
+    "optional",
+    "password",
+    "secret",
+    "redacted",
+    "example",
+    "placeholder",
+    "changeme!",
+    "xxxx",
+    "xxxxxx",
+    "****",
+    "******",
+    "********",
+    "string;",
+    "str,",
+    "any",
 ];
 
 static COMBINED: LazyLock<Regex> = LazyLock::new(|| {
-    let alts: Vec<String> = PATTERNS.iter().map(|(k, p)| format!("(?P<{k}>{p})")).collect();
+    let alts: Vec<String> = PATTERNS
+        .iter()
+        .map(|(k, p)| format!("(?P<{k}>{p})"))
+        .collect();
     Regex::new(&alts.join("|")).unwrap_or_else(|e| unreachable!("secret patterns compile: {e}"))
 });
 
-static PRIVATE_SPAN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)<private>.*?</private>").unwrap_or_else(|e| unreachable!("{e}")));
+static PRIVATE_SPAN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?s)<private>.*?</private>").unwrap_or_else(|e| unreachable!("{e}"))
+});
 
 static DATA_URL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"data:[a-zA-Z]+/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}").unwrap_or_else(|e| unreachable!("{e}"))
+    Regex::new(r"data:[a-zA-Z]+/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}")
+        .unwrap_or_else(|e| unreachable!("{e}"))
 });
 
 /// A bare base64 run at least this long is a blob (an image or archive), not prose or a hash (a sha512
@@ -62,8 +121,19 @@ pub type Counts = BTreeMap<&'static str, u64>;
 
 /// Remove `<private>…</private>` spans and base64 blobs (images pasted as data URLs and the like).
 pub fn scrub(text: &str) -> String {
-    let t = if text.contains("<private>") { PRIVATE_SPAN.replace_all(text, "[private]") } else { text.into() };
-    let t = if t.contains(";base64,") { DATA_URL.replace_all(&t, "[base64 omitted]").into_owned().into() } else { t };
+    let t = if text.contains("<private>") {
+        PRIVATE_SPAN.replace_all(text, "[private]")
+    } else {
+        text.into()
+    };
+    let t = if t.contains(";base64,") {
+        DATA_URL
+            .replace_all(&t, "[base64 omitted]")
+            .into_owned()
+            .into()
+    } else {
+        t
+    };
     drop_base64_runs(&t)
 }
 
@@ -101,7 +171,9 @@ pub fn redact(text: &str, counts: &mut Counts) -> String {
     COMBINED
         .replace_all(text, |c: &Captures| {
             let whole = c.get(0).map_or("", |m| m.as_str());
-            let Some((kind, m, secret)) = classify(c) else { return whole.to_string() };
+            let Some((kind, m, secret)) = classify(c) else {
+                return whole.to_string();
+            };
             *counts.entry(kind).or_default() += 1;
             let start = secret.start() - m.start();
             let end = secret.end() - m.start();
@@ -133,7 +205,11 @@ fn classify<'a>(c: &Captures<'a>) -> Option<(&'static str, regex::Match<'a>, reg
             return None;
         }
         // `OPENAI_API_KEY=sk-proj-…`: name the vendor format when the value has one.
-        let kind = if matches!(*kind, "password" | "bearer_token") { vendor_kind(secret.as_str()).unwrap_or(kind) } else { kind };
+        let kind = if matches!(*kind, "password" | "bearer_token") {
+            vendor_kind(secret.as_str()).unwrap_or(kind)
+        } else {
+            kind
+        };
         return Some((kind, m, secret));
     }
     None
@@ -154,23 +230,33 @@ fn vendor_kind(value: &str) -> Option<&'static str> {
     if m.start() != 0 || m.end() != value.len() {
         return None;
     }
-    PATTERNS.iter().map(|(k, _)| *k).find(|k| !matches!(*k, "password" | "bearer_token" | "url_password") && c.name(k).is_some())
+    PATTERNS.iter().map(|(k, _)| *k).find(|k| {
+        !matches!(*k, "password" | "bearer_token" | "url_password") && c.name(k).is_some()
+    })
 }
 
 /// Whether an assignment's value looks like a real secret rather than code or a placeholder.
 fn looks_secret(v: &str) -> bool {
     let lower = v.to_ascii_lowercase();
-    if NOT_SECRETS.contains(&lower.as_str()) || lower.starts_with("your") || lower.starts_with("<") {
+    if NOT_SECRETS.contains(&lower.as_str()) || lower.starts_with("your") || lower.starts_with("<")
+    {
         return false;
     }
     if v.starts_with('/') || v.starts_with('~') || v.starts_with("./") {
         return false; // a path (`pwd: /home/user`)
     }
-    if v.starts_with('$') || v.starts_with('{') || v.starts_with('%') || v.contains('(') || v.contains('[') {
+    if v.starts_with('$')
+        || v.starts_with('{')
+        || v.starts_with('%')
+        || v.contains('(')
+        || v.contains('[')
+    {
         return false; // `$PASSWORD`, `{{ secret }}`, `%(pw)s`, `getpass()`, `os.environ["X"]`
     }
     // `process.env.API_KEY`, `self.password`, `config.secret_key`: dotted identifiers are code.
-    let dotted_ident = v.contains('.') && v.split('.').all(|p| !p.is_empty() && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'));
+    let dotted_ident = v.contains('.')
+        && v.split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'));
     if dotted_ident && v.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic()) {
         return false;
     }
@@ -201,20 +287,35 @@ mod tests {
             ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "anthropic_key"),
             ("sk-proj-abcdefghijklmnopqrstuvwxyz012345", "openai_key"),
             ("AIzaSyA0123456789abcdefghijklmnopqrstuv", "google_key"),
-            ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                "jwt",
+            ),
         ];
         for (text, kind) in cases {
             let (out, c) = r(text);
-            assert!(out.contains(&format!("[REDACTED:{kind}]")), "{text} -> {out}");
+            assert!(
+                out.contains(&format!("[REDACTED:{kind}]")),
+                "{text} -> {out}"
+            );
             assert_eq!(c.get(kind), Some(&1), "{text}");
         }
     }
 
     #[test]
     fn prefixes_are_kept_and_only_the_secret_goes() {
-        assert_eq!(r("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345").0, "Authorization: Bearer [REDACTED:bearer_token]");
-        assert_eq!(r("postgres://admin:s3cr3tpass@db:5432/x").0, "postgres://admin:[REDACTED:url_password]@db:5432/x");
-        assert_eq!(r("DB_PASSWORD=hunter2hunter").0, "DB_PASSWORD=[REDACTED:password]");
+        assert_eq!(
+            r("Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345").0,
+            "Authorization: Bearer [REDACTED:bearer_token]"
+        );
+        assert_eq!(
+            r("postgres://admin:s3cr3tpass@db:5432/x").0,
+            "postgres://admin:[REDACTED:url_password]@db:5432/x"
+        );
+        assert_eq!(
+            r("DB_PASSWORD=hunter2hunter").0,
+            "DB_PASSWORD=[REDACTED:password]"
+        );
         let (out, c) = r("export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123");
         assert_eq!(out, "export OPENAI_API_KEY=[REDACTED:openai_key]");
         assert_eq!(c.get("openai_key"), Some(&1));
@@ -232,7 +333,8 @@ mod tests {
 
     #[test]
     fn private_keys_are_removed_whole() {
-        let text = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nb";
+        let text =
+            "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nb";
         assert_eq!(r(text).0, "a\n[REDACTED:private_key]\nb");
     }
 

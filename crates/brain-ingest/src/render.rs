@@ -18,7 +18,10 @@ pub fn to_doc(session: &Session, agent: Agent, stem: &str, source: Source) -> Do
     let date = session.started.clone().unwrap_or_default();
     let mut doc = Doc::new(agent.doc_id(stem), title, date, source);
     let m = &mut doc.meta;
-    m.insert("session_id".into(), Value::String(session.session_id.clone()));
+    m.insert(
+        "session_id".into(),
+        Value::String(session.session_id.clone()),
+    );
     if let Some(slug) = &session.slug {
         m.insert("slug".into(), Value::String(slug.clone()));
     }
@@ -37,7 +40,12 @@ pub fn to_doc(session: &Session, agent: Agent, stem: &str, source: Source) -> Do
     }
     m.insert("models".into(), Value::from(session.models.clone()));
     m.insert("turns".into(), Value::from(session.user_turns()));
-    let tool_calls = session.tools.len() + session.subagents.iter().map(|s| s.tools.len()).sum::<usize>();
+    let tool_calls = session.tools.len()
+        + session
+            .subagents
+            .iter()
+            .map(|s| s.tools.len())
+            .sum::<usize>();
     m.insert("tool_calls".into(), Value::from(tool_calls));
     m.insert("subagents".into(), Value::from(session.subagents.len()));
     if session.compactions > 0 {
@@ -49,7 +57,12 @@ pub fn to_doc(session: &Session, agent: Agent, stem: &str, source: Source) -> Do
 
 /// The session's title: the agent's own summary, else the first user prompt's first line.
 fn title(session: &Session) -> String {
-    if let Some(s) = session.summary.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+    if let Some(s) = session
+        .summary
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         return clip(s, TITLE_MAX);
     }
     let first = session
@@ -96,8 +109,16 @@ fn body(s: &Session) -> String {
     if !s.subagents.is_empty() {
         out.push_str("## Subagents\n\n");
         for a in &s.subagents {
-            let kind = a.kind.as_deref().map(|k| format!(" ({k})")).unwrap_or_default();
-            let desc = a.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
+            let kind = a
+                .kind
+                .as_deref()
+                .map(|k| format!(" ({k})"))
+                .unwrap_or_default();
+            let desc = a
+                .description
+                .as_deref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
             let _ = writeln!(out, "### agent-{}{kind}{desc}\n", a.id);
             if !a.prompt.is_empty() {
                 let _ = writeln!(out, "**Prompt**: {}\n", a.prompt.trim());
@@ -140,7 +161,11 @@ pub fn tilde(p: &str) -> String {
     for prefix in ["/Users/", "/home/"] {
         if let Some(rest) = p.strip_prefix(prefix) {
             let (_user, tail) = rest.split_once('/').unwrap_or((rest, ""));
-            return if tail.is_empty() { "~".into() } else { format!("~/{tail}") };
+            return if tail.is_empty() {
+                "~".into()
+            } else {
+                format!("~/{tail}")
+            };
         }
     }
     p.to_string()

@@ -71,9 +71,16 @@ pub enum Sink<'a> {
 const BATCH: usize = 32;
 
 /// Run the stage over files. `warn` receives every per-record problem (file:line: reason).
-pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) -> Result<Summary, RunError> {
+pub fn run(
+    opts: &Options,
+    sink: &mut Sink<'_>,
+    warn: &(dyn Fn(String) + Sync),
+) -> Result<Summary, RunError> {
     let (sessions, errors) = discover::discover(&opts.inputs);
-    let mut sum = Summary { sessions: sessions.len() as u64, ..Summary::default() };
+    let mut sum = Summary {
+        sessions: sessions.len() as u64,
+        ..Summary::default()
+    };
     for (p, e) in errors {
         sum.unreadable += 1;
         warn(format!("{}: {e}", p.display()));
@@ -85,13 +92,21 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
     };
     // --new: skip sessions whose files' stats are unchanged without reading them.
     let mut todo: Vec<(SessionFiles, Vec<state::FileStat>)> = Vec::with_capacity(sessions.len());
-    let all_stats: Vec<Vec<state::FileStat>> =
-        sessions.par_iter().map(|s| state::stat_all(s).unwrap_or_default()).collect();
+    let all_stats: Vec<Vec<state::FileStat>> = sessions
+        .par_iter()
+        .map(|s| state::stat_all(s).unwrap_or_default())
+        .collect();
     for (s, stats) in sessions.into_iter().zip(all_stats) {
         let out_missing = opts.out_dir.as_ref().is_some_and(|d| {
-            state.as_ref().and_then(|st| st.sessions.get(&s.main.display().to_string())).is_some_and(|e| !d.join(format!("{}.md", e.id)).exists())
+            state
+                .as_ref()
+                .and_then(|st| st.sessions.get(&s.main.display().to_string()))
+                .is_some_and(|e| !d.join(format!("{}.md", e.id)).exists())
         });
-        if opts.only_new && !out_missing && state.as_ref().is_some_and(|st| st.stats_match(&s, &stats)) {
+        if opts.only_new
+            && !out_missing
+            && state.as_ref().is_some_and(|st| st.stats_match(&s, &stats))
+        {
             sum.unchanged += 1;
             continue;
         }
@@ -100,24 +115,38 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
     let mut queued_ids = Vec::new();
     let state_dirty = !todo.is_empty() || !opts.state.as_ref().is_some_and(|p| p.exists());
     for batch in todo.chunks(BATCH) {
-        let outcomes: Vec<Outcome> = batch.par_iter().map(|(s, _)| convert::convert(s, opts.redact)).collect();
+        let outcomes: Vec<Outcome> = batch
+            .par_iter()
+            .map(|(s, _)| convert::convert(s, opts.redact))
+            .collect();
         for ((files, stats), o) in batch.iter().zip(outcomes) {
             sum.bytes += o.bytes;
             for (file, issue) in &o.issues {
                 sum.malformed_lines += 1;
                 warn(format!("{file}:{}: {}", issue.line, issue.reason));
             }
-            let unchanged = opts.only_new && state.as_ref().and_then(|st| st.fingerprint(files)) == Some(o.fingerprint.as_str());
+            let unchanged = opts.only_new
+                && state.as_ref().and_then(|st| st.fingerprint(files))
+                    == Some(o.fingerprint.as_str());
             match o.status {
                 Status::Doc(doc) => {
                     if let Some(st) = state.as_mut() {
                         st.record(files, stats.clone(), o.fingerprint.clone(), doc.id.clone());
                     }
-                    if unchanged && !opts.out_dir.as_ref().is_some_and(|d| !d.join(&doc.path).exists()) {
+                    if unchanged
+                        && !opts
+                            .out_dir
+                            .as_ref()
+                            .is_some_and(|d| !d.join(&doc.path).exists())
+                    {
                         sum.unchanged += 1;
                         continue;
                     }
-                    sum.redactions += doc.meta.get("redactions").and_then(serde_json::Value::as_u64).unwrap_or(0);
+                    sum.redactions += doc
+                        .meta
+                        .get("redactions")
+                        .and_then(serde_json::Value::as_u64)
+                        .unwrap_or(0);
                     write_doc(sink, &doc)?;
                     sum.documents += 1;
                     queued_ids.push(doc.id.clone());
@@ -148,9 +177,26 @@ pub fn run(opts: &Options, sink: &mut Sink<'_>, warn: &(dyn Fn(String) + Sync)) 
 }
 
 /// Convert one session read from a stream (stdin). `name` appears in provenance and messages.
-pub fn run_bytes(bytes: &[u8], name: &str, opts: &Options, sink: &mut Sink<'_>, warn: &dyn Fn(String)) -> Result<Summary, RunError> {
-    let mut sum = Summary { sessions: 1, bytes: bytes.len() as u64, ..Summary::default() };
-    let o = convert::convert_bytes(bytes, &brain_doc::sha256_hex(bytes), name, "stdin", &[], opts.redact);
+pub fn run_bytes(
+    bytes: &[u8],
+    name: &str,
+    opts: &Options,
+    sink: &mut Sink<'_>,
+    warn: &dyn Fn(String),
+) -> Result<Summary, RunError> {
+    let mut sum = Summary {
+        sessions: 1,
+        bytes: bytes.len() as u64,
+        ..Summary::default()
+    };
+    let o = convert::convert_bytes(
+        bytes,
+        &brain_doc::sha256_hex(bytes),
+        name,
+        "stdin",
+        &[],
+        opts.redact,
+    );
     for (file, issue) in &o.issues {
         sum.malformed_lines += 1;
         warn(format!("{file}:{}: {}", issue.line, issue.reason));
@@ -158,12 +204,25 @@ pub fn run_bytes(bytes: &[u8], name: &str, opts: &Options, sink: &mut Sink<'_>, 
     match o.status {
         Status::Doc(mut doc) => {
             // A stream has no file name: the session id names the document.
-            if let Some(id) = doc.meta.get("session_id").and_then(serde_json::Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(id) = doc
+                .meta
+                .get("session_id")
+                .and_then(serde_json::Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
                 let agent = doc.source.agent.clone().unwrap_or_default();
-                doc.id = if agent == "claude" { id.to_string() } else { format!("{agent}__{id}") };
+                doc.id = if agent == "claude" {
+                    id.to_string()
+                } else {
+                    format!("{agent}__{id}")
+                };
                 doc.path = format!("{}.md", doc.id);
             }
-            sum.redactions += doc.meta.get("redactions").and_then(serde_json::Value::as_u64).unwrap_or(0);
+            sum.redactions += doc
+                .meta
+                .get("redactions")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
             write_doc(sink, &doc)?;
             sum.documents = 1;
             if let Some(q) = &opts.queue {
@@ -216,8 +275,20 @@ impl Summary {
         let rate = if secs > 0.0 { mb / secs } else { 0.0 };
         format!(
             "{} sessions → {} documents ({} unchanged, {} empty, {} summary-only, {} not transcripts, {} do-not-index, {} unreadable); {} malformed lines skipped; {} secrets redacted; {} queued; {:.2} MB in {:.3} s ({:.0} MB/s)",
-            self.sessions, self.documents, self.unchanged, self.empty, self.summary_only, self.not_sessions,
-            self.do_not_index, self.unreadable, self.malformed_lines, self.redactions, self.queued, mb, secs, rate
+            self.sessions,
+            self.documents,
+            self.unchanged,
+            self.empty,
+            self.summary_only,
+            self.not_sessions,
+            self.do_not_index,
+            self.unreadable,
+            self.malformed_lines,
+            self.redactions,
+            self.queued,
+            mb,
+            secs,
+            rate
         )
     }
 }

@@ -157,7 +157,10 @@ impl Session {
             last.text.push_str(text);
             return;
         }
-        self.turns.push(Turn { role, text: text.to_string() });
+        self.turns.push(Turn {
+            role,
+            text: text.to_string(),
+        });
     }
 
     /// Apply `f` to every piece of text the session holds (for scrubbing and redaction before

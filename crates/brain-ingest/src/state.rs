@@ -40,40 +40,78 @@ pub struct State {
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: not a jsonl2md state file ({source}); delete it to start over")]
-    Parse { path: PathBuf, source: serde_json::Error },
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
 }
 
 impl State {
     /// Load the state at `path`; a missing file is an empty state.
     pub fn load(path: &Path) -> Result<State, StateError> {
         match std::fs::read(path) {
-            Ok(b) => serde_json::from_slice(&b).map_err(|source| StateError::Parse { path: path.into(), source }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State { schema: 1, sessions: BTreeMap::new() }),
-            Err(source) => Err(StateError::Io { path: path.into(), source }),
+            Ok(b) => serde_json::from_slice(&b).map_err(|source| StateError::Parse {
+                path: path.into(),
+                source,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State {
+                schema: 1,
+                sessions: BTreeMap::new(),
+            }),
+            Err(source) => Err(StateError::Io {
+                path: path.into(),
+                source,
+            }),
         }
     }
 
     /// Write the state atomically.
     pub fn save(&self, path: &Path) -> Result<(), StateError> {
-        let bytes = serde_json::to_vec(self).map_err(|source| StateError::Parse { path: path.into(), source })?;
-        brain_doc::atomic::write(path, &bytes).map_err(|source| StateError::Io { path: path.into(), source })
+        let bytes = serde_json::to_vec(self).map_err(|source| StateError::Parse {
+            path: path.into(),
+            source,
+        })?;
+        brain_doc::atomic::write(path, &bytes).map_err(|source| StateError::Io {
+            path: path.into(),
+            source,
+        })
     }
 
     /// True when the stats of every file of `files` match what was recorded (no content read needed).
     pub fn stats_match(&self, files: &SessionFiles, stats: &[FileStat]) -> bool {
-        self.sessions.get(&key(files)).is_some_and(|e| e.files == stats)
+        self.sessions
+            .get(&key(files))
+            .is_some_and(|e| e.files == stats)
     }
 
     /// The recorded fingerprint of a session, if any.
     pub fn fingerprint(&self, files: &SessionFiles) -> Option<&str> {
-        self.sessions.get(&key(files)).map(|e| e.fingerprint.as_str())
+        self.sessions
+            .get(&key(files))
+            .map(|e| e.fingerprint.as_str())
     }
 
     /// Record a session as written (or confirmed unchanged).
-    pub fn record(&mut self, files: &SessionFiles, stats: Vec<FileStat>, fingerprint: String, id: String) {
-        self.sessions.insert(key(files), Entry { files: stats, fingerprint, id });
+    pub fn record(
+        &mut self,
+        files: &SessionFiles,
+        stats: Vec<FileStat>,
+        fingerprint: String,
+        id: String,
+    ) {
+        self.sessions.insert(
+            key(files),
+            Entry {
+                files: stats,
+                fingerprint,
+                id,
+            },
+        );
     }
 }
 
@@ -83,12 +121,20 @@ fn key(files: &SessionFiles) -> String {
 
 /// Stats of a session's files, main first; `None` if one cannot be stat'ed.
 pub fn stat_all(files: &SessionFiles) -> Option<Vec<FileStat>> {
-    std::iter::once(&files.main).chain(files.subagents.iter().map(|(p, _)| p)).map(|p| stat(p)).collect()
+    std::iter::once(&files.main)
+        .chain(files.subagents.iter().map(|(p, _)| p))
+        .map(|p| stat(p))
+        .collect()
 }
 
 fn stat(p: &Path) -> Option<FileStat> {
     let m = std::fs::metadata(p).ok()?;
-    let mtime = m.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    let mtime = m
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
     Some((p.display().to_string(), mtime, m.len()))
 }
 
@@ -102,7 +148,12 @@ pub fn enqueue(queue: &Path, ids: &[String]) -> Result<usize, QueueError> {
     let existing = match std::fs::read_to_string(queue) {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => return Err(QueueError::Io { path: queue.into(), source }),
+        Err(source) => {
+            return Err(QueueError::Io {
+                path: queue.into(),
+                source,
+            });
+        }
     };
     let present: std::collections::HashSet<&str> = existing.lines().map(str::trim).collect();
     let mut added = 0;
@@ -119,7 +170,10 @@ pub fn enqueue(queue: &Path, ids: &[String]) -> Result<usize, QueueError> {
         }
     }
     if added > 0 {
-        brain_doc::atomic::write(queue, out.as_bytes()).map_err(|source| QueueError::Io { path: queue.into(), source })?;
+        brain_doc::atomic::write(queue, out.as_bytes()).map_err(|source| QueueError::Io {
+            path: queue.into(),
+            source,
+        })?;
     }
     Ok(added)
 }
@@ -130,7 +184,10 @@ pub enum QueueError {
     #[error(transparent)]
     Lock(#[from] brain_store::LockError),
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 #[cfg(test)]
@@ -141,7 +198,10 @@ mod tests {
     fn the_queue_gets_each_id_once() {
         let d = tempfile::tempdir().expect("tempdir");
         let q = d.path().join("pending_distill.txt");
-        assert_eq!(enqueue(&q, &["a".into(), "b".into(), "a".into()]).expect("enqueue"), 2);
+        assert_eq!(
+            enqueue(&q, &["a".into(), "b".into(), "a".into()]).expect("enqueue"),
+            2
+        );
         assert_eq!(enqueue(&q, &["b".into(), "c".into()]).expect("enqueue"), 1);
         assert_eq!(std::fs::read_to_string(&q).expect("read"), "a\nb\nc\n");
     }

@@ -27,7 +27,10 @@ impl Thread {
         if let Some(id) = id {
             self.pending.insert(id.to_string(), self.s.tools.len());
         }
-        self.s.tools.push(ToolLine { summary, error: None });
+        self.s.tools.push(ToolLine {
+            summary,
+            error: None,
+        });
     }
 
     /// Record the result of the tool call `id`; only failures leave a trace (a first error line). A
@@ -36,8 +39,18 @@ impl Thread {
     pub fn tool_result(&mut self, id: Option<&str>, is_error: bool, text: &str) {
         let Some(&idx) = id.and_then(|id| self.pending.get(id)) else {
             let first = clip(&tools::one_line(text), ERROR_MAX);
-            let error = is_error.then(|| if first.is_empty() { "failed".to_string() } else { first.clone() });
-            let summary = if is_error { "result of an earlier call".to_string() } else { format!("result of an earlier call: {first}") };
+            let error = is_error.then(|| {
+                if first.is_empty() {
+                    "failed".to_string()
+                } else {
+                    first.clone()
+                }
+            });
+            let summary = if is_error {
+                "result of an earlier call".to_string()
+            } else {
+                format!("result of an earlier call: {first}")
+            };
             self.s.tools.push(ToolLine { summary, error });
             return;
         };
@@ -46,7 +59,11 @@ impl Thread {
         }
         if let Some(t) = self.s.tools.get_mut(idx) {
             let line = tools::one_line(text);
-            t.error = Some(if line.is_empty() { "failed".into() } else { clip(&line, ERROR_MAX) });
+            t.error = Some(if line.is_empty() {
+                "failed".into()
+            } else {
+                clip(&line, ERROR_MAX)
+            });
         }
     }
 
@@ -59,10 +76,34 @@ impl Thread {
     }
 
     /// Turn this thread into a subagent record.
-    pub fn into_subagent(self, id: String, kind: Option<String>, description: Option<String>) -> Subagent {
-        let prompt = self.s.turns.iter().find(|t| t.role == Role::User).map(|t| t.text.clone()).unwrap_or_default();
-        let result =
-            self.s.turns.iter().rev().find(|t| t.role == Role::Assistant).map(|t| t.text.clone()).unwrap_or_default();
-        Subagent { id, kind, description, prompt: clip(&prompt, 2000), result: clip(&result, 4000), tools: self.s.tools }
+    pub fn into_subagent(
+        self,
+        id: String,
+        kind: Option<String>,
+        description: Option<String>,
+    ) -> Subagent {
+        let prompt = self
+            .s
+            .turns
+            .iter()
+            .find(|t| t.role == Role::User)
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        let result = self
+            .s
+            .turns
+            .iter()
+            .rev()
+            .find(|t| t.role == Role::Assistant)
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        Subagent {
+            id,
+            kind,
+            description,
+            prompt: clip(&prompt, 2000),
+            result: clip(&result, 4000),
+            tools: self.s.tools,
+        }
     }
 }

@@ -22,17 +22,29 @@ pub struct ToolLine {
 
 /// Summarize a call of tool `name` with JSON `input`.
 pub fn summarize(name: &str, input: &Value) -> String {
-    let s = |k: &str| input.get(k).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty());
+    let s = |k: &str| {
+        input
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
     let arg = match name {
         "Bash" | "Monitor" | "run_shell_command" | "exec_command" | "shell" | "local_shell" => {
             command_text(input).map(|c| one_line(&c))
         }
-        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "read_file" | "write_file" | "replace"
-        | "edit" | "Artifact" => s("file_path").or(s("notebook_path")).or(s("path")).or(s("absolute_path")).map(str::to_string),
-        "Grep" | "search_file_content" | "grep" => s("pattern").map(|p| match s("path").or(s("dir_path")) {
-            Some(path) => format!("{p} in {path}"),
-            None => p.to_string(),
-        }),
+        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "read_file" | "write_file"
+        | "replace" | "edit" | "Artifact" => s("file_path")
+            .or(s("notebook_path"))
+            .or(s("path"))
+            .or(s("absolute_path"))
+            .map(str::to_string),
+        "Grep" | "search_file_content" | "grep" => {
+            s("pattern").map(|p| match s("path").or(s("dir_path")) {
+                Some(path) => format!("{p} in {path}"),
+                None => p.to_string(),
+            })
+        }
         "Glob" | "glob" => s("pattern").map(|p| match s("path").or(s("dir_path")) {
             Some(path) => format!("{p} in {path}"),
             None => p.to_string(),
@@ -48,15 +60,24 @@ pub fn summarize(name: &str, input: &Value) -> String {
         "TodoWrite" | "write_todos" => input.get("todos").and_then(Value::as_array).map(|todos| {
             let items: Vec<&str> = todos
                 .iter()
-                .filter_map(|t| t.get("content").or_else(|| t.get("description")).and_then(Value::as_str))
+                .filter_map(|t| {
+                    t.get("content")
+                        .or_else(|| t.get("description"))
+                        .and_then(Value::as_str)
+                })
                 .collect();
             format!("{} items: {}", items.len(), items.join("; "))
         }),
         "TaskCreate" => s("subject").or(s("description")).map(str::to_string),
         "ExitPlanMode" | "exit_plan_mode" => s("plan").map(one_line),
         "Skill" => s("skill").map(str::to_string),
-        "SendMessage" => s("recipient").map(|r| format!("to {r}: {}", one_line(s("content").unwrap_or("")))),
-        "apply_patch" => input.as_str().map(patch_files).or_else(|| s("input").map(patch_files)),
+        "SendMessage" => {
+            s("recipient").map(|r| format!("to {r}: {}", one_line(s("content").unwrap_or(""))))
+        }
+        "apply_patch" => input
+            .as_str()
+            .map(patch_files)
+            .or_else(|| s("input").map(patch_files)),
         _ => None,
     };
     let arg = arg.or_else(|| first_string_arg(input));
@@ -75,7 +96,9 @@ fn command_text(input: &Value) -> Option<String> {
             let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
             // `bash -lc "<script>"`: the script is what the user wants to find again.
             match words.as_slice() {
-                [sh, flag, script] if sh.ends_with("sh") && flag.starts_with('-') => Some(script.trim().to_string()),
+                [sh, flag, script] if sh.ends_with("sh") && flag.starts_with('-') => {
+                    Some(script.trim().to_string())
+                }
                 _ => Some(words.join(" ")),
             }
         }
@@ -88,20 +111,36 @@ fn patch_files(patch: &str) -> String {
     let files: Vec<&str> = patch
         .lines()
         .filter_map(|l| l.strip_prefix("*** "))
-        .filter(|l| l.starts_with("Update File:") || l.starts_with("Add File:") || l.starts_with("Delete File:"))
+        .filter(|l| {
+            l.starts_with("Update File:")
+                || l.starts_with("Add File:")
+                || l.starts_with("Delete File:")
+        })
         .collect();
-    if files.is_empty() { one_line(patch) } else { files.join(", ") }
+    if files.is_empty() {
+        one_line(patch)
+    } else {
+        files.join(", ")
+    }
 }
 
 /// The first short string argument of an unknown tool (MCP tools and the like), as `key=value`.
 fn first_string_arg(input: &Value) -> Option<String> {
     let obj = input.as_object()?;
-    obj.iter().find_map(|(k, v)| v.as_str().filter(|s| !s.trim().is_empty()).map(|s| format!("{k}={}", one_line(s))))
+    obj.iter().find_map(|(k, v)| {
+        v.as_str()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| format!("{k}={}", one_line(s)))
+    })
 }
 
 /// First non-empty line of `s`, trimmed.
 pub fn one_line(s: &str) -> String {
-    let line = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = s
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     if s.trim().lines().nth(1).is_some() && line.len() < s.trim().len() {
         format!("{line} …")
     } else {
@@ -128,12 +167,30 @@ mod tests {
 
     #[test]
     fn common_tools_get_their_key_argument() {
-        assert_eq!(summarize("Bash", &json!({"command": "cargo test\n", "description": "x"})), "Bash: cargo test");
-        assert_eq!(summarize("Read", &json!({"file_path": "/a/b.rs"})), "Read: /a/b.rs");
-        assert_eq!(summarize("Grep", &json!({"pattern": "fn main", "path": "src"})), "Grep: fn main in src");
-        assert_eq!(summarize("WebFetch", &json!({"url": "https://x.dev", "prompt": "p"})), "WebFetch: https://x.dev");
         assert_eq!(
-            summarize("Task", &json!({"subagent_type": "Explore", "description": "find the bug"})),
+            summarize(
+                "Bash",
+                &json!({"command": "cargo test\n", "description": "x"})
+            ),
+            "Bash: cargo test"
+        );
+        assert_eq!(
+            summarize("Read", &json!({"file_path": "/a/b.rs"})),
+            "Read: /a/b.rs"
+        );
+        assert_eq!(
+            summarize("Grep", &json!({"pattern": "fn main", "path": "src"})),
+            "Grep: fn main in src"
+        );
+        assert_eq!(
+            summarize("WebFetch", &json!({"url": "https://x.dev", "prompt": "p"})),
+            "WebFetch: https://x.dev"
+        );
+        assert_eq!(
+            summarize(
+                "Task",
+                &json!({"subagent_type": "Explore", "description": "find the bug"})
+            ),
             "Task: Explore: find the bug"
         );
         assert_eq!(summarize("TaskList", &json!({})), "TaskList");
@@ -141,14 +198,23 @@ mod tests {
 
     #[test]
     fn codex_shell_argv_keeps_the_script() {
-        assert_eq!(summarize("shell", &json!({"command": ["bash", "-lc", "rg -n foo"]})), "shell: rg -n foo");
-        assert_eq!(summarize("exec_command", &json!({"cmd": "ls -la"})), "exec_command: ls -la");
+        assert_eq!(
+            summarize("shell", &json!({"command": ["bash", "-lc", "rg -n foo"]})),
+            "shell: rg -n foo"
+        );
+        assert_eq!(
+            summarize("exec_command", &json!({"cmd": "ls -la"})),
+            "exec_command: ls -la"
+        );
     }
 
     #[test]
     fn apply_patch_lists_files() {
         let p = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: b.rs\n*** End Patch";
-        assert_eq!(summarize("apply_patch", &json!(p)), "apply_patch: Update File: src/a.rs, Add File: b.rs");
+        assert_eq!(
+            summarize("apply_patch", &json!(p)),
+            "apply_patch: Update File: src/a.rs, Add File: b.rs"
+        );
     }
 
     #[test]
@@ -161,6 +227,9 @@ mod tests {
 
     #[test]
     fn unknown_tools_show_their_first_string_argument() {
-        assert_eq!(summarize("mcp__db__query", &json!({"sql": "select 1", "n": 3})), "mcp__db__query: sql=select 1");
+        assert_eq!(
+            summarize("mcp__db__query", &json!({"sql": "select 1", "n": 3})),
+            "mcp__db__query: sql=select 1"
+        );
     }
 }

@@ -80,8 +80,10 @@ pub fn search(
     if spec.plain.is_some() {
         req.doc.intent = spec.intent.clone();
     }
-    req.filters
-        .merge(&brain_rank::Filters { collections: spec.collections.clone(), ..Default::default() });
+    req.filters.merge(&brain_rank::Filters {
+        collections: spec.collections.clone(),
+        ..Default::default()
+    });
     if let Some(s) = &spec.since {
         req.filters.since =
             Some(parse_time(s, now, Edge::Start).map_err(|e| record(RunError::Query(e)))?);

@@ -49,7 +49,9 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
         return is_executable(Path::new(name)).then(|| PathBuf::from(name));
     }
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|p| p.join(name)).find(|p| is_executable(p))
+    std::env::split_paths(&path)
+        .map(|p| p.join(name))
+        .find(|p| is_executable(p))
 }
 
 /// Whether `p --version` prints `<name> <digit>…`, as every stage's clap `--version` does.
@@ -115,7 +117,12 @@ pub fn pipelines_candidates(host: &Host) -> Vec<PathBuf> {
         out.push(p.clone());
         return out;
     }
-    if let Some(prefix) = host.exe.as_deref().and_then(Path::parent).and_then(Path::parent) {
+    if let Some(prefix) = host
+        .exe
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+    {
         out.push(prefix.join("share").join("brain"));
         if let Some(checkout) = prefix.parent() {
             out.push(checkout.join("pipelines"));
@@ -171,18 +178,29 @@ mod tests {
             std::fs::create_dir_all(d).expect("mkdir");
         }
         let exe = bin.join("brain");
-        for f in [&exe, &libexec.join("rank"), &bin.join("fmt"), &libexec.join("fmt")] {
+        for f in [
+            &exe,
+            &libexec.join("rank"),
+            &bin.join("fmt"),
+            &libexec.join("fmt"),
+        ] {
             std::fs::write(f, "#!/bin/sh\n").expect("write");
             std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
         std::fs::write(libexec.join("lexindex"), "not executable").expect("write");
         assert_eq!(locate_from(Some(&exe), "rank"), Some(libexec.join("rank")));
         assert_eq!(locate_from(Some(&exe), "fmt"), Some(bin.join("fmt")));
-        assert_ne!(locate_from(Some(&exe), "lexindex"), Some(libexec.join("lexindex")));
+        assert_ne!(
+            locate_from(Some(&exe), "lexindex"),
+            Some(libexec.join("lexindex"))
+        );
     }
 
     #[test]
     fn normalize_drops_parent_steps() {
-        assert_eq!(normalize(Path::new("/a/b/../../c/./d")), PathBuf::from("/c/d"));
+        assert_eq!(
+            normalize(Path::new("/a/b/../../c/./d")),
+            PathBuf::from("/c/d")
+        );
     }
 }

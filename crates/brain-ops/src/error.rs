@@ -17,7 +17,9 @@ pub enum OpsError {
     #[error("{path}: {reason}")]
     BadSettings { path: PathBuf, reason: String },
     /// The shipped pipelines (stop-hook.sh, nightly.mk, templates, skills) are nowhere to be found.
-    #[error("the brain pipelines folder (stop-hook.sh, nightly.mk, schedules/, skills/) was not found; looked in {looked}")]
+    #[error(
+        "the brain pipelines folder (stop-hook.sh, nightly.mk, schedules/, skills/) was not found; looked in {looked}"
+    )]
     PipelinesMissing { looked: String },
     /// A helper command (crontab, systemctl, launchctl) failed.
     #[error("`{command}` failed: {reason}")]
@@ -50,12 +52,15 @@ impl OpsError {
                 path.display()
             ),
             OpsError::PipelinesMissing { .. } => {
-                "run `make install` (or set $BRAIN_PIPELINES to the pipelines folder of a checkout)".into()
+                "run `make install` (or set $BRAIN_PIPELINES to the pipelines folder of a checkout)"
+                    .into()
             }
             OpsError::Command { command, .. } => format!(
                 "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"
             ),
-            OpsError::Registry { .. } => "run `brain doctor` (state_db check) for the repair".into(),
+            OpsError::Registry { .. } => {
+                "run `brain doctor` (state_db check) for the repair".into()
+            }
             OpsError::Io { .. } => String::new(),
         }
     }

@@ -178,7 +178,9 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
     let manifest = crate::vectors::manifest(home);
     let model = crate::vectors::model(home, true);
     let m = manifest.as_ref().ok().and_then(Option::as_ref);
-    let fp = m.filter(|m| m.fingerprint.model == model.id).map(|m| m.fingerprint.id());
+    let fp = m
+        .filter(|m| m.fingerprint.model == model.id)
+        .map(|m| m.fingerprint.id());
     let mut errors = Vec::new();
     let read = RegistryView::open(home).and_then(|r| match r {
         Some(r) => Ok((r.counts(fp.as_deref())?, r.files()?)),
@@ -199,7 +201,10 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
             let dir = declared.map(|c| config.resolve(&c.path));
             let d = drift.get(&name).cloned().unwrap_or_default();
             CollectionInfo {
-                path: dir.as_ref().map(|d| d.display().to_string()).unwrap_or_default(),
+                path: dir
+                    .as_ref()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default(),
                 exists: dir.as_ref().is_some_and(|d| d.is_dir()),
                 trust: declared
                     .and_then(|c| serde_json::to_value(c.trust).ok())
@@ -224,7 +229,9 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
         kind: "explain".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         binaries: crate::bins::resolve_all(host),
-        pipelines: crate::bins::pipelines_dir(host).ok().map(|p| p.display().to_string()),
+        pipelines: crate::bins::pipelines_dir(host)
+            .ok()
+            .map(|p| p.display().to_string()),
         home: HomeInfo {
             path: home.root().display().to_string(),
             from_env: std::env::var_os("BRAIN_HOME").is_some_and(|h| !h.is_empty()),
@@ -266,7 +273,11 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
         skills: crate::skills::installed(host),
         inbox: InboxInfo {
             dir: home.inbox().display().to_string(),
-            today: home.inbox().join(format!("{today}.md")).display().to_string(),
+            today: home
+                .inbox()
+                .join(format!("{today}.md"))
+                .display()
+                .to_string(),
         },
         telemetry: crate::usage::info(home, TAIL),
         last_doctor: crate::doctor::last(home),

@@ -301,7 +301,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("settings.json");
         std::fs::write(&p, OTHER).expect("write");
-        let cmd = command(Path::new("/h"), Path::new("/b/brain"), Path::new("/s/stop-hook.sh"));
+        let cmd = command(
+            Path::new("/h"),
+            Path::new("/b/brain"),
+            Path::new("/s/stop-hook.sh"),
+        );
         let first = install(&p, &cmd).expect("install");
         assert_eq!(first.change, Change::Added);
         assert_eq!(
@@ -309,19 +313,31 @@ mod tests {
             OTHER
         );
         assert_eq!(install(&p, &cmd).expect("again").change, Change::Unchanged);
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
         assert_eq!(v["hooks"]["Stop"].as_array().map(Vec::len), Some(2));
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");
-        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "guard.sh");
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "guard.sh"
+        );
         let found = installed(&p).expect("installed");
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].brain.as_deref(), Some("/b/brain"));
         assert_eq!(found[0].script.as_deref(), Some("/s/stop-hook.sh"));
-        let newer = command(Path::new("/h"), Path::new("/b2/brain"), Path::new("/s/stop-hook.sh"));
-        assert_eq!(install(&p, &newer).expect("replace").change, Change::Replaced);
+        let newer = command(
+            Path::new("/h"),
+            Path::new("/b2/brain"),
+            Path::new("/s/stop-hook.sh"),
+        );
+        assert_eq!(
+            install(&p, &newer).expect("replace").change,
+            Change::Replaced
+        );
         assert_eq!(installed(&p).expect("installed").len(), 1);
         assert_eq!(remove(&p).expect("remove").change, Change::Removed(1));
-        let back: Value = serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
+        let back: Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json");
         assert_eq!(back, serde_json::from_str::<Value>(OTHER).expect("json"));
         assert_eq!(remove(&p).expect("again").change, Change::NotFound);
     }

@@ -59,8 +59,11 @@ mod formats_doc {
 
     #[test]
     fn every_field_is_documented() {
-        let formats = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMATS.md"))
-            .expect("docs/FORMATS.md exists");
+        let formats = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/FORMATS.md"
+        ))
+        .expect("docs/FORMATS.md exists");
         let dir = tempfile::tempdir().expect("tempdir");
         let home = brain_store::Home::at(dir.path());
         std::fs::create_dir_all(home.corpus().join("brain")).expect("mkdir");
@@ -80,7 +83,13 @@ mod formats_doc {
         let pipelines = crate::bins::pipelines_dir(&host).expect("the checkout's pipelines");
         crate::hooks::install(&host.claude_settings(), "x/stop-hook.sh").expect("hook");
         crate::skills::install(&host, &pipelines).expect("skills");
-        crate::schedule::install(&host, &home, &pipelines, crate::schedule::Scheduler::Systemd).expect("schedule");
+        crate::schedule::install(
+            &host,
+            &home,
+            &pipelines,
+            crate::schedule::Scheduler::Systemd,
+        )
+        .expect("schedule");
         let report = crate::doctor::doctor_on(&home, &host, "cli").expect("doctor");
         let mut all = Vec::new();
         for v in [
@@ -92,7 +101,13 @@ mod formats_doc {
         }
         all.sort();
         all.dedup();
-        let missing: Vec<_> = all.iter().filter(|k| !formats.contains(&format!("`{k}`"))).collect();
-        assert!(missing.is_empty(), "fields missing from docs/FORMATS.md: {missing:?}");
+        let missing: Vec<_> = all
+            .iter()
+            .filter(|k| !formats.contains(&format!("`{k}`")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "fields missing from docs/FORMATS.md: {missing:?}"
+        );
     }
 }

@@ -54,7 +54,11 @@ fn held(path: &Path) -> bool {
 /// file locks live beside their files).
 pub fn scan(home: &Home) -> Vec<LockInfo> {
     let mut files: Vec<PathBuf> = Vec::new();
-    for dir in [home.root().join("locks"), home.root().to_path_buf(), home.root().join("state")] {
+    for dir in [
+        home.root().join("locks"),
+        home.root().to_path_buf(),
+        home.root().join("state"),
+    ] {
         if let Ok(rd) = std::fs::read_dir(&dir) {
             files.extend(
                 rd.flatten()
@@ -67,7 +71,9 @@ pub fn scan(home: &Home) -> Vec<LockInfo> {
     files
         .into_iter()
         .map(|p| {
-            let pid = std::fs::read_to_string(&p).ok().and_then(|t| brain_store::holder_pid(&t));
+            let pid = std::fs::read_to_string(&p)
+                .ok()
+                .and_then(|t| brain_store::holder_pid(&t));
             let held = held(&p);
             LockInfo {
                 path: p.display().to_string(),
@@ -91,7 +97,13 @@ mod tests {
         std::fs::write(home.lock_file("vecindex"), "pid 999999999").expect("write");
         std::fs::write(home.lock_file("distill"), "").expect("write");
         let found = scan(&home);
-        let by = |n: &str| found.iter().find(|l| l.path.ends_with(n)).cloned().expect(n);
+        let by = |n: &str| {
+            found
+                .iter()
+                .find(|l| l.path.ends_with(n))
+                .cloned()
+                .expect(n)
+        };
         assert!(by("lexindex.lock").held && !by("lexindex.lock").stale);
         assert!(by("vecindex.lock").stale);
         assert!(!by("distill.lock").stale);

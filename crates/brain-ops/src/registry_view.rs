@@ -126,7 +126,9 @@ impl RegistryView {
         }
         let mut st = self
             .conn
-            .prepare("SELECT id, collection, file, mtime_ns, size, passages FROM documents ORDER BY id")
+            .prepare(
+                "SELECT id, collection, file, mtime_ns, size, passages FROM documents ORDER BY id",
+            )
             .map_err(|e| self.err(e))?;
         let rows = st
             .query_map([], |r| {

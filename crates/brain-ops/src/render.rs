@@ -20,7 +20,8 @@ pub fn ago(ts: &str) -> String {
 }
 
 fn when(ts: &Option<String>) -> String {
-    ts.as_deref().map_or("never".into(), |t| format!("{t} ({})", ago(t)))
+    ts.as_deref()
+        .map_or("never".into(), |t| format!("{t} ({})", ago(t)))
 }
 
 fn yes(b: bool) -> &'static str {
@@ -73,12 +74,31 @@ pub fn explain(e: &Explain) -> String {
     }
     let _ = writeln!(w, "\nbinaries");
     for b in &e.binaries {
-        let _ = writeln!(w, "  {:<16} {}", b.name, b.path.as_deref().unwrap_or("NOT FOUND"));
+        let _ = writeln!(
+            w,
+            "  {:<16} {}",
+            b.name,
+            b.path.as_deref().unwrap_or("NOT FOUND")
+        );
     }
-    let _ = writeln!(w, "  {:<16} {}", "pipelines", e.pipelines.as_deref().unwrap_or("NOT FOUND"));
+    let _ = writeln!(
+        w,
+        "  {:<16} {}",
+        "pipelines",
+        e.pipelines.as_deref().unwrap_or("NOT FOUND")
+    );
     let _ = writeln!(w, "\nhome");
-    let src = if e.home.from_env { "$BRAIN_HOME" } else { "default" };
-    let _ = writeln!(w, "  BRAIN_HOME       {} ({src}{})", e.home.path, if e.home.exists { "" } else { ", MISSING" });
+    let src = if e.home.from_env {
+        "$BRAIN_HOME"
+    } else {
+        "default"
+    };
+    let _ = writeln!(
+        w,
+        "  BRAIN_HOME       {} ({src}{})",
+        e.home.path,
+        if e.home.exists { "" } else { ", MISSING" }
+    );
     let cfg = match (&e.config.error, e.config.exists) {
         (Some(err), _) => format!("BROKEN: {err}"),
         (None, true) => "ok".into(),
@@ -86,13 +106,20 @@ pub fn explain(e: &Explain) -> String {
     };
     let _ = writeln!(w, "  config           {} ({cfg})", e.config.path);
     let _ = writeln!(w, "  inbox            {}", e.inbox.today);
-    let _ = writeln!(w, "  distill queue    {} ({} waiting)", e.distill_queue.path, e.distill_queue.entries);
+    let _ = writeln!(
+        w,
+        "  distill queue    {} ({} waiting)",
+        e.distill_queue.path, e.distill_queue.entries
+    );
     let _ = writeln!(w, "\ncollections");
     for c in &e.collections {
         let fresh = if c.lexical_fresh {
             "fresh".to_string()
         } else {
-            format!("STALE: {} not indexed, {} changed, {} gone", c.drift.not_indexed, c.drift.changed, c.drift.missing_files)
+            format!(
+                "STALE: {} not indexed, {} changed, {} gone",
+                c.drift.not_indexed, c.drift.changed, c.drift.missing_files
+            )
         };
         let _ = writeln!(
             w,
@@ -107,14 +134,32 @@ pub fn explain(e: &Explain) -> String {
         );
     }
     let l = &e.lexical;
-    let _ = writeln!(w, "\nlexical index    {} ({} docs, {})", l.path, l.docs, if !l.exists { "MISSING" } else if l.fresh { "fresh" } else { "stale" });
+    let _ = writeln!(
+        w,
+        "\nlexical index    {} ({} docs, {})",
+        l.path,
+        l.docs,
+        if !l.exists {
+            "MISSING"
+        } else if l.fresh {
+            "fresh"
+        } else {
+            "stale"
+        }
+    );
     let v = &e.vectors;
     let _ = writeln!(
         w,
         "vector store     {} ({})",
         v.path,
         if v.exists {
-            format!("{} docs, {} chunks, {} documents need embeddings, {}", v.docs, v.chunks, v.need_embeddings, v.fingerprint.as_deref().unwrap_or(""))
+            format!(
+                "{} docs, {} chunks, {} documents need embeddings, {}",
+                v.docs,
+                v.chunks,
+                v.need_embeddings,
+                v.fingerprint.as_deref().unwrap_or("")
+            )
         } else {
             format!("none; {} documents need embeddings", v.need_embeddings)
         }
@@ -134,28 +179,58 @@ pub fn explain(e: &Explain) -> String {
         let _ = writeln!(w, "  none (brain hook install --claude)");
     }
     for h in &e.hooks {
-        let _ = writeln!(w, "  {} {} in {}: {}{}", h.agent, h.event, h.settings, h.command, h.problem.as_ref().map(|p| format!(" — PROBLEM: {p}")).unwrap_or_default());
+        let _ = writeln!(
+            w,
+            "  {} {} in {}: {}{}",
+            h.agent,
+            h.event,
+            h.settings,
+            h.command,
+            h.problem
+                .as_ref()
+                .map(|p| format!(" — PROBLEM: {p}"))
+                .unwrap_or_default()
+        );
     }
     let _ = writeln!(w, "schedules");
     if e.schedules.is_empty() {
         let _ = writeln!(w, "  none (brain schedule install)");
     }
     for s in &e.schedules {
-        let _ = writeln!(w, "  {} {}: {}{}", s.kind.name(), s.location, s.entry, s.problem.as_ref().map(|p| format!(" — PROBLEM: {p}")).unwrap_or_default());
+        let _ = writeln!(
+            w,
+            "  {} {}: {}{}",
+            s.kind.name(),
+            s.location,
+            s.entry,
+            s.problem
+                .as_ref()
+                .map(|p| format!(" — PROBLEM: {p}"))
+                .unwrap_or_default()
+        );
     }
     let _ = writeln!(w, "skills");
     if e.skills.is_empty() {
         let _ = writeln!(w, "  none (brain skills install)");
     }
     for s in &e.skills {
-        let _ = writeln!(w, "  {:<16} scope {}", s.name, s.scope.as_deref().unwrap_or("(none stated)"));
+        let _ = writeln!(
+            w,
+            "  {:<16} scope {}",
+            s.name,
+            s.scope.as_deref().unwrap_or("(none stated)")
+        );
     }
     let t = &e.telemetry;
     let _ = writeln!(
         w,
         "\ntelemetry        {} ({}, mode {}, {} bytes)",
         t.path,
-        if t.enabled { "on" } else { "off: BRAIN_TELEMETRY" },
+        if t.enabled {
+            "on"
+        } else {
+            "off: BRAIN_TELEMETRY"
+        },
         t.mode.as_deref().unwrap_or("-"),
         t.bytes
     );
@@ -164,8 +239,19 @@ pub fn explain(e: &Explain) -> String {
     }
     let _ = match &e.last_doctor {
         None => writeln!(w, "last doctor      never ran (brain doctor)"),
-        Some(d) if d.ok => writeln!(w, "last doctor      {} ({}): all checks passed", d.ts, ago(&d.ts)),
-        Some(d) => writeln!(w, "last doctor      {} ({}): FAILED {}", d.ts, ago(&d.ts), d.failures.join(", ")),
+        Some(d) if d.ok => writeln!(
+            w,
+            "last doctor      {} ({}): all checks passed",
+            d.ts,
+            ago(&d.ts)
+        ),
+        Some(d) => writeln!(
+            w,
+            "last doctor      {} ({}): FAILED {}",
+            d.ts,
+            ago(&d.ts),
+            d.failures.join(", ")
+        ),
     };
     o
 }

@@ -46,7 +46,9 @@ impl Scheduler {
     pub fn default_for(host: &Host) -> Scheduler {
         if cfg!(target_os = "macos") {
             Scheduler::Launchd
-        } else if Path::new("/run/systemd/system").is_dir() && crate::bins::on_path(&host.systemctl).is_some() {
+        } else if Path::new("/run/systemd/system").is_dir()
+            && crate::bins::on_path(&host.systemctl).is_some()
+        {
             Scheduler::Systemd
         } else {
             Scheduler::Cron
@@ -85,8 +87,12 @@ impl Params {
     /// For this host and home: the running brain, the pipelines' nightly.mk, `$BRAIN_HOME/logs/nightly.log`.
     pub fn new(host: &Host, home: &Home, pipelines: &Path) -> Params {
         let brain = host.exe.clone().unwrap_or_else(|| PathBuf::from("brain"));
-        let bin_dir = brain.parent().map(|d| d.display().to_string()).unwrap_or_default();
-        let home_root = std::path::absolute(home.root()).unwrap_or_else(|_| home.root().to_path_buf());
+        let bin_dir = brain
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let home_root =
+            std::path::absolute(home.root()).unwrap_or_else(|_| home.root().to_path_buf());
         Params {
             nightly: pipelines.join("nightly.mk"),
             log: home_root.join("logs").join("nightly.log"),
@@ -111,13 +117,20 @@ fn cron_escape(s: &str) -> String {
     shell::quote(s).replace('%', "\\%")
 }
 fn systemd_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('%', "%%").replace('$', "$$")
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('%', "%%")
+        .replace('$', "$$")
 }
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 fn xml_unescape(s: &str) -> String {
-    s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 fn template(pipelines: &Path, name: &str) -> Result<String, OpsError> {
@@ -129,27 +142,40 @@ fn template(pipelines: &Path, name: &str) -> Result<String, OpsError> {
 fn helper(cmd: &str, args: &[&str], stdin: Option<&str>) -> Result<String, OpsError> {
     let words = shell::split(cmd);
     let Some((prog, pre)) = words.split_first() else {
-        return Err(OpsError::Command { command: cmd.into(), reason: "empty command".into() });
+        return Err(OpsError::Command {
+            command: cmd.into(),
+            reason: "empty command".into(),
+        });
     };
     let shown = format!("{cmd} {}", args.join(" "));
-    let fail = |reason: String| OpsError::Command { command: shown.clone(), reason };
+    let fail = |reason: String| OpsError::Command {
+        command: shown.clone(),
+        reason,
+    };
     let mut child = Command::new(prog)
         .args(pre)
         .args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| fail(e.to_string()))?;
     if let (Some(text), Some(mut i)) = (stdin, child.stdin.take()) {
         use std::io::Write;
-        i.write_all(text.as_bytes()).map_err(|e| fail(e.to_string()))?;
+        i.write_all(text.as_bytes())
+            .map_err(|e| fail(e.to_string()))?;
     }
     let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(fail(String::from_utf8_lossy(&out.stderr).trim().to_string()))
+        Err(fail(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ))
     }
 }
 
@@ -171,8 +197,15 @@ fn launchd_file(host: &Host) -> PathBuf {
 
 /// `-f <nightly>` and `BRAIN=<brain>` out of a command's words.
 fn describe(kind: Scheduler, location: String, entry: String, words: &[String]) -> ScheduleInfo {
-    let nightly = words.iter().position(|w| w == "-f").and_then(|i| words.get(i + 1)).cloned();
-    let brain = words.iter().find_map(|w| w.strip_prefix("BRAIN=")).map(str::to_string);
+    let nightly = words
+        .iter()
+        .position(|w| w == "-f")
+        .and_then(|i| words.get(i + 1))
+        .cloned();
+    let brain = words
+        .iter()
+        .find_map(|w| w.strip_prefix("BRAIN="))
+        .map(str::to_string);
     let problem = match (&nightly, &brain) {
         (None, _) => Some("runs no nightly.mk".to_string()),
         (Some(n), _) if !Path::new(n).is_file() => Some(format!("{n} is missing")),
@@ -181,34 +214,66 @@ fn describe(kind: Scheduler, location: String, entry: String, words: &[String]) 
         }
         _ => None,
     };
-    ScheduleInfo { kind, location, entry, nightly, brain, problem }
+    ScheduleInfo {
+        kind,
+        location,
+        entry,
+        nightly,
+        brain,
+        problem,
+    }
 }
 
 /// Our schedules on this host. A scheduler that cannot be asked (no `crontab` here) has none.
 pub fn installed(host: &Host) -> Vec<ScheduleInfo> {
     let mut out = Vec::new();
     if let Ok(tab) = read_crontab(host) {
-        for line in tab.lines().filter(|l| l.contains(CRON_MARKER) && !l.trim_start().starts_with('#')) {
+        for line in tab
+            .lines()
+            .filter(|l| l.contains(CRON_MARKER) && !l.trim_start().starts_with('#'))
+        {
             let words = shell::split(line.replace("\\%", "%").split(" # ").next().unwrap_or(line));
-            out.push(describe(Scheduler::Cron, "crontab".into(), line.to_string(), &words));
+            out.push(describe(
+                Scheduler::Cron,
+                "crontab".into(),
+                line.to_string(),
+                &words,
+            ));
         }
     }
     let [service, _] = systemd_files(host);
     if let Ok(text) = std::fs::read_to_string(&service) {
-        let exec = text.lines().find_map(|l| l.strip_prefix("ExecStart=")).unwrap_or_default();
+        let exec = text
+            .lines()
+            .find_map(|l| l.strip_prefix("ExecStart="))
+            .unwrap_or_default();
         let words = shell::split(&exec.replace("%%", "%").replace("$$", "$"));
-        out.push(describe(Scheduler::Systemd, service.display().to_string(), exec.to_string(), &words));
+        out.push(describe(
+            Scheduler::Systemd,
+            service.display().to_string(),
+            exec.to_string(),
+            &words,
+        ));
     }
     let plist = launchd_file(host);
     if let Ok(text) = std::fs::read_to_string(&plist) {
-        let args = text.split("<array>").nth(1).and_then(|a| a.split("</array>").next()).unwrap_or_default();
+        let args = text
+            .split("<array>")
+            .nth(1)
+            .and_then(|a| a.split("</array>").next())
+            .unwrap_or_default();
         let words: Vec<String> = args
             .split("<string>")
             .skip(1)
             .filter_map(|s| s.split("</string>").next())
             .map(xml_unescape)
             .collect();
-        out.push(describe(Scheduler::Launchd, plist.display().to_string(), words.join(" "), &words));
+        out.push(describe(
+            Scheduler::Launchd,
+            plist.display().to_string(),
+            words.join(" "),
+            &words,
+        ));
     }
     out
 }
@@ -220,7 +285,8 @@ fn put(path: &Path, text: &str) -> Result<String, OpsError> {
     }
     brain_doc::atomic::write(path, text.as_bytes()).map_err(OpsError::io(path))?;
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).map_err(OpsError::io(path))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+        .map_err(OpsError::io(path))?;
     Ok(format!("wrote {}", path.display()))
 }
 
@@ -233,15 +299,26 @@ fn activate(cmd: &str, args: &[&str]) -> String {
 }
 
 /// Install the schedule for `which`; returns what was done, one line each.
-pub fn install(host: &Host, home: &Home, pipelines: &Path, which: Scheduler) -> Result<Vec<String>, OpsError> {
+pub fn install(
+    host: &Host,
+    home: &Home,
+    pipelines: &Path,
+    which: Scheduler,
+) -> Result<Vec<String>, OpsError> {
     let p = Params::new(host, home, pipelines);
     let mut did = Vec::new();
     match which {
         Scheduler::Cron => {
             let line = p.render(&template(pipelines, "brain.cron")?, cron_escape);
-            let ours: Vec<&str> = line.lines().filter(|l| l.contains(CRON_MARKER) && !l.starts_with('#')).collect();
+            let ours: Vec<&str> = line
+                .lines()
+                .filter(|l| l.contains(CRON_MARKER) && !l.starts_with('#'))
+                .collect();
             let current = read_crontab(host)?;
-            let mut lines: Vec<&str> = current.lines().filter(|l| !l.contains(CRON_MARKER)).collect();
+            let mut lines: Vec<&str> = current
+                .lines()
+                .filter(|l| !l.contains(CRON_MARKER))
+                .collect();
             lines.extend(&ours);
             let new = format!("{}\n", lines.join("\n"));
             if new == current {
@@ -253,14 +330,26 @@ pub fn install(host: &Host, home: &Home, pipelines: &Path, which: Scheduler) -> 
         }
         Scheduler::Systemd => {
             let [service, timer] = systemd_files(host);
-            did.push(put(&service, &p.render(&template(pipelines, SERVICE)?, systemd_escape))?);
+            did.push(put(
+                &service,
+                &p.render(&template(pipelines, SERVICE)?, systemd_escape),
+            )?);
             did.push(put(&timer, &template(pipelines, TIMER)?)?);
             did.push(activate(&host.systemctl, &["--user", "daemon-reload"]));
-            did.push(activate(&host.systemctl, &["--user", "enable", "--now", TIMER]));
+            did.push(activate(
+                &host.systemctl,
+                &["--user", "enable", "--now", TIMER],
+            ));
         }
         Scheduler::Launchd => {
             let plist = launchd_file(host);
-            let line = put(&plist, &p.render(&template(pipelines, &format!("{LAUNCHD_LABEL}.plist"))?, xml_escape))?;
+            let line = put(
+                &plist,
+                &p.render(
+                    &template(pipelines, &format!("{LAUNCHD_LABEL}.plist"))?,
+                    xml_escape,
+                ),
+            )?;
             let changed = line.starts_with("wrote");
             did.push(line);
             let path = plist.display().to_string();
@@ -280,8 +369,15 @@ pub fn remove(host: &Host, which: Option<Scheduler>) -> Result<Vec<String>, OpsE
     if wanted(Scheduler::Cron) {
         match read_crontab(host) {
             Ok(current) if current.contains(CRON_MARKER) => {
-                let kept: Vec<&str> = current.lines().filter(|l| !l.contains(CRON_MARKER)).collect();
-                let new = if kept.is_empty() { String::new() } else { format!("{}\n", kept.join("\n")) };
+                let kept: Vec<&str> = current
+                    .lines()
+                    .filter(|l| !l.contains(CRON_MARKER))
+                    .collect();
+                let new = if kept.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}\n", kept.join("\n"))
+                };
                 helper(&host.crontab, &["-"], Some(&new))?;
                 did.push("removed the brain-nightly crontab line".into());
             }
@@ -293,7 +389,10 @@ pub fn remove(host: &Host, which: Option<Scheduler>) -> Result<Vec<String>, OpsE
     if wanted(Scheduler::Systemd) {
         let files = systemd_files(host);
         if files.iter().any(|f| f.exists()) {
-            did.push(activate(&host.systemctl, &["--user", "disable", "--now", TIMER]));
+            did.push(activate(
+                &host.systemctl,
+                &["--user", "disable", "--now", TIMER],
+            ));
             for f in &files {
                 if f.exists() {
                     std::fs::remove_file(f).map_err(OpsError::io(f))?;
@@ -306,7 +405,11 @@ pub fn remove(host: &Host, which: Option<Scheduler>) -> Result<Vec<String>, OpsE
     if wanted(Scheduler::Launchd) {
         let plist = launchd_file(host);
         if plist.exists() {
-            let _ = helper(&host.launchctl, &["unload", &plist.display().to_string()], None);
+            let _ = helper(
+                &host.launchctl,
+                &["unload", &plist.display().to_string()],
+                None,
+            );
             std::fs::remove_file(&plist).map_err(OpsError::io(&plist))?;
             did.push(format!("removed {}", plist.display()));
         }

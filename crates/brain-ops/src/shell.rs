@@ -87,7 +87,11 @@ mod tests {
     #[test]
     fn quoted_words_split_back() {
         let tricky = "/tmp/it's a \"dir\"/brain";
-        let cmd = format!("BRAIN_BIN={} {} --x", quote(tricky), quote("/a b/stop-hook.sh"));
+        let cmd = format!(
+            "BRAIN_BIN={} {} --x",
+            quote(tricky),
+            quote("/a b/stop-hook.sh")
+        );
         let words = split(&cmd);
         let (env, rest) = assignments(&words);
         assert_eq!(env, vec![("BRAIN_BIN".to_string(), tricky.to_string())]);

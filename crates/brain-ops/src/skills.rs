@@ -117,7 +117,10 @@ mod tests {
 
     #[test]
     fn scope_lines_are_found_with_or_without_emphasis() {
-        assert_eq!(scope("# x\n\n**Scope:** `~/Projects/**`\n").as_deref(), Some("`~/Projects/**`"));
+        assert_eq!(
+            scope("# x\n\n**Scope:** `~/Projects/**`\n").as_deref(),
+            Some("`~/Projects/**`")
+        );
         assert_eq!(scope("Scope: everywhere\n").as_deref(), Some("everywhere"));
         assert_eq!(scope("no scope here"), None);
     }

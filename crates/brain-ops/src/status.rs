@@ -63,8 +63,9 @@ pub struct ModelStatus {
 
 /// Non-empty lines of the distillation queue (a small file of session ids).
 pub(crate) fn queue_len(home: &Home) -> u64 {
-    std::fs::read_to_string(home.distill_queue())
-        .map_or(0, |t| t.lines().filter(|l| !l.trim().is_empty()).count() as u64)
+    std::fs::read_to_string(home.distill_queue()).map_or(0, |t| {
+        t.lines().filter(|l| !l.trim().is_empty()).count() as u64
+    })
 }
 
 /// The config of `home`, or the defaults and why the file did not parse.

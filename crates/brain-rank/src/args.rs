@@ -146,7 +146,9 @@ impl RankArgs {
             None => None,
         };
         let mut req = match doc_text {
-            Some(t) => SearchRequest::from_doc(QueryDoc::parse(&t)?, now, opts.limit, opts.per_doc)?,
+            Some(t) => {
+                SearchRequest::from_doc(QueryDoc::parse(&t)?, now, opts.limit, opts.per_doc)?
+            }
             None => SearchRequest::parse(text, now, opts.limit, opts.per_doc)?,
         };
         r_filters(&mut req.filters, self, now)?;
@@ -154,11 +156,17 @@ impl RankArgs {
         req.rerank = self.rerank;
         req.min_score = self.min_score;
         if let Some(h) = self.hyde.as_deref().filter(|h| !h.trim().is_empty()) {
-            req.doc.searches.push(SubQuery::new(SearchKind::Hyde, h.trim()));
+            req.doc
+                .searches
+                .push(SubQuery::new(SearchKind::Hyde, h.trim()));
         }
         if let Some(cmd) = &self.expand_cmd {
             let original = req.plain.clone().unwrap_or_else(|| {
-                req.doc.searches.first().map(|s| s.text.clone()).unwrap_or_default()
+                req.doc
+                    .searches
+                    .first()
+                    .map(|s| s.text.clone())
+                    .unwrap_or_default()
             });
             let timeout = Duration::from_secs_f64(self.expand_timeout.max(0.1));
             match crate::expand::expand(home, cmd, &original, req.doc.intent.as_deref(), timeout) {

@@ -16,9 +16,9 @@ use std::sync::OnceLock;
 
 use brain_doc::{ErrorCode, Hit};
 use brain_store::{Config, Home};
+use brain_vec::EmbedderSpec;
 use brain_vec::cross::CrossEncoder;
 use brain_vec::search::VecSearch;
-use brain_vec::EmbedderSpec;
 use jiff::Zoned;
 use serde_json::{Map, Value};
 
@@ -98,7 +98,12 @@ impl SearchRequest {
     }
 
     /// The request of a parsed document, with the filters of its lex lines.
-    pub fn from_doc(doc: QueryDoc, now: &Zoned, limit: usize, per_doc: usize) -> Result<Self, RunError> {
+    pub fn from_doc(
+        doc: QueryDoc,
+        now: &Zoned,
+        limit: usize,
+        per_doc: usize,
+    ) -> Result<Self, RunError> {
         let mut r = SearchRequest::document(doc, limit, per_doc);
         for s in r.doc.searches.iter().filter(|s| s.kind == SearchKind::Lex) {
             r.filters.merge(&Query::parse(&s.text, now)?.filters);
@@ -243,13 +248,16 @@ impl Engine {
                     intent: req.doc.intent.clone(),
                 };
                 // Extra sub-queries the caller added (--hyde, expansions) come after the pair.
-                doc.searches.extend(req.doc.searches.iter().skip(2).cloned());
+                doc.searches
+                    .extend(req.doc.searches.iter().skip(2).cloned());
             }
         }
         if mode == Mode::Recent {
             ans.mode = Some(Mode::Recent);
             ans.plan.push("recent: newest first".into());
-            ans.hits = self.ranker()?.latest(&filters, req.limit, now.timestamp())?;
+            ans.hits = self
+                .ranker()?
+                .latest(&filters, req.limit, now.timestamp())?;
             return Ok(ans);
         }
         let has_vec = doc.searches.iter().any(|s| s.kind.is_vector());
@@ -343,11 +351,15 @@ impl Engine {
         for h in hits.iter_mut().filter(|h| h.snippet.is_empty()) {
             let found = lists.iter().find_map(|l| {
                 let text = l.unsnipped.as_ref()?;
-                let j = l.hits.iter().position(|x| x.uri == h.uri && x.line == h.line)?;
+                let j = l
+                    .hits
+                    .iter()
+                    .position(|x| x.uri == h.uri && x.line == h.line)?;
                 Some((text, l.texts.get(j)?))
             });
             if let Some((text, body)) = found {
-                self.ranker()?.fill_snippet(h, body, &Query::parse(text, now)?);
+                self.ranker()?
+                    .fill_snippet(h, body, &Query::parse(text, now)?);
             }
         }
         Ok(())
@@ -375,9 +387,8 @@ impl Engine {
             .map(|(i, (s, _))| (i, s))
             .collect();
         let (lex_results, vec_results) = std::thread::scope(|scope| {
-            let vec_job = (!vec_plan.is_empty()).then(|| {
-                scope.spawn(|| self.vector_lists(&vec_plan, filters, depth, now))
-            });
+            let vec_job = (!vec_plan.is_empty())
+                .then(|| scope.spawn(|| self.vector_lists(&vec_plan, filters, depth, now)));
             let lex: Vec<(usize, Result<Vec<(Hit, String)>, RunError>)> = plan
                 .iter()
                 .enumerate()
@@ -481,5 +492,8 @@ fn normalize(hits: &mut [Hit]) {
 
 /// Signals object helper: insert `key: value` rounded to four decimals.
 pub(crate) fn signal(map: &mut Map<String, Value>, key: &str, value: f64) {
-    map.insert(key.into(), Value::from((value * 10_000.0).round() / 10_000.0));
+    map.insert(
+        key.into(),
+        Value::from((value * 10_000.0).round() / 10_000.0),
+    );
 }

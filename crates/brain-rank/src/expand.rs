@@ -88,7 +88,10 @@ fn render(lines: &[SubQuery]) -> String {
 
 fn cache_path(home: &Home, cmd: &str, prompt: &str) -> PathBuf {
     let key = brain_doc::sha256_hex(format!("{cmd}\0{prompt}").as_bytes());
-    home.root().join("cache").join("expand").join(format!("{key}.txt"))
+    home.root()
+        .join("cache")
+        .join("expand")
+        .join(format!("{key}.txt"))
 }
 
 #[cfg(test)]
@@ -103,11 +106,16 @@ mod tests {
         let cmd = "cat >/dev/null; printf 'Sure! Here you go:\\nlex: jwt refresh\\n\\nvec: why are tokens rejected\\nhyde: The token expired.\\n'";
         let lines = expand(&home, cmd, "auth failures", None, DEFAULT_TIMEOUT).expect("expand");
         let kinds: Vec<SearchKind> = lines.iter().map(|s| s.kind).collect();
-        assert_eq!(kinds, vec![SearchKind::Lex, SearchKind::Vec, SearchKind::Hyde]);
+        assert_eq!(
+            kinds,
+            vec![SearchKind::Lex, SearchKind::Vec, SearchKind::Hyde]
+        );
         // Cached: a command that would now fail is not run again.
         let again = expand(&home, cmd, "auth failures", None, DEFAULT_TIMEOUT).expect("cached");
         assert_eq!(again, lines);
-        let files = std::fs::read_dir(dir.path().join("cache/expand")).expect("cache").count();
+        let files = std::fs::read_dir(dir.path().join("cache/expand"))
+            .expect("cache")
+            .count();
         assert_eq!(files, 1);
     }
 
@@ -115,10 +123,15 @@ mod tests {
     fn failures_and_timeouts_are_warnings() {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = Home::at(dir.path());
-        let e = expand(&home, "echo nothing useful", "q", None, DEFAULT_TIMEOUT).expect_err("no lines");
+        let e =
+            expand(&home, "echo nothing useful", "q", None, DEFAULT_TIMEOUT).expect_err("no lines");
         assert!(e.contains("no lex:/vec:/hyde: line"), "{e}");
-        let e = expand(&home, "sleep 5", "q", None, Duration::from_millis(200)).expect_err("timeout");
+        let e =
+            expand(&home, "sleep 5", "q", None, Duration::from_millis(200)).expect_err("timeout");
         assert!(e.contains("skipped"), "{e}");
-        assert!(!dir.path().join("cache/expand").exists(), "failures are not cached");
+        assert!(
+            !dir.path().join("cache/expand").exists(),
+            "failures are not cached"
+        );
     }
 }

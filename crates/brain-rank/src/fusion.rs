@@ -193,7 +193,11 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
             let mut hit = h.clone();
             hit.rank = out.len() as u32 + 1;
             // Later passages of the document keep their strength relative to its best one.
-            let rel = if j == 0 { 1.0 } else { (h.score / first_raw).min(1.0) };
+            let rel = if j == 0 {
+                1.0
+            } else {
+                (h.score / first_raw).min(1.0)
+            };
             hit.score = round(score * rel);
             let mut s = signals.clone();
             if let Some(p) = h.signals.get("passage") {

@@ -150,10 +150,12 @@ impl QueryDoc {
             if l.is_empty() {
                 continue;
             }
-            let Some((kind, body)) = typed(l).filter(|(t, _)| TYPES.contains(&t.as_str()) || {
-                // `word:` that is not a type: unknown type when it looks like one (`lexx:`), else
-                // untyped text (`collection:brain lock` on a later line).
-                !crate::query::FILTER_FIELDS.contains(&t.as_str())
+            let Some((kind, body)) = typed(l).filter(|(t, _)| {
+                TYPES.contains(&t.as_str()) || {
+                    // `word:` that is not a type: unknown type when it looks like one (`lexx:`), else
+                    // untyped text (`collection:brain lock` on a later line).
+                    !crate::query::FILTER_FIELDS.contains(&t.as_str())
+                }
             }) else {
                 return Err(QueryDocError::Untyped {
                     line,
@@ -250,7 +252,10 @@ mod tests {
         assert_eq!(e.line(), Some(2));
         assert!(matches!(e, QueryDocError::Untyped { .. }));
         let e = QueryDoc::parse("lex: a\nlexx: b").expect_err("unknown");
-        assert!(matches!(e, QueryDocError::UnknownType { line: 2, .. }), "{e}");
+        assert!(
+            matches!(e, QueryDocError::UnknownType { line: 2, .. }),
+            "{e}"
+        );
         let e = QueryDoc::parse("lex: a\ncollection:brain").expect_err("filter line");
         assert!(matches!(e, QueryDocError::Untyped { line: 2, .. }), "{e}");
         let e = QueryDoc::parse("vec:   ").expect_err("empty");

@@ -116,7 +116,9 @@ impl RecentError {
     /// What to do about it.
     pub fn fix(&self) -> &'static str {
         match self {
-            RecentError::NoRegistry(_) => "index the collections first: `lexindex --all` (or capture with `brain inbox`)",
+            RecentError::NoRegistry(_) => {
+                "index the collections first: `lexindex --all` (or capture with `brain inbox`)"
+            }
             RecentError::UnknownCollection(_) => "pick a collection of `brain collection list`",
             RecentError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
             RecentError::Registry(_) => "",
@@ -144,7 +146,11 @@ pub fn walk(home: &Home, opts: &RecentOptions) -> Result<RecentReport, RecentErr
     result
 }
 
-fn walk_inner(home: &Home, opts: &RecentOptions, started: Instant) -> Result<RecentReport, RecentError> {
+fn walk_inner(
+    home: &Home,
+    opts: &RecentOptions,
+    started: Instant,
+) -> Result<RecentReport, RecentError> {
     let config = Config::load(home)?;
     for c in &opts.collections {
         if config.collection(c).is_none() {
@@ -152,12 +158,17 @@ fn walk_inner(home: &Home, opts: &RecentOptions, started: Instant) -> Result<Rec
         }
     }
     if !home.state_db().exists() {
-        return Err(RecentError::NoRegistry(home.state_db().display().to_string()));
+        return Err(RecentError::NoRegistry(
+            home.state_db().display().to_string(),
+        ));
     }
     let registry = Registry::open(home)?;
     let since_ns = i64::try_from(opts.since.as_nanosecond()).unwrap_or(i64::MIN);
-    let in_window: HashMap<String, DocEntry> =
-        registry.changed_since(since_ns)?.into_iter().map(|e| (e.id.clone(), e)).collect();
+    let in_window: HashMap<String, DocEntry> = registry
+        .changed_since(since_ns)?
+        .into_iter()
+        .map(|e| (e.id.clone(), e))
+        .collect();
     let mut items: Vec<(i64, RecentItem)> = Vec::new();
     let mut totals: BTreeMap<String, usize> = BTreeMap::new();
     for c in &config.collections {
@@ -165,9 +176,13 @@ fn walk_inner(home: &Home, opts: &RecentOptions, started: Instant) -> Result<Rec
             continue;
         }
         totals.insert(c.name.clone(), 0);
-        let Ok(glob) = globset::Glob::new(&c.glob).map(|g| g.compile_matcher()) else { continue };
+        let Ok(glob) = globset::Glob::new(&c.glob).map(|g| g.compile_matcher()) else {
+            continue;
+        };
         for (rel, path) in brain_lex::walk::files(&config.resolve(&c.path), &glob, &|_| {}) {
-            let Some(mtime_ns) = mtime_ns(&path) else { continue };
+            let Some(mtime_ns) = mtime_ns(&path) else {
+                continue;
+            };
             if mtime_ns < since_ns {
                 continue;
             }
@@ -176,7 +191,10 @@ fn walk_inner(home: &Home, opts: &RecentOptions, started: Instant) -> Result<Rec
                 Some(e) => Some(e.clone()),
                 None => registry.get(&id)?,
             };
-            items.push((mtime_ns, item(&c.name, &rel, &path, mtime_ns, known.as_ref(), &opts.now)));
+            items.push((
+                mtime_ns,
+                item(&c.name, &rel, &path, mtime_ns, known.as_ref(), &opts.now),
+            ));
             *totals.entry(c.name.clone()).or_default() += 1;
         }
     }
@@ -188,14 +206,26 @@ fn walk_inner(home: &Home, opts: &RecentOptions, started: Instant) -> Result<Rec
         .map(|(collection, count)| CollectionTotal {
             collection,
             count,
-            share: if n_total == 0 { 0.0 } else { (count as f64 / n_total as f64 * 1000.0).round() / 1000.0 },
+            share: if n_total == 0 {
+                0.0
+            } else {
+                (count as f64 / n_total as f64 * 1000.0).round() / 1000.0
+            },
         })
         .collect();
-    collections.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.collection.cmp(&b.collection)));
+    collections.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.collection.cmp(&b.collection))
+    });
     Ok(RecentReport {
         schema: brain_doc::SCHEMA,
         kind: "recent".into(),
-        since: opts.since.to_zoned(opts.now.time_zone().clone()).strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
+        since: opts
+            .since
+            .to_zoned(opts.now.time_zone().clone())
+            .strftime("%Y-%m-%dT%H:%M:%S%:z")
+            .to_string(),
         walk_ms: started.elapsed().as_millis() as u64,
         n_total,
         pending,
@@ -210,18 +240,32 @@ fn mtime_ns(path: &Path) -> Option<i64> {
     i64::try_from(d.as_nanos()).ok()
 }
 
-fn item(collection: &str, rel: &str, path: &Path, mtime_ns: i64, known: Option<&DocEntry>, now: &Zoned) -> RecentItem {
+fn item(
+    collection: &str,
+    rel: &str,
+    path: &Path,
+    mtime_ns: i64,
+    known: Option<&DocEntry>,
+    now: &Zoned,
+) -> RecentItem {
     let at = Timestamp::from_nanosecond(i128::from(mtime_ns)).unwrap_or(Timestamp::UNIX_EPOCH);
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     RecentItem {
         collection: collection.into(),
         uri: format!("brain://{collection}/{rel}"),
         path: rel.into(),
         title: known.map_or(stem, |e| e.title.clone()),
         date: known.map(|e| e.date.clone()).unwrap_or_default(),
-        visible_at: at.to_zoned(now.time_zone().clone()).strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
+        visible_at: at
+            .to_zoned(now.time_zone().clone())
+            .strftime("%Y-%m-%dT%H:%M:%S%:z")
+            .to_string(),
         age: age_label(now.timestamp().as_second() - at.as_second()),
-        indexed: known.is_some_and(|e| e.mtime_ns == mtime_ns && e.file == path.display().to_string()),
+        indexed: known
+            .is_some_and(|e| e.mtime_ns == mtime_ns && e.file == path.display().to_string()),
     }
 }
 
@@ -262,8 +306,20 @@ mod tests {
             now: Zoned::now(),
             surface: None,
         };
-        assert_eq!(walk(&home, &opts).expect_err("no registry").code().exit_code(), 65);
-        let bad = RecentOptions { collections: vec!["nope".into()], ..opts };
-        assert_eq!(walk(&home, &bad).expect_err("unknown").code().exit_code(), 64);
+        assert_eq!(
+            walk(&home, &opts)
+                .expect_err("no registry")
+                .code()
+                .exit_code(),
+            65
+        );
+        let bad = RecentOptions {
+            collections: vec!["nope".into()],
+            ..opts
+        };
+        assert_eq!(
+            walk(&home, &bad).expect_err("unknown").code().exit_code(),
+            64
+        );
     }
 }

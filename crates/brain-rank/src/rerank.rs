@@ -83,7 +83,10 @@ pub fn rerank(
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let top = scored.first().map_or(1.0, |(s, _)| *s).max(f64::MIN_POSITIVE);
+    let top = scored
+        .first()
+        .map_or(1.0, |(s, _)| *s)
+        .max(f64::MIN_POSITIVE);
     let mut out: Vec<Hit> = Vec::new();
     let mut floor = 1.0f64;
     for (s, d) in scored {
@@ -110,7 +113,10 @@ pub fn rerank(
 /// The full passage or chunk text behind a hit (the snippet when the lists do not have it).
 fn passage_text(lists: &[HitList], h: &Hit) -> String {
     for l in lists {
-        if let Some(i) = l.hits.iter().position(|x| x.uri == h.uri && x.line == h.line)
+        if let Some(i) = l
+            .hits
+            .iter()
+            .position(|x| x.uri == h.uri && x.line == h.line)
             && let Some(t) = l.texts.get(i)
         {
             return t.clone();

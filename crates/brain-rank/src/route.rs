@@ -73,15 +73,18 @@ fn literal_token(t: &str) -> bool {
     {
         return false;
     }
-    let core = t.trim_end_matches(['?', '!', ',', ';', ')', '.']).trim_start_matches('(');
+    let core = t
+        .trim_end_matches(['?', '!', ',', ';', ')', '.'])
+        .trim_start_matches('(');
     if core.is_empty() {
         return false;
     }
     if core.starts_with('-') {
         return true; // a flag or a negation
     }
-    if core.contains(['/', '\\', '_', '=', '<', '>', '[', ']', '{', '}', '`', '$', '@', '#', '|'])
-        || core.contains("::")
+    if core.contains([
+        '/', '\\', '_', '=', '<', '>', '[', ']', '{', '}', '`', '$', '@', '#', '|',
+    ]) || core.contains("::")
         || core.contains("->")
     {
         return true;
@@ -100,7 +103,10 @@ fn literal_token(t: &str) -> bool {
         return true; // sha256, E0432, v2
     }
     // camelCase / PascalCase inside a word: a lower-case letter followed by an upper-case one.
-    if chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase()) {
+    if chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+    {
         return true;
     }
     // SHOUTED identifiers: ENOENT, EACCES (three or more capitals, no lower case).
@@ -120,10 +126,45 @@ pub struct Temporal {
 
 /// Words that carry no topic in a chronological question ("what was I working on yesterday").
 const FILLER: [&str; 39] = [
-    "what", "was", "were", "i", "we", "did", "do", "doing", "done", "work", "worked", "working",
-    "on", "show", "me", "my", "our", "the", "a", "an", "have", "has", "had", "happened", "happen",
-    "recent", "recently", "activity", "sessions", "session", "anything", "everything", "stuff",
-    "things", "list", "all", "from", "during", "?",
+    "what",
+    "was",
+    "were",
+    "i",
+    "we",
+    "did",
+    "do",
+    "doing",
+    "done",
+    "work",
+    "worked",
+    "working",
+    "on",
+    "show",
+    "me",
+    "my",
+    "our",
+    "the",
+    "a",
+    "an",
+    "have",
+    "has",
+    "had",
+    "happened",
+    "happen",
+    "recent",
+    "recently",
+    "activity",
+    "sessions",
+    "session",
+    "anything",
+    "everything",
+    "stuff",
+    "things",
+    "list",
+    "all",
+    "from",
+    "during",
+    "?",
 ];
 
 /// Is `rest` empty of topic words, so that the query is a recency walk?
@@ -134,8 +175,18 @@ pub fn only_filler(rest: &str) -> bool {
 }
 
 const MONTHS: [&str; 12] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 /// Find a temporal phrase in `text` relative to `now` (see the module docs). Recognized:
@@ -146,7 +197,10 @@ pub fn temporal(text: &str, now: &Zoned) -> Option<Temporal> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let norm: Vec<String> = words
         .iter()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
         .collect();
     let today = now.date();
     for i in 0..norm.len() {
@@ -165,7 +219,8 @@ pub fn temporal(text: &str, now: &Zoned) -> Option<Temporal> {
                     "month" => Some(n.months()),
                     _ => None,
                 };
-                span.and_then(|s| today.checked_sub(s).ok()).map(|d| (3, d, d))
+                span.and_then(|s| today.checked_sub(s).ok())
+                    .map(|d| (3, d, d))
             }
             ("past" | "last", n, unit) if n.parse::<i64>().is_ok() => {
                 let n: i64 = n.parse().unwrap_or(0);
@@ -210,7 +265,11 @@ pub fn temporal(text: &str, now: &Zoned) -> Option<Temporal> {
                 .timestamp()
                 .checked_sub(1.nanosecond())
                 .ok()?;
-            let rest: Vec<&str> = words[..i].iter().chain(&words[i + len..]).copied().collect();
+            let rest: Vec<&str> = words[..i]
+                .iter()
+                .chain(&words[i + len..])
+                .copied()
+                .collect();
             return Some(Temporal {
                 rest: rest.join(" "),
                 phrase: words[i..i + len].join(" "),
@@ -248,7 +307,11 @@ fn window(today: Date, last: bool, unit: &str) -> Option<(Date, Date)> {
         "year" => {
             let y = if last { today.year() - 1 } else { today.year() };
             let start = Date::new(y, 1, 1).ok()?;
-            let end = if last { Date::new(y, 12, 31).ok()? } else { today };
+            let end = if last {
+                Date::new(y, 12, 31).ok()?
+            } else {
+                today
+            };
             Some((start, end))
         }
         _ => None,
@@ -324,11 +387,17 @@ mod tests {
         assert_eq!(t.rest, "cache bug");
         assert!(!only_filler(&t.rest));
         assert_eq!(t.since, "2026-04-06T00:00:00Z".parse().expect("ts"));
-        assert_eq!(t.until, "2026-04-12T23:59:59.999999999Z".parse().expect("ts"));
+        assert_eq!(
+            t.until,
+            "2026-04-12T23:59:59.999999999Z".parse().expect("ts")
+        );
 
         let t = temporal("tantivy in March", &now()).expect("march");
         assert_eq!(t.since, "2026-03-01T00:00:00Z".parse().expect("ts"));
-        assert_eq!(t.until, "2026-03-31T23:59:59.999999999Z".parse().expect("ts"));
+        assert_eq!(
+            t.until,
+            "2026-03-31T23:59:59.999999999Z".parse().expect("ts")
+        );
         let t = temporal("notes in december", &now()).expect("december: last year");
         assert_eq!(t.since, "2025-12-01T00:00:00Z".parse().expect("ts"));
         let t = temporal("in may 2024 the deploy", &now()).expect("may 2024");
@@ -341,7 +410,10 @@ mod tests {
         assert_eq!(t.since, "2026-04-01T00:00:00Z".parse().expect("ts"));
         let t = temporal("since monday", &now()).expect("since monday");
         assert_eq!(t.since, "2026-04-13T00:00:00Z".parse().expect("ts"));
-        assert_eq!(t.until, "2026-04-15T23:59:59.999999999Z".parse().expect("ts"));
+        assert_eq!(
+            t.until,
+            "2026-04-15T23:59:59.999999999Z".parse().expect("ts")
+        );
         let t = temporal("this month", &now()).expect("this month");
         assert_eq!(t.since, "2026-04-01T00:00:00Z".parse().expect("ts"));
     }

@@ -43,9 +43,7 @@ impl RunError {
             RunError::Query(_)
             | RunError::QueryDoc(_)
             | RunError::BadInput(_)
-            | RunError::Strategy(_) => {
-                ErrorCode::BadQuery
-            }
+            | RunError::Strategy(_) => ErrorCode::BadQuery,
             RunError::Rank(e) => e.code(),
             RunError::Unavailable(u) => u.code,
         }
@@ -109,7 +107,10 @@ pub fn fuse_files(
                 Ok(Ok(h)) => hits.push(h),
                 Ok(Err(e)) => warn(e.to_string()),
                 Err(e) => {
-                    return Err(RunError::BadInput(format!("--fuse {}: {e}", path.display())));
+                    return Err(RunError::BadInput(format!(
+                        "--fuse {}: {e}",
+                        path.display()
+                    )));
                 }
             }
         }
@@ -156,7 +157,8 @@ pub fn local_tz() -> jiff::tz::TimeZone {
                 .ok()
                 .and_then(|p| {
                     let p = p.to_string_lossy().into_owned();
-                    p.find("zoneinfo/").map(|i| p[i + "zoneinfo/".len()..].to_string())
+                    p.find("zoneinfo/")
+                        .map(|i| p[i + "zoneinfo/".len()..].to_string())
                 })
                 .unwrap_or_else(|| "Local".into());
             if let Ok(tz) = jiff::tz::TimeZone::tzif(&name, &bytes) {

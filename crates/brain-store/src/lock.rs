@@ -122,8 +122,15 @@ mod tests {
             "{err}"
         );
         drop(first);
-        assert_eq!(std::fs::read_to_string(&p).expect("read"), "", "a clean release empties the note");
+        assert_eq!(
+            std::fs::read_to_string(&p).expect("read"),
+            "",
+            "a clean release empties the note"
+        );
         let again = Lock::try_acquire(&p).expect("free again");
-        assert_eq!(holder_pid(&std::fs::read_to_string(again.path()).expect("read")), Some(std::process::id()));
+        assert_eq!(
+            holder_pid(&std::fs::read_to_string(again.path()).expect("read")),
+            Some(std::process::id())
+        );
     }
 }

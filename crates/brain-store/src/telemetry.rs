@@ -78,7 +78,10 @@ impl std::fmt::Display for Surface {
 
 /// True unless `BRAIN_TELEMETRY` is `off`, `0` or `false`.
 pub fn enabled() -> bool {
-    !matches!(std::env::var("BRAIN_TELEMETRY").as_deref(), Ok("off" | "0" | "false"))
+    !matches!(
+        std::env::var("BRAIN_TELEMETRY").as_deref(),
+        Ok("off" | "0" | "false")
+    )
 }
 
 /// Whether the user opted in to query text in telemetry rows: `BRAIN_TELEMETRY_QUERIES=1` (or `on`,
@@ -97,7 +100,12 @@ pub fn queries_opted_in(home: &Home) -> bool {
 }
 
 /// Append one row for `event` on `surface` (`cli`, `mcp`, `hook`, `cron`) with extra `fields`.
-pub fn append(home: &Home, surface: &str, event: &str, fields: Map<String, Value>) -> std::io::Result<()> {
+pub fn append(
+    home: &Home,
+    surface: &str,
+    event: &str,
+    fields: Map<String, Value>,
+) -> std::io::Result<()> {
     if !enabled() {
         return Ok(());
     }
@@ -152,17 +160,28 @@ pub fn append_to(path: &Path, max_bytes: u64, row: &Map<String, Value>) -> std::
 }
 
 fn open_private(path: &Path) -> std::io::Result<File> {
-    let f = OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+    let f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
     f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     Ok(f)
 }
 
 /// The current time, RFC 3339 in UTC with seconds.
 fn now_rfc3339() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Days since 1970-01-01 → (year, month, day), after Howard Hinnant's `civil_from_days`.
@@ -205,7 +224,10 @@ mod tests {
         f.insert("n".into(), Value::from(1));
         let r = row("cli", "ask", f);
         assert_eq!(r["event"], "ask");
-        assert_eq!(r.keys().collect::<Vec<_>>(), ["schema", "ts", "surface", "event", "n"]);
+        assert_eq!(
+            r.keys().collect::<Vec<_>>(),
+            ["schema", "ts", "surface", "event", "n"]
+        );
     }
 
     #[test]
@@ -226,7 +248,11 @@ mod tests {
             std::fs::read_to_string(p)
                 .expect("read")
                 .lines()
-                .map(|l| serde_json::from_str::<Value>(l).expect("row")["n"].as_u64().expect("n"))
+                .map(|l| {
+                    serde_json::from_str::<Value>(l).expect("row")["n"]
+                        .as_u64()
+                        .expect("n")
+                })
                 .collect()
         };
         assert_eq!(ns(&path), [6, 7]);
@@ -251,10 +277,20 @@ mod tests {
             }
         });
         let text = std::fs::read_to_string(home.usage_log()).expect("read");
-        let rows: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("whole row")).collect();
+        let rows: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("whole row"))
+            .collect();
         assert_eq!(rows.len(), 50);
-        assert!(rows.iter().all(|r| r["schema"] == 1 && r["surface"] == "cli" && r["event"] == "test"));
-        let mode = std::fs::metadata(home.usage_log()).expect("meta").permissions().mode() & 0o777;
+        assert!(
+            rows.iter()
+                .all(|r| r["schema"] == 1 && r["surface"] == "cli" && r["event"] == "test")
+        );
+        let mode = std::fs::metadata(home.usage_log())
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o600);
     }
 }

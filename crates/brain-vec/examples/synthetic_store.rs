@@ -20,7 +20,9 @@ fn rng(state: &mut u64) -> f32 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = std::env::args().nth(1).ok_or("usage: synthetic_store BRAIN_HOME")?;
+    let root = std::env::args()
+        .nth(1)
+        .ok_or("usage: synthetic_store BRAIN_HOME")?;
     let home = Home::at(root);
     let config = Config::load(&home)?;
     let inputs = brain_vec::corpus::read(&config, &|w| eprintln!("warning: {w}"));
@@ -73,6 +75,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = strftime('%s','now')",
         [fp.id()],
     )?;
-    eprintln!("synthetic store: {} documents, {rows_total} rows in {}", inputs.len(), dir.display());
+    eprintln!(
+        "synthetic store: {} documents, {rows_total} rows in {}",
+        inputs.len(),
+        dir.display()
+    );
     Ok(())
 }

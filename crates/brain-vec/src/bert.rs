@@ -72,7 +72,8 @@ impl Bert {
             let tok = s.spawn(|| -> Result<Tokenizer, VecError> {
                 let mut t = Tokenizer::from_file(&tok_path)
                     .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-                fix_tokenizer(&mut t, max_len).map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+                fix_tokenizer(&mut t, max_len)
+                    .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
                 Ok(t)
             });
             let model = Weights::open(&weights_path)

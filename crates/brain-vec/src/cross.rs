@@ -73,7 +73,11 @@ impl CrossEncoder {
                 weights.tensor(&format!("{prefix}.bias"), &[out])?,
             ))
         };
-        let pooler_name = if model.prefixed { "bert.pooler.dense" } else { "pooler.dense" };
+        let pooler_name = if model.prefixed {
+            "bert.pooler.dense"
+        } else {
+            "pooler.dense"
+        };
         let pooler = if weights.has(&format!("{pooler_name}.weight")) {
             Some(linear(pooler_name, h).map_err(w)?)
         } else {
@@ -113,8 +117,14 @@ impl CrossEncoder {
         let mut out = vec![0f32; passages.len()];
         for batch in crate::bert::plan_batches(&lens, crate::bert::BATCH_TOKENS) {
             let blens: Vec<usize> = batch.iter().map(|&i| lens[i]).collect();
-            let ids: Vec<u32> = batch.iter().flat_map(|&i| pairs[i].0.iter().copied()).collect();
-            let types: Vec<u32> = batch.iter().flat_map(|&i| pairs[i].1.iter().copied()).collect();
+            let ids: Vec<u32> = batch
+                .iter()
+                .flat_map(|&i| pairs[i].0.iter().copied())
+                .collect();
+            let types: Vec<u32> = batch
+                .iter()
+                .flat_map(|&i| pairs[i].1.iter().copied())
+                .collect();
             if ids.is_empty() {
                 continue;
             }
@@ -126,7 +136,8 @@ impl CrossEncoder {
                 starts.push(at);
                 at += l as u32;
             }
-            let starts = Tensor::from_vec(starts, blens.len(), &candle_core::Device::Cpu).map_err(inf)?;
+            let starts =
+                Tensor::from_vec(starts, blens.len(), &candle_core::Device::Cpu).map_err(inf)?;
             let cls = hidden.index_select(&starts, 0).map_err(inf)?;
             let pooled = match &self.pooler {
                 Some((wt, b)) => cls

@@ -95,7 +95,10 @@ pub fn hub_endpoint() -> String {
     std::env::var("HF_ENDPOINT")
         .ok()
         .filter(|e| !e.trim().is_empty())
-        .map_or_else(|| "https://huggingface.co".into(), |e| e.trim_end_matches('/').to_string())
+        .map_or_else(
+            || "https://huggingface.co".into(),
+            |e| e.trim_end_matches('/').to_string(),
+        )
 }
 
 /// Install the model into `dest` (e.g. `$BRAIN_HOME/models/all-MiniLM-L6-v2`), unless already there.

@@ -208,7 +208,10 @@ mod tests {
         let mut x = -80.0f32;
         while x < 80.0 {
             let (got, want) = (exp(x), x.exp());
-            assert!(((got - want) / want).abs() < 3e-7, "exp({x}) = {got}, want {want}");
+            assert!(
+                ((got - want) / want).abs() < 3e-7,
+                "exp({x}) = {got}, want {want}"
+            );
             x += 0.037;
         }
         let mut x = -6.0f64;
@@ -218,7 +221,13 @@ mod tests {
             x += 0.0013;
         }
         // Reference values of x·Φ(x) (float64).
-        for (x, want) in [(-3.0, -0.004_049_7), (-1.0, -0.158_655_3), (0.0, 0.0), (0.5, 0.345_731_4), (2.0, 1.954_499_7)] {
+        for (x, want) in [
+            (-3.0, -0.004_049_7),
+            (-1.0, -0.158_655_3),
+            (0.0, 0.0),
+            (0.5, 0.345_731_4),
+            (2.0, 1.954_499_7),
+        ] {
             assert!((gelu(x) - want).abs() < 1e-6, "gelu({x}) = {}", gelu(x));
         }
     }
@@ -226,7 +235,9 @@ mod tests {
     #[test]
     fn fused_ops_match_candles_own() -> Result<()> {
         let dev = Device::Cpu;
-        let x = Tensor::arange(0f32, 24.0, &dev)?.reshape((2, 3, 4))?.affine(0.37, -2.0)?;
+        let x = Tensor::arange(0f32, 24.0, &dev)?
+            .reshape((2, 3, 4))?
+            .affine(0.37, -2.0)?;
         let b = Tensor::new(&[0.1f32, -0.2, 0.3, -0.4], &dev)?;
         let want = x.broadcast_add(&b)?;
         let got = x.apply_op2_no_bwd(&b, &BiasAdd)?;
@@ -234,7 +245,9 @@ mod tests {
         let want = want.gelu_erf()?;
         let got = x.apply_op2_no_bwd(&b, &BiasGelu)?;
         assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
-        let s = Tensor::arange(0f32, 36.0, &dev)?.reshape((2, 2, 3, 3))?.affine(0.7, -9.0)?;
+        let s = Tensor::arange(0f32, 36.0, &dev)?
+            .reshape((2, 2, 3, 3))?
+            .affine(0.7, -9.0)?;
         let want = candle_nn::ops::softmax_last_dim(&s)?;
         let got = s.apply_op1_no_bwd(&Softmax)?;
         assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-6);

@@ -38,7 +38,9 @@ impl VecSearch {
             let store = s.spawn(|| Store::open(dir));
             let embedder = open(spec);
             let store = store.join().unwrap_or_else(|_| {
-                Err(VecError::Inference("opening the vector store panicked".into()))
+                Err(VecError::Inference(
+                    "opening the vector store panicked".into(),
+                ))
             });
             (store, embedder)
         });

@@ -28,16 +28,25 @@ fn tiny_cross_encoder_matches_the_float64_reference() {
             .collect()
     };
     for c in cases {
-        let (q, p) = (c["query"].as_str().expect("q"), c["passage"].as_str().expect("p"));
+        let (q, p) = (
+            c["query"].as_str().expect("q"),
+            c["passage"].as_str().expect("p"),
+        );
         let (got_ids, got_types) = model.encode(q, p).expect("encode");
         assert_eq!(got_ids, ids(&c["ids"]), "token ids of {q:?} / {p:?}");
         assert_eq!(got_types, ids(&c["types"]), "segment ids of {q:?}");
     }
     // All pairs of one query in one call: batching and padding must not change a score.
-    let queries: Vec<&str> = cases.iter().map(|c| c["query"].as_str().expect("q")).collect();
+    let queries: Vec<&str> = cases
+        .iter()
+        .map(|c| c["query"].as_str().expect("q"))
+        .collect();
     for q in queries {
         let group: Vec<&Value> = cases.iter().filter(|c| c["query"] == q).collect();
-        let passages: Vec<&str> = group.iter().map(|c| c["passage"].as_str().expect("p")).collect();
+        let passages: Vec<&str> = group
+            .iter()
+            .map(|c| c["passage"].as_str().expect("p"))
+            .collect();
         let logits = model.logits(q, &passages).expect("logits");
         for (c, got) in group.iter().zip(logits) {
             let want = c["logit"].as_f64().expect("logit");
@@ -49,12 +58,18 @@ fn tiny_cross_encoder_matches_the_float64_reference() {
         }
     }
     // Every pair in one batch, of mixed lengths (padding and the attention mask in play).
-    let passages: Vec<&str> = cases.iter().map(|c| c["passage"].as_str().expect("p")).collect();
+    let passages: Vec<&str> = cases
+        .iter()
+        .map(|c| c["passage"].as_str().expect("p"))
+        .collect();
     let q0 = cases[0]["query"].as_str().expect("q");
     let batched = model.logits(q0, &passages).expect("batched");
     for (p, got) in passages.iter().zip(batched) {
         let alone = model.logits(q0, &[p]).expect("alone")[0];
-        assert!((got - alone).abs() < 1e-5, "padding changed {p:?}: {got} vs {alone}");
+        assert!(
+            (got - alone).abs() < 1e-5,
+            "padding changed {p:?}: {got} vs {alone}"
+        );
     }
     let s = model.scores(q0, &passages[..1]).expect("scores")[0];
     assert!((0.0..=1.0).contains(&s));

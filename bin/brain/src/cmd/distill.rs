@@ -62,7 +62,8 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let warn = |m: String| warnings.warn(m);
     let mut out = Stdout::new();
     if a.list {
-        let pending = distill::pending(home, &template, &warn).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+        let pending = distill::pending(home, &template, &warn)
+            .map_err(|e| Failure::new(e.code(), e.to_string()))?;
         for p in pending {
             writeln!(out, "{}", p.id)?;
         }
@@ -71,21 +72,38 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     }
     let backoff = match (a.backoff, std::env::var("BRAIN_DISTILL_BACKOFF")) {
         (Some(d), _) => d,
-        (None, Ok(v)) if !v.is_empty() => parse_duration(&v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?,
+        (None, Ok(v)) if !v.is_empty() => {
+            parse_duration(&v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?
+        }
         _ => runner::DEFAULT_BACKOFF,
     };
     let _always_from_pending = a.from_pending;
-    let command = a.command.or_else(|| std::env::var("BRAIN_DISTILL_COMMAND").ok());
+    let command = a
+        .command
+        .or_else(|| std::env::var("BRAIN_DISTILL_COMMAND").ok());
     let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
-        return Err(bad("no LLM command: pass --command or set BRAIN_DISTILL_COMMAND".into())
-            .with_fix("brain distill --command 'llm -m gpt-4o-mini'")
-            .into());
+        return Err(
+            bad("no LLM command: pass --command or set BRAIN_DISTILL_COMMAND".into())
+                .with_fix("brain distill --command 'llm -m gpt-4o-mini'")
+                .into(),
+        );
     };
-    let label = a.label.unwrap_or_else(|| command.split_whitespace().next().unwrap_or("llm").to_string());
+    let label = a.label.unwrap_or_else(|| {
+        command
+            .split_whitespace()
+            .next()
+            .unwrap_or("llm")
+            .to_string()
+    });
     let opts = Options {
         template,
         budget: a.budget,
-        runner: Runner { command, timeout: a.timeout, retries: a.retries, backoff },
+        runner: Runner {
+            command,
+            timeout: a.timeout,
+            retries: a.retries,
+            backoff,
+        },
         jobs: a.jobs.max(1),
         label,
         limit: a.limit,
@@ -93,7 +111,11 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     };
     let mut emit = |d: &brain_doc::Doc| ndjson::write_line(&mut out, d);
     let summary = distill::run(home, &opts, &warn, &mut emit).map_err(|e| {
-        let fix = if e.code() == ErrorCode::Locked { "wait for the running `brain distill` to finish" } else { "" };
+        let fix = if e.code() == ErrorCode::Locked {
+            "wait for the running `brain distill` to finish"
+        } else {
+            ""
+        };
         Failure::new(e.code(), e.to_string()).with_fix(fix)
     })?;
     out.flush()?;

@@ -15,7 +15,8 @@ pub struct Args {
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let surface = std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "cli".into());
-    let r = brain_ops::doctor(home, &surface).map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+    let r = brain_ops::doctor(home, &surface)
+        .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
     let mut out = Stdout::new();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &r)?;
@@ -26,5 +27,9 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     out.flush()?;
     // A failed check means the substrate or its environment is not what it should be: the contract's
     // 65 ("index, model or engine missing"), the same class as the failures it finds.
-    Ok(if r.ok { Exit::Success } else { Exit::Code(ErrorCode::IndexMissing) })
+    Ok(if r.ok {
+        Exit::Success
+    } else {
+        Exit::Code(ErrorCode::IndexMissing)
+    })
 }

@@ -43,7 +43,9 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
             brain_vec::EmbedderSpec::parse(s, brain_vec::embed::DEFAULT_HTTP_TIMEOUT)
                 .map_err(|e| bad(e.to_string()))?,
         ),
-        None => Some(brain_vec::EmbedderSpec::from_env(&home.models()).map_err(|e| bad(e.to_string()))?),
+        None => Some(
+            brain_vec::EmbedderSpec::from_env(&home.models()).map_err(|e| bad(e.to_string()))?,
+        ),
     };
     let opts = EvalOptions {
         dir: a.dir.clone(),
@@ -88,4 +90,3 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
     out.flush()?;
     Ok(Exit::Success)
 }
-

@@ -50,7 +50,9 @@ pub enum Command {
 }
 
 fn fail(e: OpsError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string()).with_fix(e.fix()).into()
+    Failure::new(e.code(), e.to_string())
+        .with_fix(e.fix())
+        .into()
 }
 
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
@@ -60,7 +62,11 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             let settings = settings.unwrap_or_else(|| host.claude_settings());
             let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
             let Some(brain) = host.exe.clone() else {
-                return Err(Failure::new(ErrorCode::Internal, "cannot tell where this brain executable is").into());
+                return Err(Failure::new(
+                    ErrorCode::Internal,
+                    "cannot tell where this brain executable is",
+                )
+                .into());
             };
             let root = std::path::absolute(home.root())?;
             let cmd = hooks::command(&root, &brain, &pipelines.join(hooks::SCRIPT));
@@ -80,14 +86,25 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             let settings = settings.unwrap_or_else(|| host.claude_settings());
             let out = hooks::remove(&settings).map_err(fail)?;
             match out.change {
-                Change::Removed(n) => eprintln!("brain: removed {n} Stop hook(s) from {}", settings.display()),
-                _ => eprintln!("brain: no brain Stop hook in {}; nothing changed", settings.display()),
+                Change::Removed(n) => eprintln!(
+                    "brain: removed {n} Stop hook(s) from {}",
+                    settings.display()
+                ),
+                _ => eprintln!(
+                    "brain: no brain Stop hook in {}; nothing changed",
+                    settings.display()
+                ),
             }
             if let Some(b) = out.backup {
                 eprintln!("brain: backup of the previous file: {}", b.display());
             }
         }
-        Command::Log { event, latency_ms, exit_code, docs } => {
+        Command::Log {
+            event,
+            latency_ms,
+            exit_code,
+            docs,
+        } => {
             let surface = std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "hook".into());
             let mut row = Map::new();
             row.insert("latency_ms".into(), Value::from(latency_ms));

@@ -67,8 +67,18 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             for w in &c.warnings {
                 eprintln!("brain inbox: warning: {w}");
             }
-            let indexed = if c.indexed { "searchable now" } else { "not indexed yet" };
-            eprintln!("brain inbox: saved {} {} to {}:{} ({indexed})", c.entry_type.as_str(), c.entry_id, c.uri, c.line);
+            let indexed = if c.indexed {
+                "searchable now"
+            } else {
+                "not indexed yet"
+            };
+            eprintln!(
+                "brain inbox: saved {} {} to {}:{} ({indexed})",
+                c.entry_type.as_str(),
+                c.entry_id,
+                c.uri,
+                c.line
+            );
             if a.json {
                 brain_doc::ndjson::write_line(&mut out, &c)?;
                 out.flush()?;

@@ -58,7 +58,10 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
                 .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
             match done {
                 Fetched::AlreadyInstalled(p) => {
-                    eprintln!("brain: model already installed at {} (sha256 ok)", p.display())
+                    eprintln!(
+                        "brain: model already installed at {} (sha256 ok)",
+                        p.display()
+                    )
                 }
                 Fetched::Installed(p) => eprintln!("brain: model installed at {}", p.display()),
             }
@@ -83,11 +86,17 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             } else {
                 let state = match (present, intact) {
                     (false, _) => "missing (run `brain model fetch`)",
-                    (true, false) => "present but its sha256 is not the pinned one (run `brain model fetch`)",
+                    (true, false) => {
+                        "present but its sha256 is not the pinned one (run `brain model fetch`)"
+                    }
                     (true, true) => "installed, sha256 ok",
                 };
                 writeln!(out, "model     {}: {state}", default_dir.display())?;
-                let r = if reranker_present { "installed" } else { "not installed (optional, for --rerank)" };
+                let r = if reranker_present {
+                    "installed"
+                } else {
+                    "not installed (optional, for --rerank)"
+                };
                 writeln!(out, "reranker  {}: {r}", reranker.display())?;
             }
             out.flush()?;

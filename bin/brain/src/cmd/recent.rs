@@ -53,7 +53,13 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     };
     let report = match walk(home, &opts) {
         Ok(r) => r,
-        Err(e) => return fail(&mut out, Failure::new(e.code(), e.to_string()).with_fix(e.fix()), a.json),
+        Err(e) => {
+            return fail(
+                &mut out,
+                Failure::new(e.code(), e.to_string()).with_fix(e.fix()),
+                a.json,
+            );
+        }
     };
     if a.json {
         brain_doc::ndjson::write_line(&mut out, &report)?;
@@ -61,8 +67,15 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         terminal(&report, &mut out)?;
     }
     out.flush()?;
-    let pending = if report.pending > 0 { format!(", {} not indexed yet", report.pending) } else { String::new() };
-    eprintln!("brain recent: {} since {}{pending}; walked in {} ms", report.n_total, report.since, report.walk_ms);
+    let pending = if report.pending > 0 {
+        format!(", {} not indexed yet", report.pending)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "brain recent: {} since {}{pending}; walked in {} ms",
+        report.n_total, report.since, report.walk_ms
+    );
     if report.n_total == 0 {
         eprintln!("brain recent: nothing became visible in this window (try a longer --since)");
         return Ok(Exit::Code(ErrorCode::NoResults));
@@ -77,7 +90,11 @@ fn terminal(r: &RecentReport, out: &mut Stdout) -> std::io::Result<()> {
         writeln!(out, "   {}  {}", i.uri, i.visible_at)?;
     }
     if r.items.len() < r.n_total {
-        writeln!(out, "… {} more (-n to list more)", r.n_total - r.items.len())?;
+        writeln!(
+            out,
+            "… {} more (-n to list more)",
+            r.n_total - r.items.len()
+        )?;
     }
     let mix: Vec<String> = r
         .collections

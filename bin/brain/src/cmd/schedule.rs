@@ -43,7 +43,9 @@ impl Which {
 }
 
 fn fail(e: OpsError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string()).with_fix(e.fix()).into()
+    Failure::new(e.code(), e.to_string())
+        .with_fix(e.fix())
+        .into()
 }
 
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {

@@ -17,7 +17,9 @@ pub enum Command {
 }
 
 fn fail(e: OpsError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string()).with_fix(e.fix()).into()
+    Failure::new(e.code(), e.to_string())
+        .with_fix(e.fix())
+        .into()
 }
 
 pub fn run(cmd: Command) -> anyhow::Result<Exit> {
@@ -26,7 +28,13 @@ pub fn run(cmd: Command) -> anyhow::Result<Exit> {
         Command::List => {
             let mut out = Stdout::new();
             for s in skills::installed(&host) {
-                writeln!(out, "{}\t{}\t{}", s.name, s.scope.unwrap_or_default(), s.path)?;
+                writeln!(
+                    out,
+                    "{}\t{}\t{}",
+                    s.name,
+                    s.scope.unwrap_or_default(),
+                    s.path
+                )?;
             }
             out.flush()?;
             return Ok(Exit::Success);

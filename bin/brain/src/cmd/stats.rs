@@ -22,15 +22,21 @@ pub struct Args {
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let since = match &a.since {
-        Some(s) => Some(parse_time(s, &brain_rank::run::now(), Edge::Start).map_err(|e| {
-            Failure::new(ErrorCode::BadQuery, format!("--since: {e}")).with_fix("use 7d, 24h, YYYY-MM-DD or an RFC 3339 time")
-        })?),
+        Some(s) => Some(
+            parse_time(s, &brain_rank::run::now(), Edge::Start).map_err(|e| {
+                Failure::new(ErrorCode::BadQuery, format!("--since: {e}"))
+                    .with_fix("use 7d, 24h, YYYY-MM-DD or an RFC 3339 time")
+            })?,
+        ),
         None => None,
     };
     let files = stats::files(home);
     let s = stats::summarize(&files, since)?;
     for m in &s.malformed_lines {
-        eprintln!("brain stats: warning: {}:{}: {}; skipped", m.file, m.line, m.reason);
+        eprintln!(
+            "brain stats: warning: {}:{}: {}; skipped",
+            m.file, m.line, m.reason
+        );
     }
     let mut out = Stdout::new();
     if a.json {
@@ -41,7 +47,10 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     out.flush()?;
     if s.rows == 0 {
         let why = if files.is_empty() {
-            format!("no usage recorded yet ({} does not exist; is BRAIN_TELEMETRY=off?)", home.usage_log().display())
+            format!(
+                "no usage recorded yet ({} does not exist; is BRAIN_TELEMETRY=off?)",
+                home.usage_log().display()
+            )
         } else {
             "no usage rows in this window".to_string()
         };
@@ -52,16 +61,46 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 }
 
 fn terminal(s: &Stats, out: &mut Stdout) -> std::io::Result<()> {
-    let window = s.since.as_deref().map_or_else(|| "whole log".to_string(), |t| format!("since {t}"));
-    writeln!(out, "{} rows, {window}, {} active days ({} to {})", s.rows, s.days_active,
-        s.first.as_deref().unwrap_or("-"), s.last.as_deref().unwrap_or("-"))?;
-    let surfaces: Vec<String> = s.by_surface.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let window = s
+        .since
+        .as_deref()
+        .map_or_else(|| "whole log".to_string(), |t| format!("since {t}"));
+    writeln!(
+        out,
+        "{} rows, {window}, {} active days ({} to {})",
+        s.rows,
+        s.days_active,
+        s.first.as_deref().unwrap_or("-"),
+        s.last.as_deref().unwrap_or("-")
+    )?;
+    let surfaces: Vec<String> = s
+        .by_surface
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
     writeln!(out, "surfaces: {}", surfaces.join(" · "))?;
-    writeln!(out, "\n{:<16} {:>6} {:>6} {:>8} {:>8}  surfaces", "event", "rows", "failed", "p50 ms", "p95 ms")?;
+    writeln!(
+        out,
+        "\n{:<16} {:>6} {:>6} {:>8} {:>8}  surfaces",
+        "event", "rows", "failed", "p50 ms", "p95 ms"
+    )?;
     let ms = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
     for e in &s.events {
-        let by: Vec<String> = e.by_surface.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        writeln!(out, "{:<16} {:>6} {:>6} {:>8} {:>8}  {}", e.event, e.count, e.failures, ms(e.p50_ms), ms(e.p95_ms), by.join(", "))?;
+        let by: Vec<String> = e
+            .by_surface
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        writeln!(
+            out,
+            "{:<16} {:>6} {:>6} {:>8} {:>8}  {}",
+            e.event,
+            e.count,
+            e.failures,
+            ms(e.p50_ms),
+            ms(e.p95_ms),
+            by.join(", ")
+        )?;
     }
     writeln!(out)?;
     match s.zero_hit_rate {
@@ -69,7 +108,15 @@ fn terminal(s: &Stats, out: &mut Stdout) -> std::io::Result<()> {
         None => writeln!(out, "zero-hit rate (ask): - (no ask with a hit count)")?,
     }
     let errors: Vec<String> = s.errors.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    writeln!(out, "failures by class: {}", if errors.is_empty() { "none".to_string() } else { errors.join(" · ") })?;
+    writeln!(
+        out,
+        "failures by class: {}",
+        if errors.is_empty() {
+            "none".to_string()
+        } else {
+            errors.join(" · ")
+        }
+    )?;
     if s.malformed > 0 {
         writeln!(out, "malformed lines skipped: {}", s.malformed)?;
     }

@@ -19,7 +19,11 @@ pub struct Row {
 impl Row {
     /// Start timing `event`.
     pub fn new(event: &'static str) -> Row {
-        Row { event, fields: Map::new(), started: Instant::now() }
+        Row {
+            event,
+            fields: Map::new(),
+            started: Instant::now(),
+        }
     }
 
     /// Set one field.

@@ -132,7 +132,10 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         .iter()
         .map(|h| fence::is_low(config, &h.collection))
         .collect();
-    warnings.extend(hits.iter().filter_map(|h| stale_warning(h, STALE_AFTER_DAYS)));
+    warnings.extend(
+        hits.iter()
+            .filter_map(|h| stale_warning(h, STALE_AFTER_DAYS)),
+    );
     let results: Vec<Value> = hits
         .iter()
         .zip(&low)

@@ -28,7 +28,11 @@ pub fn home(home: &Home) -> Check {
     if root.is_dir() {
         Check::pass("home", format!("{} exists", root.display()))
     } else if root.exists() {
-        Check::fail("home", format!("{} is not a folder", root.display()), "move it away, or point $BRAIN_HOME elsewhere")
+        Check::fail(
+            "home",
+            format!("{} is not a folder", root.display()),
+            "move it away, or point $BRAIN_HOME elsewhere",
+        )
     } else {
         Check::fail(
             "home",
@@ -43,13 +47,29 @@ pub fn config(home: &Home) -> (Config, Check) {
     let path = home.config();
     let fix = format!("edit {} (format: docs/collections.md)", path.display());
     match Config::load(home) {
-        Err(e) => (Config::defaults(home), Check::fail("config", "brain.yaml does not parse", fix).with(vec![e.to_string()])),
+        Err(e) => (
+            Config::defaults(home),
+            Check::fail("config", "brain.yaml does not parse", fix).with(vec![e.to_string()]),
+        ),
         Ok(c) => match c.validate() {
-            Err(e) => (c, Check::fail("config", "brain.yaml does not validate", fix).with(vec![e.to_string()])),
-            Ok(()) if !path.exists() => (c, Check::pass("config", "no brain.yaml: the built-in defaults are in force")),
+            Err(e) => (
+                c,
+                Check::fail("config", "brain.yaml does not validate", fix)
+                    .with(vec![e.to_string()]),
+            ),
+            Ok(()) if !path.exists() => (
+                c,
+                Check::pass(
+                    "config",
+                    "no brain.yaml: the built-in defaults are in force",
+                ),
+            ),
             Ok(()) => {
                 let n = c.collections.len();
-                (c, Check::pass("config", format!("brain.yaml parses: {n} collections")))
+                (
+                    c,
+                    Check::pass("config", format!("brain.yaml parses: {n} collections")),
+                )
             }
         },
     }
@@ -58,7 +78,9 @@ pub fn config(home: &Home) -> (Config, Check) {
 pub fn collections(home: &Home, config: &Config) -> Check {
     // A folder inside the home is the pipeline's own (corpus/…, inbox/): it appears with its first
     // document. A folder outside it is the user's, referenced in place: it must be there.
-    let root = crate::bins::normalize(&std::path::absolute(home.root()).unwrap_or_else(|_| home.root().to_path_buf()));
+    let root = crate::bins::normalize(
+        &std::path::absolute(home.root()).unwrap_or_else(|_| home.root().to_path_buf()),
+    );
     let mut bad = Vec::new();
     let mut waiting = 0;
     for c in &config.collections {
@@ -78,12 +100,26 @@ pub fn collections(home: &Home, config: &Config) -> Check {
         }
     }
     if bad.is_empty() {
-        let note = if waiting > 0 { format!(" ({waiting} pipeline collections still empty)") } else { String::new() };
-        return Check::pass("collections", format!("{} collection folders in place{note}", config.collections.len() - waiting));
+        let note = if waiting > 0 {
+            format!(" ({waiting} pipeline collections still empty)")
+        } else {
+            String::new()
+        };
+        return Check::pass(
+            "collections",
+            format!(
+                "{} collection folders in place{note}",
+                config.collections.len() - waiting
+            ),
+        );
     }
     Check::fail(
         "collections",
-        format!("{} of {} collections are unusable", bad.len(), config.collections.len()),
+        format!(
+            "{} of {} collections are unusable",
+            bad.len(),
+            config.collections.len()
+        ),
         "restore the folder, fix the path in brain.yaml, or `brain collection remove NAME`",
     )
     .with(bad)
@@ -94,16 +130,40 @@ pub fn hooks(host: &Host) -> Check {
     let fix = "brain hook install --claude";
     let found = match crate::hooks::installed(&settings) {
         Ok(f) => f,
-        Err(e) => return Check::fail("hooks", "Claude Code settings cannot be read", format!("repair {}, then {fix}", settings.display())).with(vec![e.to_string()]),
+        Err(e) => {
+            return Check::fail(
+                "hooks",
+                "Claude Code settings cannot be read",
+                format!("repair {}, then {fix}", settings.display()),
+            )
+            .with(vec![e.to_string()]);
+        }
     };
     if found.is_empty() {
-        return Check::skip("hooks", format!("no brain Stop hook in {}", settings.display()), fix);
+        return Check::skip(
+            "hooks",
+            format!("no brain Stop hook in {}", settings.display()),
+            fix,
+        );
     }
     let bad: Vec<String> = found.iter().filter_map(|h| h.problem.clone()).collect();
     if bad.is_empty() {
-        Check::pass("hooks", format!("{} Stop hook in {} runs {}", found.len(), settings.display(), found[0].script.as_deref().unwrap_or("?")))
+        Check::pass(
+            "hooks",
+            format!(
+                "{} Stop hook in {} runs {}",
+                found.len(),
+                settings.display(),
+                found[0].script.as_deref().unwrap_or("?")
+            ),
+        )
     } else {
-        Check::fail("hooks", "the installed Stop hook cannot run", format!("{fix} (rewrites it with the current paths)")).with(bad)
+        Check::fail(
+            "hooks",
+            "the installed Stop hook cannot run",
+            format!("{fix} (rewrites it with the current paths)"),
+        )
+        .with(bad)
     }
 }
 
@@ -111,16 +171,29 @@ pub fn schedules(host: &Host) -> Check {
     let found = crate::schedule::installed(host);
     let fix = "brain schedule install";
     if found.is_empty() {
-        return Check::skip("schedules", "no brain schedule installed (the slow clock never runs by itself)", fix);
+        return Check::skip(
+            "schedules",
+            "no brain schedule installed (the slow clock never runs by itself)",
+            fix,
+        );
     }
     let bad: Vec<String> = found
         .iter()
-        .filter_map(|s| s.problem.as_ref().map(|p| format!("{} ({}): {p}", s.kind.name(), s.location)))
+        .filter_map(|s| {
+            s.problem
+                .as_ref()
+                .map(|p| format!("{} ({}): {p}", s.kind.name(), s.location))
+        })
         .collect();
     let kinds: Vec<&str> = found.iter().map(|s| s.kind.name()).collect();
     if bad.is_empty() {
         Check::pass("schedules", format!("installed: {}", kinds.join(", ")))
     } else {
-        Check::fail("schedules", "an installed schedule cannot run", format!("{fix} (rewrites it with the current paths)")).with(bad)
+        Check::fail(
+            "schedules",
+            "an installed schedule cannot run",
+            format!("{fix} (rewrites it with the current paths)"),
+        )
+        .with(bad)
     }
 }

@@ -121,7 +121,9 @@ pub fn doctor_on(home: &Home, host: &Host, surface: &str) -> Result<DoctorReport
     let report = DoctorReport {
         schema: 1,
         kind: "doctor_report".into(),
-        ts: jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        ts: jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string(),
         ok: failures.is_empty(),
         failures,
         checks,

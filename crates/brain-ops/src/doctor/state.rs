@@ -14,7 +14,10 @@ use crate::registry_view::{FileEntry, RegistryView};
 const FEW: usize = 5;
 
 fn few(label: &str, ids: &[&String]) -> Vec<String> {
-    ids.iter().take(FEW).map(|id| format!("{label}: {id}")).collect()
+    ids.iter()
+        .take(FEW)
+        .map(|id| format!("{label}: {id}"))
+        .collect()
 }
 
 pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
@@ -25,17 +28,33 @@ pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
     let rebuild = "lexindex --all --rebuild";
     let ids = match brain_lex::search::Searcher::new(&lex).and_then(|s| s.document_ids()) {
         Ok(ids) => ids,
-        Err(e) => return Check::fail("lexical_index", "the lexical index does not open", rebuild).with(vec![e.to_string()]),
+        Err(e) => {
+            return Check::fail("lexical_index", "the lexical index does not open", rebuild)
+                .with(vec![e.to_string()]);
+        }
     };
     let Some(files) = files else {
-        return Check::pass("lexical_index", format!("opens: {} documents (no registry to compare with)", ids.len()));
+        return Check::pass(
+            "lexical_index",
+            format!(
+                "opens: {} documents (no registry to compare with)",
+                ids.len()
+            ),
+        );
     };
     let index: BTreeSet<&String> = ids.iter().collect();
-    let registry: BTreeSet<&String> = files.iter().filter(|f| f.passages > 0).map(|f| &f.id).collect();
+    let registry: BTreeSet<&String> = files
+        .iter()
+        .filter(|f| f.passages > 0)
+        .map(|f| &f.id)
+        .collect();
     let only_index: Vec<&String> = index.difference(&registry).copied().collect();
     let only_registry: Vec<&String> = registry.difference(&index).copied().collect();
     if only_index.is_empty() && only_registry.is_empty() {
-        return Check::pass("lexical_index", format!("opens: {} documents, the same as the registry", ids.len()));
+        return Check::pass(
+            "lexical_index",
+            format!("opens: {} documents, the same as the registry", ids.len()),
+        );
     }
     let mut details = few("in the index, not the registry", &only_index);
     details.extend(few("in the registry, not the index", &only_registry));
@@ -53,21 +72,36 @@ pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
 
 /// `1 file`, `3 files`.
 pub(super) fn n(count: u64, what: &str) -> String {
-    if count == 1 { format!("1 {what}") } else { format!("{count} {what}s") }
+    if count == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{count} {what}s")
+    }
 }
 
 /// Disk vs registry; skipped when either side cannot be trusted (a broken brain.yaml or an
 /// unreadable registry is reported by its own check, not as a flood of drift here).
 pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Check {
     let (Some(config), Some(files)) = (config, files) else {
-        return Check::skip("corpus_sync", "not compared: brain.yaml or state.sqlite cannot be read", "fix the failing config or state_db check first");
+        return Check::skip(
+            "corpus_sync",
+            "not compared: brain.yaml or state.sqlite cannot be read",
+            "fix the failing config or state_db check first",
+        );
     };
     let drift = crate::freshness::drift(config, files);
     let total = |f: fn(&crate::freshness::Drift) -> u64| drift.values().map(f).sum::<u64>();
-    let (on_disk, new, changed, gone) =
-        (total(|d| d.files_on_disk), total(|d| d.not_indexed), total(|d| d.changed), total(|d| d.missing_files));
+    let (on_disk, new, changed, gone) = (
+        total(|d| d.files_on_disk),
+        total(|d| d.not_indexed),
+        total(|d| d.changed),
+        total(|d| d.missing_files),
+    );
     if new + changed + gone == 0 {
-        return Check::pass("corpus_sync", format!("{} on disk, all indexed as they are", n(on_disk, "file")));
+        return Check::pass(
+            "corpus_sync",
+            format!("{} on disk, all indexed as they are", n(on_disk, "file")),
+        );
     }
     let details = drift
         .iter()
@@ -87,19 +121,38 @@ pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Chec
 
 pub fn state_db(home: &Home, registry: Result<Option<RegistryView>, OpsError>) -> Check {
     let path = home.state_db();
-    let fix = format!("move {} away and run `lexindex --all --rebuild` (the registry is rebuilt from the corpus)", path.display());
+    let fix = format!(
+        "move {} away and run `lexindex --all --rebuild` (the registry is rebuilt from the corpus)",
+        path.display()
+    );
     let r = match registry {
         Ok(Some(r)) => r,
         Ok(None) if brain_lex::LexIndex::dir(home).join("meta.json").exists() => {
-            return Check::fail("state_db", format!("{} is missing but a lexical index exists", path.display()), "lexindex --all --rebuild");
+            return Check::fail(
+                "state_db",
+                format!("{} is missing but a lexical index exists", path.display()),
+                "lexindex --all --rebuild",
+            );
         }
-        Ok(None) => return Check::skip("state_db", "no state.sqlite yet (nothing indexed)", "lexindex --all"),
-        Err(e) => return Check::fail("state_db", "state.sqlite does not open", fix).with(vec![e.to_string()]),
+        Ok(None) => {
+            return Check::skip(
+                "state_db",
+                "no state.sqlite yet (nothing indexed)",
+                "lexindex --all",
+            );
+        }
+        Err(e) => {
+            return Check::fail("state_db", "state.sqlite does not open", fix)
+                .with(vec![e.to_string()]);
+        }
     };
     match r.integrity() {
         Ok(lines) if lines == ["ok"] => Check::pass("state_db", "state.sqlite: integrity_check ok"),
-        Ok(lines) => Check::fail("state_db", "state.sqlite fails integrity_check", fix).with(lines.into_iter().take(FEW).collect()),
-        Err(e) => Check::fail("state_db", "state.sqlite cannot be checked", fix).with(vec![e.to_string()]),
+        Ok(lines) => Check::fail("state_db", "state.sqlite fails integrity_check", fix)
+            .with(lines.into_iter().take(FEW).collect()),
+        Err(e) => {
+            Check::fail("state_db", "state.sqlite cannot be checked", fix).with(vec![e.to_string()])
+        }
     }
 }
 
@@ -114,14 +167,23 @@ pub fn telemetry(home: &Home) -> Check {
     let mut fixes = Vec::new();
     let mode = meta.permissions().mode() & 0o7777;
     if mode != 0o600 {
-        problems.push(format!("mode {mode:04o}, expected 0600 (queries and notes must not be world-readable)"));
+        problems.push(format!(
+            "mode {mode:04o}, expected 0600 (queries and notes must not be world-readable)"
+        ));
         fixes.push(format!("chmod 600 {}", path.display()));
     }
     let rows = match crate::usage::check(home) {
         Ok((rows, bad)) => {
             if !bad.is_empty() {
-                fixes.push(format!("delete the bad lines from {} (e.g. `sed -i 'Nd'`)", path.display()));
-                problems.push(format!("{} not a telemetry row", n(bad.len() as u64, "line")).replace("lines not", "lines are not").replace("line not", "line is not"));
+                fixes.push(format!(
+                    "delete the bad lines from {} (e.g. `sed -i 'Nd'`)",
+                    path.display()
+                ));
+                problems.push(
+                    format!("{} not a telemetry row", n(bad.len() as u64, "line"))
+                        .replace("lines not", "lines are not")
+                        .replace("line not", "line is not"),
+                );
                 details.extend(bad.into_iter().take(FEW));
             }
             rows
@@ -132,29 +194,69 @@ pub fn telemetry(home: &Home) -> Check {
         }
     };
     if problems.is_empty() {
-        Check::pass("telemetry", format!("usage.jsonl: {rows} rows parse, mode 0600"))
+        Check::pass(
+            "telemetry",
+            format!("usage.jsonl: {rows} rows parse, mode 0600"),
+        )
     } else {
-        Check::fail("telemetry", format!("usage.jsonl: {}", problems.join("; ")), fixes.join("; ")).with(details)
+        Check::fail(
+            "telemetry",
+            format!("usage.jsonl: {}", problems.join("; ")),
+            fixes.join("; "),
+        )
+        .with(details)
     }
 }
 
 pub fn model(home: &Home) -> Check {
     let fetch = brain_vec::FETCH_FIX;
     if !crate::vectors::configured(home) {
-        return Check::skip("model", "vectors not configured: lexical search only", format!("{fetch}, then `vecindex --all`"));
+        return Check::skip(
+            "model",
+            "vectors not configured: lexical search only",
+            format!("{fetch}, then `vecindex --all`"),
+        );
     }
     let m = crate::vectors::model(home, true);
     if let Some(e) = &m.error {
-        return Check::fail("model", "$BRAIN_EMBEDDER does not parse", "fix $BRAIN_EMBEDDER (docs/vectors.md)").with(vec![e.clone()]);
+        return Check::fail(
+            "model",
+            "$BRAIN_EMBEDDER does not parse",
+            "fix $BRAIN_EMBEDDER (docs/vectors.md)",
+        )
+        .with(vec![e.clone()]);
     }
     match (m.present, m.hash_ok()) {
-        (None, _) => Check::skip("model", format!("{} at {}: a server, not checked here", m.id, m.location), ""),
-        (Some(false), _) => Check::fail("model", format!("model files missing in {}", m.location), fetch)
-            .with(vec!["needs config.json, tokenizer.json, model.safetensors".into()]),
-        (Some(true), Some(false)) => Check::fail("model", "model.safetensors is not the pinned all-MiniLM-L6-v2", format!("{fetch}: re-installs the pinned weights"))
-            .with(vec![format!("sha256 {}", m.sha256.unwrap_or_default()), format!("expected {}", m.expected_sha256.unwrap_or_default())]),
-        (Some(true), Some(true)) => Check::pass("model", format!("{}: files present, sha256 matches the pin", m.id)),
-        (Some(true), None) => Check::pass("model", format!("{}: files present (no pinned hash for this model)", m.id)),
+        (None, _) => Check::skip(
+            "model",
+            format!("{} at {}: a server, not checked here", m.id, m.location),
+            "",
+        ),
+        (Some(false), _) => Check::fail(
+            "model",
+            format!("model files missing in {}", m.location),
+            fetch,
+        )
+        .with(vec![
+            "needs config.json, tokenizer.json, model.safetensors".into(),
+        ]),
+        (Some(true), Some(false)) => Check::fail(
+            "model",
+            "model.safetensors is not the pinned all-MiniLM-L6-v2",
+            format!("{fetch}: re-installs the pinned weights"),
+        )
+        .with(vec![
+            format!("sha256 {}", m.sha256.unwrap_or_default()),
+            format!("expected {}", m.expected_sha256.unwrap_or_default()),
+        ]),
+        (Some(true), Some(true)) => Check::pass(
+            "model",
+            format!("{}: files present, sha256 matches the pin", m.id),
+        ),
+        (Some(true), None) => Check::pass(
+            "model",
+            format!("{}: files present (no pinned hash for this model)", m.id),
+        ),
     }
 }
 
@@ -166,9 +268,19 @@ pub fn vector_store(home: &Home) -> Check {
     match brain_vec::store::Store::open(&dir) {
         Ok(s) => Check::pass(
             "vector_store",
-            format!("{} documents, {} chunks ({})", s.manifest.docs, s.manifest.chunks, s.manifest.fingerprint.id()),
+            format!(
+                "{} documents, {} chunks ({})",
+                s.manifest.docs,
+                s.manifest.chunks,
+                s.manifest.fingerprint.id()
+            ),
         ),
-        Err(e) => Check::fail("vector_store", "the vector store does not open", "vecindex --all (writes a new generation)").with(vec![e.to_string()]),
+        Err(e) => Check::fail(
+            "vector_store",
+            "the vector store does not open",
+            "vecindex --all (writes a new generation)",
+        )
+        .with(vec![e.to_string()]),
     }
 }
 
@@ -181,7 +293,13 @@ pub fn locks(home: &Home) -> Check {
         .collect();
     if stale.is_empty() {
         let held = all.iter().filter(|l| l.held).count();
-        return Check::pass("locks", format!("{}, none stale ({held} held now)", n(all.len() as u64, "lock file")));
+        return Check::pass(
+            "locks",
+            format!(
+                "{}, none stale ({held} held now)",
+                n(all.len() as u64, "lock file")
+            ),
+        );
     }
     Check::fail(
         "locks",

@@ -78,7 +78,10 @@ pub fn files(home: &Home) -> Vec<PathBuf> {
     let current = home.usage_log();
     let mut rotated = current.as_os_str().to_owned();
     rotated.push(".1");
-    [PathBuf::from(rotated), current].into_iter().filter(|p| p.is_file()).collect()
+    [PathBuf::from(rotated), current]
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect()
 }
 
 /// Summarize the rows of `logs` (read in order) dated at or after `since`.
@@ -126,25 +129,40 @@ impl Acc {
             Ok(_) => return self.malformed(path, n, "not a JSON object"),
             Err(_) => return self.malformed(path, n, "not JSON (torn or edited line)"),
         };
-        let Some(event) = row.get("event").and_then(Value::as_str).filter(|e| !e.is_empty()) else {
+        let Some(event) = row
+            .get("event")
+            .and_then(Value::as_str)
+            .filter(|e| !e.is_empty())
+        else {
             return self.malformed(path, n, "no `event`");
         };
-        let Some(ts) = row.get("ts").and_then(Value::as_str).and_then(|t| t.parse::<Timestamp>().ok()) else {
+        let Some(ts) = row
+            .get("ts")
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse::<Timestamp>().ok())
+        else {
             return self.malformed(path, n, "no RFC 3339 `ts`");
         };
         if since.is_some_and(|s| ts < s) {
             return;
         }
-        let surface = row.get("surface").and_then(Value::as_str).unwrap_or("unknown").to_string();
+        let surface = row
+            .get("surface")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string();
         self.stats.rows += 1;
         self.first = Some(self.first.map_or(ts, |f| f.min(ts)));
         self.last = Some(self.last.map_or(ts, |l| l.max(ts)));
         self.days.insert(ts.to_string().chars().take(10).collect());
         *self.stats.by_surface.entry(surface.clone()).or_default() += 1;
-        let e = self.events.entry(event.to_string()).or_insert_with(|| EventStats {
-            event: event.to_string(),
-            ..EventStats::default()
-        });
+        let e = self
+            .events
+            .entry(event.to_string())
+            .or_insert_with(|| EventStats {
+                event: event.to_string(),
+                ..EventStats::default()
+            });
         e.count += 1;
         *e.by_surface.entry(surface).or_default() += 1;
         if let Some(class) = row.get("error").and_then(Value::as_str) {
@@ -153,7 +171,10 @@ impl Acc {
         }
         let ms = |k: &str| row.get(k).and_then(Value::as_u64);
         if let Some(ms) = ms("latency_ms").or_else(|| ms("walk_ms")) {
-            self.latencies.entry(event.to_string()).or_default().push(ms);
+            self.latencies
+                .entry(event.to_string())
+                .or_default()
+                .push(ms);
         }
         if event == "ask" && row.get("error").is_none() {
             match row.get("n_hits").and_then(Value::as_u64) {
@@ -232,10 +253,16 @@ mod tests {
         let since: Timestamp = "2026-03-15T00:00:00Z".parse().expect("ts");
         let s = summarize(&[log], Some(since)).expect("stats");
         assert_eq!((s.rows, s.malformed, s.days_active), (3, 3, 2));
-        assert_eq!(s.malformed_lines.iter().map(|m| m.line).collect::<Vec<_>>(), [4, 5, 6]);
+        assert_eq!(
+            s.malformed_lines.iter().map(|m| m.line).collect::<Vec<_>>(),
+            [4, 5, 6]
+        );
         assert_eq!(s.zero_hit_rate, Some(0.5));
         let ask = &s.events[0];
-        assert_eq!((ask.event.as_str(), ask.count, ask.p50_ms, ask.p95_ms), ("ask", 2, Some(10), Some(30)));
+        assert_eq!(
+            (ask.event.as_str(), ask.count, ask.p50_ms, ask.p95_ms),
+            ("ask", 2, Some(10), Some(30))
+        );
         assert_eq!(s.errors.get("refused"), Some(&1));
         assert_eq!(s.by_surface.get("mcp"), Some(&1));
         assert_eq!(s.first.as_deref(), Some("2026-04-01T10:00:00Z"));
