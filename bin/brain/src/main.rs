@@ -64,24 +64,8 @@ enum Command {
     Stage(Vec<String>),
 }
 
-/// `--help`/`--version` print and succeed; a usage error prints clap's message and is a bad input (64),
-/// not clap's own exit 2, so scripts see the contract's code.
-fn usage(e: clap::Error) -> anyhow::Result<brain_cli::Exit> {
-    e.print()?;
-    Ok(match e.kind() {
-        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-            brain_cli::Exit::Success
-        }
-        _ => brain_cli::Exit::Code(brain_doc::ErrorCode::BadQuery),
-    })
-}
-
 fn main() -> std::process::ExitCode {
-    brain_cli::main("brain", || {
-        let cli = match Cli::try_parse() {
-            Ok(cli) => cli,
-            Err(e) => return usage(e),
-        };
+    brain_cli::main("brain", |cli: Cli| {
         let home = brain_store::Home::from_env();
         match cli.command {
             Command::Ask(a) => cmd::ask::run(&home, a),

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use brain_chrome::{Browser, ChromeError, Options, Policy, Profile};
 use brain_cli::{Exit, Failure, Stdout, Warnings};
-use brain_doc::ErrorCode;
 use brain_store::Home;
 use clap::Parser;
 
@@ -70,19 +69,7 @@ fn parse_browser(s: &str) -> Result<Browser, String> {
 }
 
 fn main() -> ExitCode {
-    brain_cli::main("chrome2md", || {
-        // Bad usage is bad input (exit 64), not clap's 2; --help and --version are success.
-        let args = match Args::try_parse() {
-            Ok(a) => a,
-            Err(e) => {
-                let _ = e.print();
-                return Ok(if e.use_stderr() {
-                    Exit::Code(ErrorCode::BadQuery)
-                } else {
-                    Exit::Success
-                });
-            }
-        };
+    brain_cli::main("chrome2md", |args: Args| {
         let warnings = Warnings::new("chrome2md", args.quiet);
         let opts = options(&args).map_err(failure)?;
         let stats = brain_chrome::run(&opts, &mut Stdout::new(), &|m| warnings.warn(m)).map_err(

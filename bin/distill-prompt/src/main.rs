@@ -35,7 +35,7 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
-    brain_cli::main("distill-prompt", || run(Args::parse()))
+    brain_cli::main("distill-prompt", run)
 }
 
 fn run(args: Args) -> anyhow::Result<Exit> {

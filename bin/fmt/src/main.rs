@@ -23,9 +23,8 @@ struct Cli {
 }
 
 fn main() -> std::process::ExitCode {
-    brain_cli::main("fmt", || {
+    brain_cli::main("fmt", |cli: Cli| {
         let started = Instant::now();
-        let cli = Cli::parse();
         let warn = Warnings::new("fmt", false);
         let mut hits: Vec<Hit> = Vec::new();
         let mut skipped = Vec::new();

@@ -66,7 +66,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    brain_cli::main("jsonl2md", || run(Args::parse()))
+    brain_cli::main("jsonl2md", run)
 }
 
 fn run(args: Args) -> anyhow::Result<Exit> {

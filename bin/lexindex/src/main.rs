@@ -45,7 +45,7 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
-    brain_cli::main("lexindex", || run(Args::parse()))
+    brain_cli::main("lexindex", run)
 }
 
 fn failure(e: SyncError) -> anyhow::Error {

@@ -30,7 +30,7 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
-    brain_cli::main("partition", || run(Args::parse()))
+    brain_cli::main("partition", run)
 }
 
 fn run(args: Args) -> anyhow::Result<Exit> {

@@ -27,8 +27,7 @@ fn failure(e: brain_rank::run::RunError) -> brain_cli::Failure {
 }
 
 fn main() -> std::process::ExitCode {
-    brain_cli::main("rank", || {
-        let cli = Cli::parse();
+    brain_cli::main("rank", |cli: Cli| {
         let home = Home::from_env();
         let now = brain_rank::run::now();
         if !cli.rank.fuse.is_empty() {

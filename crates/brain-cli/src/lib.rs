@@ -2,11 +2,18 @@
 //! closed pipe as success, a warning reporter that counts what it reported, and progress bars that only
 //! draw on a terminal.
 //!
-//! A binary's `main` is a few lines:
+//! A binary's `main` is one line: [`main`] parses its arguments (a usage error is exit 64, the
+//! contract's bad input, never clap's own 2), runs the body and maps the outcome to the exit code.
 //!
 //! ```no_run
+//! #[derive(clap::Parser)]
+//! struct Args {
+//!     #[arg(long)]
+//!     quiet: bool,
+//! }
+//!
 //! fn main() -> std::process::ExitCode {
-//!     brain_cli::main("jsonl2md", || Ok(brain_cli::Exit::Success))
+//!     brain_cli::main("jsonl2md", |_args: Args| Ok(brain_cli::Exit::Success))
 //! }
 //! ```
 
@@ -20,11 +27,17 @@ pub use progress::{bar, color_enabled};
 
 use std::process::ExitCode;
 
-/// Run `body`, print any error on stderr as `<name>: error: …` (with its fix), and map the outcome to
-/// the exit-code contract. A broken pipe anywhere counts as success.
-pub fn main(name: &str, body: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode {
+/// Parse the process arguments as `A`, run `body` with them, print any error on stderr as
+/// `<name>: error: …` (with its fix), and map the outcome to the exit-code contract. A usage error
+/// prints clap's message and exits 64; `--help` and `--version` print and exit 0. A broken pipe
+/// anywhere counts as success.
+pub fn main<A: clap::Parser>(name: &str, body: impl FnOnce(A) -> anyhow::Result<Exit>) -> ExitCode {
     pin_thread_count();
-    match body() {
+    let outcome = match A::try_parse() {
+        Ok(args) => body(args),
+        Err(e) => usage(e),
+    };
+    match outcome {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(err) => {
             if err.chain().any(|c| {
@@ -41,6 +54,18 @@ pub fn main(name: &str, body: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode
             ExitCode::from(failure.code.exit_code())
         }
     }
+}
+
+/// The outcome of a command line clap rejected (or answered itself, for `--help` and `--version`):
+/// its text is printed as clap formats it; a real usage error is bad input (64), so scripts see the
+/// contract's code rather than clap's 2.
+fn usage(e: clap::Error) -> anyhow::Result<Exit> {
+    e.print()?;
+    Ok(if e.use_stderr() {
+        Exit::Code(brain_doc::ErrorCode::BadQuery)
+    } else {
+        Exit::Success
+    })
 }
 
 /// Fix the worker-thread count for the process (`RAYON_NUM_THREADS`, unless the user set it) to
