@@ -81,7 +81,7 @@ struct Args {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    brain_cli::main("vecindex", || run(Args::parse()))
+    brain_cli::main("vecindex", run)
 }
 
 fn fail(e: VecError) -> anyhow::Error {
@@ -241,9 +241,6 @@ fn embed_texts(spec: &EmbedderSpec, warnings: &Warnings, mut out: Stdout) -> any
 /// Record in the document registry (`state.sqlite`, if lexindex made one) which documents have vectors
 /// up to date, under which fingerprint, so `explain`/`status` can count "N docs need embeddings".
 fn mark_registry(home: &Home, dir: &std::path::Path, inputs: &[Input]) -> anyhow::Result<()> {
-    if !home.state_db().exists() {
-        return Ok(());
-    }
     let store = Store::open(dir)?;
     let fp = store.manifest.fingerprint.id();
     let stored: std::collections::HashMap<&str, &str> = store
@@ -254,21 +251,15 @@ fn mark_registry(home: &Home, dir: &std::path::Path, inputs: &[Input]) -> anyhow
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let registry = brain_store::Registry::open(home)?;
-    let tx = registry.connection().unchecked_transaction()?;
-    {
-        let mut stmt = tx.prepare(
-            "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = ?2 WHERE id = ?3",
-        )?;
-        for i in inputs.iter().filter(|i| {
-            stored
-                .get(i.doc.id.as_str())
-                .is_some_and(|h| *h == i.hash())
-        }) {
-            stmt.execute(rusqlite::params![fp, now, i.doc.id])?;
-        }
-    }
-    tx.commit()?;
+    let Some(mut registry) = brain_store::Registry::open_existing(home)? else {
+        return Ok(());
+    };
+    let current = inputs.iter().filter(|i| {
+        stored
+            .get(i.doc.id.as_str())
+            .is_some_and(|h| *h == i.hash())
+    });
+    registry.mark_embedded(&fp, now, current.map(|i| i.doc.id.as_str()))?;
     registry.checkpoint();
     Ok(())
 }

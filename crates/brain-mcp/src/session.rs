@@ -1,7 +1,7 @@
 //! The session: protocol version negotiation and the `initialize` answer, whose instructions tell
 //! the agent what memory it can search (collections, document counts, the embedding backlog).
 
-use brain_store::{Config, Home, Registry, Trust};
+use brain_store::{Config, Home, Trust};
 use serde_json::{Value, json};
 
 use crate::jsonrpc::{INVALID_PARAMS, RpcError};
@@ -40,21 +40,17 @@ pub fn initialize(home: &Home, params: &Value) -> Result<(Value, &'static str), 
     Ok((result, version))
 }
 
-/// Per collection: (documents, documents without embeddings), from the registry; empty when nothing
+/// Per collection: (documents, documents without up-to-date embeddings), as `brain status` counts
+/// them (the registry's one definition of "embedded", under the current model); empty when nothing
 /// was indexed yet.
-fn counts(home: &Home) -> Vec<(String, i64, i64)> {
-    if !home.state_db().exists() {
-        return Vec::new();
-    }
-    let Ok(reg) = Registry::open(home) else {
-        return Vec::new();
-    };
-    let sql = "SELECT collection, count(*), sum(vec_indexed_at IS NULL) FROM documents GROUP BY collection ORDER BY collection";
-    let Ok(mut st) = reg.connection().prepare(sql) else {
-        return Vec::new();
-    };
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .map(|rows| rows.flatten().collect())
+fn counts(home: &Home) -> Vec<(String, u64, u64)> {
+    brain_ops::status(home)
+        .map(|s| {
+            s.collections
+                .into_iter()
+                .map(|c| (c.name, c.docs, c.need_embeddings))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -62,8 +58,8 @@ fn counts(home: &Home) -> Vec<(String, i64, i64)> {
 pub fn instructions(home: &Home) -> String {
     let config = Config::load(home).unwrap_or_else(|_| Config::defaults(home));
     let counts = counts(home);
-    let total: i64 = counts.iter().map(|c| c.1).sum();
-    let pending: i64 = counts.iter().map(|c| c.2).sum();
+    let total: u64 = counts.iter().map(|c| c.1).sum();
+    let pending: u64 = counts.iter().map(|c| c.2).sum();
     let mut out = format!(
         "brain is the local memory of the user's work: {total} indexed documents of AI agent sessions, notes, \
          distilled summaries and browser history, searched offline.\n\nCollections (scope a search with `collections`):\n"

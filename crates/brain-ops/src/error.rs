@@ -25,11 +25,8 @@ pub enum OpsError {
     #[error("`{command}` failed: {reason}")]
     Command { command: String, reason: String },
     /// The state DB could not be queried.
-    #[error("{path}: {source}")]
-    Registry {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    #[error(transparent)]
+    Registry(#[from] brain_store::RegistryError),
 }
 
 impl OpsError {
@@ -38,7 +35,7 @@ impl OpsError {
         match self {
             OpsError::BadSettings { .. } => ErrorCode::BadQuery,
             OpsError::PipelinesMissing { .. } => ErrorCode::IndexMissing,
-            OpsError::Io { .. } | OpsError::Command { .. } | OpsError::Registry { .. } => {
+            OpsError::Io { .. } | OpsError::Command { .. } | OpsError::Registry(_) => {
                 ErrorCode::Internal
             }
         }
@@ -58,9 +55,7 @@ impl OpsError {
             OpsError::Command { command, .. } => format!(
                 "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"
             ),
-            OpsError::Registry { .. } => {
-                "run `brain doctor` (state_db check) for the repair".into()
-            }
+            OpsError::Registry(_) => "run `brain doctor` (state_db check) for the repair".into(),
             OpsError::Io { .. } => String::new(),
         }
     }

@@ -13,9 +13,11 @@ use crate::bins::Binary;
 use crate::doctor::LastDoctor;
 use crate::freshness::Drift;
 use crate::hooks::HookInfo;
-use crate::registry_view::{RegistryView, rfc3339};
+use brain_store::Registry;
+
 use crate::schedule::ScheduleInfo;
 use crate::skills::SkillInfo;
+use crate::status::rfc3339;
 use crate::status::{config_or_defaults, merged};
 use crate::usage::TelemetryInfo;
 use crate::vectors::ModelInfo;
@@ -182,10 +184,12 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
         .filter(|m| m.fingerprint.model == model.id)
         .map(|m| m.fingerprint.id());
     let mut errors = Vec::new();
-    let read = RegistryView::open(home).and_then(|r| match r {
-        Some(r) => Ok((r.counts(fp.as_deref())?, r.files()?)),
-        None => Ok((Vec::new(), Vec::new())),
-    });
+    let read = Registry::open_existing(home)
+        .map_err(OpsError::from)
+        .and_then(|r| match r {
+            Some(r) => Ok((r.counts(fp.as_deref())?, r.files()?)),
+            None => Ok((Vec::new(), Vec::new())),
+        });
     let (counts, files) = read.unwrap_or_else(|e| {
         errors.push(format!("{e} ({})", e.fix()));
         (Vec::new(), Vec::new())
@@ -213,7 +217,7 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
                 docs: n.docs,
                 last_indexed: n.last_lex.map(rfc3339),
                 lexical_fresh: d.fresh(),
-                need_embeddings: n.docs.saturating_sub(n.embedded),
+                need_embeddings: n.need_embeddings(),
                 drift: d,
                 name,
                 role,

@@ -9,7 +9,7 @@ use std::time::UNIX_EPOCH;
 use brain_store::Config;
 use serde::{Deserialize, Serialize};
 
-use crate::registry_view::FileEntry;
+use brain_store::FileEntry;
 
 /// How many example ids a report names per kind of drift.
 pub const EXAMPLES: usize = 5;

@@ -22,7 +22,6 @@ pub mod freshness;
 pub mod hooks;
 mod host;
 pub mod locks;
-pub mod registry_view;
 pub mod render;
 pub mod schedule;
 mod settings;

@@ -5,8 +5,8 @@
 use brain_store::{Config, Home};
 use serde::{Deserialize, Serialize};
 
-use crate::registry_view::{RegistryView, rfc3339};
 use crate::{OpsError, vectors};
+use brain_store::{CollectionCounts, Registry};
 
 /// The short form of [`crate::Explain`]. Field by field in docs/FORMATS.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,9 +79,9 @@ pub(crate) fn config_or_defaults(home: &Home) -> (Config, Option<String>) {
 /// The collections of `config` merged with the registry's counts, in name order.
 pub(crate) fn merged(
     config: &Config,
-    counts: Vec<crate::registry_view::CollectionCounts>,
-) -> Vec<(String, String, crate::registry_view::CollectionCounts)> {
-    let mut out: Vec<(String, String, crate::registry_view::CollectionCounts)> = config
+    counts: Vec<CollectionCounts>,
+) -> Vec<(String, String, CollectionCounts)> {
+    let mut out: Vec<(String, String, CollectionCounts)> = config
         .collections
         .iter()
         .map(|c| {
@@ -112,7 +112,7 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
         .as_ref()
         .filter(|m| m.fingerprint.model == model.id)
         .map(|m| m.fingerprint.id());
-    let counts = match RegistryView::open(home)? {
+    let counts = match Registry::open_existing(home)? {
         Some(r) => r.counts(fp.as_deref())?,
         None => Vec::new(),
     };
@@ -129,7 +129,7 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
             role,
             docs: n.docs,
             last_indexed: n.last_lex.map(rfc3339),
-            need_embeddings: n.docs.saturating_sub(n.embedded),
+            need_embeddings: n.need_embeddings(),
         })
         .collect();
     Ok(Status {
@@ -149,4 +149,9 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
         last_update: last.map(rfc3339),
         config_error,
     })
+}
+
+/// Unix seconds → RFC 3339 (UTC).
+pub fn rfc3339(secs: i64) -> String {
+    brain_lex::format_secs(secs)
 }

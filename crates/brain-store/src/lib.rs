@@ -23,4 +23,4 @@ pub use config::{
 };
 pub use home::{Home, display_path, home_dir};
 pub use lock::{Lock, LockError, holder_pid};
-pub use registry::{DocEntry, FileStat, Registry, RegistryError};
+pub use registry::{CollectionCounts, DocEntry, FileEntry, FileStat, Registry, RegistryError};

@@ -70,11 +70,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         w.push(entry, &rows)?;
     }
     w.commit()?;
-    let reg = Registry::open(&home)?;
-    reg.connection().execute(
-        "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = strftime('%s','now')",
-        [fp.id()],
-    )?;
+    let mut reg = Registry::open(&home)?;
+    let ids: Vec<String> = reg.files()?.into_iter().map(|f| f.id).collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    reg.mark_embedded(&fp.id(), now, ids.iter().map(String::as_str))?;
     eprintln!(
         "synthetic store: {} documents, {rows_total} rows in {}",
         inputs.len(),

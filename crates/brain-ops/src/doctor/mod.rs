@@ -152,7 +152,7 @@ pub fn doctor_on(home: &Home, host: &Host, surface: &str) -> Result<DoctorReport
 /// Every check, in report order; none stops the others.
 fn all(home: &Home, host: &Host) -> Vec<Check> {
     let (config, config_check) = install::config(home);
-    let registry = crate::registry_view::RegistryView::open(home);
+    let registry = brain_store::Registry::open_existing(home).map_err(OpsError::from);
     let files = match &registry {
         Ok(Some(r)) => r.files().ok(),
         _ => None,

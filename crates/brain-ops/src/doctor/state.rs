@@ -8,7 +8,7 @@ use brain_store::{Config, Home};
 
 use super::Check;
 use crate::OpsError;
-use crate::registry_view::{FileEntry, RegistryView};
+use brain_store::{FileEntry, Registry};
 
 /// Ids named in details, per kind.
 const FEW: usize = 5;
@@ -119,7 +119,7 @@ pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Chec
     .with(details)
 }
 
-pub fn state_db(home: &Home, registry: Result<Option<RegistryView>, OpsError>) -> Check {
+pub fn state_db(home: &Home, registry: Result<Option<Registry>, OpsError>) -> Check {
     let path = home.state_db();
     let fix = format!(
         "move {} away and run `lexindex --all --rebuild` (the registry is rebuilt from the corpus)",

@@ -155,19 +155,9 @@ impl Engine {
     }
 
     fn count_lag(&self, vs: &VecSearch) -> Option<String> {
-        if !self.home.state_db().is_file() {
-            return None;
-        }
-        let reg = brain_store::Registry::open(&self.home).ok()?;
+        let reg = brain_store::Registry::open_existing(&self.home).ok()??;
         let fp = vs.store.manifest.fingerprint.id();
-        let n: i64 = reg
-            .connection()
-            .query_row(
-                "SELECT COUNT(*) FROM documents WHERE vec_fingerprint IS NULL OR vec_fingerprint != ?1",
-                [fp],
-                |r| r.get(0),
-            )
-            .ok()?;
+        let n = reg.backlog(Some(&fp)).ok()?;
         (n > 0).then(|| {
             format!("{n} document(s) are not embedded yet and can only match lexically (run `vecindex --all`)")
         })

@@ -3,12 +3,20 @@
 //!
 //! Schema migrations are numbered SQL scripts ([`MIGRATIONS`]) applied in order inside one
 //! transaction; `PRAGMA user_version` records how many ran. Add a migration, never edit one.
+//!
+//! This module is the one owner of `state.sqlite`: every query any stage or surface makes of it is a
+//! typed method here (the write side in this file, the read side — counts, backlog, freshness — in
+//! [`read`]). No other crate of the workspace uses `rusqlite` on it.
+
+mod read;
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::Home;
+
+pub use read::{CollectionCounts, FileEntry};
 
 /// The migrations, in order. `user_version` = number applied.
 pub const MIGRATIONS: &[&str] = &[
@@ -160,6 +168,41 @@ impl Registry {
         })
     }
 
+    /// Open the registry of `home` for reading, when there is one: never creates the file, never
+    /// migrates (a home that was never indexed has no registry: `None`). What `status`, `explain`,
+    /// `doctor`, MCP and `rank` read through.
+    pub fn open_existing(home: &Home) -> Result<Option<Registry>, RegistryError> {
+        Self::open_existing_path(&home.state_db())
+    }
+
+    /// [`Registry::open_existing`] at `path`.
+    pub fn open_existing_path(path: &Path) -> Result<Option<Registry>, RegistryError> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let err = |source| RegistryError {
+            path: path.to_path_buf(),
+            source,
+        };
+        // Read-write without CREATE: a WAL reader may need to create the -shm file.
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(err)?;
+        conn.busy_timeout(std::time::Duration::from_secs(2))
+            .map_err(err)?;
+        Ok(Some(Registry {
+            conn,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     fn err(&self, source: rusqlite::Error) -> RegistryError {
         RegistryError {
             path: self.path.clone(),
@@ -247,18 +290,6 @@ impl Registry {
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
-    /// Document count per collection, ordered by collection.
-    pub fn counts(&self) -> Result<Vec<(String, i64)>, RegistryError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT collection, count(*) FROM documents GROUP BY collection ORDER BY collection")
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
-    }
-
     /// Apply upserts and removals (by id) in one transaction. An upsert replacing an entry keeps its
     /// vector columns only if the content hash did not change (else the vectors are stale: NULL).
     pub fn apply(
@@ -316,9 +347,32 @@ impl Registry {
         tx.commit().map_err(err)
     }
 
-    /// The connection, for stages that own the reserved tables (vecindex, recall, distill).
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+    /// Record that the documents `ids` have vectors made under the store fingerprint `fingerprint`
+    /// (unix seconds `at`), in one transaction: what `vecindex` writes after a run, and what
+    /// [`Registry::counts`] and [`Registry::backlog`] read back.
+    pub fn mark_embedded<'a>(
+        &mut self,
+        fingerprint: &str,
+        at: i64,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), RegistryError> {
+        let path = self.path.clone();
+        let err = |source| RegistryError {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(err)?;
+        {
+            let mut up = tx
+                .prepare_cached(
+                    "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = ?2 WHERE id = ?3",
+                )
+                .map_err(err)?;
+            for id in ids {
+                up.execute(params![fingerprint, at, id]).map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)
     }
 }
 
@@ -358,7 +412,12 @@ mod tests {
         );
         r.apply(&[], &["brain/a.md".into()]).expect("remove");
         assert_eq!(r.entries(None).expect("all"), vec![e("brain/b.md", "y")]);
-        assert_eq!(r.counts().expect("counts"), vec![("brain".to_string(), 1)]);
+        let counts = r.counts(None).expect("counts");
+        assert_eq!(counts.len(), 1);
+        assert_eq!(
+            (counts[0].collection.as_str(), counts[0].docs),
+            ("brain", 1)
+        );
         let mut newer = e("brain/c.md", "z");
         newer.mtime_ns = 10;
         r.apply(&[newer.clone()], &[]).expect("apply");
@@ -371,22 +430,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut r = Registry::open(&Home::at(dir.path())).expect("open");
         r.apply(&[e("brain/a.md", "x")], &[]).expect("apply");
-        r.connection()
-            .execute(
-                "UPDATE documents SET vec_fingerprint = 'm1', vec_indexed_at = 5",
-                [],
-            )
-            .expect("vec");
-        let vec = |r: &Registry| -> Option<String> {
-            r.connection()
-                .query_row("SELECT vec_fingerprint FROM documents", [], |row| {
-                    row.get(0)
-                })
-                .expect("q")
-        };
+        r.mark_embedded("m1", 5, ["brain/a.md"]).expect("vec");
+        assert_eq!(r.backlog(Some("m1")).expect("backlog"), 0);
         r.apply(&[e("brain/a.md", "x")], &[]).expect("same content");
-        assert_eq!(vec(&r).as_deref(), Some("m1"));
+        assert_eq!(r.backlog(Some("m1")).expect("backlog"), 0);
         r.apply(&[e("brain/a.md", "z")], &[]).expect("new content");
-        assert_eq!(vec(&r), None);
+        assert_eq!(r.backlog(Some("m1")).expect("backlog"), 1);
     }
 }

@@ -1,0 +1,212 @@
+//! The read side of the registry: counts per collection, the embedding backlog, the registered files
+//! and the integrity check — what `status`, `explain`, `doctor`, MCP and `rank` ask.
+//!
+//! "Embedded" has one definition, [`EMBEDDED`]: the document has vectors made under the current
+//! store fingerprint (model, dimensions, chunking, prompt format). A document embedded under another
+//! fingerprint — after a model change — is in the backlog, on every surface.
+
+use std::path::PathBuf;
+
+use super::{Registry, RegistryError};
+
+/// SQL predicate over a `documents` row, with `?1` the current store fingerprint: its vectors are up
+/// to date. The one definition every count of "embedded" and "needs embedding" uses.
+const EMBEDDED: &str = "(vec_indexed_at IS NOT NULL AND vec_fingerprint = ?1)";
+
+/// A fingerprint no row can hold: with no vector store, nothing counts as embedded.
+const NO_STORE: &str = "\u{0}no store";
+
+/// Per collection, what the registry says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CollectionCounts {
+    pub collection: String,
+    /// Registered (lexically indexed) documents.
+    pub docs: u64,
+    /// Unix seconds of the newest lexindex commit that touched one of them.
+    pub last_lex: Option<i64>,
+    /// Documents whose vectors are up to date under the current store fingerprint.
+    pub embedded: u64,
+    /// Unix seconds of the newest vecindex run that recorded one of them.
+    pub last_vec: Option<i64>,
+}
+
+impl CollectionCounts {
+    /// Documents that still need embedding under the current fingerprint.
+    pub fn need_embeddings(&self) -> u64 {
+        self.docs.saturating_sub(self.embedded)
+    }
+}
+
+/// A registered file, as far as freshness checks need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    pub id: String,
+    pub collection: String,
+    pub file: PathBuf,
+    pub mtime_ns: i64,
+    pub size: i64,
+    /// Passages the lexical index holds for it (0: an empty document, absent from the index).
+    pub passages: i64,
+}
+
+impl Registry {
+    /// Whether the `documents` table exists (a registry `lexindex` has migrated). A registry opened
+    /// with [`Registry::open_existing`] may predate it.
+    fn has_documents(&self) -> Result<bool, RegistryError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'documents'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Counts per collection, ordered by name. `fingerprint` is the id of the current vector store's
+    /// fingerprint; without one, nothing counts as embedded.
+    pub fn counts(
+        &self,
+        fingerprint: Option<&str>,
+    ) -> Result<Vec<CollectionCounts>, RegistryError> {
+        if !self.has_documents()? {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT collection, count(*), max(lex_indexed_at),
+                    sum(CASE WHEN {EMBEDDED} THEN 1 ELSE 0 END), max(vec_indexed_at)
+             FROM documents GROUP BY collection ORDER BY collection"
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([fingerprint.unwrap_or(NO_STORE)], |r| {
+                Ok(CollectionCounts {
+                    collection: r.get(0)?,
+                    docs: r.get::<_, i64>(1)?.max(0) as u64,
+                    last_lex: r.get(2)?,
+                    embedded: r.get::<_, Option<i64>>(3)?.unwrap_or(0).max(0) as u64,
+                    last_vec: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// How many registered documents need embedding under `fingerprint` (all of them without one).
+    pub fn backlog(&self, fingerprint: Option<&str>) -> Result<u64, RegistryError> {
+        if !self.has_documents()? {
+            return Ok(0);
+        }
+        self.conn
+            .query_row(
+                &format!("SELECT count(*) FROM documents WHERE NOT {EMBEDDED}"),
+                [fingerprint.unwrap_or(NO_STORE)],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every registered file, ordered by id.
+    pub fn files(&self) -> Result<Vec<FileEntry>, RegistryError> {
+        if !self.has_documents()? {
+            return Ok(Vec::new());
+        }
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT id, collection, file, mtime_ns, size, passages FROM documents ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(FileEntry {
+                    id: r.get(0)?,
+                    collection: r.get(1)?,
+                    file: PathBuf::from(r.get::<_, String>(2)?),
+                    mtime_ns: r.get(3)?,
+                    size: r.get(4)?,
+                    passages: r.get(5)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// `PRAGMA integrity_check`: `ok`, or the problems SQLite lists.
+    pub fn integrity(&self) -> Result<Vec<String>, RegistryError> {
+        let mut st = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DocEntry, Home, Registry};
+
+    fn entry(id: &str, collection: &str) -> DocEntry {
+        DocEntry {
+            id: id.into(),
+            collection: collection.into(),
+            path: id.into(),
+            file: format!("/h/{id}"),
+            mtime_ns: 1,
+            size: 1,
+            sha256: format!("sha-{id}"),
+            title: String::new(),
+            date: String::new(),
+            passages: 1,
+            lex_indexed_at: 7,
+        }
+    }
+
+    /// The bug this module fixed: MCP counted `vec_indexed_at IS NULL` as the backlog, so after a model
+    /// change it said 0 pending while `explain` said all of them. Every count now reads [`EMBEDDED`].
+    #[test]
+    fn a_model_change_puts_every_document_back_in_the_backlog_on_every_count() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let mut r = Registry::open(&home).expect("open");
+        r.apply(
+            &[entry("a", "notes"), entry("b", "notes"), entry("c", "web")],
+            &[],
+        )
+        .expect("apply");
+        r.mark_embedded("old-model", 9, ["a", "b", "c"])
+            .expect("mark");
+        assert_eq!(r.backlog(Some("old-model")).expect("backlog"), 0);
+        let counts = r.counts(Some("old-model")).expect("counts");
+        assert_eq!(counts.iter().map(|c| c.need_embeddings()).sum::<u64>(), 0);
+        // The store is rebuilt with another model: nothing is current any more.
+        assert_eq!(r.backlog(Some("new-model")).expect("backlog"), 3);
+        let counts = r.counts(Some("new-model")).expect("counts");
+        assert_eq!(counts.iter().map(|c| c.need_embeddings()).sum::<u64>(), 3);
+        assert_eq!(counts[0].last_vec, Some(9));
+        // No store at all: everything waits.
+        assert_eq!(r.backlog(None).expect("backlog"), 3);
+        r.mark_embedded("new-model", 10, ["a"]).expect("mark");
+        assert_eq!(r.backlog(Some("new-model")).expect("backlog"), 2);
+    }
+
+    #[test]
+    fn the_read_side_never_creates_a_registry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        assert!(Registry::open_existing(&home).expect("open").is_none());
+        assert!(!home.state_db().exists());
+        // A file that predates the migrations answers empty, not an error.
+        std::fs::write(home.state_db(), b"").expect("empty db");
+        let r = Registry::open_existing(&home)
+            .expect("open")
+            .expect("exists");
+        assert!(r.counts(Some("x")).expect("counts").is_empty());
+        assert_eq!(r.backlog(None).expect("backlog"), 0);
+        assert!(r.files().expect("files").is_empty());
+    }
+}
