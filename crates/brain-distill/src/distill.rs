@@ -13,9 +13,9 @@ use serde::Serialize;
 use crate::artifact::{self, Stamp};
 use crate::prompt::{self, PromptRecord};
 use crate::queue::{self, Pending, QueueError};
-use crate::runner::{RunError, Runner, run_all};
 use crate::template::Template;
 use crate::validate::validate;
+use brain_exec::{RunError, Runner, run_all};
 
 /// What to run and how.
 pub struct Options {

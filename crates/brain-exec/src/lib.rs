@@ -1,6 +1,9 @@
-//! Running the user's LLM command: `sh -c COMMAND` with the prompt on stdin and the artifact on stdout,
+//! Running the user's LLM command: `sh -c COMMAND` with the prompt on stdin and the answer on stdout,
 //! a timeout that kills the whole process group, retries with exponential backoff when the output says
 //! the provider is rate-limiting, and `--jobs N` commands at a time on std threads.
+//!
+//! Shared by distillation (`brain distill`, seed 004) and query expansion (`rank --expand-cmd`); each
+//! picks its own timeout and retries.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -8,14 +11,6 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// Seed 004: `wait = 60 * (2 ** attempt)  # 60s, 120s, 240s`.
-pub const DEFAULT_BACKOFF: Duration = Duration::from_secs(60);
-/// Seed 004: `for attempt in range(3)` — three waits (60, 120, 240 s) before giving up.
-pub const DEFAULT_RETRIES: u32 = 3;
-/// Our choice: an LLM CLI answering a ~8,000-character prompt takes seconds to a minute; ten minutes
-/// means it hangs.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Seed 004 retries on `"429"` and `"RESOURCE_EXHAUSTED"`; CLIs also print "rate limit" in words.
 const RATE_LIMIT_MARKERS: [&str; 4] = ["429", "rate limit", "rate-limit", "resource_exhausted"];

@@ -1,7 +1,7 @@
 //! The refusal guard (seed 000 §8.3, §9.3): what an inbox entry may not hold, and what it should not
 //! hold unless the user insists.
 //!
-//! Refused always (exit 71, nothing written): a secret (the detectors of `brain_ingest::redact`, the
+//! Refused always (exit 71, nothing written): a secret (the detectors of `brain_redact`, the
 //! same that redact sessions), a `<private>…</private>` span, the `brain:do-not-index` marker.
 //!
 //! Gated as derivable noise (exit 71 unless `--force`): content the corpus already gets from its
@@ -123,7 +123,7 @@ impl std::fmt::Display for Noise {
 
 /// Refuse secrets, private spans and the do-not-index marker anywhere in `text`.
 pub fn refusal(text: &str) -> Option<Refusal> {
-    let secrets = brain_ingest::redact::find_secrets(text);
+    let secrets = brain_redact::find_secrets(text);
     if !secrets.is_empty() {
         return Some(Refusal::Secret(
             secrets.keys().map(|k| (*k).to_string()).collect(),
@@ -133,7 +133,7 @@ pub fn refusal(text: &str) -> Option<Refusal> {
         return Some(Refusal::Private);
     }
     if text.contains(
-        std::str::from_utf8(brain_ingest::redact::DO_NOT_INDEX).unwrap_or("brain:do-not-index"),
+        std::str::from_utf8(brain_redact::DO_NOT_INDEX).unwrap_or("brain:do-not-index"),
     ) {
         return Some(Refusal::DoNotIndex);
     }
@@ -175,7 +175,7 @@ pub fn noise(text: &str) -> Option<Noise> {
     if text.len() > LARGE_PASTE_BYTES {
         return Some(Noise::LargePaste { bytes: text.len() });
     }
-    let scrubbed = brain_ingest::redact::scrub(text);
+    let scrubbed = brain_redact::scrub(text);
     if scrubbed.matches("[base64 omitted]").count() > text.matches("[base64 omitted]").count() {
         return Some(Noise::Blob);
     }

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::discover::SessionFiles;
 use crate::lines::LineIssue;
-use crate::redact::{self, Counts};
 use crate::session::Agent;
 use crate::{claude, codex, gemini, render};
+use brain_redact::{self as redact, Counts};
 
 /// What became of one session.
 #[derive(Debug)]

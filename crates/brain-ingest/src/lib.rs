@@ -5,7 +5,8 @@
 //! * [`claude`], [`codex`], [`gemini`] parse each agent's format into the neutral [`session::Session`];
 //!   [`tools`] summarizes tool calls one line each; [`render`] writes seed 004's markdown
 //!   (`## Conversation`, `## Tools Used`, `## Reasoning`, `## Subagents`) with frontmatter.
-//! * [`redact`] removes secrets, `<private>` spans and base64 blobs, and honours `brain:do-not-index`.
+//! * redaction (secrets, `<private>` spans, base64 blobs, `brain:do-not-index`) is the `brain-redact`
+//!   crate, shared with every other producer.
 //! * [`state`] keeps `--new` incremental and appends to the distillation queue; [`run`] ties it together,
 //!   converting sessions in parallel with rayon while writing documents in input order.
 
@@ -15,7 +16,6 @@ pub mod convert;
 pub mod discover;
 pub mod gemini;
 pub mod lines;
-pub mod redact;
 pub mod render;
 pub mod run;
 pub mod session;

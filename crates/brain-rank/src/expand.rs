@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use brain_distill::runner::Runner;
+use brain_exec::Runner;
 use brain_store::Home;
 
 use crate::querydoc::{QueryDoc, SubQuery};

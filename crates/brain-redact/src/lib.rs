@@ -1,5 +1,9 @@
 //! Privacy: secret redaction, `<private>` spans, base64 blobs and the `brain:do-not-index` opt-out.
 //!
+//! The one owner of these rules. Every producer of text that reaches the corpus uses this crate
+//! (`jsonl2md` through `brain-ingest`, `brain inbox` and MCP `remember` through `brain-inbox`), so
+//! a pattern added here protects all of them at once.
+//!
 //! Secrets are replaced by `[REDACTED:<kind>]` and counted per kind. One alternation regex finds every
 //! candidate in a single pass (the regex crate's lazy DFA makes that cheap); a per-kind check then keeps
 //! the assignment-style patterns from firing on code (`password: string`, `api_key = os.environ[…]`).

@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use brain_cli::{Exit, Failure, Stdout, Warnings};
-use brain_distill::runner::{self, parse_duration};
 use brain_distill::{Options, Runner, Template, budget, distill};
 use brain_doc::{ErrorCode, ndjson};
+use brain_exec::parse_duration;
 use brain_store::Home;
 
 #[derive(clap::Args)]
@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     backoff: Option<std::time::Duration>,
     /// Retries after a rate-limit answer.
-    #[arg(long, value_name = "N", default_value_t = runner::DEFAULT_RETRIES)]
+    #[arg(long, value_name = "N", default_value_t = brain_distill::DEFAULT_RETRIES)]
     retries: u32,
     /// Distill at most N sessions this run.
     #[arg(long, value_name = "N")]
@@ -75,7 +75,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         (None, Ok(v)) if !v.is_empty() => {
             parse_duration(&v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?
         }
-        _ => runner::DEFAULT_BACKOFF,
+        _ => brain_distill::DEFAULT_BACKOFF,
     };
     let _always_from_pending = a.from_pending;
     let command = a
