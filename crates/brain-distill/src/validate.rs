@@ -5,6 +5,7 @@
 //! twice, each non-empty, and the whole within [`MAX_CHARS`]. A model that wraps its answer in a
 //! ```` ```markdown ```` fence is forgiven; one that invents a section is not.
 
+use brain_doc::blocks::{Class, Lines, fence_closes, fence_open};
 use brain_doc::markdown;
 use serde_json::{Map, Value};
 
@@ -115,13 +116,9 @@ pub fn validate(output: &str, session_id: &str) -> Result<Artifact, Invalid> {
 /// `(name, text)` of every `## ` section, in order.
 fn sections(body: &str) -> Result<Vec<(String, String)>, Invalid> {
     let mut out: Vec<(String, String)> = Vec::new();
-    let mut fenced = false;
-    for line in body.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        }
-        match (fenced, line.strip_prefix("## ")) {
-            (false, Some(h)) => out.push((h.trim().to_string(), String::new())),
+    for (_, line, class) in Lines::new(body) {
+        match class {
+            Class::Heading { level: 2, text } => out.push((text.to_string(), String::new())),
             _ => match out.last_mut() {
                 Some((_, text)) => {
                     text.push_str(line);
@@ -135,17 +132,22 @@ fn sections(body: &str) -> Result<Vec<(String, String)>, Invalid> {
     Ok(out)
 }
 
-/// The inside of a whole-output ```` ``` ```` fence, else the text itself.
+/// The inside of a whole-output code fence (the first line opens it, the last closes it), else the
+/// text itself.
 fn unfence(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("```") else {
+    let Some((first, rest)) = text.split_once('\n') else {
         return text;
     };
-    let Some(nl) = rest.find('\n') else {
+    let Some((marker, len, _)) = fence_open(first) else {
         return text;
     };
-    match rest[nl + 1..].trim_end().strip_suffix("```") {
-        Some(inner) => inner.trim(),
-        None => text,
+    let rest = rest.trim_end();
+    if fence_closes(rest, marker, len) {
+        return "";
+    }
+    match rest.rsplit_once('\n') {
+        Some((inner, last)) if fence_closes(last, marker, len) => inner.trim(),
+        _ => text,
     }
 }
 

@@ -16,6 +16,7 @@
 //! every stage's output back into these types.
 
 pub mod atomic;
+pub mod blocks;
 mod doc;
 mod error;
 mod hash;

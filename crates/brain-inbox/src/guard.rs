@@ -17,6 +17,7 @@
 //!
 //! The thresholds are our own choice (2026-11-22): short snippets inside a note pass; dumps do not.
 
+use brain_doc::blocks::Class;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -132,9 +133,9 @@ pub fn refusal(text: &str) -> Option<Refusal> {
     if text.contains("<private>") {
         return Some(Refusal::Private);
     }
-    if text.contains(
-        std::str::from_utf8(brain_redact::DO_NOT_INDEX).unwrap_or("brain:do-not-index"),
-    ) {
+    if text
+        .contains(std::str::from_utf8(brain_redact::DO_NOT_INDEX).unwrap_or("brain:do-not-index"))
+    {
         return Some(Refusal::DoNotIndex);
     }
     None
@@ -179,20 +180,15 @@ pub fn noise(text: &str) -> Option<Noise> {
     if scrubbed.matches("[base64 omitted]").count() > text.matches("[base64 omitted]").count() {
         return Some(Noise::Blob);
     }
-    let (mut lines, mut code, mut log, mut in_fence) = (0, 0, 0, false);
+    let (mut lines, mut code, mut log) = (0, 0, 0);
     let mut speakers: Vec<String> = Vec::new();
     let mut turns = 0;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if t.is_empty() {
+    for (_, line, class) in brain_doc::blocks::Lines::new(text) {
+        if matches!(class, Class::FenceOpen { .. } | Class::FenceClose) || line.trim().is_empty() {
             continue;
         }
         lines += 1;
-        if in_fence || CODE_LINE.is_match(line) {
+        if class == Class::Code || CODE_LINE.is_match(line) {
             code += 1;
         }
         if LOG_LINE.is_match(line) {

@@ -13,6 +13,8 @@
 //!   next entry's header.
 //! * [`clean_tag`], [`clean_project`] — one-line values for the entry header.
 
+use brain_doc::blocks::{fence_closes, fence_open};
+
 /// Most tags kept per entry.
 pub const MAX_TAGS: usize = 20;
 /// Longest tag, in characters.
@@ -61,13 +63,6 @@ fn is_structural(rest: &str) -> bool {
     heading || rule || rest.starts_with('<') || rest.strip_prefix('\\').is_some_and(is_structural)
 }
 
-/// A code fence opener or closer: (character, length, rest of the line).
-fn fence(rest: &str) -> Option<(char, usize, &str)> {
-    let c = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let n = rest.chars().take_while(|x| *x == c).count();
-    (n >= 3).then(|| (c, n, &rest[n..]))
-}
-
 /// Escape structural lines and close a code fence left open (see the module docs).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
@@ -79,14 +74,13 @@ pub fn escape(text: &str) -> String {
                 out.push('\\');
                 out.push_str(rest);
             }
-            Some((_, rest)) => {
-                if let Some((c, n, info)) = fence(rest) {
-                    open = match open {
-                        None => Some((c, n)),
-                        Some((oc, on)) if oc == c && n >= on && info.trim().is_empty() => None,
-                        still => still,
-                    };
-                }
+            Some(_) => {
+                // Fences by the one block reader's rules (brain_doc::blocks, CommonMark).
+                open = match open {
+                    None => fence_open(line).map(|(c, n, _)| (c, n)),
+                    Some((c, n)) if fence_closes(line, c, n) => None,
+                    still => still,
+                };
                 out.push_str(line);
             }
             None => out.push_str(line),

@@ -75,12 +75,13 @@ fn tags_of(v: Option<&Value>) -> Vec<String> {
     out
 }
 
-/// The first `# ` heading of a body, if any.
+/// The first `# ` heading of a body outside code fences, if any.
 fn first_heading(body: &str) -> Option<String> {
-    body.lines().find_map(|l| {
-        passage::heading(l)
-            .filter(|(level, t)| *level == 1 && !t.is_empty())
-            .map(|(_, t)| t.to_string())
+    brain_doc::blocks::Lines::new(body).find_map(|(_, _, class)| match class {
+        brain_doc::blocks::Class::Heading { level: 1, text } if !text.is_empty() => {
+            Some(text.to_string())
+        }
+        _ => None,
     })
 }
 

@@ -5,6 +5,9 @@
 //! section, at the first blank line (outside a fence) after [`TARGET_PASSAGE_BYTES`]; a section
 //! that reaches [`MAX_PASSAGE_BYTES`] without such a break is cut at a line boundary, and a single
 //! line longer than that is cut at character boundaries (all pieces carry that line's number).
+//! Fences and headings are read by [`brain_doc::blocks`], the reader the embedding chunker shares.
+
+use brain_doc::blocks::{Class, Lines};
 
 /// Preferred passage size. ~1.5 KB ≈ 250 words: short enough that BM25 length normalization favours
 /// the focused passage over a whole transcript, long enough to keep a question and its answer together
@@ -24,24 +27,6 @@ pub struct Passage {
     pub headings: String,
     /// Its text, verbatim.
     pub text: String,
-}
-
-/// The heading level and text of `line`, if it is an ATX heading.
-pub fn heading(line: &str) -> Option<(usize, &str)> {
-    let level = line.bytes().take_while(|&b| b == b'#').count();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    let rest = &line[level..];
-    if !(rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')) {
-        return None;
-    }
-    Some((level, rest.trim().trim_end_matches('#').trim()))
-}
-
-fn is_fence(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with("```") || t.starts_with("~~~")
 }
 
 struct Cutter {
@@ -77,11 +62,9 @@ pub fn split(body: &str, first_line: u64) -> Vec<Passage> {
         headings: String::new(),
     };
     let mut stack: Vec<(usize, String)> = Vec::new();
-    let mut in_fence = false;
-    for (i, raw) in body.split_inclusive('\n').enumerate() {
+    for (i, (raw, _, class)) in Lines::new(body).enumerate() {
         let n = first_line + i as u64;
-        let line = raw.trim_end_matches(['\n', '\r']);
-        if !in_fence && let Some((level, title)) = heading(line) {
+        if let Class::Heading { level, text: title } = class {
             c.flush(n);
             stack.retain(|(l, _)| *l < level);
             stack.push((level, title.to_string()));
@@ -90,13 +73,10 @@ pub fn split(body: &str, first_line: u64) -> Vec<Passage> {
                 .map(|(_, t)| t.as_str())
                 .collect::<Vec<_>>()
                 .join(" › ");
-        } else if !in_fence && line.trim().is_empty() && c.text.len() >= TARGET_PASSAGE_BYTES {
+        } else if class == Class::Blank && c.text.len() >= TARGET_PASSAGE_BYTES {
             c.flush(n);
         } else if c.text.len() + raw.len() > MAX_PASSAGE_BYTES && !c.text.is_empty() {
             c.flush(n);
-        }
-        if is_fence(line) {
-            in_fence = !in_fence;
         }
         if raw.len() > MAX_PASSAGE_BYTES {
             for piece in chunks(raw, MAX_PASSAGE_BYTES) {

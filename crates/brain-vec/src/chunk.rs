@@ -18,6 +18,7 @@
 //! embedder): every run of letters/digits and every punctuation mark counts one, and a long word one more
 //! per 8 characters, which tracks BERT WordPiece counts on English prose and code within ~15%.
 
+use brain_doc::blocks::{fence_closes, fence_open, is_turn};
 use serde::{Deserialize, Serialize};
 
 /// Chunk size and overlap, in estimated tokens. Part of the embedding fingerprint.
@@ -229,34 +230,8 @@ fn windows(block: &Block, max: usize, overlap: usize) -> Vec<(u64, String)> {
     out
 }
 
-/// A line that opens or closes a code fence: its marker character and length.
-fn fence_marker(line: &str) -> Option<(char, usize)> {
-    let t = line.trim_start();
-    if line.len() - t.len() > 3 {
-        return None;
-    }
-    let c = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let n = t.chars().take_while(|x| *x == c).count();
-    (n >= 3).then_some((c, n))
-}
-
 fn is_heading(line: &str) -> bool {
-    let t = line.trim_start();
-    let hashes = t.chars().take_while(|c| *c == '#').count();
-    (1..=6).contains(&hashes) && t[hashes..].starts_with([' ', '\t'])
-}
-
-/// A session turn as jsonl2md renders it (`**User**:`, `**Assistant**:`, `**Tool**:` …) or a `### User`
-/// style heading handled by [`is_heading`].
-fn is_turn(line: &str) -> bool {
-    let Some(rest) = line.strip_prefix("**") else {
-        return false;
-    };
-    let Some(end) = rest.find("**") else {
-        return false;
-    };
-    let name = &rest[..end];
-    !name.is_empty() && name.len() <= 24 && !name.contains(' ') && rest[end + 2..].starts_with(':')
+    brain_doc::blocks::heading(line).is_some()
 }
 
 fn is_item(line: &str) -> bool {
@@ -293,12 +268,11 @@ fn blocks(body: &str) -> Vec<Block> {
             i += 1;
             continue;
         }
-        if let Some((c, n)) = fence_marker(l) {
+        if let Some((c, n, _)) = fence_open(l) {
             let start = i;
             i += 1;
             while i < lines.len() {
-                let closes = fence_marker(lines[i]).is_some_and(|(c2, n2)| c2 == c && n2 >= n)
-                    && lines[i].trim().chars().all(|x| x == c);
+                let closes = fence_closes(lines[i], c, n);
                 i += 1;
                 if closes {
                     break;
@@ -332,14 +306,14 @@ fn blocks(body: &str) -> Vec<Block> {
                 if next.is_none_or(|x| is_turn(x) || is_heading(x)) {
                     break;
                 }
-                if next.is_some_and(|x| fence_marker(x).is_some()) {
+                if next.is_some_and(|x| fence_open(x).is_some()) {
                     break;
                 }
                 i += 1;
                 continue;
             }
             if is_heading(n)
-                || fence_marker(n).is_some()
+                || fence_open(n).is_some()
                 || is_turn(n)
                 || (kind != Kind::Turn && is_item(n))
             {

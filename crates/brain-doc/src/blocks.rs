@@ -1,0 +1,275 @@
+//! The one markdown block reader: which lines of a body open or close a code fence, sit inside one,
+//! are ATX headings, session turn markers or blank. The lexical passage splitter, the embedding
+//! chunker, the inbox guards and distillation's validator all read a body through [`Lines`], so they
+//! agree on where a code block starts and ends and never cut one differently.
+//!
+//! The rules are CommonMark's (0.31, §4.2 ATX headings, §4.5 fenced code blocks):
+//!
+//! * a fence opens with at least three backticks or tildes after at most three spaces of
+//!   indentation; a backtick fence's info string may not contain a backtick;
+//! * it closes only with the *same* character, at least as many of it, after at most three spaces,
+//!   and nothing but spaces or tabs after — so a `~~~` line inside a ```` ``` ```` block, or a
+//!   shorter run, is code;
+//! * a fence left open runs to the end of the body;
+//! * an ATX heading is one to six `#` after at most three spaces, then a space, a tab or the end of
+//!   the line; its text drops a closing run of `#`.
+//!
+//! Turn markers are ours: `**User**:`, `**Assistant**:`, `**Tool**:` as `jsonl2md` renders turns.
+//!
+//! A line classifier rather than a full CommonMark parser (pulldown-cmark) because every consumer
+//! needs exactly these line-level facts, on the indexing hot path, with the line numbers kept; the
+//! tests check it against CommonMark's own examples for fences and headings.
+
+/// What a line of a markdown body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class<'a> {
+    /// Opens a code fence (its marker character, the run's length, and the info string).
+    FenceOpen {
+        marker: char,
+        len: usize,
+        info: &'a str,
+    },
+    /// Closes the open fence.
+    FenceClose,
+    /// A line inside a fence (code).
+    Code,
+    /// An ATX heading outside a fence: its level and text.
+    Heading { level: usize, text: &'a str },
+    /// Empty or only white space (outside a fence).
+    Blank,
+    /// Anything else outside a fence.
+    Text,
+}
+
+impl Class<'_> {
+    /// Part of a code block: its fences or what is between them.
+    pub fn is_code(&self) -> bool {
+        matches!(
+            self,
+            Class::FenceOpen { .. } | Class::FenceClose | Class::Code
+        )
+    }
+}
+
+/// A fence opener on `line` (without its line ending): (marker, run length, info string).
+pub fn fence_open(line: &str) -> Option<(char, usize, &str)> {
+    let rest = unindented(line)?;
+    let marker = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = rest.bytes().take_while(|b| *b == marker as u8).count();
+    if len < 3 {
+        return None;
+    }
+    let info = &rest[len..];
+    if marker == '`' && info.contains('`') {
+        return None;
+    }
+    Some((marker, len, info.trim()))
+}
+
+/// Whether `line` closes a fence opened by `len` of `marker`.
+pub fn fence_closes(line: &str, marker: char, len: usize) -> bool {
+    let Some(rest) = unindented(line) else {
+        return false;
+    };
+    let run = rest.bytes().take_while(|b| *b == marker as u8).count();
+    run >= len && rest[run..].trim_matches([' ', '\t']).is_empty()
+}
+
+/// The level and text of an ATX heading on `line` (without its line ending).
+pub fn heading(line: &str) -> Option<(usize, &str)> {
+    let rest = unindented(line)?;
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let after = &rest[level..];
+    if !(after.is_empty() || after.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let text = after.trim_matches([' ', '\t']);
+    // A closing sequence is a run of `#` preceded by a space (or the whole text).
+    let stripped = text.trim_end_matches('#');
+    let text = if stripped.is_empty() {
+        stripped
+    } else if stripped.ends_with([' ', '\t']) {
+        stripped.trim_end_matches([' ', '\t'])
+    } else {
+        text
+    };
+    Some((level, text))
+}
+
+/// A session turn marker as `jsonl2md` renders it: `**Name**:` at the start of the line, the name one
+/// word of at most 24 bytes.
+pub fn is_turn(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("**") else {
+        return false;
+    };
+    let Some(end) = rest.find("**") else {
+        return false;
+    };
+    let name = &rest[..end];
+    !name.is_empty() && name.len() <= 24 && !name.contains(' ') && rest[end + 2..].starts_with(':')
+}
+
+/// The line after at most three spaces of indentation (CommonMark's block indent), or `None` when it
+/// is indented four or more (an indented code line, never a fence or heading).
+fn unindented(line: &str) -> Option<&str> {
+    let spaces = line.bytes().take_while(|b| *b == b' ').count();
+    (spaces <= 3).then(|| &line[spaces..])
+}
+
+/// The lines of a body with their [`Class`]: `(line without its ending, class)`. Iterate
+/// `body.split_inclusive('\n')` in step with it where the raw line is needed.
+pub struct Lines<'a> {
+    rest: std::str::SplitInclusive<'a, char>,
+    open: Option<(char, usize)>,
+}
+
+impl<'a> Lines<'a> {
+    /// Read `body` line by line.
+    pub fn new(body: &'a str) -> Self {
+        Lines {
+            rest: body.split_inclusive('\n'),
+            open: None,
+        }
+    }
+
+    /// Whether a fence is open after the lines read so far.
+    pub fn in_fence(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The class of the next line `line` (without its ending) given the fence state, advancing it.
+    pub fn classify(&mut self, line: &'a str) -> Class<'a> {
+        if let Some((marker, len)) = self.open {
+            if fence_closes(line, marker, len) {
+                self.open = None;
+                return Class::FenceClose;
+            }
+            return Class::Code;
+        }
+        if let Some((marker, len, info)) = fence_open(line) {
+            self.open = Some((marker, len));
+            return Class::FenceOpen { marker, len, info };
+        }
+        if let Some((level, text)) = heading(line) {
+            return Class::Heading { level, text };
+        }
+        if line.trim().is_empty() {
+            return Class::Blank;
+        }
+        Class::Text
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    /// (the raw line with its ending, the line without it, its class)
+    type Item = (&'a str, &'a str, Class<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let raw = self.rest.next()?;
+        let line = raw.trim_end_matches(['\n', '\r']);
+        Some((raw, line, self.classify(line)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes(body: &str) -> Vec<Class<'_>> {
+        Lines::new(body).map(|(_, _, c)| c).collect()
+    }
+
+    /// The disagreement this module ended: a ```` ```sh ```` block holding a `~~~` line and a
+    /// `# comment` is one code block, not a heading in the middle of a fence.
+    #[test]
+    fn a_tilde_line_and_a_comment_inside_a_backtick_fence_are_code() {
+        let body = "```sh\n~~~\n# comment\necho hi\n```\n# Real heading\n";
+        assert_eq!(
+            classes(body),
+            [
+                Class::FenceOpen {
+                    marker: '`',
+                    len: 3,
+                    info: "sh"
+                },
+                Class::Code,
+                Class::Code,
+                Class::Code,
+                Class::FenceClose,
+                Class::Heading {
+                    level: 1,
+                    text: "Real heading"
+                },
+            ]
+        );
+    }
+
+    // CommonMark 0.31 examples 119–147 (fenced code blocks), the ones that decide a boundary.
+    #[test]
+    fn commonmark_fence_rules() {
+        // Ex. 122: a closing fence must use the same character.
+        assert!(classes("```\naaa\n~~~\n```\n")[2] == Class::Code);
+        // Ex. 124: and be at least as long as the opening one.
+        assert!(classes("````\naaa\n```\n``````\n")[2] == Class::Code);
+        assert_eq!(classes("````\naaa\n```\n``````\n")[3], Class::FenceClose);
+        // Ex. 126: an unclosed fence runs to the end.
+        assert!(
+            classes("```\n\n# not a heading\n")
+                .iter()
+                .skip(1)
+                .all(Class::is_code)
+        );
+        // Ex. 133: four spaces of indentation is not a fence.
+        assert_eq!(classes("    ```\n")[0], Class::Text);
+        // Ex. 136: a closing fence may be indented up to three spaces.
+        assert_eq!(classes("```\naaa\n   ```\n")[2], Class::FenceClose);
+        // Ex. 140: a closing fence takes no info string.
+        assert_eq!(classes("```\naaa\n``` aaa\n")[2], Class::Code);
+        // Ex. 145: a backtick info string may not contain backticks.
+        assert_eq!(classes("``` aa ```\nfoo\n")[0], Class::Text);
+        // Ex. 146: a tilde info string may.
+        assert!(matches!(
+            classes("~~~ aa ``` ~~~\nfoo\n~~~\n")[0],
+            Class::FenceOpen { marker: '~', .. }
+        ));
+        // Two backticks are not a fence.
+        assert_eq!(classes("``\nfoo\n``\n")[0], Class::Text);
+    }
+
+    // CommonMark 0.31 examples 62–79 (ATX headings).
+    #[test]
+    fn commonmark_heading_rules() {
+        assert_eq!(heading("# foo"), Some((1, "foo")));
+        assert_eq!(heading("###### foo"), Some((6, "foo")));
+        assert_eq!(heading("####### foo"), None); // ex. 63
+        assert_eq!(heading("#5 bolt"), None); // ex. 64
+        assert_eq!(heading("#hashtag"), None);
+        assert_eq!(heading("   ### foo"), Some((3, "foo"))); // ex. 68
+        assert_eq!(heading("    # foo"), None); // ex. 69
+        assert_eq!(heading("## foo ##"), Some((2, "foo"))); // ex. 71
+        assert_eq!(heading("### foo ###     "), Some((3, "foo"))); // ex. 73
+        assert_eq!(heading("### foo #5"), Some((3, "foo #5"))); // ex. 75
+        assert_eq!(heading("# foo#"), Some((1, "foo#"))); // ex. 76
+        assert_eq!(heading("#"), Some((1, ""))); // ex. 79
+        assert_eq!(heading("### ###"), Some((3, "")));
+    }
+
+    #[test]
+    fn turn_markers() {
+        assert!(is_turn("**User**: hi"));
+        assert!(is_turn("**Assistant**:"));
+        assert!(!is_turn("**Not a turn** here"));
+        assert!(!is_turn("**Two words**: x"));
+    }
+
+    #[test]
+    fn raw_lines_keep_their_endings() {
+        let got: Vec<_> = Lines::new("a\r\n\nb")
+            .map(|(raw, line, _)| (raw, line))
+            .collect();
+        assert_eq!(got, [("a\r\n", "a"), ("\n", ""), ("b", "b")]);
+    }
+}
