@@ -5,7 +5,7 @@ LIBEXEC ?= $(PREFIX)/libexec/brain
 SHARE ?= $(PREFIX)/share/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
-.PHONY: all build release model mcp-client test golden-update demo bench install clean
+.PHONY: all build release model mcp-client test lint golden-update demo bench install clean
 
 all: build
 
@@ -26,6 +26,13 @@ mcp-client:
 ## test: build every binary, the test model and the MCP test client, then run every unit, golden and conformance test.
 test: build model mcp-client
 	$(CARGO) test --workspace
+
+## lint: formatting (rustfmt.toml) and clippy with the workspace lint set as errors; libraries may not
+## print (stdout is the binaries' data; the test harness brain-tests reports skips). .ci/run runs it first.
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --exclude brain-tests --lib -- -D warnings -D clippy::print_stdout -D clippy::print_stderr
 
 ## golden-update: rewrite golden/*/*/expected.* from the current binaries; review the diff, commit.
 golden-update: build

@@ -3,6 +3,8 @@ build:
     make build
 test:
     make test
+lint:
+    make lint
 golden-update:
     make golden-update
 demo:

@@ -7,7 +7,6 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use brain_doc::Hit;

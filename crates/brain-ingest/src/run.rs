@@ -134,10 +134,10 @@ pub fn run(
                         st.record(files, stats.clone(), o.fingerprint.clone(), doc.id.clone());
                     }
                     if unchanged
-                        && !opts
+                        && opts
                             .out_dir
                             .as_ref()
-                            .is_some_and(|d| !d.join(&doc.path).exists())
+                            .is_none_or(|d| d.join(&doc.path).exists())
                     {
                         sum.unchanged += 1;
                         continue;

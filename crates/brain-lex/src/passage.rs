@@ -73,9 +73,9 @@ pub fn split(body: &str, first_line: u64) -> Vec<Passage> {
                 .map(|(_, t)| t.as_str())
                 .collect::<Vec<_>>()
                 .join(" › ");
-        } else if class == Class::Blank && c.text.len() >= TARGET_PASSAGE_BYTES {
-            c.flush(n);
-        } else if c.text.len() + raw.len() > MAX_PASSAGE_BYTES && !c.text.is_empty() {
+        } else if (class == Class::Blank && c.text.len() >= TARGET_PASSAGE_BYTES)
+            || (c.text.len() + raw.len() > MAX_PASSAGE_BYTES && !c.text.is_empty())
+        {
             c.flush(n);
         }
         if raw.len() > MAX_PASSAGE_BYTES {

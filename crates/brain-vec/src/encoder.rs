@@ -219,7 +219,7 @@ impl Encoder {
             )
         }
         let h = cfg.hidden_size;
-        if cfg.num_attention_heads == 0 || h % cfg.num_attention_heads != 0 {
+        if cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
             candle_core::bail!(
                 "hidden_size {h} is not a multiple of {} heads",
                 cfg.num_attention_heads

@@ -164,7 +164,7 @@ fn is_compound(s: &str) -> bool {
             .chars()
             .next()
             .is_some_and(char::is_alphanumeric)
-        || inner.contains(|c: char| matches!(c, '_' | '.' | '/' | '-' | ':' | '@' | '\\' | '~'))
+        || inner.contains(['_', '.', '/', '-', ':', '@', '\\', '~'])
         || inner
             .chars()
             .zip(inner.chars().skip(1))

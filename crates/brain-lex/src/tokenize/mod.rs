@@ -45,7 +45,7 @@ pub fn text_analyzer() -> TextAnalyzer {
 
 /// The `brain_ident` analyzer.
 pub fn ident_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(IdentTokenizer::default()).build()
+    TextAnalyzer::builder(IdentTokenizer).build()
 }
 
 /// Register both analyzers on `index` (every open and create does this).

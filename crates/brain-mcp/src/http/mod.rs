@@ -150,6 +150,8 @@ impl Reply {
 }
 
 /// Read a tiny_http request and answer it.
+// The server's log: the user running `brain mcp --http` is told of a refused request.
+#[allow(clippy::print_stderr)]
 fn answer(server: &mut Server, req: &mut tiny_http::Request) -> Reply {
     let mut body = Vec::new();
     let read = req
