@@ -138,11 +138,13 @@ pub fn pending(
 }
 
 /// Distill every pending session. `emit` sees each written artifact (the binary prints it as NDJSON);
-/// per-session problems go to `warn` and are counted.
+/// per-session problems go to `warn` and are counted; `progress(done, total)` is told as each command
+/// finishes (the binary draws the bar).
 pub fn run(
     home: &Home,
     opts: &Options,
     warn: &dyn Fn(String),
+    progress: &dyn Fn(u64, u64),
     emit: &mut dyn FnMut(&Doc) -> std::io::Result<()>,
 ) -> Result<Summary, DistillError> {
     let started = std::time::Instant::now();
@@ -193,9 +195,12 @@ pub fn run(
         }
         (job, out, retried)
     };
-    let bar = brain_cli::bar(jobs.len() as u64, "distill");
+    let total = jobs.len() as u64;
+    let mut finished = 0;
+    progress(0, total);
     run_all(jobs, opts.jobs, work, |(job, out, retried)| {
-        bar.inc(1);
+        finished += 1;
+        progress(finished, total);
         summary.retried += u64::from(retried);
         if fatal.is_some() {
             return;
@@ -222,7 +227,6 @@ pub fn run(
             Err(e) => fatal = Some(e),
         }
     });
-    bar.finish_and_clear();
     if let Some(e) = fatal {
         return Err(e);
     }

@@ -1,4 +1,4 @@
-//! The error record and the exit-code contract (DESIGN.md, seed 000 §8.4).
+//! The error record and the exit-code contract (README.md, seed 000 §8.4).
 
 use serde::{Deserialize, Serialize};
 

@@ -34,7 +34,8 @@ pub struct Hit {
     pub line: u64,
     /// The best passage text, one or a few lines.
     pub snippet: String,
-    /// Every score component that went into `score` (bm25, vec, rrf, rerank, recency, importance, …).
+    /// Every score component that went into `score`: bm25 and passage (lexical), vec / hyde (cosine),
+    /// rrf and ranks (fusion), rerank and blended (cross-encoder), age_days (recency walk).
     #[serde(default)]
     pub signals: serde_json::Map<String, serde_json::Value>,
 }

@@ -7,7 +7,7 @@
 //!   [`Doc::from_markdown`]).
 //! * [`Hit`] — one ranked passage, as `rank` emits and `fmt` renders.
 //! * [`ErrorRecord`] — a machine-readable failure, with an [`ErrorCode`] that maps one-to-one onto the
-//!   process exit codes of DESIGN.md ([`ErrorCode::exit_code`]).
+//!   process exit codes of README.md ([`ErrorCode::exit_code`]).
 //!
 //! [`ndjson`] reads record streams line by line, reporting a malformed line with its number and going on;
 //! [`atomic`] writes files with temp-file-plus-rename so a reader never sees half a file.
@@ -19,6 +19,7 @@ pub mod atomic;
 pub mod blocks;
 mod doc;
 mod error;
+pub mod file;
 mod hash;
 mod hit;
 pub mod markdown;

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use brain_doc::{Doc, markdown};
-use serde_json::{Map, Value};
 use tantivy::{DateTime, TantivyDocument};
 
 use crate::passage::{self, Passage};
@@ -35,55 +34,8 @@ pub struct Prepared {
     pub passages: Vec<Passage>,
 }
 
-/// RFC 3339 timestamp or plain `YYYY-MM-DD` (midnight UTC) → unix seconds.
-pub fn parse_date(s: &str) -> Option<i64> {
-    let s = s.trim();
-    if let Ok(ts) = s.parse::<jiff::Timestamp>() {
-        return Some(ts.as_second());
-    }
-    let date = s.parse::<jiff::civil::Date>().ok()?;
-    date.to_zoned(jiff::tz::TimeZone::UTC)
-        .ok()
-        .map(|z| z.timestamp().as_second())
-}
-
-/// Unix seconds → RFC 3339 in UTC.
-pub fn format_secs(secs: i64) -> String {
-    jiff::Timestamp::from_second(secs)
-        .map(|t| t.to_string())
-        .unwrap_or_default()
-}
-
-fn string_of(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-fn tags_of(v: Option<&Value>) -> Vec<String> {
-    let mut out: Vec<String> = match v {
-        Some(Value::Array(items)) => items.iter().filter_map(string_of).collect(),
-        Some(Value::String(s)) => s.split([',', ' ']).map(str::to_string).collect(),
-        _ => Vec::new(),
-    };
-    for t in &mut out {
-        *t = t.trim().trim_start_matches('#').to_lowercase();
-    }
-    out.retain(|t| !t.is_empty());
-    out
-}
-
-/// The first `# ` heading of a body outside code fences, if any.
-fn first_heading(body: &str) -> Option<String> {
-    brain_doc::blocks::Lines::new(body).find_map(|(_, _, class)| match class {
-        brain_doc::blocks::Class::Heading { level: 1, text } if !text.is_empty() => {
-            Some(text.to_string())
-        }
-        _ => None,
-    })
-}
+use brain_doc::file::{FileFacts, meta_string, meta_tags};
+pub use brain_doc::file::{format_secs, parse_date};
 
 impl Prepared {
     /// A partitioned doc record whose markdown form is `text` (as `partition` wrote it).
@@ -93,7 +45,7 @@ impl Prepared {
             .source
             .agent
             .clone()
-            .or_else(|| doc.meta.get("agent").and_then(string_of));
+            .or_else(|| doc.meta.get("agent").and_then(meta_string));
         Prepared {
             id: format!("{collection}/{}", doc.path),
             collection: collection.to_string(),
@@ -104,8 +56,8 @@ impl Prepared {
             date_secs: parse_date(&doc.date),
             kind: doc.source.kind.clone(),
             agent: agent.map(|a| a.to_lowercase()),
-            project: doc.meta.get("project").and_then(string_of),
-            tags: tags_of(doc.meta.get("tags")),
+            project: doc.meta.get("project").and_then(meta_string),
+            tags: meta_tags(doc.meta.get("tags")),
             sha256: brain_doc::sha256_hex(text.as_bytes()),
             passages: passage::split(&doc.body, first),
         }
@@ -134,55 +86,21 @@ impl Prepared {
         mtime_secs: i64,
         sha256: String,
     ) -> Prepared {
-        let (fm, body) = match markdown::split(text) {
-            Ok((fm, body)) => (fm.unwrap_or_default(), body),
-            // A malformed frontmatter is indexed as plain text rather than dropped.
-            Err(_) => (Map::new(), text),
-        };
-        let first = markdown::body_start_line(text, body);
-        let stem = Path::new(path)
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let title = fm
-            .get("title")
-            .and_then(string_of)
-            .or_else(|| first_heading(body))
-            .unwrap_or(stem);
-        let date_fm = fm
-            .get("date")
-            .and_then(string_of)
-            .filter(|d| parse_date(d).is_some());
-        let (date, date_secs) = match date_fm {
-            Some(d) => {
-                let secs = parse_date(&d);
-                (d, secs)
-            }
-            None => (format_secs(mtime_secs), Some(mtime_secs)),
-        };
-        let source = fm.get("source").and_then(Value::as_object);
-        let kind = source
-            .and_then(|s| s.get("type"))
-            .and_then(string_of)
-            .unwrap_or_else(|| "note".into());
-        let agent = source
-            .and_then(|s| s.get("agent"))
-            .and_then(string_of)
-            .or_else(|| fm.get("agent").and_then(string_of));
+        let f = FileFacts::read(path, text, mtime_secs);
         Prepared {
             id: format!("{collection}/{path}"),
             collection: collection.to_string(),
             path: path.to_string(),
             file: file.display().to_string(),
-            title,
-            date,
-            date_secs,
-            kind,
-            agent: agent.map(|a| a.to_lowercase()),
-            project: fm.get("project").and_then(string_of),
-            tags: tags_of(fm.get("tags")),
+            title: f.title,
+            date: f.date,
+            date_secs: f.date_secs,
+            kind: f.kind,
+            agent: f.agent,
+            project: f.project,
+            tags: f.tags,
             sha256,
-            passages: passage::split(body, first),
+            passages: passage::split(f.body, f.body_line),
         }
     }
 

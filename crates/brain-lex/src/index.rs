@@ -56,7 +56,7 @@ impl LexError {
     /// What the user should run.
     pub fn fix(&self) -> &'static str {
         match self {
-            LexError::Missing { .. } => "run `lexindex --all` (or `brain update`) to build it",
+            LexError::Missing { .. } => "run `lexindex --all` to build it",
             LexError::WrongVersion { .. } => "run `lexindex --all --rebuild` to rebuild it",
             LexError::Tantivy { .. } | LexError::Io { .. } => "",
         }

@@ -6,7 +6,7 @@
 //! * [`LexIndex`] — open (missing → exit 65 with a fix), reader, writer;
 //! * [`Indexer`] — one locked, incremental indexing run over doc records or the collections on disk;
 //! * [`dump`] — every passage the index holds;
-//! * [`walk`] — the files of a collection (glob, hidden entries skipped), as `--all` and `brain recent` see them.
+//! * the files of a collection are listed by `brain_store::walk` (glob, hidden entries skipped), as every stage sees them.
 
 mod document;
 mod dump;
@@ -16,7 +16,6 @@ pub mod schema;
 pub mod search;
 mod sync;
 pub mod tokenize;
-pub mod walk;
 
 pub use document::{Prepared, format_secs, parse_date};
 pub use dump::{PassageRecord, dump};

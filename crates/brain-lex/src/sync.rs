@@ -314,7 +314,7 @@ impl Indexer {
             .into_iter()
             .map(|e| (e.id.clone(), e))
             .collect();
-        let files = crate::walk::collection_files(&self.config, warn);
+        let files = brain_store::walk::collection_files(&self.config, warn);
         // One stat per file, on every core: most of a no-change run.
         let metas: Vec<std::io::Result<std::fs::Metadata>> = files
             .par_iter()

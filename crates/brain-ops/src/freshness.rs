@@ -63,7 +63,7 @@ pub fn drift(config: &Config, registered: &[FileEntry]) -> BTreeMap<String, Drif
         };
         let dir = config.resolve(&c.path);
         let mut counts = [0usize; 2];
-        for (rel, path) in brain_lex::walk::files(&dir, &glob.compile_matcher(), &|_| {}) {
+        for (rel, path) in brain_store::walk::files(&dir, &glob.compile_matcher(), &|_| {}) {
             d.files_on_disk += 1;
             let id = format!("{}/{rel}", c.name);
             match by_id.remove(id.as_str()) {

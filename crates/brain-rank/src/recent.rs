@@ -179,7 +179,7 @@ fn walk_inner(
         let Ok(glob) = globset::Glob::new(&c.glob).map(|g| g.compile_matcher()) else {
             continue;
         };
-        for (rel, path) in brain_lex::walk::files(&config.resolve(&c.path), &glob, &|_| {}) {
+        for (rel, path) in brain_store::walk::files(&config.resolve(&c.path), &glob, &|_| {}) {
             let Some(mtime_ns) = mtime_ns(&path) else {
                 continue;
             };

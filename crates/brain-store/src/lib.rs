@@ -1,14 +1,15 @@
 //! The brain home (`$BRAIN_HOME`, default `~/.brain`): where every file lives, what it is configured to
 //! hold, what has been indexed, and the locks that keep one writer at a time.
 //!
-//! Layout (DESIGN.md): `brain.yaml`, `corpus/<collection>/…`, `index/`, `state.sqlite`, `state/`
+//! Layout (docs/collections.md, docs/operations.md): `brain.yaml`, `corpus/<collection>/…`, `index/`, `state.sqlite`, `state/`
 //! (small per-stage state files), `logs/usage.jsonl`, `inbox/`, `models/`, `locks/`.
 //!
 //! * [`Home`] — the paths;
 //! * [`Config`] — `brain.yaml`: collections and partition rules;
 //! * [`partition`] — which collection and file a doc goes to, and writing it there;
 //! * [`Registry`] — `state.sqlite`: the document registry (what is indexed, how fresh);
-//! * [`Lock`] — one writer at a time.
+//! * [`Lock`] — one writer at a time;
+//! * [`walk`] — the files of a collection, as every stage that reads the corpus lists them.
 
 mod config;
 mod home;
@@ -16,6 +17,7 @@ mod lock;
 pub mod partition;
 mod registry;
 pub mod telemetry;
+pub mod walk;
 
 pub use config::{
     BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, Layout, Partition, Rule, Trust,

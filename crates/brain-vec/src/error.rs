@@ -1,4 +1,4 @@
-//! What can go wrong in the semantic layer, and which exit code (DESIGN.md) each failure maps to.
+//! What can go wrong in the semantic layer, and which exit code (README.md) each failure maps to.
 
 use std::path::PathBuf;
 

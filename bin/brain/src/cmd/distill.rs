@@ -110,7 +110,14 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         surface: std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "cli".into()),
     };
     let mut emit = |d: &brain_doc::Doc| ndjson::write_line(&mut out, d);
-    let summary = distill::run(home, &opts, &warn, &mut emit).map_err(|e| {
+    let bar = brain_cli::bar(0, "distill");
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let summary = distill::run(home, &opts, &warn, &progress, &mut emit);
+    bar.finish_and_clear();
+    let summary = summary.map_err(|e| {
         let fix = if e.code() == ErrorCode::Locked {
             "wait for the running `brain distill` to finish"
         } else {

@@ -11,7 +11,7 @@
 //!   `parse_config`, `src/main.rs` (and its suffixes `main.rs`), `--no-verify`, `std::fs::read`,
 //!   `ModuleNotFoundError`. Only compound tokens are kept (a plain word is already in `brain_text`).
 //!   It lives in a field of its own: emitting whole tokens at the same position as their parts would
-//!   turn multi-token queries into phrase queries that match nothing (DESIGN.md).
+//!   turn multi-token queries into phrase queries that match nothing (docs/lexindex.md).
 //!
 //! Modules: `words` cuts text into words (the one splitter of indexing, queries and snippets),
 //! `text` normalizes them with a per-word cache (`brain_text`), `ident` keeps whole identifiers

@@ -16,10 +16,7 @@ pub struct CollectionFile {
 
 /// Every file of every collection of `config` (each collection's folder and glob), in collection
 /// order, each id (`collection/rel`) once. A collection with a bad glob is reported and skipped.
-pub fn collection_files(
-    config: &brain_store::Config,
-    warn: &dyn Fn(String),
-) -> Vec<CollectionFile> {
+pub fn collection_files(config: &crate::Config, warn: &dyn Fn(String)) -> Vec<CollectionFile> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for c in &config.collections {

@@ -1,0 +1,170 @@
+//! A markdown file of a collection read as a document: its title, date, kind, agent, project, tags
+//! and body. The one reading the lexical index (`brain_lex::Prepared`) and the vector store
+//! (`brain_vec::corpus`) share, so both see the same document in the same file.
+//!
+//! With frontmatter, its fields are used; without (a note of the user's), the title is the first
+//! `# ` heading outside code fences, else the file stem, the date is the file's mtime and the kind
+//! `note`. A frontmatter that does not parse is indexed as plain text rather than dropped.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::blocks::{Class, Lines};
+use crate::markdown;
+
+/// What a markdown file says about itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileFacts<'a> {
+    pub title: String,
+    /// RFC 3339 as given, or the file's mtime for a file without a valid date.
+    pub date: String,
+    /// Unix seconds of `date`, if it parses.
+    pub date_secs: Option<i64>,
+    /// `source.type` (`note` for a file without one).
+    pub kind: String,
+    /// `source.agent` or `agent`, lowercased.
+    pub agent: Option<String>,
+    pub project: Option<String>,
+    /// `tags`, lowercased, without `#`.
+    pub tags: Vec<String>,
+    /// The body (the text after the frontmatter).
+    pub body: &'a str,
+    /// 1-based line of the file where the body starts.
+    pub body_line: u64,
+}
+
+impl<'a> FileFacts<'a> {
+    /// Read `text`, the content of the file at `path` (inside its collection) whose mtime is
+    /// `mtime_secs`.
+    pub fn read(path: &str, text: &'a str, mtime_secs: i64) -> FileFacts<'a> {
+        let (fm, body) = match markdown::split(text) {
+            Ok((fm, body)) => (fm.unwrap_or_default(), body),
+            Err(_) => (Map::new(), text),
+        };
+        let stem = Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let title = fm
+            .get("title")
+            .and_then(meta_string)
+            .or_else(|| first_heading(body))
+            .unwrap_or(stem);
+        let (date, date_secs) = match fm
+            .get("date")
+            .and_then(meta_string)
+            .and_then(|d| parse_date(&d).map(|s| (d, s)))
+        {
+            Some((d, secs)) => (d, Some(secs)),
+            None => (format_secs(mtime_secs), Some(mtime_secs)),
+        };
+        let source = fm.get("source").and_then(Value::as_object);
+        let kind = source
+            .and_then(|s| s.get("type"))
+            .and_then(meta_string)
+            .unwrap_or_else(|| "note".into());
+        let agent = source
+            .and_then(|s| s.get("agent"))
+            .and_then(meta_string)
+            .or_else(|| fm.get("agent").and_then(meta_string));
+        FileFacts {
+            title,
+            date,
+            date_secs,
+            kind,
+            agent: agent.map(|a| a.to_lowercase()),
+            project: fm.get("project").and_then(meta_string),
+            tags: meta_tags(fm.get("tags")),
+            body,
+            body_line: markdown::body_start_line(text, body),
+        }
+    }
+}
+
+/// A frontmatter value as a non-empty trimmed string (numbers included).
+pub fn meta_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A frontmatter `tags` value (a list, or a comma/space-separated string) as lowercase tags without
+/// `#`.
+pub fn meta_tags(v: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = match v {
+        Some(Value::Array(items)) => items.iter().filter_map(meta_string).collect(),
+        Some(Value::String(s)) => s.split([',', ' ']).map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    for t in &mut out {
+        *t = t.trim().trim_start_matches('#').to_lowercase();
+    }
+    out.retain(|t| !t.is_empty());
+    out
+}
+
+/// The first `# ` heading of a body outside code fences, if any.
+fn first_heading(body: &str) -> Option<String> {
+    Lines::new(body).find_map(|(_, _, class)| match class {
+        Class::Heading { level: 1, text } if !text.is_empty() => Some(text.to_string()),
+        _ => None,
+    })
+}
+
+/// RFC 3339 timestamp or plain `YYYY-MM-DD` (midnight UTC) → unix seconds.
+pub fn parse_date(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if let Ok(ts) = s.parse::<jiff::Timestamp>() {
+        return Some(ts.as_second());
+    }
+    let date = s.parse::<jiff::civil::Date>().ok()?;
+    date.to_zoned(jiff::tz::TimeZone::UTC)
+        .ok()
+        .map(|z| z.timestamp().as_second())
+}
+
+/// Unix seconds → RFC 3339 in UTC.
+pub fn format_secs(secs: i64) -> String {
+    jiff::Timestamp::from_second(secs)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_note_gets_its_title_from_the_first_heading_outside_fences() {
+        let text = "intro\n```sh\n# not the title\n```\n# Rust tips\nuse `cargo nextest`\n";
+        let f = FileFacts::read("kb/tips.md", text, 1_775_000_000);
+        assert_eq!(f.title, "Rust tips");
+        assert_eq!(f.date_secs, Some(1_775_000_000));
+        assert_eq!(f.kind, "note");
+        assert_eq!(f.body_line, 1);
+    }
+
+    #[test]
+    fn frontmatter_fields_are_used() {
+        let text = "---\ntitle: T\ndate: 2026-04-02\nproject: brain\ntags: [Rust, '#cli']\nsource:\n  type: session\n  agent: Claude\n  file: x\n---\nbody\n";
+        let f = FileFacts::read("a.md", text, 0);
+        assert_eq!(
+            (f.title.as_str(), f.project.as_deref(), f.agent.as_deref()),
+            ("T", Some("brain"), Some("claude"))
+        );
+        assert_eq!(f.tags, ["rust", "cli"]);
+        assert_eq!(f.date_secs, parse_date("2026-04-02T00:00:00Z"));
+        assert_eq!((f.body, f.body_line), ("body\n", 11));
+    }
+
+    #[test]
+    fn a_bad_date_falls_back_to_mtime_and_a_bad_frontmatter_to_plain_text() {
+        let f = FileFacts::read("n.md", "---\ndate: someday\n---\nx\n", 5);
+        assert_eq!((f.date_secs, f.title.as_str()), (Some(5), "n"));
+        let f = FileFacts::read("n.md", "---\n: [\n---\nx\n", 5);
+        assert_eq!(f.body, "---\n: [\n---\nx\n");
+    }
+}
