@@ -18,7 +18,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Search and print ranked, provenance-carrying answers (BM25; rank + fmt in one process).
+    /// Search and print ranked, provenance-carrying answers (BM25, vector or hybrid, routed by the
+    /// query; rank + fmt in one process).
     Ask(cmd::ask::Args),
     /// Print one document: a path, brain://collection/path or #docid, with optional :from[:count].
     Get(cmd::get::Args),

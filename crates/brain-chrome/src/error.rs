@@ -1,4 +1,4 @@
-//! What can go wrong reading a browser history, each with the exit code of the contract (DESIGN.md).
+//! What can go wrong reading a browser history, each with the exit code of the contract (README.md).
 
 use std::path::PathBuf;
 

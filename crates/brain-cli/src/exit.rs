@@ -1,4 +1,4 @@
-//! Mapping outcomes onto the exit-code contract (DESIGN.md; the numbers live in
+//! Mapping outcomes onto the exit-code contract (README.md's exit codes; the numbers live in
 //! [`brain_doc::ErrorCode::exit_code`]).
 
 use brain_doc::ErrorCode;

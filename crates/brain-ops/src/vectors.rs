@@ -38,7 +38,7 @@ pub struct ModelInfo {
     pub location: String,
     /// Whether the folder holds config.json, tokenizer.json and model.safetensors; null for a server.
     pub present: Option<bool>,
-    /// The pinned sha256 of model.safetensors, where one is pinned (the default model, DESIGN.md).
+    /// The pinned sha256 of model.safetensors, where one is pinned (the default model, docs/vectors.md).
     pub expected_sha256: Option<String>,
     /// The actual sha256 of model.safetensors, when it was computed.
     pub sha256: Option<String>,

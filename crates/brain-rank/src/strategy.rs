@@ -1,5 +1,7 @@
 //! Every tuning constant of retrieval, with where its value came from, and the optional
-//! `$BRAIN_HOME/search_strategy.yaml` that overrides them (seed 004: the one file `brain tune` edits).
+//! `$BRAIN_HOME/search_strategy.yaml` that overrides the weights (seed 004's strategy file; a `brain
+//! tune` that edits it is not built yet). `CANDIDATES_PER_HIT`, `WIDEN_FACTOR`, `MIN_CANDIDATES` and
+//! `STALE_AFTER_DAYS` are not in the file.
 //!
 //! ```yaml
 //! lex:

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::Home;
 
 /// The pipeline's own collections: `brain`, `distilled` and `chrome-history` under
-/// `$BRAIN_HOME/corpus/`, `inbox` in `$BRAIN_HOME/inbox/` (DESIGN.md; see [`builtin_path`]).
+/// `$BRAIN_HOME/corpus/`, `inbox` in `$BRAIN_HOME/inbox/` (docs/collections.md; see [`builtin_path`]).
 pub const BUILTIN: [(&str, &str, Trust); 4] = [
     ("brain", "sessions", Trust::High),
     ("distilled", "distilled", Trust::High),

@@ -1,7 +1,7 @@
 //! The tools: each is one small module with a descriptor (name, schemas, annotations) and a handler
 //! from checked arguments to a result. [`TOOLS`] is the registry `tools/list` and `tools/call` read.
 //!
-//! A handler's failure is an [`ErrorRecord`] (DESIGN.md), which the server returns as an MCP tool
+//! A handler's failure is an [`ErrorRecord`] (docs/FORMATS.md), which the server returns as an MCP tool
 //! error (`isError: true`). Arguments are checked against the tool's own `inputSchema` first
 //! ([`crate::schema`]), so the schema a client sees is the one enforced.
 

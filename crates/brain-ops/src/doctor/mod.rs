@@ -1,4 +1,5 @@
-//! `brain doctor` (seed 000 §8.2): an hourly contract test of the whole installation. Every check runs —
+//! `brain doctor` (seed 000 §8.2): a contract test of the whole installation, run by the slow clock
+//! every two hours (and by hand). Every check runs —
 //! none stops the others — and each names its fix. The report is kept in `$BRAIN_HOME/state/doctor.json`
 //! (what `explain` shows as the last verdict) and a `doctor_run` telemetry row records the failures.
 
