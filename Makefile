@@ -27,9 +27,11 @@ mcp-client:
 test: build model mcp-client
 	$(CARGO) test --workspace
 
-## lint: formatting (rustfmt.toml) and clippy with the workspace lint set as errors; libraries may not
+## lint: the layer map (crates/README.md: floors, no module circles, rusqlite in brain-store only),
+## formatting (rustfmt.toml) and clippy with the workspace lint set as errors; libraries may not
 ## print (stdout is the binaries' data; the test harness brain-tests reports skips). .ci/run runs it first.
 lint:
+	python3 scripts/check-layers.py
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy --workspace --exclude brain-tests --lib -- -D warnings -D clippy::print_stdout -D clippy::print_stderr

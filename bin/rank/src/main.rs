@@ -22,14 +22,14 @@ struct Cli {
 }
 
 /// The exit-code class and fix of a ranking failure.
-fn failure(e: brain_rank::run::RunError) -> brain_cli::Failure {
+fn failure(e: brain_rank::RunError) -> brain_cli::Failure {
     brain_cli::Failure::new(e.code(), e.to_string()).with_fix(e.fix())
 }
 
 fn main() -> std::process::ExitCode {
     brain_cli::main("rank", |cli: Cli| {
         let home = Home::from_env();
-        let now = brain_rank::run::now();
+        let now = brain_rank::clock::now();
         if !cli.rank.fuse.is_empty() {
             let hits =
                 brain_rank::run::fuse_files(&home, &cli.rank, &|w| eprintln!("rank: warning: {w}"))

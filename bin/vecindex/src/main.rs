@@ -157,7 +157,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         return finish(out);
     }
     // Fail before reading any input when the model is absent.
-    let embedder = brain_vec::embed::open(&spec).map_err(fail)?;
+    let embedder = brain_vec::backend::open(&spec).map_err(fail)?;
     let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(|e| match e {
         LockError::Held { .. } => {
             anyhow::Error::new(Failure::new(ErrorCode::Locked, e.to_string()))
@@ -200,7 +200,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
 /// `--embed`: embed stdin texts in calls of 256 (length-sorted batching inside), report speed on stderr.
 fn embed_texts(spec: &EmbedderSpec, warnings: &Warnings, mut out: Stdout) -> anyhow::Result<Exit> {
     let t0 = std::time::Instant::now();
-    let embedder = brain_vec::embed::open(spec).map_err(fail)?;
+    let embedder = brain_vec::backend::open(spec).map_err(fail)?;
     let load_ms = t0.elapsed().as_secs_f64() * 1e3;
     let stdin = std::io::BufReader::new(std::io::stdin().lock());
     let mut texts = Vec::new();

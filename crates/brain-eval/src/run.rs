@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use brain_doc::{Doc, ErrorCode, Source};
 use brain_lex::{Indexer, SyncError};
-use brain_rank::engine::{Engine, SearchRequest};
+use brain_rank::RunError;
 use brain_rank::route::Mode;
-use brain_rank::run::RunError;
+use brain_rank::{Engine, SearchRequest};
 use brain_rank::{RankError, Strategy};
 use brain_store::Home;
 use brain_store::{Collection, Config, ConfigError, Trust};
@@ -179,11 +179,11 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
     let mut times = Vec::with_capacity(n);
     for q in &set.queries[..n] {
         let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
-        let mut req = SearchRequest::plain(&words_only(&q.text), DEPTH, 1);
-        req.mode = opts.mode;
-        req.snippets = false;
         let t = Instant::now();
-        let hits = match engine.search(&req, &now) {
+        let req = SearchRequest::builder(&now)
+            .plain(&words_only(&q.text))
+            .map(|b| b.limit(DEPTH, 1).mode(opts.mode).snippets(false).build());
+        let hits = match req.and_then(|req| engine.search(&req, &now)) {
             Ok(a) => a.hits,
             // A query with nothing searchable (only stop words) ranks nothing.
             Err(RunError::Query(_)) => Vec::new(),
@@ -264,7 +264,7 @@ fn embed(
     set: &beir::BeirSet,
     progress: &dyn Fn(usize, usize),
 ) -> Result<usize, EvalError> {
-    let embedder = brain_vec::embed::open(spec)?;
+    let embedder = brain_vec::backend::open(spec)?;
     let inputs: Vec<brain_vec::index::Input> = set
         .corpus
         .iter()

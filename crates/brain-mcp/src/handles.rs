@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use brain_doc::{ErrorCode, ErrorRecord};
 use brain_docs::DocIds;
 use brain_lex::LexIndex;
-use brain_rank::engine::Engine;
+use brain_rank::Engine;
 use brain_rank::{Ranker, Strategy};
 use brain_store::{Config, Home};
 

@@ -1,13 +1,12 @@
-//! The one place the `query` tool meets the search engine ([`brain_rank::engine::Engine`], kept open
+//! The one place the `query` tool meets the search engine ([`brain_rank::Engine`], kept open
 //! by [`Handles`]): a plain `query` string is a plain query (routed as `brain ask` routes it: literal →
 //! BM25, conceptual → hybrid when vectors exist), `searches` are a structured query document
 //! (`lex`, `vec`, `hyde`; the first weighs double in fusion).
 
 use brain_doc::{ErrorRecord, Hit};
-use brain_rank::engine::SearchRequest;
-use brain_rank::query::{Edge, parse_time};
+use brain_rank::RunError;
+use brain_rank::SearchRequest;
 use brain_rank::querydoc::{QueryDoc, SearchKind, SubQuery as DocLine};
-use brain_rank::run::RunError;
 use jiff::Zoned;
 use serde::Deserialize;
 
@@ -62,34 +61,27 @@ pub fn search(
     spec: &SearchSpec,
     now: &Zoned,
 ) -> Result<(Vec<Hit>, Vec<String>), ErrorRecord> {
-    let limit = spec.limit.max(1);
-    let mut req = match &spec.plain {
-        Some(q) => SearchRequest::parse(q, now, limit, 1).map_err(record)?,
-        None => {
-            let doc = QueryDoc {
-                searches: spec
-                    .searches
-                    .iter()
-                    .map(|s| DocLine::new(s.kind, s.query.trim()))
-                    .collect(),
-                intent: spec.intent.clone(),
-            };
-            SearchRequest::from_doc(doc, now, limit, 1).map_err(record)?
-        }
-    };
-    if spec.plain.is_some() {
-        req.doc.intent = spec.intent.clone();
+    let builder = SearchRequest::builder(now);
+    let builder = match &spec.plain {
+        Some(q) => builder.text(q),
+        None => builder.document(QueryDoc {
+            searches: spec
+                .searches
+                .iter()
+                .map(|s| DocLine::new(s.kind, s.query.trim()))
+                .collect(),
+            intent: None,
+        }),
     }
-    req.filters.merge(&brain_rank::Filters {
-        collections: spec.collections.clone(),
-        ..Default::default()
-    });
-    if let Some(s) = &spec.since {
-        req.filters.since =
-            Some(parse_time(s, now, Edge::Start).map_err(|e| record(RunError::Query(e)))?);
-    }
-    req.min_score = spec.min_score;
-    req.rerank = spec.rerank;
+    .and_then(|b| b.since(spec.since.as_deref()))
+    .map_err(record)?;
+    let req = builder
+        .intent(spec.intent.clone())
+        .scope(&spec.collections, &[], &[])
+        .limit(spec.limit, 1)
+        .min_score(spec.min_score)
+        .rerank(spec.rerank)
+        .build();
     let answer = h.engine()?.search(&req, now).map_err(record)?;
     Ok((answer.hits, answer.warnings))
 }

@@ -132,7 +132,7 @@ impl Server {
             Ok(()) => {
                 let mut ctx = Ctx {
                     handles: &mut self.handles,
-                    now: brain_rank::run::now(),
+                    now: brain_rank::clock::now(),
                     logged: false,
                     error_extra: Map::new(),
                 };

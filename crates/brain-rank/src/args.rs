@@ -6,12 +6,11 @@ use std::time::Duration;
 use brain_store::Home;
 use jiff::Zoned;
 
-use crate::engine::SearchRequest;
-use crate::query::{Edge, Filters, Query, QueryError, parse_time};
-use crate::querydoc::{QueryDoc, SearchKind, SubQuery};
+use crate::error::RunError;
+use crate::querydoc::{QueryDoc, SearchKind};
 use crate::rank::RankOptions;
+use crate::request::SearchRequest;
 use crate::route::Mode;
-use crate::run::RunError;
 use crate::strategy::Strategy;
 
 /// What to search for and how many hits.
@@ -110,24 +109,9 @@ impl RankArgs {
         }
     }
 
-    /// Parse `text` and merge the flag filters into it.
-    pub fn parse(&self, text: &str, now: &Zoned) -> Result<Query, QueryError> {
-        let mut q = Query::parse(text, now)?;
-        let f = &mut q.filters;
-        f.collections.extend(self.collections.iter().cloned());
-        f.projects.extend(self.projects.iter().cloned());
-        f.agents.extend(self.agents.iter().cloned());
-        if let Some(s) = &self.since {
-            f.since = Some(parse_time(s, now, Edge::Start)?);
-        }
-        if let Some(s) = &self.until {
-            f.until = Some(parse_time(s, now, Edge::End)?);
-        }
-        Ok(q)
-    }
-
-    /// The whole request: the query text (or --query-doc) parsed, flags and expansions applied.
-    /// Warnings (an expansion that failed) are appended to `warnings`.
+    /// The whole request: the query text (or --query-doc) parsed once, flags and expansions applied,
+    /// through the one request builder. Warnings (an expansion that failed, an expansion line that
+    /// does not parse) are appended to `warnings`.
     pub fn request(
         &self,
         home: &Home,
@@ -137,44 +121,43 @@ impl RankArgs {
         warnings: &mut Vec<String>,
     ) -> Result<SearchRequest, RunError> {
         let opts = self.options(strategy);
-        let doc_text = match &self.query_doc {
-            Some(p) if p.as_os_str() == "-" => Some(text.to_string()),
-            Some(p) => Some(
-                std::fs::read_to_string(p)
-                    .map_err(|e| RunError::BadInput(format!("--query-doc {}: {e}", p.display())))?,
-            ),
-            None => None,
-        };
-        let mut req = match doc_text {
-            Some(t) => {
-                SearchRequest::from_doc(QueryDoc::parse(&t)?, now, opts.limit, opts.per_doc)?
+        let builder = SearchRequest::builder(now);
+        let mut b = match &self.query_doc {
+            Some(p) if p.as_os_str() == "-" => builder.document(QueryDoc::parse(text)?)?,
+            Some(p) => {
+                let t = std::fs::read_to_string(p)
+                    .map_err(|e| RunError::BadInput(format!("--query-doc {}: {e}", p.display())))?;
+                builder.document(QueryDoc::parse(&t)?)?
             }
-            None => SearchRequest::parse(text, now, opts.limit, opts.per_doc)?,
-        };
-        r_filters(&mut req.filters, self, now)?;
-        req.mode = self.mode;
-        req.rerank = self.rerank;
-        req.min_score = self.min_score;
+            None => builder.text(text)?,
+        }
+        .scope(&self.collections, &self.projects, &self.agents)
+        .since(self.since.as_deref())?
+        .until(self.until.as_deref())?
+        .limit(opts.limit, opts.per_doc)
+        .mode(self.mode)
+        .rerank(self.rerank)
+        .min_score(self.min_score);
         if let Some(h) = self.hyde.as_deref().filter(|h| !h.trim().is_empty()) {
-            req.doc
-                .searches
-                .push(SubQuery::new(SearchKind::Hyde, h.trim()));
+            b = b.line(SearchKind::Hyde, h)?;
         }
         if let Some(cmd) = &self.expand_cmd {
-            let original = req.plain.clone().unwrap_or_else(|| {
-                req.doc
-                    .searches
-                    .first()
-                    .map(|s| s.text.clone())
-                    .unwrap_or_default()
-            });
             let timeout = Duration::from_secs_f64(self.expand_timeout.max(0.1));
-            match crate::expand::expand(home, cmd, &original, req.doc.intent.as_deref(), timeout) {
-                Ok(lines) => req.doc.searches.extend(lines),
+            let original = b.original_text().to_string();
+            let intent = b.intent_text().map(str::to_string);
+            match crate::expand::expand(home, cmd, &original, intent.as_deref(), timeout) {
+                Ok(lines) => {
+                    for l in lines {
+                        // Expansion may only add recall: a line that does not parse is skipped.
+                        if let Err(e) = b.add_line(l.kind, &l.text) {
+                            warnings.push(format!("expansion line `{}` skipped: {e}", l.text));
+                        }
+                    }
+                }
                 Err(w) => warnings.push(w),
             }
         }
-        Ok(req)
+        Ok(b.build())
     }
 
     /// The ranking options: flags over the strategy file's values.
@@ -186,22 +169,4 @@ impl RankArgs {
             snippets: true,
         }
     }
-}
-
-/// The flag filters (`-c`, `--project`, `--agent`, `--since`, `--until`) added to `f`.
-fn r_filters(f: &mut Filters, a: &RankArgs, now: &Zoned) -> Result<(), QueryError> {
-    f.merge(&Filters {
-        collections: a.collections.clone(),
-        projects: a.projects.clone(),
-        agents: a.agents.clone(),
-        since: None,
-        until: None,
-    });
-    if let Some(s) = &a.since {
-        f.since = Some(parse_time(s, now, Edge::Start)?);
-    }
-    if let Some(s) = &a.until {
-        f.until = Some(parse_time(s, now, Edge::End)?);
-    }
-    Ok(())
 }

@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use brain_doc::Hit;
 use serde_json::{Map, Value};
 
-use crate::engine::signal;
 use crate::strategy::FusionWeights;
 
 /// One ranked list to fuse: document keys best first, and the list's weight.
@@ -70,9 +69,9 @@ pub struct HitList {
     pub weight: f64,
     pub hits: Vec<Hit>,
     pub texts: Vec<String>,
-    /// The sub-query text of a lexical list whose hits were ranked without snippets (filled in
-    /// for the fused winners only); `None` otherwise.
-    pub unsnipped: Option<String>,
+    /// A lexical list whose hits were ranked without snippets (filled in for the fused winners
+    /// only, from the plan's parse of its sub-query).
+    pub unsnipped: bool,
 }
 
 impl HitList {
@@ -82,7 +81,7 @@ impl HitList {
             weight,
             hits,
             texts,
-            unsnipped: None,
+            unsnipped: false,
         }
     }
 
@@ -230,6 +229,14 @@ pub fn truncate_docs(hits: &mut Vec<Hit>, limit: usize) {
 
 fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
+}
+
+/// Signals object helper: insert `key: value` rounded to four decimals.
+pub(crate) fn signal(map: &mut Map<String, Value>, key: &str, value: f64) {
+    map.insert(
+        key.into(),
+        Value::from((value * 10_000.0).round() / 10_000.0),
+    );
 }
 
 #[cfg(test)]

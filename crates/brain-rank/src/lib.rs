@@ -1,6 +1,11 @@
 //! Queries and ranking for `rank`, `brain ask` and `brain eval`.
 //!
 //! * [`query`] — the query language (words, `"phrases"`, `-negation`, `field:value`, `since:7d`);
+//! * [`request`] — one search and the one builder every front door (CLI, MCP, eval) uses; queries
+//!   are parsed once, there;
+//! * [`plan`] — routing as a pure function: mode, filters, the lists to run and their weights;
+//! * [`Engine`] — runs a plan: lexical and vector lists, fusion, rerank, snippets;
+//! * [`RunError`] — why a search failed, with its exit code and fix; [`clock`] — "now";
 //! * [`Ranker`] — lexical ranking: BM25 passages from `brain-lex`, folded into documents (`--per-doc N`
 //!   passages each), scores normalized to [0, 1], every hit carrying its signals;
 //! * [`strategy`] — every tuning constant with its source, overridable by `search_strategy.yaml`;
@@ -8,18 +13,25 @@
 //! * [`args`] — the clap arguments `rank` and `brain ask` share.
 
 pub mod args;
+pub mod clock;
 pub mod engine;
+mod error;
 pub mod expand;
 pub mod fusion;
+pub mod plan;
 pub mod query;
 pub mod querydoc;
 mod rank;
 pub mod recent;
+pub mod request;
 pub mod rerank;
 pub mod route;
 pub mod run;
 pub mod strategy;
 
+pub use engine::{Answer, Engine};
+pub use error::{RunError, Unavailable};
 pub use query::{Filters, Query, QueryError};
 pub use rank::{RankError, RankOptions, Ranker, age_days};
+pub use request::SearchRequest;
 pub use strategy::Strategy;

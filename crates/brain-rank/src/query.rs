@@ -250,6 +250,36 @@ fn classify(raw: &str) -> Option<Token> {
     Some(Token::Word(raw.to_string()))
 }
 
+impl Query {
+    /// The query's positive words and phrases as plain text (what the vector side embeds).
+    pub fn positive_text(&self) -> String {
+        self.terms
+            .iter()
+            .chain(&self.phrases)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+impl Filters {
+    /// Add `other`'s restrictions to these (lists are unioned; a bound is kept when already set).
+    pub fn merge(&mut self, other: &Filters) {
+        let add = |a: &mut Vec<String>, b: &[String]| {
+            for x in b {
+                if !a.contains(x) {
+                    a.push(x.clone());
+                }
+            }
+        };
+        add(&mut self.collections, &other.collections);
+        add(&mut self.projects, &other.projects);
+        add(&mut self.agents, &other.agents);
+        self.since = self.since.or(other.since);
+        self.until = self.until.or(other.until);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

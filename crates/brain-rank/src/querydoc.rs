@@ -185,18 +185,6 @@ impl QueryDoc {
         Ok(doc)
     }
 
-    /// The document form of a plain query: the lex + vec pair of the same text.
-    pub fn plain(text: &str) -> QueryDoc {
-        let t = text.trim();
-        QueryDoc {
-            searches: vec![
-                SubQuery::new(SearchKind::Lex, t),
-                SubQuery::new(SearchKind::Vec, t),
-            ],
-            intent: None,
-        }
-    }
-
     /// Render back to the line format (for caches and `--explain`).
     pub fn render(&self) -> String {
         let mut s = String::new();

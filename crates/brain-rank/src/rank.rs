@@ -78,7 +78,7 @@ impl Ranker {
     pub fn new(lex: &LexIndex) -> Result<Ranker, RankError> {
         Ok(Ranker {
             searcher: Searcher::new(lex)?,
-            tz: crate::run::local_tz(),
+            tz: crate::clock::local_tz(),
         })
     }
 

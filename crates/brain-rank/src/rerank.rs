@@ -11,39 +11,38 @@ use std::path::PathBuf;
 
 use brain_doc::{ErrorCode, Hit};
 
-use crate::engine::{Engine, signal};
-use crate::fusion::HitList;
-use crate::querydoc::QueryDoc;
-use crate::run::{RunError, Unavailable};
+use brain_store::Home;
+use brain_vec::cross::CrossEncoder;
 
-/// The reranker folder of `engine`'s home (see the module docs).
-pub fn model_dir(engine: &Engine) -> PathBuf {
+use crate::error::{RunError, Unavailable};
+use crate::fusion::{HitList, signal};
+use crate::strategy::{RerankWeights, Strategy};
+
+/// The reranker folder of `home` under `strategy` (see the module docs).
+pub fn model_dir(home: &Home, strategy: &Strategy) -> PathBuf {
     std::env::var_os("BRAIN_RERANKER")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .or_else(|| engine.strategy().rerank.model.as_ref().map(PathBuf::from))
-        .unwrap_or_else(|| engine.home().models().join("reranker"))
+        .or_else(|| strategy.rerank.model.as_ref().map(PathBuf::from))
+        .unwrap_or_else(|| home.models().join("reranker"))
 }
 
 /// What the reranker reads as the query: the original sub-query, after the intent when there is one.
-pub fn query_text(doc: &QueryDoc) -> String {
-    let q = doc.searches.first().map_or("", |s| s.text.as_str());
-    match &doc.intent {
-        Some(i) => format!("{i}\n{q}"),
-        None => q.to_string(),
+pub fn query_text(original: &str, intent: Option<&str>) -> String {
+    match intent {
+        Some(i) => format!("{i}\n{original}"),
+        None => original.to_string(),
     }
 }
 
-/// Rerank `hits` (fused, best first) of the lists they came from.
+/// Rerank `hits` (fused, best first) of the lists they came from with `model`, reading `query`.
 pub fn rerank(
-    engine: &Engine,
-    doc: &QueryDoc,
+    model: &CrossEncoder,
+    w: &RerankWeights,
+    query: &str,
     lists: &[HitList],
     hits: Vec<Hit>,
-    _warnings: &mut Vec<String>,
 ) -> Result<Vec<Hit>, RunError> {
-    let w = &engine.strategy().rerank;
-    let model = engine.reranker().map_err(RunError::Unavailable)?;
     // Documents in fused order, each with its hits (consecutive) and the text of its first one.
     let mut docs: Vec<Vec<Hit>> = Vec::new();
     for h in hits {
@@ -59,7 +58,7 @@ pub fn rerank(
         .map(|d| passage_text(lists, &d[0]))
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let relevance = model.scores(&query_text(doc), &refs).map_err(|e| {
+    let relevance = model.scores(query, &refs).map_err(|e| {
         RunError::Unavailable(Unavailable {
             code: e.code(),
             message: format!("reranking failed: {e}"),

@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use brain_vec::chunk::ChunkParams;
 use brain_vec::embed::{Embedder, Fingerprint, PROMPT_FORMAT, normalize};
-use brain_vec::store::{DocEntry, Filter, Store, Writer};
+use brain_vec::store::{DocEntry, Filter, Store};
+use brain_vec::write::Writer;
 
 /// xorshift64*: deterministic pseudo-random vectors without a dependency.
 fn rng(state: &mut u64) -> f32 {

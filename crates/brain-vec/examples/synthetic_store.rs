@@ -9,7 +9,8 @@
 use brain_store::{Config, Home, Registry};
 use brain_vec::chunk::{self, ChunkParams};
 use brain_vec::embed::{DEFAULT_MODEL, Fingerprint, PROMPT_FORMAT, normalize};
-use brain_vec::store::{DocEntry, Writer};
+use brain_vec::store::DocEntry;
+use brain_vec::write::Writer;
 
 /// xorshift64*: deterministic pseudo-random numbers without a dependency.
 fn rng(state: &mut u64) -> f32 {

@@ -130,34 +130,6 @@ impl EmbedderSpec {
     }
 }
 
-/// Build the embedder a spec names. A local model that is absent fails here, at once, with
-/// [`VecError::ModelMissing`].
-pub fn open(spec: &EmbedderSpec) -> Result<Box<dyn Embedder>, VecError> {
-    Ok(match spec {
-        EmbedderSpec::Local { dir } => Box::new(crate::bert::Bert::load(dir)?),
-        EmbedderSpec::OpenAi {
-            base,
-            model,
-            timeout,
-        } => Box::new(crate::http::Http::new(
-            crate::http::Api::OpenAi,
-            base,
-            model,
-            *timeout,
-        )?),
-        EmbedderSpec::Ollama {
-            base,
-            model,
-            timeout,
-        } => Box::new(crate::http::Http::new(
-            crate::http::Api::Ollama,
-            base,
-            model,
-            *timeout,
-        )?),
-    })
-}
-
 /// Everything that changes a stored vector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fingerprint {

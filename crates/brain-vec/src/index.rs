@@ -15,7 +15,8 @@ use brain_doc::Doc;
 use crate::VecError;
 use crate::chunk::{self, ChunkParams};
 use crate::embed::{Embedder, Fingerprint};
-use crate::store::{DocEntry, Store, Writer};
+use crate::store::{DocEntry, Store};
+use crate::write::Writer;
 
 /// A document to index, with the line of its markdown file at which the body starts.
 #[derive(Debug, Clone)]

@@ -16,6 +16,7 @@
 //!
 //! Errors are [`VecError`]s, each mapped to the exit-code contract by [`VecError::code`] with a fix.
 
+pub mod backend;
 pub mod bert;
 pub mod chunk;
 pub mod corpus;
@@ -32,7 +33,7 @@ pub mod search;
 mod simd;
 pub mod store;
 pub mod weights;
-mod write;
+pub mod write;
 
 pub use embed::{Embedder, EmbedderSpec, Fingerprint};
 pub use error::{FETCH_FIX, VecError};

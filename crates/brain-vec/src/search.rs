@@ -10,7 +10,8 @@ use brain_doc::Hit;
 use serde_json::{Map, Value};
 
 use crate::VecError;
-use crate::embed::{Embedder, EmbedderSpec, Fingerprint, open};
+use crate::backend::open;
+use crate::embed::{Embedder, EmbedderSpec, Fingerprint};
 use crate::store::{Filter, Store};
 
 /// Characters of chunk text kept as a hit's snippet.

@@ -389,5 +389,3 @@ impl Store {
             .unwrap_or("")
     }
 }
-
-pub use crate::write::Writer;

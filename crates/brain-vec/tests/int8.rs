@@ -3,7 +3,8 @@
 
 use brain_vec::chunk::ChunkParams;
 use brain_vec::embed::{Fingerprint, PROMPT_FORMAT, normalize};
-use brain_vec::store::{DocEntry, Filter, Store, Writer};
+use brain_vec::store::{DocEntry, Filter, Store};
+use brain_vec::write::Writer;
 
 /// xorshift64*: deterministic pseudo-random numbers in [-0.5, 0.5).
 fn rng(state: &mut u64) -> f32 {

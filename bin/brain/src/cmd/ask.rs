@@ -32,7 +32,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 
 fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let started = Instant::now();
-    let now = brain_rank::run::now();
+    let now = brain_rank::clock::now();
     let text = a.rank.text(|| {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map(|_| s)

@@ -53,7 +53,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         std::io::stdin().read_to_end(&mut bytes)?;
         String::from_utf8_lossy(&bytes).into_owned()
     };
-    let mut req = Capture::new(text, brain_rank::run::now());
+    let mut req = Capture::new(text, brain_rank::clock::now());
     req.kind = a.kind;
     req.tags = a.tags;
     req.project = a.project;

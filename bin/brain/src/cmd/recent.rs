@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let now = brain_rank::run::now();
+    let now = brain_rank::clock::now();
     let mut out = Stdout::new();
     let fail = |out: &mut Stdout, f: Failure, json: bool| -> anyhow::Result<Exit> {
         if json {

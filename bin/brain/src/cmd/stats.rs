@@ -23,7 +23,7 @@ pub struct Args {
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let since = match &a.since {
         Some(s) => Some(
-            parse_time(s, &brain_rank::run::now(), Edge::Start).map_err(|e| {
+            parse_time(s, &brain_rank::clock::now(), Edge::Start).map_err(|e| {
                 Failure::new(ErrorCode::BadQuery, format!("--since: {e}"))
                     .with_fix("use 7d, 24h, YYYY-MM-DD or an RFC 3339 time")
             })?,

@@ -10,8 +10,7 @@ use jiff::Zoned;
 
 use super::Engine;
 use crate::Filters;
-use crate::querydoc::SubQuery;
-use crate::run::{RunError, Unavailable};
+use crate::error::{RunError, Unavailable};
 
 /// What the embedding backlog depends on: the store's generation and the registry's files.
 pub(super) type LagKey = (u64, Vec<Option<(std::time::SystemTime, u64)>>);
@@ -65,13 +64,13 @@ impl Engine {
     #[allow(clippy::type_complexity)]
     pub(super) fn vector_lists(
         &self,
-        plan: &[(usize, &SubQuery)],
+        plan: &[(usize, &str)],
         filters: &Filters,
         depth: usize,
         now: &Zoned,
     ) -> Result<Vec<(usize, Vec<(Hit, String)>)>, RunError> {
         let vs = self.vectors().map_err(RunError::Unavailable)?;
-        let texts: Vec<&str> = plan.iter().map(|(_, s)| s.text.as_str()).collect();
+        let texts: Vec<&str> = plan.iter().map(|(_, text)| *text).collect();
         let vectors = vs
             .embedder
             .embed(&texts)

@@ -1,0 +1,40 @@
+//! "Now" for queries: the clock that `since:7d`, temporal phrases and age labels are relative to.
+
+use jiff::Zoned;
+
+/// The time queries are relative to: now, or `$BRAIN_NOW` (RFC 3339) when set — for reproducible
+/// golden files and evaluations, where `since:7d` and age labels must not drift with the calendar.
+pub fn now() -> Zoned {
+    std::env::var("BRAIN_NOW")
+        .ok()
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        .unwrap_or_else(jiff::Timestamp::now)
+        .to_zoned(local_tz())
+}
+
+/// The system time zone. Without `$TZ` it is read straight from `/etc/localtime` (named after the
+/// link's target): jiff's `TimeZone::system()` first lists the whole zoneinfo directory (~1,800
+/// entries), ~6 % of a fresh `brain ask`. Anything unusual falls back to `TimeZone::system()`.
+pub fn local_tz() -> jiff::tz::TimeZone {
+    static TZ: std::sync::OnceLock<jiff::tz::TimeZone> = std::sync::OnceLock::new();
+    TZ.get_or_init(|| {
+        let local = std::path::Path::new("/etc/localtime");
+        if std::env::var_os("TZ").is_none()
+            && let Ok(bytes) = std::fs::read(local)
+        {
+            let name = std::fs::read_link(local)
+                .ok()
+                .and_then(|p| {
+                    let p = p.to_string_lossy().into_owned();
+                    p.find("zoneinfo/")
+                        .map(|i| p[i + "zoneinfo/".len()..].to_string())
+                })
+                .unwrap_or_else(|| "Local".into());
+            if let Ok(tz) = jiff::tz::TimeZone::tzif(&name, &bytes) {
+                return tz;
+            }
+        }
+        jiff::tz::TimeZone::system()
+    })
+    .clone()
+}

@@ -1,0 +1,65 @@
+//! Why a search produced no answer, with its exit-code class and fix: the one error type every
+//! front door (`rank`, `brain ask`, MCP, `brain eval`) reports.
+
+use brain_doc::ErrorCode;
+
+use crate::query::QueryError;
+use crate::querydoc::QueryDocError;
+use crate::rank::RankError;
+use crate::strategy::StrategyError;
+
+/// Why a query produced no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("bad query: {0}")]
+    Query(#[from] QueryError),
+    #[error("bad query document: {0}")]
+    QueryDoc(#[from] QueryDocError),
+    #[error("{0}")]
+    BadInput(String),
+    #[error(transparent)]
+    Strategy(#[from] StrategyError),
+    #[error(transparent)]
+    Rank(#[from] RankError),
+    /// A part the search needs is missing or failed: lexical index, vector store, model, backend.
+    #[error("{}", .0.message)]
+    Unavailable(Unavailable),
+}
+
+/// A failure kept by value (an engine reports it on every call that needs the missing part).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unavailable {
+    pub code: ErrorCode,
+    pub message: String,
+    pub fix: String,
+}
+
+impl RunError {
+    /// The exit-code class: bad query 64, missing index or model 65, timeout 66, else internal.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RunError::Query(_)
+            | RunError::QueryDoc(_)
+            | RunError::BadInput(_)
+            | RunError::Strategy(_) => ErrorCode::BadQuery,
+            RunError::Rank(e) => e.code(),
+            RunError::Unavailable(u) => u.code,
+        }
+    }
+
+    /// What to do about it.
+    pub fn fix(&self) -> String {
+        match self {
+            RunError::Query(_) => {
+                "quote phrases with \"…\", use -word to exclude, field:value for collection/project/agent/since/until (docs/query.md)".into()
+            }
+            RunError::QueryDoc(_) => {
+                "start every line with lex:, vec:, hyde: or intent: (docs/query.md)".into()
+            }
+            RunError::Strategy(_) => "fix or remove $BRAIN_HOME/search_strategy.yaml".into(),
+            RunError::BadInput(_) => String::new(),
+            RunError::Rank(e) => e.fix().into(),
+            RunError::Unavailable(u) => u.fix.clone(),
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Routing, as a pure function: a [`SearchRequest`] and the time become a [`Plan`] — the mode, the
+//! filters and the ranked lists to run with their fusion weights. No index is opened here; whether
+//! vectors can be searched is asked through a callback (two file checks, made only when routing
+//! needs the answer), so every rule below is tested without a home.
+//!
+//! * A plain query in `auto` mode: a temporal phrase ("last week", "yesterday") becomes a date
+//!   window and leaves the text (only filler left → the recency walk); then literal → `lex`,
+//!   conceptual → `hybrid` when vectors exist, else `lex`.
+//! * A plain query becomes the lex + vec pair of its text, both weighted as the original; lines
+//!   added to it (`--hyde`, expansions) follow with weight 1.
+//! * A query document in `auto` mode: `hybrid` when it has vector lines and vectors exist; without
+//!   vectors its vector lines are skipped with a warning (or, with no lex line, `vec` fails later
+//!   with the reason).
+//! * Lines the mode cannot run are dropped (with a warning when the mode was asked for).
+
+use jiff::Zoned;
+
+use crate::error::RunError;
+use crate::query::{Filters, Query, QueryError};
+use crate::querydoc::SearchKind;
+use crate::request::{Line, SearchRequest};
+use crate::route::{self, Mode};
+
+/// One ranked list to run.
+#[derive(Debug, Clone)]
+pub struct List {
+    pub kind: SearchKind,
+    pub text: String,
+    /// The parsed query of a lexical list (from the request; parsed here only when routing changed
+    /// the text).
+    pub query: Option<Query>,
+    /// Its weight in fusion.
+    pub weight: f64,
+}
+
+/// What a request will run.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The mode the request resolved to (never `Auto`).
+    pub mode: Mode,
+    /// Filters for every list (the request's, plus a temporal window).
+    pub filters: Filters,
+    /// The lists, in request order (empty for the recency walk).
+    pub lists: Vec<List>,
+    /// The original query's text after routing (what the reranker reads).
+    pub original: String,
+    /// What the user should know about the routing (a date window read, lines skipped).
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// The lists as `kind: text (weight w)`, for `--explain`.
+    pub fn describe(&self) -> Vec<String> {
+        if self.mode == Mode::Recent {
+            return vec!["recent: newest first".into()];
+        }
+        self.lists
+            .iter()
+            .map(|l| format!("{}: {} (weight {})", l.kind.name(), l.text, l.weight))
+            .collect()
+    }
+}
+
+/// Plan `req` at time `now`. `vectors` says whether a vector store and model are there;
+/// `original_weight` is the fusion weight of the original query's lists.
+pub fn plan(
+    req: &SearchRequest,
+    now: &Zoned,
+    vectors: &dyn Fn() -> bool,
+    original_weight: f64,
+) -> Result<Plan, RunError> {
+    let mut filters = req.filters.clone();
+    let mut warnings = Vec::new();
+    let mut mode = req.mode;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut original = req.original_text().to_string();
+
+    if let Some(plain) = &req.plain {
+        let mut text = plain.text.clone();
+        let mut query = Some(plain.query.clone());
+        if mode == Mode::Auto
+            && filters.since.is_none()
+            && filters.until.is_none()
+            && let Some(t) = route::temporal(&text, now)
+        {
+            filters.since = Some(t.since);
+            filters.until = Some(t.until);
+            let tz = now.time_zone().clone();
+            warnings.push(format!(
+                "read `{}` as a date window ({} to {})",
+                t.phrase,
+                t.since.to_zoned(tz.clone()).date(),
+                t.until.to_zoned(tz).date()
+            ));
+            if route::only_filler(&t.rest) {
+                mode = Mode::Recent;
+            }
+            text = t.rest;
+            query = None;
+        }
+        if mode == Mode::Auto {
+            mode = if route::is_literal(&text) || !vectors() {
+                Mode::Lex
+            } else {
+                Mode::Hybrid
+            };
+        }
+        if mode == Mode::Recent {
+            return Ok(Plan {
+                mode,
+                filters,
+                lists: Vec::new(),
+                original: text,
+                warnings,
+            });
+        }
+        // The one parse routing may add: the text left after a temporal phrase.
+        let query = match query {
+            Some(q) => q,
+            None => Query::parse(&text, now)?,
+        };
+        lines.push(Line {
+            kind: SearchKind::Vec,
+            text: query.positive_text(),
+            query: None,
+        });
+        lines.insert(
+            0,
+            Line {
+                kind: SearchKind::Lex,
+                text: text.clone(),
+                query: Some(query),
+            },
+        );
+        original = text;
+    }
+    lines.extend(req.lines.iter().cloned());
+    if mode == Mode::Recent {
+        return Ok(Plan {
+            mode,
+            filters,
+            lists: Vec::new(),
+            original,
+            warnings,
+        });
+    }
+
+    let has_vec = lines.iter().any(|l| l.kind.is_vector());
+    let has_lex = lines.iter().any(|l| l.kind == SearchKind::Lex);
+    mode = match mode {
+        Mode::Auto if has_vec && vectors() => Mode::Hybrid,
+        Mode::Auto if has_vec && has_lex => {
+            warnings.push(
+                "vector sub-queries skipped: no vector index or model (run `vecindex --all`, `brain model fetch`)".into(),
+            );
+            Mode::Lex
+        }
+        Mode::Auto if has_vec => Mode::Vec, // the engine fails with the reason
+        Mode::Auto => Mode::Lex,
+        m => m,
+    };
+    let keep = |k: SearchKind| match mode {
+        Mode::Lex => k == SearchKind::Lex,
+        Mode::Vec => k.is_vector(),
+        _ => true,
+    };
+    let dropped = lines.iter().filter(|l| !keep(l.kind)).count();
+    // In auto mode the reason was given above.
+    if dropped > 0 && req.plain.is_none() && req.mode != Mode::Auto {
+        warnings.push(format!(
+            "{dropped} sub-quer{} skipped in {} mode",
+            if dropped == 1 { "y" } else { "ies" },
+            mode.name()
+        ));
+    }
+    // The original's lists weigh double: the first sub-query, and for a plain query both halves of
+    // its lex + vec pair.
+    let originals = if req.plain.is_some() { 2 } else { 1 };
+    let lists: Vec<List> = lines
+        .into_iter()
+        .enumerate()
+        .filter(|(_, l)| keep(l.kind) && !l.text.trim().is_empty())
+        .map(|(i, l)| List {
+            kind: l.kind,
+            text: l.text,
+            query: l.query,
+            weight: if i < originals { original_weight } else { 1.0 },
+        })
+        .collect();
+    if lists.is_empty() {
+        return Err(QueryError::Empty.into());
+    }
+    Ok(Plan {
+        mode,
+        filters,
+        lists,
+        original,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> Zoned {
+        "2026-04-10T12:00:00+00:00[UTC]".parse().expect("now")
+    }
+
+    fn plan_of(text: &str, mode: Mode, vectors: bool) -> Plan {
+        let now = now();
+        let req = SearchRequest::builder(&now)
+            .text(text)
+            .expect("request")
+            .mode(mode)
+            .build();
+        plan(&req, &now, &|| vectors, 2.0).expect("plan")
+    }
+
+    fn kinds(p: &Plan) -> Vec<&'static str> {
+        p.lists.iter().map(|l| l.kind.name()).collect()
+    }
+
+    #[test]
+    fn a_literal_query_is_lexical_even_with_vectors() {
+        let p = plan_of("\"error[E0432]\" parse_config", Mode::Auto, true);
+        assert_eq!((p.mode, kinds(&p)), (Mode::Lex, vec!["lex"]));
+        assert_eq!(p.lists[0].weight, 2.0);
+    }
+
+    #[test]
+    fn a_conceptual_query_is_hybrid_with_vectors_and_lexical_without() {
+        let p = plan_of("why does the build keep failing", Mode::Auto, true);
+        assert_eq!((p.mode, kinds(&p)), (Mode::Hybrid, vec!["lex", "vec"]));
+        assert!(p.lists.iter().all(|l| l.weight == 2.0));
+        let p = plan_of("why does the build keep failing", Mode::Auto, false);
+        assert_eq!((p.mode, kinds(&p)), (Mode::Lex, vec!["lex"]));
+    }
+
+    #[test]
+    fn a_temporal_phrase_becomes_a_window_and_only_filler_walks_by_recency() {
+        let p = plan_of("tantivy lock last week", Mode::Auto, false);
+        assert!(p.filters.since.is_some() && p.filters.until.is_some());
+        assert_eq!(p.lists[0].text, "tantivy lock");
+        assert_eq!(p.lists[0].query.as_ref().map(|q| q.terms.len()), Some(2));
+        assert!(p.warnings[0].starts_with("read `last week` as a date window"));
+        let p = plan_of("what did I do yesterday", Mode::Auto, true);
+        assert_eq!(
+            (p.mode, p.describe()),
+            (Mode::Recent, vec!["recent: newest first".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_forced_mode_keeps_its_words_and_drops_what_it_cannot_run() {
+        let p = plan_of("tantivy lock last week", Mode::Lex, true);
+        assert!(p.filters.since.is_none());
+        assert_eq!(p.lists[0].text, "tantivy lock last week");
+        let p = plan_of("lex: a\nvec: b", Mode::Lex, true);
+        assert_eq!(kinds(&p), ["lex"]);
+        assert_eq!(p.warnings, ["1 sub-query skipped in lex mode"]);
+    }
+
+    #[test]
+    fn a_document_without_vectors_skips_its_vector_lines_in_auto() {
+        let p = plan_of("lex: a\nvec: b\nhyde: c", Mode::Auto, false);
+        assert_eq!(kinds(&p), ["lex"]);
+        assert!(p.warnings[0].starts_with("vector sub-queries skipped"));
+        let p = plan_of("vec: only vectors", Mode::Auto, false);
+        assert_eq!(p.mode, Mode::Vec);
+        let p = plan_of("lex: a\nvec: b", Mode::Auto, true);
+        assert_eq!(
+            p.lists.iter().map(|l| l.weight).collect::<Vec<_>>(),
+            [2.0, 1.0]
+        );
+    }
+
+    #[test]
+    fn the_vector_check_is_not_made_for_a_literal_query() {
+        let now = now();
+        let req = SearchRequest::builder(&now)
+            .text("parse_config.rs")
+            .expect("request")
+            .build();
+        let asked = std::cell::Cell::new(false);
+        let p = plan(
+            &req,
+            &now,
+            &|| {
+                asked.set(true);
+                true
+            },
+            2.0,
+        )
+        .expect("plan");
+        assert_eq!(p.mode, Mode::Lex);
+        assert!(!asked.get());
+    }
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The layer map holds itself (run by `make lint`):
+
+1. every `brain-*` dependency of a crate lives on a lower floor of crates/README.md's table;
+2. no crate's modules import each other in a circle (`use crate::a` in b and `use crate::b` in a,
+   through any number of modules; test modules and comments are not counted);
+3. `rusqlite` is a dependency of brain-store (state.sqlite's owner) and brain-chrome (Chrome's own
+   database) only.
+
+Exit 1 with one line per violation; prints nothing when all hold.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SQLITE_OWNERS = {"brain-store", "brain-chrome"}
+
+
+def floors():
+    """crate → floor number, from the table in crates/README.md."""
+    out, floor = {}, None
+    with open(os.path.join(ROOT, "crates", "README.md"), encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) < 2 or not cells[1].startswith("`brain-"):
+                continue
+            m = re.match(r"(\d+)", cells[0])
+            if m:
+                floor = int(m.group(1))
+            out[cells[1].strip("`")] = floor
+    return out
+
+
+def deps(crate_dir):
+    """Names of the [dependencies] of a crate (not dev-dependencies)."""
+    names, on = [], False
+    with open(os.path.join(crate_dir, "Cargo.toml"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("["):
+                on = line.strip() == "[dependencies]"
+                continue
+            m = re.match(r"([A-Za-z0-9_-]+)\s*=", line)
+            if on and m:
+                names.append(m.group(1))
+    return names
+
+
+def module_graph(src):
+    """top-level module → the top-level modules it imports with `crate::`."""
+    graph = {}
+    for dirpath, _, files in os.walk(src):
+        for name in files:
+            if not name.endswith(".rs"):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, src)[:-3].replace(os.sep, "/")
+            top = rel.split("/")[0]
+            if top in ("lib", "main"):
+                continue
+            with open(path, encoding="utf-8") as f:
+                text = f.read().split("#[cfg(test)]")[0]
+            code = "\n".join(l for l in text.splitlines() if not l.strip().startswith("//"))
+            found = set(re.findall(r"crate::([a-z_][a-z0-9_]*)", code))
+            graph.setdefault(top, set()).update(found - {top})
+    return {k: {d for d in v if d in graph} for k, v in graph.items()}
+
+
+def cycles(graph):
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    problems = []
+    floor = floors()
+    crates_dir = os.path.join(ROOT, "crates")
+    for name in sorted(os.listdir(crates_dir)):
+        crate_dir = os.path.join(crates_dir, name)
+        if not os.path.isfile(os.path.join(crate_dir, "Cargo.toml")):
+            continue
+        if name not in floor:
+            problems.append(f"{name}: not in crates/README.md's layer map")
+            continue
+        for dep in deps(crate_dir):
+            if dep.startswith("brain-") and floor.get(dep, 99) >= floor[name]:
+                problems.append(
+                    f"{name} (floor {floor[name]}) depends on {dep} (floor {floor.get(dep, '?')}):"
+                    " a crate imports only from lower floors"
+                )
+            if dep == "rusqlite" and name not in SQLITE_OWNERS:
+                problems.append(f"{name} depends on rusqlite: state.sqlite is brain-store's alone")
+        for comp in cycles(module_graph(os.path.join(crate_dir, "src"))):
+            problems.append(f"{name}: modules import each other in a circle: {' → '.join(comp)}")
+    for name in sorted(os.listdir(os.path.join(ROOT, "bin"))):
+        if "rusqlite" in deps(os.path.join(ROOT, "bin", name)):
+            problems.append(f"bin/{name} depends on rusqlite: go through brain_store::Registry")
+    for p in problems:
+        print(f"check-layers: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
