@@ -4,13 +4,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
-use brain_doc::{Doc, ErrorCode};
+use brain_doc::ErrorCode;
 use brain_store::{Home, Lock, LockError};
-use brain_vec::chunk::{self, ChunkParams};
+use brain_vec::chunk::ChunkParams;
 use brain_vec::index::{self, Input, Options};
 use brain_vec::search::VecSearch;
-use brain_vec::store::{Filter, Store, date_seconds};
-use brain_vec::{EmbedderSpec, Fingerprint, VecError};
+use brain_vec::stage::{self, StageError};
+use brain_vec::store::{Filter, date_seconds};
+use brain_vec::{EmbedderSpec, VecError};
 use clap::Parser;
 
 /// Embed documents into the vector store (`$BRAIN_HOME/index/vec/`).
@@ -92,18 +93,15 @@ fn fail(e: VecError) -> anyhow::Error {
 fn run(args: Args) -> anyhow::Result<Exit> {
     let home = Home::from_env();
     let warnings = Warnings::new("vecindex", args.quiet);
+    let warn = |m: String| warnings.warn(m);
     let chunking = ChunkParams {
         max_tokens: args.max_tokens,
         overlap_tokens: args.overlap,
     };
     let mut out = Stdout::new();
     if args.chunks {
-        for input in inputs(&args, &home, &warnings)? {
-            for c in chunk::chunk(&input.doc.body, chunking) {
-                let rec = serde_json::json!({"id": input.doc.id, "seq": c.seq, "line": input.body_line + c.line - 1,
-                    "tokens": c.tokens, "text": chunk::embed_text(&input.doc.title, &c.text)});
-                brain_doc::ndjson::write_line(&mut out, &rec)?;
-            }
+        for rec in stage::chunk_records(&inputs(&args, &home, &warn)?, chunking) {
+            brain_doc::ndjson::write_line(&mut out, &rec)?;
         }
         return finish(out);
     }
@@ -115,7 +113,26 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     .map_err(fail)?;
     let dir = home.index().join("vec");
     if args.embed {
-        return embed_texts(&spec, &warnings, out);
+        let t0 = std::time::Instant::now();
+        let embedder = brain_vec::backend::open(&spec).map_err(fail)?;
+        let load_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let stdin = std::io::BufReader::new(std::io::stdin().lock());
+        let texts = stage::read_texts(stdin, "<stdin>", &warn).context("reading stdin")?;
+        let mut emit = |r: &stage::EmbedRecord| brain_doc::ndjson::write_line(&mut out, r);
+        let speed =
+            stage::embed_texts(embedder.as_ref(), &texts, &mut emit).map_err(|e| match e {
+                StageError::Vec(e) => fail(e),
+                StageError::Output(io) => io.into(),
+            })?;
+        eprintln!(
+            "vecindex: model load {load_ms:.0} ms; embedded {} texts, {} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
+            speed.texts,
+            speed.tokens,
+            speed.secs,
+            speed.tokens as f64 / speed.secs,
+            speed.texts as f64 / speed.secs
+        );
+        return finish(out);
     }
     if let Some(text) = &args.search {
         let vs = VecSearch::open(&dir, &spec).map_err(fail)?;
@@ -140,18 +157,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         });
     }
     if args.status {
-        let store = Store::open(&dir).ok();
-        let dims = store.as_ref().map_or(0, |s| s.manifest.fingerprint.dims);
-        let fp = Fingerprint {
-            model: spec.model_id(),
-            dims,
-            chunking,
-            prompt: brain_vec::embed::PROMPT_FORMAT.into(),
-        };
-        for (collection, docs, need) in
-            index::pending(store.as_ref(), &fp, &inputs(&args, &home, &warnings)?)
-        {
-            let rec = serde_json::json!({"collection": collection, "docs": docs, "need_embeddings": need});
+        let inputs = inputs(&args, &home, &warn)?;
+        for rec in stage::status_records(&dir, spec.model_id(), chunking, &inputs) {
             brain_doc::ndjson::write_line(&mut out, &rec)?;
         }
         return finish(out);
@@ -164,7 +171,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         }
         other => anyhow::Error::new(other),
     })?;
-    let inputs = inputs(&args, &home, &warnings)?;
+    let inputs = inputs(&args, &home, &warn)?;
     let opts = Options {
         chunking,
         limit: args.limit,
@@ -177,7 +184,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     })
     .map_err(fail)?;
     bar.finish_and_clear();
-    if let Err(e) = mark_registry(&home, &dir, &inputs) {
+    if let Err(e) = stage::record_freshness(&home, &dir, &inputs) {
         warnings.warn(format!("state.sqlite: vector freshness not recorded: {e}"));
     }
     eprintln!(
@@ -190,78 +197,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         report.pending,
         report.generation
     );
-    let mut rec = serde_json::to_value(&report)?;
-    rec["kind"] = "vecindex_report".into();
-    rec["warnings"] = warnings.count().into();
+    let rec = stage::ReportRecord::new(report, warnings.count());
     brain_doc::ndjson::write_line(&mut out, &rec)?;
     finish(out)
-}
-
-/// `--embed`: embed stdin texts in calls of 256 (length-sorted batching inside), report speed on stderr.
-fn embed_texts(spec: &EmbedderSpec, warnings: &Warnings, mut out: Stdout) -> anyhow::Result<Exit> {
-    let t0 = std::time::Instant::now();
-    let embedder = brain_vec::backend::open(spec).map_err(fail)?;
-    let load_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let stdin = std::io::BufReader::new(std::io::stdin().lock());
-    let mut texts = Vec::new();
-    for item in brain_doc::ndjson::Reader::<_, serde_json::Value>::new(stdin, "<stdin>") {
-        match item
-            .context("reading stdin")?
-            .map(|v| v["text"].as_str().map(str::to_string))
-        {
-            Ok(Some(t)) => texts.push(t),
-            Ok(None) => warnings.warn("a line without a `text` string"),
-            Err(e) => warnings.warn(e),
-        }
-    }
-    let t1 = std::time::Instant::now();
-    let mut tokens = 0;
-    for group in texts.chunks(256) {
-        let refs: Vec<&str> = group.iter().map(String::as_str).collect();
-        for (text, e) in group.iter().zip(embedder.embed(&refs).map_err(fail)?) {
-            let n = embedder.count_tokens(text);
-            tokens += n.unwrap_or(0);
-            brain_doc::ndjson::write_line(
-                &mut out,
-                &serde_json::json!({"text": text, "tokens": n, "embedding": e}),
-            )?;
-        }
-    }
-    let secs = t1.elapsed().as_secs_f64().max(1e-9);
-    eprintln!(
-        "vecindex: model load {load_ms:.0} ms; embedded {} texts, {tokens} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
-        texts.len(),
-        secs,
-        tokens as f64 / secs,
-        texts.len() as f64 / secs
-    );
-    finish(out)
-}
-
-/// Record in the document registry (`state.sqlite`, if lexindex made one) which documents have vectors
-/// up to date, under which fingerprint, so `explain`/`status` can count "N docs need embeddings".
-fn mark_registry(home: &Home, dir: &std::path::Path, inputs: &[Input]) -> anyhow::Result<()> {
-    let store = Store::open(dir)?;
-    let fp = store.manifest.fingerprint.id();
-    let stored: std::collections::HashMap<&str, &str> = store
-        .docs
-        .iter()
-        .map(|d| (d.id.as_str(), d.hash.as_str()))
-        .collect();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let Some(mut registry) = brain_store::Registry::open_existing(home)? else {
-        return Ok(());
-    };
-    let current = inputs.iter().filter(|i| {
-        stored
-            .get(i.doc.id.as_str())
-            .is_some_and(|h| *h == i.hash())
-    });
-    registry.mark_embedded(&fp, now, current.map(|i| i.doc.id.as_str()))?;
-    registry.checkpoint();
-    Ok(())
 }
 
 fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
@@ -271,24 +209,16 @@ fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
 }
 
 /// The documents to work on: the corpus with --all, else doc NDJSON on stdin (bad lines warned, skipped).
-fn inputs(args: &Args, home: &Home, warnings: &Warnings) -> anyhow::Result<Vec<Input>> {
+fn inputs(args: &Args, home: &Home, warn: &dyn Fn(String)) -> anyhow::Result<Vec<Input>> {
     if args.all {
         let config = brain_store::Config::load(home).map_err(|e| {
             Failure::new(ErrorCode::BadQuery, e.to_string())
                 .with_fix("fix brain.yaml (docs/collections.md)")
         })?;
-        return Ok(brain_vec::corpus::read(&config, &|m| warnings.warn(m)));
+        return Ok(brain_vec::corpus::read(&config, warn));
     }
-    let stdin = std::io::stdin().lock();
-    let mut out = Vec::new();
-    for item in brain_doc::ndjson::Reader::<_, Doc>::new(std::io::BufReader::new(stdin), "<stdin>")
-    {
-        match item.context("reading stdin")? {
-            Ok(doc) => out.push(Input::from_doc(doc)),
-            Err(e) => warnings.warn(e),
-        }
-    }
-    Ok(out)
+    let stdin = std::io::BufReader::new(std::io::stdin().lock());
+    Ok(stage::read_inputs(stdin, "<stdin>", warn).context("reading stdin")?)
 }
 
 /// A `--since`/`--until` value as Unix seconds; `extra` is added to a bare date (end of day).

@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use brain_doc::{ErrorCode, ErrorRecord};
-use brain_docs::DocIds;
 use brain_lex::LexIndex;
 use brain_rank::Engine;
 use brain_rank::{Ranker, Strategy};
+use brain_resolve::DocIds;
 use brain_store::{Config, Home};
 
 /// When and how big each watched file was; `None` for one that does not exist.

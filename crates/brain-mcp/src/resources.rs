@@ -1,7 +1,7 @@
 //! `brain://{collection}/{+path}` resources: the template for discovery and `resources/read`.
 //! Documents are found with the `query` tool, so `resources/list` is empty (as QMD's is).
 
-use brain_docs::{Resolver, read_lines};
+use brain_resolve::{Resolver, read_lines};
 use serde_json::{Value, json};
 
 use crate::fence;

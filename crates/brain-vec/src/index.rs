@@ -64,7 +64,7 @@ pub struct Options {
 }
 
 /// What a run did.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// Documents in the input.
     pub docs: usize,

@@ -31,6 +31,7 @@ mod kernels;
 mod scan;
 pub mod search;
 mod simd;
+pub mod stage;
 pub mod store;
 pub mod weights;
 pub mod write;

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
-use brain_docs::{DocsError, Resolver, read_lines, split_range};
+use brain_resolve::{DocsError, Resolver, read_lines, split_range};
 use brain_store::{Config, Home};
 
 use super::usage::Row;

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
-use brain_docs::{Body, Doc, Resolver, Skip, read_doc};
+use brain_resolve::{Body, Doc, Resolver, Skip, read_doc};
 use brain_store::{Config, Home};
 
 use super::usage::Row;

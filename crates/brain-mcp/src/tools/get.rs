@@ -2,7 +2,7 @@
 //! `:from[:count]` suffix), from `fromLine` for `maxLines` lines, under a byte cap; optionally numbered.
 
 use brain_doc::{ErrorRecord, docid};
-use brain_docs::{Resolver, read_lines, split_range};
+use brain_resolve::{Resolver, read_lines, split_range};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

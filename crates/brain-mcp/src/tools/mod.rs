@@ -110,6 +110,6 @@ pub fn error_text(e: &ErrorRecord, extra: &Map<String, Value>) -> String {
 }
 
 /// A document lookup failure as an error record.
-pub fn docs_error(e: brain_docs::DocsError) -> ErrorRecord {
+pub fn docs_error(e: brain_resolve::DocsError) -> ErrorRecord {
     ErrorRecord::new(e.code(), e.to_string(), e.fix())
 }

@@ -4,7 +4,7 @@
 //! broad glob cannot flood the answer with notes.
 
 use brain_doc::{ErrorCode, ErrorRecord, docid};
-use brain_docs::{Body, Resolver, Skip, read_doc};
+use brain_resolve::{Body, Resolver, Skip, read_doc};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

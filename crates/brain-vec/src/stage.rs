@@ -1,0 +1,292 @@
+//! `vecindex` as a library: what each of its jobs does and the typed record it prints, so the binary
+//! only parses flags, picks a job and writes the records.
+//!
+//! * [`chunk_records`] — `--chunks`: what each document would be embedded as;
+//! * [`status_records`] — `--status`: per collection, documents and how many need embeddings;
+//! * [`embed_texts`] — `--embed`: texts in, vectors out, with the speed;
+//! * [`record_freshness`] — after an update: which documents' vectors are current, in the registry;
+//! * [`read_inputs`] — doc NDJSON on stdin as inputs (bad lines reported and skipped).
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+use std::time::Instant;
+
+use brain_doc::Doc;
+use brain_store::{Home, Registry};
+use serde::{Deserialize, Serialize};
+
+use crate::VecError;
+use crate::chunk::{self, ChunkParams};
+use crate::embed::{Embedder, Fingerprint, PROMPT_FORMAT};
+use crate::index::{self, Input, Report};
+use crate::store::Store;
+
+/// `vecindex --chunks`: one chunk as it would be embedded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkRecord {
+    /// The document id.
+    pub id: String,
+    /// The chunk's position in the document (0-based).
+    pub seq: u32,
+    /// 1-based line of the markdown file where the chunk starts.
+    pub line: u64,
+    /// Estimated tokens.
+    pub tokens: usize,
+    /// The text embedded (title line and chunk).
+    pub text: String,
+}
+
+/// `vecindex --status`: one collection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusRecord {
+    pub collection: String,
+    /// Documents in the input.
+    pub docs: usize,
+    /// Of them, those without up-to-date vectors.
+    pub need_embeddings: usize,
+}
+
+/// `vecindex --embed`: one text and its vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbedRecord {
+    pub text: String,
+    /// Model tokens (null for an HTTP backend, which does not say).
+    pub tokens: Option<usize>,
+    pub embedding: Vec<f32>,
+}
+
+/// The summary record of an update (`kind: "vecindex_report"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportRecord {
+    #[serde(flatten)]
+    pub report: Report,
+    /// Always `"vecindex_report"`.
+    pub kind: String,
+    /// Warnings reported during the run.
+    pub warnings: u64,
+}
+
+impl ReportRecord {
+    pub fn new(report: Report, warnings: u64) -> Self {
+        ReportRecord {
+            report,
+            kind: "vecindex_report".into(),
+            warnings,
+        }
+    }
+}
+
+/// The chunks of every input, in order.
+pub fn chunk_records(inputs: &[Input], chunking: ChunkParams) -> Vec<ChunkRecord> {
+    let mut out = Vec::new();
+    for input in inputs {
+        for c in chunk::chunk(&input.doc.body, chunking) {
+            out.push(ChunkRecord {
+                id: input.doc.id.clone(),
+                seq: c.seq,
+                line: input.body_line + c.line - 1,
+                tokens: c.tokens,
+                text: chunk::embed_text(&input.doc.title, &c.text),
+            });
+        }
+    }
+    out
+}
+
+/// Per collection, how many inputs need embeddings with the model `model_id` and `chunking` against
+/// the store in `dir` (absent: all of them). Loads no model.
+pub fn status_records(
+    dir: &Path,
+    model_id: String,
+    chunking: ChunkParams,
+    inputs: &[Input],
+) -> Vec<StatusRecord> {
+    let store = Store::open(dir).ok();
+    let fp = Fingerprint {
+        model: model_id,
+        dims: store.as_ref().map_or(0, |s| s.manifest.fingerprint.dims),
+        chunking,
+        prompt: PROMPT_FORMAT.into(),
+    };
+    index::pending(store.as_ref(), &fp, inputs)
+        .into_iter()
+        .map(|(collection, docs, need_embeddings)| StatusRecord {
+            collection,
+            docs,
+            need_embeddings,
+        })
+        .collect()
+}
+
+/// What [`embed_texts`] measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EmbedSpeed {
+    pub texts: usize,
+    pub tokens: usize,
+    pub secs: f64,
+}
+
+/// Embed `texts` in calls of 256 (length-sorted batching inside); `emit` sees each record in order.
+pub fn embed_texts(
+    embedder: &dyn Embedder,
+    texts: &[String],
+    emit: &mut dyn FnMut(&EmbedRecord) -> std::io::Result<()>,
+) -> Result<EmbedSpeed, StageError> {
+    let t = Instant::now();
+    let mut tokens = 0;
+    for group in texts.chunks(256) {
+        let refs: Vec<&str> = group.iter().map(String::as_str).collect();
+        for (text, embedding) in group.iter().zip(embedder.embed(&refs)?) {
+            let n = embedder.count_tokens(text);
+            tokens += n.unwrap_or(0);
+            emit(&EmbedRecord {
+                text: text.clone(),
+                tokens: n,
+                embedding,
+            })?;
+        }
+    }
+    Ok(EmbedSpeed {
+        texts: texts.len(),
+        tokens,
+        secs: t.elapsed().as_secs_f64().max(1e-9),
+    })
+}
+
+/// Why a job of the stage failed: the embedder, or writing its output.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    #[error(transparent)]
+    Vec(#[from] VecError),
+    #[error(transparent)]
+    Output(#[from] std::io::Error),
+}
+
+/// Record in the document registry (`state.sqlite`, when `lexindex` made one) which inputs have
+/// vectors up to date in the store in `dir`, under which fingerprint, so `status`, `explain` and MCP
+/// count the backlog.
+pub fn record_freshness(home: &Home, dir: &Path, inputs: &[Input]) -> Result<(), String> {
+    let store = Store::open(dir).map_err(|e| e.to_string())?;
+    let fp = store.manifest.fingerprint.id();
+    let stored: HashMap<&str, &str> = store
+        .docs
+        .iter()
+        .map(|d| (d.id.as_str(), d.hash.as_str()))
+        .collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let Some(mut registry) = Registry::open_existing(home).map_err(|e| e.to_string())? else {
+        return Ok(());
+    };
+    let current = inputs.iter().filter(|i| {
+        stored
+            .get(i.doc.id.as_str())
+            .is_some_and(|h| *h == i.hash())
+    });
+    registry
+        .mark_embedded(&fp, now, current.map(|i| i.doc.id.as_str()))
+        .map_err(|e| e.to_string())?;
+    registry.checkpoint();
+    Ok(())
+}
+
+/// Doc NDJSON from `reader` as inputs; a malformed line goes to `warn` and is skipped. An I/O error
+/// (not a bad line) ends the read.
+pub fn read_inputs(
+    reader: impl BufRead,
+    name: &str,
+    warn: &dyn Fn(String),
+) -> std::io::Result<Vec<Input>> {
+    let mut out = Vec::new();
+    for item in brain_doc::ndjson::Reader::<_, Doc>::new(reader, name) {
+        match item? {
+            Ok(doc) => out.push(Input::from_doc(doc)),
+            Err(e) => warn(e.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// Texts of `{"text": …}` lines from `reader` (what `--embed` reads); other lines go to `warn`.
+pub fn read_texts(
+    reader: impl BufRead,
+    name: &str,
+    warn: &dyn Fn(String),
+) -> std::io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for item in brain_doc::ndjson::Reader::<_, serde_json::Value>::new(reader, name) {
+        match item?.map(|v| v["text"].as_str().map(str::to_string)) {
+            Ok(Some(t)) => out.push(t),
+            Ok(None) => warn("a line without a `text` string".into()),
+            Err(e) => warn(e.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(id: &str, body: &str) -> Input {
+        let source = brain_doc::Source {
+            kind: "note".into(),
+            agent: None,
+            file: String::new(),
+            lines: None,
+            sha256: None,
+            parts: vec![],
+        };
+        let mut doc = Doc::new(id, "T", "2026-04-02T00:00:00Z", source);
+        doc.collection = Some("notes".into());
+        doc.body = body.into();
+        Input::from_doc(doc)
+    }
+
+    #[test]
+    fn records_keep_the_wire_order_and_round_trip() {
+        let recs = chunk_records(
+            &[input("notes/a", "# A\n\nsome text\n")],
+            ChunkParams::default(),
+        );
+        let line = serde_json::to_string(&recs[0]).expect("json");
+        assert!(
+            line.starts_with("{\"id\":\"notes/a\",\"seq\":0,\"line\":"),
+            "{line}"
+        );
+        let back: ChunkRecord = serde_json::from_str(&line).expect("parse");
+        assert_eq!(back, recs[0]);
+        let report = ReportRecord::new(Report::default(), 2);
+        let v = serde_json::to_value(&report).expect("json");
+        assert_eq!(v["kind"], "vecindex_report");
+        assert_eq!(v["warnings"], 2);
+        assert!(v.get("generation").is_some());
+    }
+
+    #[test]
+    fn without_a_store_every_input_needs_embeddings() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let inputs = [input("notes/a", "x"), input("notes/b", "y")];
+        let recs = status_records(dir.path(), "m".into(), ChunkParams::default(), &inputs);
+        assert_eq!(
+            recs,
+            [StatusRecord {
+                collection: "notes".into(),
+                docs: 2,
+                need_embeddings: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn bad_lines_are_warned_and_skipped() {
+        let warned = std::cell::RefCell::new(Vec::new());
+        let text = "{\"text\":\"a\"}\nnot json\n{\"x\":1}\n{\"text\":\"b\"}\n";
+        let texts =
+            read_texts(text.as_bytes(), "<stdin>", &|w| warned.borrow_mut().push(w)).expect("read");
+        assert_eq!(texts, ["a", "b"]);
+        assert_eq!(warned.borrow().len(), 2);
+    }
+}
