@@ -218,7 +218,7 @@ fn inputs(args: &Args, home: &Home, warn: &dyn Fn(String)) -> anyhow::Result<Vec
         return Ok(brain_vec::corpus::read(&config, warn));
     }
     let stdin = std::io::BufReader::new(std::io::stdin().lock());
-    Ok(stage::read_inputs(stdin, "<stdin>", warn).context("reading stdin")?)
+    stage::read_inputs(stdin, "<stdin>", warn).context("reading stdin")
 }
 
 /// A `--since`/`--until` value as Unix seconds; `extra` is added to a bare date (end of day).
