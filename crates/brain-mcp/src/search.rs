@@ -13,11 +13,25 @@ use serde::Deserialize;
 use crate::handles::Handles;
 
 /// One typed sub-query (QMD's `{type, query}`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SubQuery {
+    /// lex = BM25 keywords ("phrases", -negation, collection:/project:/agent:/since: filters); vec = a natural-language question; hyde = a hypothetical answer passage
     #[serde(rename = "type")]
+    #[schemars(schema_with = "search_kind_schema")]
     pub kind: SearchKind,
+    /// The sub-query text.
+    #[schemars(length(min = 1))]
     pub query: String,
+}
+
+/// The `type` of a sub-query: the names [`SearchKind`] parses.
+fn search_kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = [SearchKind::Lex, SearchKind::Vec, SearchKind::Hyde]
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    schemars::json_schema!({"type": "string", "enum": names})
 }
 
 /// A search as the `query` tool asks for it.

@@ -287,6 +287,21 @@ impl Config {
         self.collections.iter().find(|c| c.name == name)
     }
 
+    /// Every name of `names` is a collection here; the first that is not is
+    /// [`ConfigError::Unknown`] (list the choices with [`Config::names`]).
+    pub fn check_collections(&self, names: &[String]) -> Result<(), ConfigError> {
+        match names.iter().find(|n| self.collection(n).is_none()) {
+            Some(n) => Err(ConfigError::Unknown(n.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// The collection names, comma-separated, in declaration order.
+    pub fn names(&self) -> String {
+        let names: Vec<&str> = self.collections.iter().map(|c| c.name.as_str()).collect();
+        names.join(", ")
+    }
+
     /// Add a collection (a user folder referenced in place, or a new folder under the home).
     pub fn add_collection(&mut self, c: Collection) -> Result<(), ConfigError> {
         check_name(&c.name)?;

@@ -6,7 +6,7 @@ use brain_resolve::{Resolver, read_lines, split_range};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Output, Tool, decode, descriptor};
+use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
 use crate::fence;
 
 pub const TOOL: Tool = Tool {
@@ -18,30 +18,28 @@ pub const TOOL: Tool = Tool {
 /// Default byte cap of one `get` (about 25k tokens): a long transcript is read in parts.
 const DEFAULT_MAX_BYTES: usize = 100_000;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Args {
+    /// brain://collection/path, collection/path or #docid from a query result; `ref:100` starts at line 100, `ref:100:20` reads 20 lines.
+    #[schemars(length(min = 1))]
     file: String,
+    /// Start at this 1-based line (the result's `line` is a good start).
+    #[schemars(range(min = 1))]
     from_line: Option<usize>,
+    /// Read at most this many lines.
+    #[schemars(range(min = 1))]
     max_lines: Option<usize>,
+    /// Stop before this many bytes (default 100000); the result says where to continue.
+    #[schemars(range(min = 1))]
     max_bytes: Option<usize>,
+    /// Prefix every line with its number (default false).
     #[serde(default)]
     line_numbers: bool,
 }
 
 fn describe() -> Value {
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "file": {"type": "string", "minLength": 1, "description": "brain://collection/path, collection/path or #docid from a query result; `ref:100` starts at line 100, `ref:100:20` reads 20 lines."},
-            "fromLine": {"type": "integer", "minimum": 1, "description": "Start at this 1-based line (the result's `line` is a good start)."},
-            "maxLines": {"type": "integer", "minimum": 1, "description": "Read at most this many lines."},
-            "maxBytes": {"type": "integer", "minimum": 1, "description": "Stop before this many bytes (default 100000); the result says where to continue."},
-            "lineNumbers": {"type": "boolean", "description": "Prefix every line with its number (default false)."}
-        },
-        "required": ["file"],
-        "additionalProperties": false
-    });
+    let input = input_schema::<Args>();
     let output = json!({
         "type": "object",
         "properties": {

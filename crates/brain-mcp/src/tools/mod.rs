@@ -78,6 +78,63 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorRecord> {
     })
 }
 
+/// Every name of `collections` is a collection of `config`, else a `bad_query` naming the first that
+/// is not, with the list of those there are.
+pub fn check_collections(
+    config: &brain_store::Config,
+    collections: &[String],
+) -> Result<(), ErrorRecord> {
+    config.check_collections(collections).map_err(|e| match e {
+        brain_store::ConfigError::Unknown(c) => ErrorRecord::new(
+            ErrorCode::BadQuery,
+            format!("no collection `{c}`"),
+            format!("collections: {}", config.names()),
+        ),
+        other => ErrorRecord::new(ErrorCode::BadQuery, other.to_string(), ""),
+    })
+}
+
+/// A tool's `inputSchema`, generated from its argument type: field doc comments are the
+/// descriptions, `#[schemars(length/range)]` the bounds, `deny_unknown_fields` closes it. Inlined
+/// (no `$ref`), no `$schema` or title, and an `Option` field is optional rather than nullable — the
+/// keywords [`crate::schema::check`] enforces. The `tools/list` golden pins the result.
+pub fn input_schema<T: schemars::JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.meta_schema = None;
+        s.inline_subschemas = true;
+    });
+    let mut v = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("title");
+        o.remove("description");
+    }
+    plain_keywords(&mut v);
+    v
+}
+
+/// Everywhere in a generated schema: `"type": ["T", "null"]` → `"type": "T"` (an absent argument is
+/// how a client leaves one out; null is not accepted), and no `format` (schemars' `uint`, `double`
+/// are not JSON Schema formats, and a strict validator refuses unknown ones).
+fn plain_keywords(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("format");
+            if let Some(Value::Array(types)) = o.get("type") {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 && kept.len() < types.len() {
+                    o.insert("type".into(), kept[0].clone());
+                }
+            }
+            o.values_mut().for_each(plain_keywords);
+        }
+        Value::Array(a) => a.iter_mut().for_each(plain_keywords),
+        _ => {}
+    }
+}
+
 /// The descriptor of a reading tool: read-only, closed-world (only the local memory), as QMD marks its
 /// tools.
 pub fn descriptor(

@@ -8,7 +8,7 @@ use brain_resolve::{Body, Resolver, Skip, read_doc};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Output, Tool, decode, descriptor};
+use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
 use crate::fence;
 
 pub const TOOL: Tool = Tool {
@@ -22,30 +22,28 @@ const DEFAULT_MAX_BYTES: u64 = 10_240;
 /// Cap on all documents of one call together (about 50k tokens).
 const DEFAULT_MAX_TOTAL_BYTES: u64 = 200_000;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Args {
+    /// A glob over collection/path (`brain/2026/04/*.md`) or a comma-separated list of uris, collection/paths or #docids.
+    #[schemars(length(min = 1))]
     pattern: String,
+    /// At most this many lines per document.
+    #[schemars(range(min = 1))]
     max_lines: Option<usize>,
+    /// Skip documents larger than this (default 10240).
+    #[schemars(range(min = 1))]
     max_bytes: Option<u64>,
+    /// Stop adding documents past this many bytes in all (default 200000).
+    #[schemars(range(min = 1))]
     max_total_bytes: Option<u64>,
+    /// Prefix every line with its number (default false).
     #[serde(default)]
     line_numbers: bool,
 }
 
 fn describe() -> Value {
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "A glob over collection/path (`brain/2026/04/*.md`) or a comma-separated list of uris, collection/paths or #docids."},
-            "maxLines": {"type": "integer", "minimum": 1, "description": "At most this many lines per document."},
-            "maxBytes": {"type": "integer", "minimum": 1, "description": "Skip documents larger than this (default 10240)."},
-            "maxTotalBytes": {"type": "integer", "minimum": 1, "description": "Stop adding documents past this many bytes in all (default 200000)."},
-            "lineNumbers": {"type": "boolean", "description": "Prefix every line with its number (default false)."}
-        },
-        "required": ["pattern"],
-        "additionalProperties": false
-    });
+    let input = input_schema::<Args>();
     let doc = json!({
         "type": "object",
         "properties": {

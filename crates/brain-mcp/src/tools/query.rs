@@ -8,7 +8,7 @@ use brain_rank::strategy::STALE_AFTER_DAYS;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Output, Tool, decode, descriptor};
+use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
 use crate::fence;
 use crate::search::{SearchSpec, SubQuery, search};
 
@@ -21,46 +21,37 @@ pub const TOOL: Tool = Tool {
 /// Most documents one call returns.
 const MAX_LIMIT: u64 = 100;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Args {
+    /// A plain query (words, "phrases", -negation, field:value filters). Give this or `searches`.
+    #[schemars(length(min = 1))]
     query: Option<String>,
+    /// Typed sub-queries, the first weighted 2x. Give this or `query`.
+    #[schemars(length(min = 1, max = 10))]
     searches: Option<Vec<SubQuery>>,
+    /// Documents to return (default 10).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     limit: Option<usize>,
+    /// Drop results scoring below this; scores are 0-1, the best is 1 (default 0).
+    #[schemars(range(min = 0, max = 1))]
     min_score: Option<f64>,
+    /// Only these collections (any of).
     collections: Option<Vec<String>>,
+    /// Only documents dated since: 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339.
     since: Option<String>,
+    /// Background that disambiguates the query (steers the reranker); does not search on its own.
     intent: Option<String>,
+    /// Accepted for QMD compatibility; ignored.
+    #[schemars(range(min = 1))]
+    #[allow(dead_code)]
+    candidate_limit: Option<u64>,
+    /// Rescore the top candidates with the local cross-encoder (needs $BRAIN_HOME/models/reranker; about a second on a CPU). Default false.
     rerank: Option<bool>,
 }
 
 fn describe() -> Value {
-    let sub = json!({
-        "type": "object",
-        "properties": {
-            "type": {"type": "string", "enum": ["lex", "vec", "hyde"],
-                     "description": "lex = BM25 keywords (\"phrases\", -negation, collection:/project:/agent:/since: filters); vec = a natural-language question; hyde = a hypothetical answer passage"},
-            "query": {"type": "string", "minLength": 1, "description": "The sub-query text."}
-        },
-        "required": ["type", "query"],
-        "additionalProperties": false
-    });
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "A plain query (words, \"phrases\", -negation, field:value filters). Give this or `searches`."},
-            "searches": {"type": "array", "minItems": 1, "maxItems": 10, "items": sub,
-                         "description": "Typed sub-queries, the first weighted 2x. Give this or `query`."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Documents to return (default 10)."},
-            "minScore": {"type": "number", "minimum": 0, "maximum": 1, "description": "Drop results scoring below this; scores are 0-1, the best is 1 (default 0)."},
-            "collections": {"type": "array", "items": {"type": "string"}, "description": "Only these collections (any of)."},
-            "since": {"type": "string", "description": "Only documents dated since: 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339."},
-            "intent": {"type": "string", "description": "Background that disambiguates the query (steers the reranker); does not search on its own."},
-            "candidateLimit": {"type": "integer", "minimum": 1, "description": "Accepted for QMD compatibility; ignored."},
-            "rerank": {"type": "boolean", "description": "Rescore the top candidates with the local cross-encoder (needs $BRAIN_HOME/models/reranker; about a second on a CPU). Default false."}
-        },
-        "additionalProperties": false
-    });
+    let input = input_schema::<Args>();
     let result = json!({
         "type": "object",
         "properties": {
@@ -107,15 +98,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         }
     };
     let collections = a.collections.unwrap_or_default();
-    let config = ctx.handles.config()?;
-    if let Some(c) = collections.iter().find(|c| config.collection(c).is_none()) {
-        let known: Vec<&str> = config.collections.iter().map(|c| c.name.as_str()).collect();
-        return Err(ErrorRecord::new(
-            ErrorCode::BadQuery,
-            format!("no collection `{c}`"),
-            format!("collections: {}", known.join(", ")),
-        ));
-    }
+    super::check_collections(ctx.handles.config()?, &collections)?;
     let spec = SearchSpec {
         plain,
         searches,

@@ -10,7 +10,7 @@ use brain_store::telemetry::Surface;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Output, Tool, decode, descriptor};
+use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
 use crate::fence;
 
 pub const TOOL: Tool = Tool {
@@ -26,23 +26,21 @@ const MAX_LIMIT: u64 = 200;
 /// The window when `since` is not given: the last day, as `brain recent`.
 const DEFAULT_SINCE: &str = "24h";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct Args {
+    /// Start of the window: 24h (default), 7d, 2w, 3mo, today, yesterday, YYYY-MM-DD or RFC 3339.
+    #[schemars(length(min = 1))]
     since: Option<String>,
+    /// Only these collections (default: all).
     collections: Option<Vec<String>>,
+    /// Items to list, newest first (default 50); all are counted.
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
     limit: Option<usize>,
 }
 
 fn describe() -> Value {
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "since": {"type": "string", "minLength": 1, "description": "Start of the window: 24h (default), 7d, 2w, 3mo, today, yesterday, YYYY-MM-DD or RFC 3339."},
-            "collections": {"type": "array", "items": {"type": "string"}, "description": "Only these collections (default: all)."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "Items to list, newest first (default 50); all are counted."}
-        },
-        "additionalProperties": false
-    });
+    let input = input_schema::<Args>();
     let item = json!({
         "type": "object",
         "properties": {
@@ -92,15 +90,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         )
     })?;
     let collections = a.collections.unwrap_or_default();
-    let config = ctx.handles.config()?;
-    if let Some(c) = collections.iter().find(|c| config.collection(c).is_none()) {
-        let known: Vec<&str> = config.collections.iter().map(|c| c.name.as_str()).collect();
-        return Err(ErrorRecord::new(
-            ErrorCode::BadQuery,
-            format!("no collection `{c}`"),
-            format!("collections: {}", known.join(", ")),
-        ));
-    }
+    super::check_collections(ctx.handles.config()?, &collections)?;
     let opts = RecentOptions {
         since,
         collections,

@@ -14,7 +14,7 @@ use brain_store::telemetry::Surface;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Output, Tool, decode, descriptor};
+use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
 
 pub const TOOL: Tool = Tool {
     name: "remember",
@@ -22,32 +22,35 @@ pub const TOOL: Tool = Tool {
     run,
 };
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct Args {
+    /// What to remember, in a few self-contained sentences (a conclusion, a decision and its reason, a fact), not a paste of code, logs or a transcript.
+    #[schemars(length(min = 1))]
     text: String,
+    /// note (default), decision, todo, link or fact.
     #[serde(rename = "type", default)]
+    #[schemars(schema_with = "entry_type_schema")]
     kind: EntryType,
+    /// Tags (lower-cased; letters, digits and -_./ only).
     #[serde(default)]
     tags: Vec<String>,
+    /// The project the entry is about (a name or a path).
     project: Option<String>,
+    /// Store text the guard gates as derivable noise (code dumps, logs, transcripts, long pastes). Secrets are refused even so. Default false.
     #[serde(default)]
     force: bool,
 }
 
+/// The entry types [`EntryType::ALL`] names.
+fn entry_type_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let types: Vec<&str> = EntryType::ALL.iter().map(|t| t.as_str()).collect();
+    schemars::json_schema!({"type": "string", "enum": types})
+}
+
 fn describe() -> Value {
     let types: Vec<&str> = EntryType::ALL.iter().map(|t| t.as_str()).collect();
-    let input = json!({
-        "type": "object",
-        "properties": {
-            "text": {"type": "string", "minLength": 1, "description": "What to remember, in a few self-contained sentences (a conclusion, a decision and its reason, a fact), not a paste of code, logs or a transcript."},
-            "type": {"type": "string", "enum": types, "description": "note (default), decision, todo, link or fact."},
-            "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags (lower-cased; letters, digits and -_./ only)."},
-            "project": {"type": "string", "description": "The project the entry is about (a name or a path)."},
-            "force": {"type": "boolean", "description": "Store text the guard gates as derivable noise (code dumps, logs, transcripts, long pastes). Secrets are refused even so. Default false."}
-        },
-        "required": ["text"],
-        "additionalProperties": false
-    });
+    let input = input_schema::<Args>();
     let output = json!({
         "type": "object",
         "properties": {

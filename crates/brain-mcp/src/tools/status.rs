@@ -5,7 +5,7 @@
 use brain_doc::ErrorRecord;
 use serde_json::{Value, json};
 
-use super::{Ctx, Output, Tool, descriptor};
+use super::{Ctx, Output, Tool, descriptor, input_schema};
 
 pub const TOOL: Tool = Tool {
     name: "status",
@@ -13,12 +13,13 @@ pub const TOOL: Tool = Tool {
     run,
 };
 
+/// `status` takes no arguments.
+#[derive(schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Args {}
+
 fn describe() -> Value {
-    let input = json!({
-        "type": "object",
-        "properties": {},
-        "additionalProperties": false
-    });
+    let input = input_schema::<Args>();
     let time = json!({"type": ["string", "null"], "description": "RFC 3339 (UTC), or null: never"});
     let collection = json!({
         "type": "object",
