@@ -63,6 +63,21 @@ pub struct Source {
     pub parts: Vec<SourcePart>,
 }
 
+impl Source {
+    /// A source of `kind` from `file` (home shown as `~`; empty when there is none), with nothing
+    /// else known.
+    pub fn new(kind: impl Into<String>, file: impl Into<String>) -> Source {
+        Source {
+            kind: kind.into(),
+            agent: None,
+            file: file.into(),
+            lines: None,
+            sha256: None,
+            parts: vec![],
+        }
+    }
+}
+
 /// A further source file merged into a document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourcePart {
@@ -174,14 +189,7 @@ impl Doc {
                 field: "source",
                 reason: e.to_string(),
             })?,
-            None => Source {
-                kind: "note".into(),
-                agent: None,
-                file: String::new(),
-                lines: None,
-                sha256: None,
-                parts: vec![],
-            },
+            None => Source::new("note", ""),
         };
         Ok(Doc {
             schema: crate::SCHEMA,

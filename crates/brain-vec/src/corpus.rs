@@ -31,14 +31,8 @@ pub fn read(config: &Config, warn: &dyn Fn(String)) -> Vec<Input> {
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_secs() as i64);
         let facts = FileFacts::read(&f.rel, &text, mtime);
-        let source = Source {
-            kind: facts.kind,
-            agent: facts.agent,
-            file: f.path.display().to_string(),
-            lines: None,
-            sha256: None,
-            parts: vec![],
-        };
+        let mut source = Source::new(facts.kind, f.path.display().to_string());
+        source.agent = facts.agent;
         let id = format!("{}/{}", f.collection, f.rel);
         let mut doc = Doc::new(id, facts.title, &facts.date, source);
         doc.collection = Some(f.collection.clone());

@@ -231,14 +231,7 @@ mod tests {
     use super::*;
 
     fn input(id: &str, body: &str) -> Input {
-        let source = brain_doc::Source {
-            kind: "note".into(),
-            agent: None,
-            file: String::new(),
-            lines: None,
-            sha256: None,
-            parts: vec![],
-        };
+        let source = brain_doc::Source::new("note", "");
         let mut doc = Doc::new(id, "T", "2026-04-02T00:00:00Z", source);
         doc.collection = Some("notes".into());
         doc.body = body.into();

@@ -48,19 +48,7 @@ impl Embedder for Letters {
 }
 
 fn input(id: &str, date: &str, body: &str) -> Input {
-    let mut d = Doc::new(
-        id,
-        "",
-        date,
-        Source {
-            kind: "note".into(),
-            agent: None,
-            file: String::new(),
-            lines: None,
-            sha256: None,
-            parts: vec![],
-        },
-    );
+    let mut d = Doc::new(id, "", date, Source::new("note", ""));
     d.collection = id.split('/').next().map(str::to_string);
     d.body = body.into();
     Input::from_doc(d)

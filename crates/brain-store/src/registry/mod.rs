@@ -290,6 +290,20 @@ impl Registry {
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
+    /// Run `work` in one transaction and commit it; any SQLite error names the database.
+    fn in_transaction(
+        &mut self,
+        work: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<()>,
+    ) -> Result<(), RegistryError> {
+        let path = self.path.clone();
+        let err = |source| RegistryError { path, source };
+        let tx = match self.conn.transaction() {
+            Ok(tx) => tx,
+            Err(e) => return Err(err(e)),
+        };
+        work(&tx).and_then(|()| tx.commit()).map_err(err)
+    }
+
     /// Apply upserts and removals (by id) in one transaction. An upsert replacing an entry keeps its
     /// vector columns only if the content hash did not change (else the vectors are stale: NULL).
     pub fn apply(
@@ -297,37 +311,26 @@ impl Registry {
         upserts: &[DocEntry],
         removals: &[String],
     ) -> Result<(), RegistryError> {
-        let path = self.path.clone();
-        let err = |source| RegistryError {
-            path: path.clone(),
-            source,
-        };
-        let tx = self.conn.transaction().map_err(err)?;
-        {
-            let mut del = tx
-                .prepare_cached("DELETE FROM documents WHERE id = ?1")
-                .map_err(err)?;
+        self.in_transaction(|tx| {
+            let mut del = tx.prepare_cached("DELETE FROM documents WHERE id = ?1")?;
             for id in removals {
-                del.execute([id]).map_err(err)?;
+                del.execute([id])?;
             }
             // A file re-registered under a new id (moved between collections) frees its old row.
-            let mut del_file = tx
-                .prepare_cached("DELETE FROM documents WHERE file = ?1 AND id <> ?2")
-                .map_err(err)?;
-            let mut up = tx
-                .prepare_cached(&format!(
-                    "INSERT INTO documents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                     ON CONFLICT(id) DO UPDATE SET collection = excluded.collection, path = excluded.path,
-                       file = excluded.file, mtime_ns = excluded.mtime_ns, size = excluded.size,
-                       title = excluded.title, date = excluded.date, passages = excluded.passages,
-                       lex_indexed_at = excluded.lex_indexed_at,
-                       vec_fingerprint = CASE WHEN sha256 = excluded.sha256 THEN vec_fingerprint END,
-                       vec_indexed_at = CASE WHEN sha256 = excluded.sha256 THEN vec_indexed_at END,
-                       sha256 = excluded.sha256"
-                ))
-                .map_err(err)?;
+            let mut del_file =
+                tx.prepare_cached("DELETE FROM documents WHERE file = ?1 AND id <> ?2")?;
+            let mut up = tx.prepare_cached(&format!(
+                "INSERT INTO documents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 ON CONFLICT(id) DO UPDATE SET collection = excluded.collection, path = excluded.path,
+                   file = excluded.file, mtime_ns = excluded.mtime_ns, size = excluded.size,
+                   title = excluded.title, date = excluded.date, passages = excluded.passages,
+                   lex_indexed_at = excluded.lex_indexed_at,
+                   vec_fingerprint = CASE WHEN sha256 = excluded.sha256 THEN vec_fingerprint END,
+                   vec_indexed_at = CASE WHEN sha256 = excluded.sha256 THEN vec_indexed_at END,
+                   sha256 = excluded.sha256"
+            ))?;
             for e in upserts {
-                del_file.execute(params![e.file, e.id]).map_err(err)?;
+                del_file.execute(params![e.file, e.id])?;
                 up.execute(params![
                     e.id,
                     e.collection,
@@ -340,11 +343,10 @@ impl Registry {
                     e.date,
                     e.passages,
                     e.lex_indexed_at
-                ])
-                .map_err(err)?;
+                ])?;
             }
-        }
-        tx.commit().map_err(err)
+            Ok(())
+        })
     }
 
     /// Record that the documents `ids` have vectors made under the store fingerprint `fingerprint`
@@ -356,23 +358,15 @@ impl Registry {
         at: i64,
         ids: impl IntoIterator<Item = &'a str>,
     ) -> Result<(), RegistryError> {
-        let path = self.path.clone();
-        let err = |source| RegistryError {
-            path: path.clone(),
-            source,
-        };
-        let tx = self.conn.transaction().map_err(err)?;
-        {
-            let mut up = tx
-                .prepare_cached(
-                    "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = ?2 WHERE id = ?3",
-                )
-                .map_err(err)?;
+        self.in_transaction(|tx| {
+            let mut up = tx.prepare_cached(
+                "UPDATE documents SET vec_fingerprint = ?1, vec_indexed_at = ?2 WHERE id = ?3",
+            )?;
             for id in ids {
-                up.execute(params![fingerprint, at, id]).map_err(err)?;
+                up.execute(params![fingerprint, at, id])?;
             }
-        }
-        tx.commit().map_err(err)
+            Ok(())
+        })
     }
 }
 
