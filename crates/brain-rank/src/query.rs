@@ -156,19 +156,27 @@ pub fn parse_time(spec: &str, now: &Zoned, edge: Edge) -> Result<Timestamp, Quer
     spec.trim().parse::<Timestamp>().map_err(|_| bad())
 }
 
-/// `24h`, `7d`, `2w`, `3mo`, `1y` as a span; `None` if `s` is not of that shape.
+/// `24h`, `7d`, `2w`, `3mo`, `1y` as a span; `None` if `s` is not of that shape or out of range.
 fn relative(s: &str) -> Option<Span> {
     let split = s.find(|c: char| !c.is_ascii_digit())?;
     let (num, unit) = s.split_at(split);
-    let n: i64 = num.parse().ok()?;
+    span_of(num.parse().ok()?, unit)
+}
+
+/// `n` of `unit` (`h`/`hour`, `d`/`day`, `w`/`week`, `mo`/`month`, `y`/`year`) as a span; `None` for
+/// another unit, or an `n` past what a span can hold (`9999999d`: jiff's `n.days()` panics there,
+/// `try_days` says so).
+pub fn span_of(n: i64, unit: &str) -> Option<Span> {
+    let s = Span::new();
     match unit {
-        "h" => Some(n.hours()),
-        "d" => Some(n.days()),
-        "w" => Some(n.weeks()),
-        "mo" => Some(n.months()),
-        "y" => Some(n.years()),
-        _ => None,
+        "h" | "hour" => s.try_hours(n),
+        "d" | "day" => s.try_days(n),
+        "w" | "week" => s.try_weeks(n),
+        "mo" | "month" => s.try_months(n),
+        "y" | "year" => s.try_years(n),
+        _ => return None,
     }
+    .ok()
 }
 
 #[derive(Debug, PartialEq)]
@@ -290,6 +298,26 @@ mod tests {
 
     fn parse(s: &str) -> Query {
         Query::parse(s, &now()).expect("parse")
+    }
+
+    /// `n.days()` panics past jiff's range: these were exit 101 in ask, rank, recent, stats and MCP.
+    #[test]
+    fn out_of_range_relative_times_are_bad_times_not_panics() {
+        for spec in [
+            "9999999d",
+            "99999y",
+            "999999999w",
+            "99999999999999999999h",
+            "9999999mo",
+        ] {
+            assert_eq!(
+                parse_time(spec, &now(), Edge::Start),
+                Err(QueryError::BadTime(spec.into())),
+                "{spec}"
+            );
+            assert!(Query::parse(&format!("x since:{spec}"), &now()).is_err());
+        }
+        assert!(parse_time("30d", &now(), Edge::Start).is_ok());
     }
 
     #[test]

@@ -13,6 +13,8 @@
 use jiff::civil::{Date, Weekday};
 use jiff::{Timestamp, ToSpan, Zoned};
 
+use crate::query::span_of;
+
 /// How a query is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -211,27 +213,9 @@ pub fn temporal(text: &str, now: &Zoned) -> Option<Temporal> {
             ("this" | "last" | "past", unit @ ("week" | "month" | "year"), _) => {
                 window(today, w(0) != "this", unit).map(|(a, b)| (2, a, b))
             }
-            (n, unit, "ago") if n.parse::<i64>().is_ok() => {
-                let n: i64 = n.parse().unwrap_or(0);
-                let span = match unit.trim_end_matches('s') {
-                    "day" => Some(n.days()),
-                    "week" => Some(n.weeks()),
-                    "month" => Some(n.months()),
-                    _ => None,
-                };
-                span.and_then(|s| today.checked_sub(s).ok())
-                    .map(|d| (3, d, d))
-            }
+            (n, unit, "ago") if n.parse::<i64>().is_ok() => back(today, n, unit).map(|d| (3, d, d)),
             ("past" | "last", n, unit) if n.parse::<i64>().is_ok() => {
-                let n: i64 = n.parse().unwrap_or(0);
-                let span = match unit.trim_end_matches('s') {
-                    "day" => Some(n.days()),
-                    "week" => Some(n.weeks()),
-                    "month" => Some(n.months()),
-                    _ => None,
-                };
-                span.and_then(|s| today.checked_sub(s).ok())
-                    .map(|d| (3, d, today))
+                back(today, n, unit).map(|d| (3, d, today))
             }
             ("in", m, y) if MONTHS.contains(&m) => {
                 let month = MONTHS.iter().position(|x| *x == m).unwrap_or(0) as i8 + 1;
@@ -279,6 +263,16 @@ pub fn temporal(text: &str, now: &Zoned) -> Option<Temporal> {
         }
     }
     None
+}
+
+/// The day `n` days, weeks or months before `today` (`n` and `unit` as written: `3`, `weeks`);
+/// `None` when they are not that, or reach past the calendar (`9999999 days ago`).
+fn back(today: Date, n: &str, unit: &str) -> Option<Date> {
+    let unit = unit.trim_end_matches('s');
+    if !matches!(unit, "day" | "week" | "month") {
+        return None;
+    }
+    today.checked_sub(span_of(n.parse().ok()?, unit)?).ok()
 }
 
 /// `this|last week|month|year` as a date window (weeks start on Monday).
@@ -338,6 +332,18 @@ mod tests {
     fn now() -> Zoned {
         // A Wednesday.
         "2026-04-15T12:00:00+00:00[UTC]".parse().expect("zoned")
+    }
+
+    #[test]
+    fn a_distance_past_the_calendar_is_no_window_and_no_panic() {
+        for q in [
+            "what broke 9999999 days ago",
+            "the last 99999999999 weeks",
+            "past 9999999 months",
+        ] {
+            assert!(temporal(q, &now()).is_none(), "{q}");
+        }
+        assert!(temporal("what broke 3 days ago", &now()).is_some());
     }
 
     #[test]

@@ -1,0 +1,88 @@
+//! Defined behaviour at the edges (the hardening issue's "bounded cost" class): an out-of-range time
+//! is a bad query (exit 64 naming the value) on every surface that takes one — `rank`, `brain ask`,
+//! `brain recent`, `brain stats` and the MCP tools — never a panic (it was exit 101).
+
+use brain_tests::{command, run};
+
+mod fixture;
+use fixture::index_fixture;
+
+const HUGE: [&str; 3] = ["9999999d", "99999y", "99999999999999999999h"];
+
+#[test]
+fn out_of_range_times_are_exit_64_on_every_cli_surface() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let home = work.path().join("home");
+    for spec in HUGE {
+        let cases: Vec<(&str, Vec<String>)> = vec![
+            ("rank", vec!["lock".into(), "--since".into(), spec.into()]),
+            ("rank", vec![format!("lock since:{spec}")]),
+            (
+                "brain",
+                vec!["ask".into(), "lock".into(), "--since".into(), spec.into()],
+            ),
+            (
+                "brain",
+                vec!["recent".into(), "--since".into(), spec.into()],
+            ),
+            ("brain", vec!["stats".into(), "--since".into(), spec.into()]),
+        ];
+        for (bin, args) in cases {
+            let out = run(command(bin, &home).args(&args), b"");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(64), "{bin} {args:?}: {stderr}");
+            assert!(
+                stderr.contains(spec),
+                "{bin} {args:?} names the value: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{bin} {args:?}: {stderr}");
+        }
+    }
+    // A spelled-out distance past the calendar is just words, not a window and not a crash.
+    let out = run(
+        command("brain", &home).args(["ask", "lock 9999999 days ago"]),
+        b"",
+    );
+    assert!(matches!(out.status.code(), Some(0 | 67)), "{:?}", out);
+}
+
+#[test]
+fn out_of_range_times_are_tool_errors_over_mcp() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let home = work.path().join("home");
+    let mut input = String::from(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    input.push('\n');
+    for (i, spec) in HUGE.iter().enumerate() {
+        for (tool, args) in [
+            ("query", format!(r#"{{"query":"lock","since":"{spec}"}}"#)),
+            ("recent", format!(r#"{{"since":"{spec}"}}"#)),
+        ] {
+            input.push_str(&format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#,
+                100 + i * 2 + usize::from(tool == "recent")
+            ));
+            input.push('\n');
+        }
+    }
+    let out = run(command("brain", &home).arg("mcp"), input.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replies: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json-rpc line"))
+        .collect();
+    assert_eq!(replies.len(), 1 + 2 * HUGE.len());
+    for r in &replies[1..] {
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap_or("");
+        assert!(text.contains("bad_query"), "{r}");
+    }
+}
