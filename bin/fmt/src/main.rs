@@ -1,10 +1,11 @@
 //! `fmt` — render hit NDJSON from stdin (`rank … | fmt`). Malformed lines are reported on stderr and
-//! skipped. Exit 67 when the stream held no hits (the `--json` envelope is still printed).
+//! skipped. Exit 67 when the stream held no hits (the `--json` envelope is still printed); exit 64
+//! when it held only malformed lines (a failing stage before fmt must not look like an empty answer).
 
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
-use brain_cli::{Exit, Stdout, Warnings};
+use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_doc::{ErrorCode, Hit, ndjson::Reader};
 use brain_fmt::args::FmtArgs;
 use clap::Parser;
@@ -36,6 +37,19 @@ fn main() -> std::process::ExitCode {
                     skipped.push(format!("skipped malformed input: {e}"));
                 }
             }
+        }
+        // Nothing but malformed lines: the stage before fmt failed or is not `rank` — say so with
+        // the bad-input code instead of rendering an empty answer.
+        if hits.is_empty() && !skipped.is_empty() {
+            return Err(Failure::new(
+                ErrorCode::BadQuery,
+                format!(
+                    "no hit records on stdin, {} malformed line(s): is the stage before fmt failing?",
+                    skipped.len()
+                ),
+            )
+            .with_fix("pipe `rank …` into fmt (with `set -o pipefail` its own exit code stays visible)")
+            .into());
         }
         let took_ms = started.elapsed().as_millis() as u64;
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());

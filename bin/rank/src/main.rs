@@ -36,16 +36,19 @@ fn main() -> std::process::ExitCode {
                     .map_err(failure)?;
             return print(&hits);
         }
-        let text = cli.rank.text(|| {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map(|_| s)
-        })?;
+        let text = cli.rank.text(read_stdin).map_err(failure)?;
         let answer = brain_rank::run::search(&home, &cli.rank, &text, &now).map_err(failure)?;
         for w in &answer.warnings {
             eprintln!("rank: warning: {w}");
         }
         print(&answer.hits)
     })
+}
+
+/// All of stdin, as bytes (the query when no argument gives one).
+fn read_stdin() -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
 }
 
 /// Hit NDJSON on stdout; exit 67 when there is none.

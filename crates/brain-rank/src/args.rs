@@ -97,16 +97,22 @@ pub struct RankArgs {
 }
 
 impl RankArgs {
-    /// The query text: the arguments joined, or `stdin_text` when there are none.
+    /// The query text: the arguments joined, or what `read_stdin` reads when there are none. Bytes
+    /// that are not UTF-8 are a bad query (exit 64), not an internal error.
     pub fn text(
         &self,
-        stdin_text: impl FnOnce() -> std::io::Result<String>,
-    ) -> std::io::Result<String> {
-        if self.query.is_empty() {
-            stdin_text()
-        } else {
-            Ok(self.query.join(" "))
+        read_stdin: impl FnOnce() -> std::io::Result<Vec<u8>>,
+    ) -> Result<String, RunError> {
+        if !self.query.is_empty() {
+            return Ok(self.query.join(" "));
         }
+        let bytes = read_stdin().map_err(RunError::Stdin)?;
+        String::from_utf8(bytes).map_err(|e| {
+            RunError::BadInput(format!(
+                "the query on stdin is not UTF-8 (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })
     }
 
     /// The whole request: the query text (or --query-doc) parsed once, flags and expansions applied,

@@ -127,6 +127,16 @@ impl Engine {
     /// Answer `req` at time `now`: plan it ([`crate::plan::plan`]), run its lists, fuse, rerank,
     /// cut to the limit, and give the winners their snippets.
     pub fn search(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
+        // A collection that does not exist is a typo, not an empty answer (exit 64, not 67).
+        if let Some(config) = &self.config
+            && let Err(brain_store::ConfigError::Unknown(name)) =
+                config.check_collections(&req.filters.collections)
+        {
+            return Err(RunError::UnknownCollection {
+                name,
+                known: config.names(),
+            });
+        }
         let plan = plan::plan(
             req,
             now,

@@ -17,6 +17,12 @@ pub enum RunError {
     QueryDoc(#[from] QueryDocError),
     #[error("{0}")]
     BadInput(String),
+    /// stdin could not be read.
+    #[error("reading the query from stdin: {0}")]
+    Stdin(std::io::Error),
+    /// `-c NAME` or `collection:NAME` names no collection of brain.yaml.
+    #[error("no collection `{name}`")]
+    UnknownCollection { name: String, known: String },
     #[error(transparent)]
     Strategy(#[from] StrategyError),
     #[error(transparent)]
@@ -41,7 +47,9 @@ impl RunError {
             RunError::Query(_)
             | RunError::QueryDoc(_)
             | RunError::BadInput(_)
+            | RunError::UnknownCollection { .. }
             | RunError::Strategy(_) => ErrorCode::BadQuery,
+            RunError::Stdin(_) => ErrorCode::Internal,
             RunError::Rank(e) => e.code(),
             RunError::Unavailable(u) => u.code,
         }
@@ -57,7 +65,8 @@ impl RunError {
                 "start every line with lex:, vec:, hyde: or intent: (docs/query.md)".into()
             }
             RunError::Strategy(_) => "fix or remove $BRAIN_HOME/search_strategy.yaml".into(),
-            RunError::BadInput(_) => String::new(),
+            RunError::BadInput(_) | RunError::Stdin(_) => String::new(),
+            RunError::UnknownCollection { known, .. } => format!("collections: {known}"),
             RunError::Rank(e) => e.fix().into(),
             RunError::Unavailable(u) => u.fix.clone(),
         }

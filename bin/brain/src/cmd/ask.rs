@@ -33,26 +33,25 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let now = brain_rank::clock::now();
-    let text = a.rank.text(|| {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map(|_| s)
-    })?;
+    let mut out = Stdout::new();
+    // A failure is an error record on stdout too with --json (scripts read one stream).
+    let mut fail = |e: brain_rank::RunError| -> anyhow::Error {
+        let f = Failure::new(e.code(), e.to_string()).with_fix(e.fix());
+        if a.fmt.json {
+            let _ = brain_doc::ndjson::write_line(&mut out, &f.record()).and_then(|()| out.flush());
+        }
+        f.into()
+    };
+    let read_stdin = || {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
+    };
+    let text = a.rank.text(read_stdin).map_err(&mut fail)?;
     row.set("query_len", text.trim().chars().count());
     if brain_store::telemetry::queries_opted_in(home) {
         row.set("query", text.trim());
     }
-    let mut out = Stdout::new();
-    let answer = match brain_rank::run::search(home, &a.rank, &text, &now) {
-        Ok(h) => h,
-        Err(e) => {
-            let f = Failure::new(e.code(), e.to_string()).with_fix(e.fix());
-            if a.fmt.json {
-                brain_doc::ndjson::write_line(&mut out, &f.record())?;
-                out.flush()?;
-            }
-            return Err(f.into());
-        }
-    };
+    let answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
     row.set("n_hits", answer.hits.len());
     row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;
