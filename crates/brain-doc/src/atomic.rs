@@ -1,7 +1,11 @@
-//! Atomic file writes: write a temp file beside the target, fsync, rename over it.
+//! Atomic, durable file writes: write a temp file beside the target, fsync it, rename it over the
+//! target, fsync the folder.
 //!
 //! A reader sees either the old file or the new one, never a torn one; a crash mid-write leaves the old
 //! file in place and at most a stray temp file (named `.<name>.*.tmp`) that the next write ignores.
+//! The folder's fsync makes the rename itself durable: without it a power cut after "saved" can bring
+//! back the old file (or none), on ext4 and others. New files are 0600 (tempfile's mode), whatever the
+//! umask.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -25,6 +29,17 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     tmp.write_all(bytes).map_err(|e| annotate(e, path))?;
     tmp.as_file().sync_data().map_err(|e| annotate(e, path))?;
     tmp.persist(path).map_err(|e| annotate(e.error, path))?;
+    sync_dir(dir).map_err(|e| annotate(e, dir))
+}
+
+/// fsync a folder, so a rename into it survives a power cut.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
@@ -48,5 +63,16 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("c.md")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_written_file_is_private_whatever_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("secret.md");
+        write(&p, b"x").expect("write");
+        let mode = std::fs::metadata(&p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
     }
 }
