@@ -86,3 +86,39 @@ fn out_of_range_times_are_tool_errors_over_mcp() {
         assert!(text.contains("bad_query"), "{r}");
     }
 }
+
+/// A pasted flood of words is cut to the cap with a warning and answers; past the byte limit it is a
+/// bad query. (It took 47 s and 860 MB for 60,000 words before the cap; no time is asserted here.)
+#[test]
+fn a_huge_query_is_cut_with_a_warning_or_refused_past_the_byte_limit() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let home = work.path().join("home");
+    let mut words: Vec<String> = vec!["lock".into(), "contention".into()];
+    words.extend((0..9_000).map(|i| format!("w{i}")));
+    let text = words.join(" ");
+    assert!(text.len() < brain_rank::query::MAX_QUERY_BYTES);
+    let out = run(&mut command("rank", &home), text.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("left out: a query searches with at most 64"),
+        "{stderr}"
+    );
+    let hits: Vec<brain_doc::Hit> = brain_tests::parse_lines(&out.stdout);
+    assert_eq!(
+        hits[0].path, "kb/tantivy-locks.md",
+        "the words kept still find the document"
+    );
+
+    let flood = "word ".repeat(80_000);
+    for (bin, args) in [("rank", vec![]), ("brain", vec!["ask"])] {
+        let out = run(command(bin, &home).args(&args), flood.as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{bin}: {stderr}");
+        assert!(
+            stderr.contains("the most a query may hold is 65536"),
+            "{bin}: {stderr}"
+        );
+    }
+}

@@ -70,7 +70,7 @@ pub fn plan(
     original_weight: f64,
 ) -> Result<Plan, RunError> {
     let mut filters = req.filters.clone();
-    let mut warnings = Vec::new();
+    let mut warnings = req.warnings.clone();
     let mut mode = req.mode;
     let mut lines: Vec<Line> = Vec::new();
     let mut original = req.original_text().to_string();

@@ -30,7 +30,18 @@ pub enum QueryError {
         "cannot read `{0}` as a time: use 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339"
     )]
     BadTime(String),
+    #[error("the query is {bytes} bytes; the most a query may hold is {MAX_QUERY_BYTES}")]
+    TooLong { bytes: usize },
 }
+
+/// Longest query text accepted, in bytes; a longer one is refused (exit 64). Our choice
+/// (2026-11-24): a question or a pasted error is a few hundred bytes; 64 KiB holds a long stack trace.
+pub const MAX_QUERY_BYTES: usize = 64 * 1024;
+
+/// Most distinct words and phrases one query searches with, and most exclusions; the rest are left
+/// out and counted in [`Query::dropped`]. Our choice (2026-11-24): a 60,000-word paste took 47 s and
+/// 860 MB in `brain ask` before any cap; 64 terms cover any question a person types.
+pub const MAX_TERMS: usize = 64;
 
 /// A parsed query.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -43,6 +54,9 @@ pub struct Query {
     pub exclude: Vec<String>,
     /// Filters applied inside the search.
     pub filters: Filters,
+    /// Distinct words, phrases and exclusions left out past [`MAX_TERMS`] (repeats are merged
+    /// first, and never counted).
+    pub dropped: usize,
 }
 
 /// Restrictions applied inside the search (never as a post-filter).
@@ -61,19 +75,46 @@ pub struct Filters {
 }
 
 impl Query {
-    /// Parse `text`; relative times (`7d`) count back from `now`.
+    /// Parse `text`; relative times (`7d`) count back from `now`. A repeated word, phrase or
+    /// exclusion counts once; past [`MAX_TERMS`] the rest are dropped (see [`Query::dropped`]); a
+    /// text over [`MAX_QUERY_BYTES`] is refused.
     pub fn parse(text: &str, now: &Zoned) -> Result<Query, QueryError> {
+        if text.len() > MAX_QUERY_BYTES {
+            return Err(QueryError::TooLong { bytes: text.len() });
+        }
         let mut q = Query::default();
+        let mut seen = std::collections::HashSet::new();
         for token in tokens(text)? {
-            match token {
-                Token::Word(w) => q.terms.push(w),
-                Token::Phrase(p) => q.phrases.push(p),
-                Token::Not(w) => q.exclude.push(w),
-                Token::Field(field, value) => q.filters.add(&field, &value, now)?,
+            let (kind, list, item) = match token {
+                Token::Word(w) => (0u8, &mut q.terms, w),
+                Token::Phrase(p) => (1, &mut q.phrases, p),
+                Token::Not(w) => (2, &mut q.exclude, w),
+                Token::Field(field, value) => {
+                    q.filters.add(&field, &value, now)?;
+                    continue;
+                }
+            };
+            if seen.insert((kind, item.to_lowercase())) {
+                list.push(item);
             }
         }
+        q.cap();
         q.check()?;
         Ok(q)
+    }
+
+    /// Keep at most [`MAX_TERMS`] words and phrases (phrases first: they are the most specific) and
+    /// [`MAX_TERMS`] exclusions; count what was left out.
+    fn cap(&mut self) {
+        let phrases = self.phrases.len().min(MAX_TERMS);
+        let terms = self.terms.len().min(MAX_TERMS - phrases);
+        let exclude = self.exclude.len().min(MAX_TERMS);
+        self.dropped = (self.phrases.len() - phrases)
+            + (self.terms.len() - terms)
+            + (self.exclude.len() - exclude);
+        self.phrases.truncate(phrases);
+        self.terms.truncate(terms);
+        self.exclude.truncate(exclude);
     }
 
     /// Reject a query with nothing positive to look for.
@@ -298,6 +339,24 @@ mod tests {
 
     fn parse(s: &str) -> Query {
         Query::parse(s, &now()).expect("parse")
+    }
+
+    #[test]
+    fn repeats_count_once_and_a_flood_of_words_is_cut_not_searched() {
+        let q = parse("Lock lock LOCK \"a b\" \"A B\" -draft -DRAFT writer");
+        assert_eq!(q.terms, ["Lock", "writer"]);
+        assert_eq!((q.phrases.len(), q.exclude.len(), q.dropped), (1, 1, 0));
+        let flood: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+        let q = parse(&flood.join(" "));
+        assert_eq!((q.terms.len(), q.dropped), (MAX_TERMS, 10_000 - MAX_TERMS));
+        assert_eq!(q.terms[0], "w0");
+        let too_long = "x ".repeat(MAX_QUERY_BYTES);
+        assert_eq!(
+            Query::parse(&too_long, &now()),
+            Err(QueryError::TooLong {
+                bytes: 2 * MAX_QUERY_BYTES
+            })
+        );
     }
 
     /// `n.days()` panics past jiff's range: these were exit 101 in ask, rank, recent, stats and MCP.

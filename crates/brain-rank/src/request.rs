@@ -66,6 +66,8 @@ pub struct SearchRequest {
     pub rerank: bool,
     /// Compute lexical snippets (and their lines); `brain eval` only needs the order.
     pub snippets: bool,
+    /// What building the request left out (words past the cap), for the answer's warnings.
+    pub warnings: Vec<String>,
 }
 
 impl SearchRequest {
@@ -84,6 +86,7 @@ impl SearchRequest {
                 mode: Mode::Auto,
                 rerank: false,
                 snippets: true,
+                warnings: Vec::new(),
             },
         }
     }
@@ -119,6 +122,7 @@ impl RequestBuilder<'_> {
         let text = text.trim().to_string();
         let query = Query::parse(&text, self.now)?;
         self.req.filters.merge(&query.filters);
+        self.note_dropped(&query);
         self.req.plain = Some(Plain { text, query });
         Ok(self)
     }
@@ -148,9 +152,21 @@ impl RequestBuilder<'_> {
         let line = Line::new(kind, text, self.now)?;
         if let Some(q) = &line.query {
             self.req.filters.merge(&q.filters);
+            self.note_dropped(q);
         }
         self.req.lines.push(line);
         Ok(())
+    }
+
+    /// Warn when a parse left words out past [`crate::query::MAX_TERMS`].
+    fn note_dropped(&mut self, q: &Query) {
+        if q.dropped > 0 {
+            self.req.warnings.push(format!(
+                "{} distinct words, phrases or exclusions left out: a query searches with at most {}",
+                q.dropped,
+                crate::query::MAX_TERMS
+            ));
+        }
     }
 
     /// The intent so far.
