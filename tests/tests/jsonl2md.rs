@@ -311,3 +311,82 @@ const CLAUDE_EXPECTED: &[(&str, usize)] = &[
 const CODEX_EXPECTED: &[(&str, usize)] = &[("agent-history-kvsankar", 1), ("codemie-code", 7)];
 /// Documents per folder of ../shared/corpora/gemini.
 const GEMINI_EXPECTED: &[(&str, usize)] = &[("agent-history-kvsankar", 1), ("codemie-code", 3)];
+
+/// The mutations a transcript meets in the wild, applied to a file's bytes. `whole_json` marks a
+/// Gemini session (one JSON document), which only gets the mutations that keep a JSON document.
+fn mutate(kind: &str, bytes: &[u8], whole_json: bool) -> Option<Vec<u8>> {
+    let text = String::from_utf8_lossy(bytes);
+    Some(match kind {
+        "bom" => [&b"\xEF\xBB\xBF"[..], bytes].concat(),
+        "crlf" => text.replace('\n', "\r\n").into_bytes(),
+        "utf16" => [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect(),
+        "nul-first-line" if !whole_json => [&b"\0\0\0 half-written header\n"[..], bytes].concat(),
+        "invalid-utf8-line" if !whole_json => [&b"\xC0\xAF\xFF garbage\n"[..], bytes].concat(),
+        "duplicate-lines" if !whole_json => {
+            let lines: Vec<&str> = text.lines().collect();
+            lines
+                .iter()
+                .flat_map(|l| [*l, *l])
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_bytes()
+        }
+        _ => return None,
+    })
+}
+
+/// Mutants of every real transcript (BOM, CRLF, UTF-16, a NUL or non-UTF-8 first line, every line
+/// twice) lose no session the original yields: each mutated tree gives as many documents as the
+/// original tree. A BOM alone lost all 41 real Claude sessions of a folder before.
+#[test]
+fn mutants_of_real_transcripts_lose_no_session() {
+    for agent_dir in ["claude-code", "codex", "gemini"] {
+        let Some(root) = corpus(agent_dir) else {
+            return;
+        };
+        let home = tempfile::tempdir().expect("tempdir");
+        let count = |dir: &Path| {
+            let out = run(command("jsonl2md", home.path()).args(["-q"]).arg(dir), b"");
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(!stderr.contains("panicked"), "{stderr}");
+            assert_eq!(out.status.code(), Some(0), "{}: {stderr}", dir.display());
+            parse_lines::<Doc>(&out.stdout).len()
+        };
+        let original = count(&root);
+        assert!(original > 0, "{agent_dir}: no documents");
+        for kind in [
+            "bom",
+            "crlf",
+            "utf16",
+            "nul-first-line",
+            "invalid-utf8-line",
+            "duplicate-lines",
+        ] {
+            let tree = tempfile::tempdir().expect("tempdir");
+            for f in files(&root) {
+                let rel = f.strip_prefix(&root).expect("under root");
+                let dest = tree.path().join(rel);
+                std::fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+                let bytes = std::fs::read(&f).expect("read");
+                let name = f.to_string_lossy();
+                let transcript = name.ends_with(".jsonl")
+                    || (name.ends_with(".json") && !name.ends_with(".meta.json"));
+                let whole_json = name.ends_with(".json");
+                let out = if transcript && !bytes.is_empty() {
+                    mutate(kind, &bytes, whole_json).unwrap_or(bytes)
+                } else {
+                    bytes
+                };
+                std::fs::write(&dest, out).expect("write");
+            }
+            assert_eq!(
+                count(tree.path()),
+                original,
+                "{agent_dir}, {kind}: sessions lost"
+            );
+        }
+    }
+}

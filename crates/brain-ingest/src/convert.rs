@@ -28,6 +28,21 @@ pub enum Status {
     Unreadable(String),
 }
 
+impl Status {
+    /// Why a session yields no document, for the warning that names its file (every such file is
+    /// named: a silently dropped session is a lost one); `None` for a document and for an unreadable
+    /// file, whose error is reported as it is.
+    pub fn skipped_because(&self) -> Option<&'static str> {
+        match self {
+            Status::Empty => Some("empty: nothing a person or the model said"),
+            Status::SummaryOnly => Some("only summary lines, no conversation"),
+            Status::NotASession => Some("not a Claude Code, Codex or Gemini transcript"),
+            Status::DoNotIndex => Some("it contains brain:do-not-index"),
+            Status::Doc(_) | Status::Unreadable(_) => None,
+        }
+    }
+}
+
 /// The result of converting one session.
 #[derive(Debug)]
 pub struct Outcome {
@@ -109,6 +124,8 @@ pub fn convert_bytes(
     subs: &[Sub<'_>],
     redact_secrets: bool,
 ) -> Outcome {
+    let decoded = crate::lines::decode(main);
+    let main: &[u8] = &decoded;
     let mut issues = Vec::new();
     let outcome = |status| Outcome {
         status,
@@ -164,7 +181,8 @@ pub fn convert_bytes(
             .as_deref()
             .map(claude::subagent_meta)
             .unwrap_or((None, None));
-        let (sub, models, iss) = claude::parse_subagent(&s.bytes, id, kind, desc);
+        let bytes = crate::lines::decode(&s.bytes);
+        let (sub, models, iss) = claude::parse_subagent(&bytes, id, kind, desc);
         issues.extend(iss.into_iter().map(|i| (s.path.display().to_string(), i)));
         for m in models {
             session.add_model(&m);
@@ -243,17 +261,20 @@ fn detect(bytes: &[u8]) -> Detected {
             match serde_json::from_slice::<Value>(&bytes[start..]) {
                 Ok(v) if gemini::sniff(&v) => Detected::Gemini,
                 Ok(_) => Detected::NotJson,
-                Err(_) => first_codex_line(bytes),
+                Err(_) => first_object_line(bytes),
             }
         }
-        None => Detected::NotJson,
+        // A garbage, NUL or huge non-JSON first line (a half-written header, a paste) must not
+        // decide alone: a JSONL transcript has objects on the lines after it.
+        None => first_object_line(bytes),
     }
 }
 
-/// A JSONL file whose first line is malformed: decide by the first line that parses.
-fn first_codex_line(bytes: &[u8]) -> Detected {
-    for (_, raw) in crate::lines::split(bytes).take(20) {
-        if let Ok(v) = serde_json::from_slice::<Value>(raw) {
+/// A JSONL file whose first line is malformed: decide by the first line of the first
+/// [`SNIFF_LINES`] that parses as a JSON object; none → not JSON.
+fn first_object_line(bytes: &[u8]) -> Detected {
+    for (_, raw) in crate::lines::split(bytes).take(SNIFF_LINES) {
+        if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(raw) {
             return if codex::sniff(&v) {
                 Detected::Codex
             } else {
@@ -261,8 +282,11 @@ fn first_codex_line(bytes: &[u8]) -> Detected {
             };
         }
     }
-    Detected::Claude
+    Detected::NotJson
 }
+
+/// Lines read to decide what a file with a malformed first line is.
+const SNIFF_LINES: usize = 20;
 
 /// The file stem used for ids: `rollout-….jsonl` → `rollout-…`, `session-….json` → `session-…`.
 pub fn stem_of(p: &Path) -> String {

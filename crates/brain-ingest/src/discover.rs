@@ -134,22 +134,22 @@ fn parent_of(agent: &Path) -> Option<PathBuf> {
             return Some(session_dir.with_file_name(format!("{name}.jsonl")));
         }
     }
-    let first = first_line(agent)?;
-    let v: serde_json::Value = serde_json::from_slice(&first).ok()?;
-    let id = v.get("sessionId")?.as_str()?;
+    let id = session_id_of(agent)?;
     if id.is_empty() || id.contains('/') || id.contains("..") {
         return None;
     }
     Some(agent.with_file_name(format!("{id}.jsonl")))
 }
 
-fn first_line(p: &Path) -> Option<Vec<u8>> {
-    use std::io::BufRead;
-    let f = std::fs::File::open(p).ok()?;
-    let mut r = std::io::BufReader::with_capacity(16 * 1024, f);
-    let mut buf = Vec::new();
-    r.read_until(b'\n', &mut buf).ok()?;
-    Some(buf)
+/// The `sessionId` of a transcript: from the first of its first 20 lines that carries one, read as
+/// conversion reads it (a BOM or UTF-16 decoded, a garbage first line passed over).
+fn session_id_of(p: &Path) -> Option<String> {
+    let bytes = std::fs::read(p).ok()?;
+    let text = crate::lines::decode(&bytes);
+    crate::lines::split(&text).take(20).find_map(|(_, raw)| {
+        let v: serde_json::Value = serde_json::from_slice(raw).ok()?;
+        Some(v.get("sessionId")?.as_str()?.to_string())
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,28 @@
 //! Splitting a JSONL buffer into numbered lines (memchr) and parsing one line, reporting what is wrong.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
+
+/// A transcript's bytes as UTF-8 without a byte-order mark: a UTF-8 BOM is dropped (an editor or a
+/// Windows tool adds one, and it made the whole file "not a transcript"), UTF-16 with a BOM (LE or
+/// BE) is decoded (unpaired surrogates become U+FFFD). Anything else is returned as it is.
+pub fn decode(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        return Cow::Borrowed(rest);
+    }
+    let utf16 = |rest: &[u8], read: fn([u8; 2]) -> u16| {
+        let units: Vec<u16> = rest.chunks_exact(2).map(|c| read([c[0], c[1]])).collect();
+        Cow::Owned(String::from_utf16_lossy(&units).into_bytes())
+    };
+    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        return utf16(rest, u16::from_le_bytes);
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        return utf16(rest, u16::from_be_bytes);
+    }
+    Cow::Borrowed(bytes)
+}
 
 /// A line that could not be read as a JSON object.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +81,22 @@ pub fn parse<T: DeserializeOwned>(no: u64, raw: &[u8]) -> Result<Option<T>, Line
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bom_is_dropped_and_utf16_decoded() {
+        assert_eq!(&*decode(b"\xEF\xBB\xBF{\"a\":1}"), b"{\"a\":1}");
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("{\"é\":1}".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(&*decode(&le), "{\"é\":1}".as_bytes());
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain("{}".encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(&*decode(&be), b"{}");
+        assert_eq!(&*decode(b"{}"), b"{}");
+    }
 
     #[test]
     fn numbers_skip_blank_lines_but_count_them() {

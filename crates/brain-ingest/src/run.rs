@@ -125,6 +125,9 @@ pub fn run(
                 sum.malformed_lines += 1;
                 warn(format!("{file}:{}: {}", issue.line, issue.reason));
             }
+            if let Some(why) = o.status.skipped_because() {
+                warn(format!("{}: skipped: {why}", files.main.display()));
+            }
             let unchanged = opts.only_new
                 && state.as_ref().and_then(|st| st.fingerprint(files))
                     == Some(o.fingerprint.as_str());
@@ -200,6 +203,9 @@ pub fn run_bytes(
     for (file, issue) in &o.issues {
         sum.malformed_lines += 1;
         warn(format!("{file}:{}: {}", issue.line, issue.reason));
+    }
+    if let Some(why) = o.status.skipped_because() {
+        warn(format!("{name}: skipped: {why}"));
     }
     match o.status {
         Status::Doc(mut doc) => {
