@@ -129,6 +129,13 @@ fn hook_transcript() -> anyhow::Result<PathBuf> {
         .context("reading the hook payload from stdin")?;
     let v: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();
     match v.get("transcript_path").and_then(serde_json::Value::as_str) {
+        // A folder would be walked whole: every session under it converted on one Stop.
+        Some(p) if std::path::Path::new(p).is_dir() => Err(Failure::new(
+            ErrorCode::BadQuery,
+            format!("the hook payload's transcript_path is a folder, not a transcript: {p}; nothing converted"),
+        )
+        .with_fix("the Stop hook names one session file; to convert a folder, run `jsonl2md FOLDER`")
+        .into()),
         Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
         _ => Err(Failure::new(
             ErrorCode::BadQuery,
