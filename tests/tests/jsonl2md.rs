@@ -390,3 +390,51 @@ fn mutants_of_real_transcripts_lose_no_session() {
         }
     }
 }
+
+/// Sixteen `jsonl2md --new` runs at once (agent tabs finishing together), each with its own session
+/// and one state file: every session is recorded. Before the merge-on-save, 1–2 of 16 survived.
+#[test]
+fn concurrent_new_runs_record_every_session() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let src = std::fs::read_to_string(golden_input(
+        "claude-split-message/11111111-aaaa-4bbb-8ccc-000000000001.jsonl",
+    ))
+    .expect("session");
+    let mut children = Vec::new();
+    for i in 0..16 {
+        let id = format!("11111111-aaaa-4bbb-8ccc-0000000001{i:02}");
+        let dir = home.path().join(format!("tab{i}"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let file = dir.join(format!("{id}.jsonl"));
+        std::fs::write(
+            &file,
+            src.replace("11111111-aaaa-4bbb-8ccc-000000000001", &id),
+        )
+        .expect("write");
+        children.push(
+            command("jsonl2md", home.path())
+                .args(["--new", "-q"])
+                .arg(&file)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn"),
+        );
+    }
+    for c in children {
+        let out = c.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(home.path().join("state/jsonl2md.json")).expect("state file"),
+    )
+    .expect("state json");
+    let n = state["sessions"]
+        .as_object()
+        .map_or(0, serde_json::Map::len);
+    assert_eq!(n, 16, "sessions recorded");
+}

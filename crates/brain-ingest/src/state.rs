@@ -34,7 +34,14 @@ pub struct State {
     pub schema: u32,
     /// Keyed by the main file's path.
     pub sessions: BTreeMap<String, Entry>,
+    /// Keys this run recorded: what [`State::save`] merges into the file as it is then.
+    #[serde(skip)]
+    touched: std::collections::BTreeSet<String>,
 }
+
+/// Longest wait for another run's save (two agent tabs finishing together): a save is one small
+/// read and one atomic write.
+const SAVE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Why the state file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +68,7 @@ impl State {
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State {
                 schema: 1,
-                sessions: BTreeMap::new(),
+                ..State::default()
             }),
             Err(source) => Err(StateError::Io {
                 path: path.into(),
@@ -71,8 +78,29 @@ impl State {
     }
 
     /// Write the state atomically.
+    /// Write the state: under a lock beside the file, the file as it is *now* with this run's
+    /// recorded sessions merged in — so runs at the same time (two agent tabs finishing together)
+    /// each add their sessions instead of overwriting each other's.
     pub fn save(&self, path: &Path) -> Result<(), StateError> {
-        let bytes = serde_json::to_vec(self).map_err(|source| StateError::Parse {
+        let mut lock_path = path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let _lock =
+            brain_store::Lock::acquire_within(Path::new(&lock_path), SAVE_WAIT).map_err(|e| {
+                StateError::Io {
+                    path: path.into(),
+                    source: std::io::Error::other(e.to_string()),
+                }
+            })?;
+        let mut now = State::load(path).unwrap_or_else(|_| State {
+            schema: 1,
+            ..State::default()
+        });
+        for key in &self.touched {
+            if let Some(e) = self.sessions.get(key) {
+                now.sessions.insert(key.clone(), e.clone());
+            }
+        }
+        let bytes = serde_json::to_vec(&now).map_err(|source| StateError::Parse {
             path: path.into(),
             source,
         })?;
@@ -104,6 +132,7 @@ impl State {
         fingerprint: String,
         id: String,
     ) {
+        self.touched.insert(key(files));
         self.sessions.insert(
             key(files),
             Entry {
