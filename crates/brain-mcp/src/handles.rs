@@ -92,10 +92,12 @@ impl Handles {
     /// The search engine (strategy, lexical index; vectors and model when first needed).
     pub fn engine(&mut self) -> Result<&Engine, ErrorRecord> {
         let home = self.home.clone();
+        // brain.yaml too: the engine checks collection filters against it.
         let watched = [
             lex_meta(&home),
             home.index().join("vec").join("manifest.json"),
             home.root().join(Strategy::FILE),
+            home.config(),
         ];
         refresh(&mut self.engine, &watched, || {
             Engine::open(&home).map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
@@ -157,5 +159,35 @@ mod tests {
         c.remove_collection("inbox").expect("remove");
         c.save().expect("save");
         assert_eq!(h.config().expect("reloaded").collections.len(), 3);
+    }
+
+    /// The engine checks collection filters against brain.yaml, so a collection added while the
+    /// server runs must not be refused by an engine opened before.
+    #[test]
+    fn the_engine_is_reopened_when_brain_yaml_changes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let mut h = Handles::new(home.clone());
+        let now = brain_rank::clock::now();
+        let req = brain_rank::SearchRequest::builder(&now)
+            .plain("lock")
+            .expect("query")
+            .scope(&["late".into()], &[], &[])
+            .build();
+        let unknown = |r: Result<brain_rank::Answer, brain_rank::RunError>| {
+            matches!(r, Err(brain_rank::RunError::UnknownCollection { .. }))
+        };
+        assert!(unknown(h.engine().expect("engine").search(&req, &now)));
+        let mut c = Config::defaults(&home);
+        c.add_collection(brain_store::Collection {
+            name: "late".into(),
+            path: "late".into(),
+            glob: brain_store::DEFAULT_GLOB.into(),
+            role: String::new(),
+            trust: brain_store::Trust::default(),
+        })
+        .expect("add");
+        c.save().expect("save");
+        assert!(!unknown(h.engine().expect("engine").search(&req, &now)));
     }
 }

@@ -72,9 +72,7 @@ impl Server {
                 Ok(result)
             }
             "ping" => Ok(json!({})),
-            "tools/list" => Ok(
-                json!({"tools": tools::TOOLS.iter().map(|t| (t.describe)()).collect::<Vec<_>>()}),
-            ),
+            "tools/list" => Ok(json!({"tools": tools::descriptors()})),
             "tools/call" => self.call(params),
             "resources/list" => Ok(resources::list()),
             "resources/templates/list" => Ok(resources::templates()),
@@ -117,7 +115,8 @@ impl Server {
         };
         let mut logged = false;
         let mut extra = Map::new();
-        let outcome = match crate::schema::check(&args, &(tool.describe)()["inputSchema"]) {
+        let schema = tools::input_schema_of(tool.name).unwrap_or(&Value::Null);
+        let outcome = match crate::schema::check(&args, schema) {
             Err(msg) if self.version < ARGUMENT_ERRORS_AS_TOOL_ERRORS_SINCE => {
                 return Err(RpcError::new(
                     INVALID_PARAMS,

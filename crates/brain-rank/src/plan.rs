@@ -105,33 +105,24 @@ pub fn plan(
                 Mode::Hybrid
             };
         }
-        if mode == Mode::Recent {
-            return Ok(Plan {
-                mode,
-                filters,
-                lists: Vec::new(),
-                original: text,
-                warnings,
-            });
-        }
-        // The one parse routing may add: the text left after a temporal phrase.
-        let query = match query {
-            Some(q) => q,
-            None => Query::parse(&text, now)?,
-        };
-        lines.push(Line {
-            kind: SearchKind::Vec,
-            text: query.positive_text(),
-            query: None,
-        });
-        lines.insert(
-            0,
-            Line {
+        if mode != Mode::Recent {
+            // The one parse routing may add: the text left after a temporal phrase.
+            let query = match query {
+                Some(q) => q,
+                None => Query::parse(&text, now)?,
+            };
+            let vec_text = query.positive_text();
+            lines.push(Line {
                 kind: SearchKind::Lex,
                 text: text.clone(),
                 query: Some(query),
-            },
-        );
+            });
+            lines.push(Line {
+                kind: SearchKind::Vec,
+                text: vec_text,
+                query: None,
+            });
+        }
         original = text;
     }
     lines.extend(req.lines.iter().cloned());

@@ -67,6 +67,19 @@ pub fn find(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
+/// Every tool's `tools/list` entry, in [`TOOLS`] order, built once per process: the input schemas
+/// are generated, and every `tools/call` checks its arguments against one.
+pub fn descriptors() -> &'static [Value] {
+    static ALL: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| TOOLS.iter().map(|t| (t.describe)()).collect())
+}
+
+/// The `inputSchema` of the tool called `name`.
+pub fn input_schema_of(name: &str) -> Option<&'static Value> {
+    let i = TOOLS.iter().position(|t| t.name == name)?;
+    descriptors().get(i).map(|d| &d["inputSchema"])
+}
+
 /// Decode checked arguments into a handler's type.
 pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorRecord> {
     serde_json::from_value(args).map_err(|e| {

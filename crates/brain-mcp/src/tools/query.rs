@@ -98,7 +98,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         }
     };
     let collections = a.collections.unwrap_or_default();
-    super::check_collections(ctx.handles.config()?, &collections)?;
+    // An unknown collection is the engine's bad query (one rule for the CLI and MCP).
     let spec = SearchSpec {
         plain,
         searches,
