@@ -125,6 +125,10 @@ fn classify(p: &Path) -> Kind {
 
 /// The parent session file of a subagent transcript: `<dir>/<session>/subagents/**/agent-X.jsonl` →
 /// `<dir>/<session>.jsonl`; `<dir>/agent-X.jsonl` → `<dir>/<sessionId>.jsonl` (from its first line).
+/// How much of a subagent transcript is read for its `sessionId` (it is on every line; a first line
+/// holding a whole pasted file can be long).
+const SESSION_ID_BYTES: u64 = 256 * 1024;
+
 fn parent_of(agent: &Path) -> Option<PathBuf> {
     let comps: Vec<_> = agent.ancestors().collect();
     for (i, a) in comps.iter().enumerate() {
@@ -142,9 +146,16 @@ fn parent_of(agent: &Path) -> Option<PathBuf> {
 }
 
 /// The `sessionId` of a transcript: from the first of its first 20 lines that carries one, read as
-/// conversion reads it (a BOM or UTF-16 decoded, a garbage first line passed over).
+/// conversion reads it (a BOM or UTF-16 decoded, a garbage first line passed over). Only the first
+/// [`SESSION_ID_BYTES`] are read: discovery must not read a long transcript twice.
 fn session_id_of(p: &Path) -> Option<String> {
-    let bytes = std::fs::read(p).ok()?;
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(p)
+        .ok()?
+        .take(SESSION_ID_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
     let text = crate::lines::decode(&bytes);
     crate::lines::split(&text).take(20).find_map(|(_, raw)| {
         let v: serde_json::Value = serde_json::from_slice(raw).ok()?;

@@ -95,6 +95,8 @@ mod tests {
             .chain("{}".encode_utf16().flat_map(u16::to_be_bytes))
             .collect();
         assert_eq!(&*decode(&be), b"{}");
+        // A truncated UTF-16 file: the odd last byte is dropped, the rest decodes.
+        assert_eq!(&*decode(&le[..le.len() - 1]), "{\"é\":1".as_bytes());
         assert_eq!(&*decode(b"{}"), b"{}");
     }
 

@@ -234,4 +234,25 @@ mod tests {
         assert_eq!(enqueue(&q, &["b".into(), "c".into()]).expect("enqueue"), 1);
         assert_eq!(std::fs::read_to_string(&q).expect("read"), "a\nb\nc\n");
     }
+
+    /// Two runs that loaded the same state each save what they recorded: the file ends up with
+    /// both (a plain write-back kept only the last run's).
+    #[test]
+    fn saves_of_two_runs_merge_instead_of_overwriting() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let path = d.path().join("state/jsonl2md.json");
+        let files = |name: &str| SessionFiles {
+            main: d.path().join(name),
+            subagents: Vec::new(),
+        };
+        let mut a = State::load(&path).expect("load");
+        let mut b = State::load(&path).expect("load");
+        a.record(&files("a.jsonl"), vec![], "fa".into(), "a".into());
+        b.record(&files("b.jsonl"), vec![], "fb".into(), "b".into());
+        a.save(&path).expect("save a");
+        b.save(&path).expect("save b");
+        let both = State::load(&path).expect("reload");
+        let ids: Vec<&str> = both.sessions.values().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+    }
 }
