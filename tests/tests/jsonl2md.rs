@@ -325,6 +325,16 @@ fn mutate(kind: &str, bytes: &[u8], whole_json: bool) -> Option<Vec<u8>> {
             .collect(),
         "nul-first-line" if !whole_json => [&b"\0\0\0 half-written header\n"[..], bytes].concat(),
         "invalid-utf8-line" if !whole_json => [&b"\xC0\xAF\xFF garbage\n"[..], bytes].concat(),
+        // Half-written: the last line cut in the middle (an agent still writing it).
+        "truncated" if !whole_json => {
+            let body = text.trim_end_matches('\n');
+            let last = body.rfind('\n').map_or(0, |i| i + 1);
+            if last == 0 {
+                return None; // a one-line file cut in half holds nothing to keep
+            }
+            let cut = last + (body.len() - last) / 2;
+            body.as_bytes()[..cut].to_vec()
+        }
         "duplicate-lines" if !whole_json => {
             let lines: Vec<&str> = text.lines().collect();
             lines
@@ -338,9 +348,9 @@ fn mutate(kind: &str, bytes: &[u8], whole_json: bool) -> Option<Vec<u8>> {
     })
 }
 
-/// Mutants of every real transcript (BOM, CRLF, UTF-16, a NUL or non-UTF-8 first line, every line
-/// twice) lose no session the original yields: each mutated tree gives as many documents as the
-/// original tree. A BOM alone lost all 41 real Claude sessions of a folder before.
+/// Mutants of every real transcript (BOM, CRLF, UTF-16, a NUL or non-UTF-8 first line, the last line
+/// cut in half, every line twice) lose no session the original yields: each mutated tree gives as
+/// many documents as the original tree. A BOM alone lost all 41 real Claude sessions of a folder before.
 #[test]
 fn mutants_of_real_transcripts_lose_no_session() {
     for agent_dir in ["claude-code", "codex", "gemini"] {
@@ -363,6 +373,7 @@ fn mutants_of_real_transcripts_lose_no_session() {
             "utf16",
             "nul-first-line",
             "invalid-utf8-line",
+            "truncated",
             "duplicate-lines",
         ] {
             let tree = tempfile::tempdir().expect("tempdir");
