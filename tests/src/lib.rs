@@ -156,10 +156,18 @@ pub fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn");
-    if let Some(mut i) = child.stdin.take() {
-        let _ = i.write_all(stdin);
-    }
-    child.wait_with_output().expect("wait")
+    // Fed from a thread: a stage that writes as it reads would fill its stdout pipe and block
+    // while this side still writes a large stdin.
+    let input = child.stdin.take();
+    let feed = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        if let Some(mut i) = input {
+            let _ = i.write_all(&feed);
+        }
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    out
 }
 
 /// Parse every stdout line as JSON of type `T`; panics with the line on failure.

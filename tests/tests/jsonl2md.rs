@@ -242,7 +242,8 @@ fn conformance(agent_dir: &str, expected_per_folder: &[(&str, usize)]) {
         );
         assert!(d.source.sha256.as_ref().is_some_and(|h| h.len() == 64));
     }
-    // Every main transcript with content yields exactly one document, named after its stem.
+    // Every main transcript with content yields exactly one document, named after its stem (and a
+    // hash of its place when the stem does not carry the session id).
     for f in files(&root) {
         let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let in_subagents = f.components().any(|c| c.as_os_str() == "subagents");
@@ -255,7 +256,10 @@ fn conformance(agent_dir: &str, expected_per_folder: &[(&str, usize)]) {
         let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or("");
         let agent = docs
             .iter()
-            .find(|d| d.id.ends_with(stem))
+            .find(|d| {
+                let canonical = std::fs::canonicalize(&f).expect("canonical");
+                d.source.file == canonical.display().to_string() && d.id.contains(stem)
+            })
             .map(|d| d.source.agent.clone());
         assert!(
             agent.is_some(),

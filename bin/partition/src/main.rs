@@ -50,7 +50,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         Partitioner::new(&config).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let warnings = Warnings::new("partition", args.quiet);
     let mut out = Stdout::new();
+    let mut claims = partition::Claims::default();
     let (mut lines, mut written, mut unchanged) = (0u64, 0u64, 0u64);
+    let mut aside = 0u64;
     for item in ndjson::Reader::<_, Doc>::new(stdin.lock(), "<stdin>") {
         lines += 1;
         let mut doc = match item.context("reading stdin")? {
@@ -64,13 +66,24 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             warnings.warn(format!("<stdin>: doc `{}`: {e}", doc.id));
             continue;
         }
-        let placed = match rules.place(&mut doc) {
+        let mut placed = match rules.place(&mut doc) {
             Ok(p) => p,
             Err(e) => {
                 warnings.warn(format!("<stdin>: {e}"));
                 continue;
             }
         };
+        let original = placed.path.clone();
+        match claims.settle(&mut doc, &mut placed) {
+            partition::Settled::Placed => {}
+            partition::Settled::MovedAside { holder } => {
+                aside += 1;
+                warnings.note(format!(
+                    "{}/{original} holds another source ({holder}): {} written as {} instead",
+                    placed.collection, doc.source.file, doc.id
+                ));
+            }
+        }
         if !args.dry_run {
             match partition::write(&doc, &placed.file) {
                 Ok(true) => written += 1,
@@ -85,10 +98,16 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     out.flush()?;
     if !args.quiet {
-        eprintln!(
+        let mut line = format!(
             "partition: {written} written, {unchanged} unchanged, {} skipped",
             warnings.count()
         );
+        if aside > 0 {
+            line.push_str(&format!(
+                ", {aside} moved aside (same name, another source)"
+            ));
+        }
+        eprintln!("{line}");
     }
     if lines > 0 && warnings.count() == lines {
         return Err(Failure::new(

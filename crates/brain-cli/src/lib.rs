@@ -36,6 +36,7 @@ use std::process::ExitCode;
 /// prints clap's message and exits 64; `--help` and `--version` print and exit 0. A broken pipe
 /// anywhere counts as success.
 pub fn main<A: clap::Parser>(name: &str, body: impl FnOnce(A) -> anyhow::Result<Exit>) -> ExitCode {
+    private_umask();
     pin_thread_count();
     let outcome = match A::try_parse() {
         Ok(args) => body(args),
@@ -70,6 +71,14 @@ fn usage(e: clap::Error) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// Everything a brain process creates is its owner's alone — folders 0700, files 0600 — whatever
+/// the user's umask (DESIGN: the home is readable by its owner alone; the index, `state.sqlite` and
+/// its WAL, locks and the corpus hold every indexed passage). Files brain writes for other
+/// programs to read (skills, schedules) set their mode explicitly.
+fn private_umask() {
+    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
 }
 
 /// Fix the worker-thread count for the process (`RAYON_NUM_THREADS`, unless the user set it) to

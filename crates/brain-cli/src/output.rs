@@ -67,6 +67,14 @@ impl Warnings {
         }
     }
 
+    /// Report something the user should know that is not a skipped record (not counted):
+    /// `<stage>: note: …`.
+    pub fn note(&self, msg: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("{}: note: {msg}", self.stage);
+        }
+    }
+
     /// How many problems were reported.
     pub fn count(&self) -> u64 {
         self.count.load(Ordering::Relaxed)

@@ -93,7 +93,7 @@ pub fn convert(files: &SessionFiles, redact_secrets: bool) -> Outcome {
         &main,
         &main_sha,
         &files.main.display().to_string(),
-        &stem,
+        Some(&stem),
         &subs,
         redact_secrets,
     );
@@ -115,12 +115,13 @@ pub struct Sub<'a> {
 }
 
 /// Convert a session from bytes (`main_sha` is the sha256 of `main`); `name` names the source in
-/// messages and provenance, `stem` decides the document id.
+/// messages and provenance; `stem` is the file stem (`None` for a stream), which with the session id
+/// decides the document id ([`Agent::doc_id`]).
 pub fn convert_bytes(
     main: &[u8],
     main_sha: &str,
     name: &str,
-    stem: &str,
+    stem: Option<&str>,
     subs: &[Sub<'_>],
     redact_secrets: bool,
 ) -> Outcome {
@@ -194,19 +195,20 @@ pub fn convert_bytes(
         o.issues = issues;
         return o;
     }
+    let recorded = (!session.session_id.is_empty()).then(|| session.session_id.clone());
     if session.session_id.is_empty() {
-        session.session_id = stem.to_string();
+        session.session_id = stem.unwrap_or("stdin").to_string();
     }
     let source = Source {
         kind: "session".into(),
         agent: Some(agent.as_str().into()),
-        file: render::tilde(name),
+        file: place_of(name),
         lines: Some([1, session.lines.max(1)]),
         sha256: Some(main_sha.to_string()),
         parts: subs
             .iter()
             .map(|s| SourcePart {
-                file: render::tilde(&s.path.display().to_string()),
+                file: place_of(&s.path.display().to_string()),
                 sha256: Some(s.sha256.clone()),
             })
             .collect(),
@@ -220,7 +222,8 @@ pub fn convert_bytes(
             t
         }
     });
-    let mut doc = render::to_doc(&session, agent, stem, source);
+    let id = agent.doc_id(stem, recorded.as_deref(), &source.file);
+    let mut doc = render::to_doc(&session, agent, id, source);
     let total: u64 = counts.values().sum();
     doc.meta.insert("redactions".into(), Value::from(total));
     if total > 0 {
@@ -287,6 +290,15 @@ fn first_object_line(bytes: &[u8]) -> Detected {
 
 /// Lines read to decide what a file with a malformed first line is.
 const SNIFF_LINES: usize = 20;
+
+/// Where a transcript lives, for provenance and its id: the canonical path, home shown as `~`, so
+/// that one file is one source from any working folder (the name as given, for a stream).
+fn place_of(name: &str) -> String {
+    match std::fs::canonicalize(name) {
+        Ok(p) => render::tilde(&p.display().to_string()),
+        Err(_) => name.to_string(),
+    }
+}
 
 /// The file stem used for ids: `rollout-….jsonl` → `rollout-…`, `session-….json` → `session-…`.
 pub fn stem_of(p: &Path) -> String {

@@ -12,11 +12,11 @@ use crate::tools::{ToolLine, clip};
 /// Longest title taken from a first prompt.
 const TITLE_MAX: usize = 100;
 
-/// The document for `session` from file stem `stem`; `source` is its provenance.
-pub fn to_doc(session: &Session, agent: Agent, stem: &str, source: Source) -> Doc {
+/// The document `id` for `session`; `source` is its provenance.
+pub fn to_doc(session: &Session, agent: Agent, id: String, source: Source) -> Doc {
     let title = title(session);
     let date = session.started.clone().unwrap_or_default();
-    let mut doc = Doc::new(agent.doc_id(stem), title, date, source);
+    let mut doc = Doc::new(id, title, date, source);
     let m = &mut doc.meta;
     m.insert(
         "session_id".into(),

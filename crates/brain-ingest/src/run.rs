@@ -196,7 +196,7 @@ pub fn run_bytes(
         bytes,
         &brain_doc::sha256_hex(bytes),
         name,
-        "stdin",
+        None,
         &[],
         opts.redact,
     );
@@ -208,22 +208,7 @@ pub fn run_bytes(
         warn(format!("{name}: skipped: {why}"));
     }
     match o.status {
-        Status::Doc(mut doc) => {
-            // A stream has no file name: the session id names the document.
-            if let Some(id) = doc
-                .meta
-                .get("session_id")
-                .and_then(serde_json::Value::as_str)
-                .filter(|s| !s.is_empty())
-            {
-                let agent = doc.source.agent.clone().unwrap_or_default();
-                doc.id = if agent == "claude" {
-                    id.to_string()
-                } else {
-                    format!("{agent}__{id}")
-                };
-                doc.path = format!("{}.md", doc.id);
-            }
+        Status::Doc(doc) => {
             sum.redactions += doc
                 .meta
                 .get("redactions")

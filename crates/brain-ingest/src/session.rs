@@ -23,15 +23,64 @@ impl Agent {
         }
     }
 
-    /// Document id of a session with file stem `stem` (seed 000: Claude keeps the bare stem, others get
-    /// an agent prefix).
-    pub fn doc_id(self, stem: &str) -> String {
+    /// The document id of a session (DESIGN: derived from what identifies the session, never a bare
+    /// file stem, which two sessions can share). `stem` is the transcript's file stem (`None` for a
+    /// stream), `session_id` the id the transcript records, `place` where the transcript lives
+    /// (its canonical path, home shown as `~`).
+    ///
+    /// - The agent's own file name when it carries the session id: Claude `<uuid>`, Codex
+    ///   `rollout-<ts>-<uuid>`, Gemini `session-<ts>-<first 8 of the uuid>`. Every home indexed
+    ///   before this rule has these ids, so they stay stable.
+    /// - Else, for a file, its stem and a hash of its place: `a/turn-1.jsonl` and `b/turn-1.jsonl`
+    ///   are two documents, and stay the same two on every run (a fixture cut from a session shares
+    ///   the session id with its siblings, so the id alone would merge different texts).
+    /// - Else (a stream) the session id; a stream without one is named by its place.
+    ///
+    /// Claude keeps the bare id; the others are prefixed with the agent (`codex__…`, `gemini__…`).
+    pub fn doc_id(self, stem: Option<&str>, session_id: Option<&str>, place: &str) -> String {
+        let sid = session_id.map(safe_id).filter(|s| !s.is_empty());
+        let stem = stem.map(safe_id).filter(|s| !s.is_empty());
+        let hashed = |name: &str| {
+            let hash = brain_doc::sha256_hex(place.as_bytes());
+            format!("{name}-{}", &hash[..8])
+        };
+        let base = match (stem, sid) {
+            (Some(stem), Some(sid)) if names_session(&stem, &sid) => stem,
+            (Some(stem), _) => hashed(&stem),
+            (None, Some(sid)) => sid,
+            (None, None) => hashed("session"),
+        };
         match self {
-            Agent::Claude => stem.to_string(),
-            Agent::Codex => format!("codex__{stem}"),
-            Agent::Gemini => format!("gemini__{stem}"),
+            Agent::Claude => base,
+            Agent::Codex => format!("codex__{base}"),
+            Agent::Gemini => format!("gemini__{base}"),
         }
     }
+}
+
+/// True when a file stem carries the session id (whole, or Gemini's first eight characters).
+fn names_session(stem: &str, sid: &str) -> bool {
+    stem.contains(sid) || (sid.len() >= 8 && sid.is_char_boundary(8) && stem.contains(&sid[..8]))
+}
+
+/// Longest id part kept from a transcript (a session id is a uuid; a stem a file name).
+const ID_MAX: usize = 120;
+
+/// `s` reduced to `[A-Za-z0-9._-]` (others → `_`), no leading dot, at most [`ID_MAX`] characters:
+/// an id is a file name downstream.
+fn safe_id(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .take(ID_MAX)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    s.trim_start_matches('.').to_string()
 }
 
 /// Who speaks a turn.

@@ -86,6 +86,9 @@ pub struct Indexer {
     config: Config,
     upserts: Vec<DocEntry>,
     removals: Vec<String>,
+    /// The source file of each record indexed by this run ([`Indexer::index_doc`]): a second
+    /// record with the same id from another source is a collision, refused, never a replacement.
+    given: HashMap<String, String>,
     summary: Summary,
     started: Instant,
     now: i64,
@@ -146,6 +149,7 @@ impl Indexer {
             config,
             upserts: Vec::new(),
             removals: Vec::new(),
+            given: HashMap::new(),
             summary: Summary {
                 kind: "lexindex_summary".into(),
                 ..Summary::default()
@@ -254,6 +258,19 @@ impl Indexer {
         let file = dir.join(&doc.path);
         let text = doc.to_markdown();
         let p = Prepared::from_doc(doc, &collection, &file, &text);
+        match self.given.get(&p.id) {
+            Some(first) if *first != doc.source.file => {
+                self.summary.skipped += 1;
+                return Ok(Err(format!(
+                    "doc `{}` from {} has the id of the doc from {first} earlier in this input; \
+                     not indexed over it (partition gives each source a path of its own)",
+                    p.id, doc.source.file
+                )));
+            }
+            _ => {
+                self.given.insert(p.id.clone(), doc.source.file.clone());
+            }
+        }
         let (mtime, size) = match std::fs::metadata(&file) {
             Ok(m) => (mtime_ns(&m), m.len() as i64),
             Err(_) => (0, text.len() as i64),

@@ -15,6 +15,7 @@ mod config;
 mod home;
 mod lock;
 pub mod partition;
+pub mod privacy;
 mod registry;
 pub mod telemetry;
 pub mod walk;

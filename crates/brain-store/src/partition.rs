@@ -34,6 +34,8 @@ pub struct Placement {
     pub path: String,
     /// The markdown file on disk.
     pub file: PathBuf,
+    /// The collection's folder (`file` = `root` / `path`).
+    pub root: PathBuf,
 }
 
 /// The compiled partition rules of one config.
@@ -125,7 +127,62 @@ impl Partitioner {
             collection,
             path,
             file,
+            root: dir.clone(),
         })
+    }
+}
+
+/// What [`Claims::settle`] did with a placement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The file is free, holds this very source, or neither names a source file.
+    Placed,
+    /// The file holds a document of another source (another transcript, another History file):
+    /// this document was moved aside to a path of its own, `<stem>-<hash of its source>.md`, so
+    /// neither is lost. `holder` is the other source.
+    MovedAside { holder: String },
+}
+
+/// Which source holds each target file, so that no document overwrites another source's (DESIGN:
+/// ids never collide silently). Reads a target's frontmatter the first time it is claimed, and
+/// remembers this run's claims (so `--dry-run` and one batch see their own placements).
+#[derive(Default)]
+pub struct Claims {
+    held: HashMap<PathBuf, String>,
+}
+
+impl Claims {
+    /// Check `placed` against the source holding its file; when another source holds it, move
+    /// `doc` aside (its `id`, `path` and the placement change). The aside path depends only on the
+    /// doc's source, so every later run settles the same way.
+    pub fn settle(&mut self, doc: &mut Doc, placed: &mut Placement) -> Settled {
+        let mine = doc.source.file.clone();
+        let outcome = match self.holder(&placed.file) {
+            Some(h) if !h.is_empty() && !mine.is_empty() && *h != mine => {
+                let holder = h.clone();
+                let hash = brain_doc::sha256_hex(mine.as_bytes());
+                let stem = placed.path.strip_suffix(".md").unwrap_or(&placed.path);
+                let aside = format!("{stem}-{}.md", &hash[..8]);
+                placed.file = placed.root.join(&aside);
+                placed.path = aside;
+                doc.path = placed.path.clone();
+                doc.id = format!("{}/{}", placed.collection, placed.path);
+                Settled::MovedAside { holder }
+            }
+            _ => Settled::Placed,
+        };
+        self.held.insert(placed.file.clone(), mine);
+        outcome
+    }
+
+    /// The source file of the document at `file` (empty when it names none), if there is one.
+    fn holder(&mut self, file: &std::path::Path) -> Option<&String> {
+        if !self.held.contains_key(file) {
+            let text = std::fs::read_to_string(file).ok()?;
+            let doc = Doc::from_markdown(&text).ok()?;
+            self.held.insert(file.to_path_buf(), doc.source.file);
+        }
+        self.held.get(file)
     }
 }
 

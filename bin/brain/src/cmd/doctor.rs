@@ -11,10 +11,23 @@ pub struct Args {
     /// Print the report as one JSON object (the `doctor_report` record of docs/FORMATS.md).
     #[arg(long)]
     json: bool,
+    /// Repair what can be repaired safely before checking (each repair is named on stderr): make
+    /// the home and everything in it readable by its owner alone (folders 0700, files 0600), and
+    /// delete the older copies of a session written before ids named their source (then
+    /// re-index).
+    #[arg(long)]
+    fix: bool,
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let surface = std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "cli".into());
+    if a.fix {
+        let done = brain_ops::doctor::fix(home)
+            .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+        for line in done {
+            eprintln!("brain doctor: fixed: {line}");
+        }
+    }
     let r = brain_ops::doctor(home, &surface)
         .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
     let mut out = Stdout::new();

@@ -42,6 +42,45 @@ pub fn home(home: &Home) -> Check {
     }
 }
 
+/// The home and everything in it are its owner's alone (0700 / 0600).
+pub fn privacy(home: &Home) -> Check {
+    let root = home.root();
+    if !root.is_dir() {
+        return Check::skip("privacy", "no home to check", "see the home check");
+    }
+    let found = brain_store::privacy::exposed(root);
+    if found.is_empty() {
+        return Check::pass(
+            "privacy",
+            format!(
+                "{} and everything in it are readable by its owner alone",
+                root.display()
+            ),
+        );
+    }
+    let details = found
+        .iter()
+        .take(5)
+        .map(|e| {
+            format!(
+                "{} is {:04o}, should be {:04o}",
+                e.path.display(),
+                e.mode,
+                e.private_mode()
+            )
+        })
+        .collect();
+    Check::fail(
+        "privacy",
+        format!(
+            "{} in the home can be read by other users (every indexed passage is in there)",
+            super::state::n(found.len() as u64, "path")
+        ),
+        "brain doctor --fix (clears the group and other bits of everything in the home)",
+    )
+    .with(details)
+}
+
 /// The config check, and the config the other checks use (the defaults when it is broken).
 pub fn config(home: &Home) -> (Config, Check) {
     let path = home.config();

@@ -167,10 +167,12 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
     vec![
         install::binaries(host),
         install::home(home),
+        install::privacy(home),
         config_check,
         install::collections(home, &config),
         state::lexical_index(home, files.as_deref()),
         state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
+        state::identity(config_ok.then_some(&config)),
         state::state_db(home, registry),
         state::telemetry(home),
         state::model(home),
@@ -179,6 +181,52 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::hooks(host),
         install::schedules(host),
     ]
+}
+
+/// What `brain doctor --fix` repairs, before the checks run; one line per thing done:
+/// - the home made private (group and other bits cleared, [`brain_store::privacy`]);
+/// - session documents of one transcript left from before ids named their source: the newest kept,
+///   the others deleted, and the lexical index brought in line (`lexindex --all`).
+pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
+    let mut done = Vec::new();
+    if !home.root().is_dir() {
+        return Ok(done);
+    }
+    let root = home.root();
+    for e in brain_store::privacy::make_private(root).map_err(OpsError::io(root))? {
+        done.push(format!(
+            "{} {:04o} -> {:04o}",
+            e.path.display(),
+            e.mode,
+            e.private_mode()
+        ));
+    }
+    let Ok(config) = brain_store::Config::load(home) else {
+        return Ok(done);
+    };
+    let removed = state::drop_stale_copies(&config).map_err(OpsError::io(root))?;
+    for p in &removed {
+        done.push(format!(
+            "removed {} (an older copy of a session)",
+            p.display()
+        ));
+    }
+    if !removed.is_empty() && brain_store::Registry::open_existing(home)?.is_some() {
+        let mut ix = brain_lex::Indexer::open(home, false).map_err(|e| OpsError::Io {
+            path: root.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let warn = |_: String| {};
+        let sum = ix
+            .sync_all(&warn)
+            .and_then(|()| ix.finish())
+            .map_err(|e| OpsError::Io {
+                path: root.to_path_buf(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        done.push(format!("lexindex --all: {}", sum.line()));
+    }
+    Ok(done)
 }
 
 /// The last recorded verdict, if doctor ever ran on this home.

@@ -119,6 +119,121 @@ pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Chec
     .with(details)
 }
 
+/// Bytes of a document read for its frontmatter (the whole file when the frontmatter runs longer).
+const HEAD: usize = 16 * 1024;
+
+/// One transcript held by several session documents: what a collision looks like once `partition` refuses to
+/// overwrite (e.g. a home indexed before ids named their source, where `turn-1.md` of one folder
+/// was overwritten by another's and is now written again as `turn-1-<hash>.md`).
+pub fn identity(config: Option<&Config>) -> Check {
+    let Some(config) = config else {
+        return Check::skip(
+            "identity",
+            "not checked: brain.yaml cannot be read",
+            "fix the failing config check first",
+        );
+    };
+    let (files, by_source) = transcripts(config);
+    let shared: Vec<(&String, &Vec<Held>)> = by_source
+        .iter()
+        .filter(|(_, held)| held.len() > 1)
+        .collect();
+    if shared.is_empty() {
+        return Check::pass(
+            "identity",
+            format!(
+                "{}, each transcript in one session document",
+                n(files.len() as u64, "file")
+            ),
+        );
+    }
+    let details = shared
+        .iter()
+        .take(FEW)
+        .map(|(source, held)| {
+            let ids: Vec<&str> = held.iter().map(|h| h.id.as_str()).collect();
+            format!("{source}: {}", ids.join(", "))
+        })
+        .collect();
+    Check::fail(
+        "identity",
+        format!(
+            "{} held by more than one session document (copies from before ids named their source)",
+            n(shared.len() as u64, "transcript")
+        ),
+        "brain doctor --fix (keeps the newest document of each group), then `lexindex --all`",
+    )
+    .with(details)
+}
+
+/// A session document: its id and file, and when it was last written.
+pub struct Held {
+    pub id: String,
+    pub path: std::path::PathBuf,
+    pub modified: Option<std::time::SystemTime>,
+}
+
+/// Every collection file, and the session documents of each transcript.
+fn transcripts(
+    config: &Config,
+) -> (
+    Vec<brain_store::walk::CollectionFile>,
+    std::collections::BTreeMap<String, Vec<Held>>,
+) {
+    let files = brain_store::walk::collection_files(config, &|_| {});
+    let mut by_source: std::collections::BTreeMap<String, Vec<Held>> = Default::default();
+    for f in &files {
+        if let Some(source) = source_of(&f.path) {
+            by_source.entry(source).or_default().push(Held {
+                id: format!("{}/{}", f.collection, f.rel),
+                path: f.path.clone(),
+                modified: std::fs::metadata(&f.path).and_then(|m| m.modified()).ok(),
+            });
+        }
+    }
+    (files, by_source)
+}
+
+/// The migration `brain doctor --fix` makes for [`identity`]: of the session documents one
+/// transcript holds, keep the most recently written (the one today's ids name; ties: the longer
+/// id, which carries the source hash) and delete the others. Returns the files deleted; the caller
+/// runs or names `lexindex --all`.
+pub fn drop_stale_copies(config: &Config) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let (_, by_source) = transcripts(config);
+    let mut removed = Vec::new();
+    for (_, mut held) in by_source.into_iter().filter(|(_, h)| h.len() > 1) {
+        held.sort_by(|a, b| (a.modified, a.id.len()).cmp(&(b.modified, b.id.len())));
+        held.pop();
+        for h in held {
+            std::fs::remove_file(&h.path)?;
+            removed.push(h.path);
+        }
+    }
+    Ok(removed)
+}
+
+/// The transcript a session document was made from (`None` for other documents — a History file
+/// or a session yields many day or distilled documents — and for unreadable files). One transcript
+/// makes one session document.
+fn source_of(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD);
+    std::fs::File::open(path)
+        .ok()?
+        .take(HEAD as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let doc = match brain_doc::Doc::from_markdown(&text) {
+        Ok(d) => d,
+        Err(brain_doc::DocError::UnclosedFrontmatter) if head.len() == HEAD => {
+            brain_doc::Doc::from_markdown(&std::fs::read_to_string(path).ok()?).ok()?
+        }
+        Err(_) => return None,
+    };
+    (doc.source.kind == "session" && !doc.source.file.is_empty()).then_some(doc.source.file)
+}
+
 pub fn state_db(home: &Home, registry: Result<Option<Registry>, OpsError>) -> Check {
     let path = home.state_db();
     let fix = format!(
