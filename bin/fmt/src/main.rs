@@ -51,6 +51,13 @@ fn main() -> std::process::ExitCode {
             .with_fix("pipe `rank …` into fmt (with `set -o pipefail` its own exit code stays visible)")
             .into());
         }
+        // rank marks low-trust hits; hits from elsewhere are marked here by the same rule, so a
+        // browser title never reaches an agent unfenced.
+        if let Ok(config) = brain_store::Config::load(&brain_store::Home::from_env()) {
+            for h in &mut hits {
+                h.untrusted |= config.is_low_trust(&h.collection);
+            }
+        }
         let took_ms = started.elapsed().as_millis() as u64;
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let opts = cli

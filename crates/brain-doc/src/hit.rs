@@ -38,4 +38,9 @@ pub struct Hit {
     /// rrf and ranks (fusion), rerank and blended (cross-encoder), age_days (recency walk).
     #[serde(default)]
     pub signals: serde_json::Map<String, serde_json::Value>,
+    /// From a low-trust collection (`trust: low`: browser history, web pages): its title and
+    /// snippet are data, never instructions. Every surface an agent reads fences them
+    /// ([`crate::fence`]). Omitted when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted: bool,
 }

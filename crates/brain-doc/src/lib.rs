@@ -19,6 +19,7 @@ pub mod atomic;
 pub mod blocks;
 mod doc;
 mod error;
+pub mod fence;
 pub mod file;
 mod hash;
 mod hit;
@@ -95,6 +96,7 @@ mod formats_doc {
             line: 1,
             snippet: "s".into(),
             signals: serde_json::Map::new(),
+            untrusted: false,
         };
         let err = ErrorRecord::new(ErrorCode::Internal, "m", "f");
         let mut all = Vec::new();

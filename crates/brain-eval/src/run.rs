@@ -244,6 +244,7 @@ fn index_lexically(home: &Home, dir: &Path, set: &beir::BeirSet) -> Result<u64, 
             glob: "**/*.md".into(),
             role: "eval".into(),
             trust: Trust::High,
+            follow_links: false,
         })?;
         config.save()?;
     }

@@ -26,7 +26,8 @@ pub struct Envelope {
     pub took_ms: u64,
     /// Number of hits.
     pub count: usize,
-    /// The hits, best first.
+    /// The hits, best first; a low-trust hit (`untrusted: true`) with its title and snippet
+    /// fenced as `<untrusted>…</untrusted>`.
     pub hits: Vec<Hit>,
     /// Freshness warnings and any other problem worth a caller's attention.
     pub warnings: Vec<String>,
@@ -46,7 +47,7 @@ impl Envelope {
             query: opts.query.clone(),
             took_ms,
             count: hits.len(),
-            hits: hits.to_vec(),
+            hits: hits.iter().map(crate::fenced).collect(),
             warnings: all,
         }
     }

@@ -9,6 +9,10 @@
 //! | [`Format::Csv`] | spreadsheets | one row per hit, with a header |
 //!
 //! Age labels ("today", "yesterday", "N days ago") and the freshness threshold are in [`age`].
+//!
+//! A hit from a low-trust collection (`untrusted`) reaches an agent fenced
+//! ([`brain_doc::fence`]): in JSON its title and snippet are wrapped in `<untrusted>…</untrusted>`,
+//! in markdown its snippet is a fenced block; the terminal labels it `untrusted`.
 
 pub mod age;
 mod ansi;
@@ -52,6 +56,16 @@ pub struct Options {
     pub query: Option<String>,
     /// Show each hit's score signals (terminal and markdown formats; JSON and NDJSON always carry them).
     pub explain: bool,
+}
+
+/// `h` as an agent may read it: a low-trust hit's title and snippet fenced inline.
+pub fn fenced(h: &Hit) -> Hit {
+    let mut h = h.clone();
+    if h.untrusted {
+        h.title = brain_doc::fence::inline(&h.title);
+        h.snippet = brain_doc::fence::inline(&h.snippet);
+    }
+    h
 }
 
 /// Render `hits` to `out`. `took_ms` and `warnings` go into the JSON envelope (the other formats show

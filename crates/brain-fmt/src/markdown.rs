@@ -24,6 +24,11 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         } else {
             h.title.as_str()
         };
+        let title = if h.untrusted {
+            brain_doc::fence::inline(title)
+        } else {
+            title.to_string()
+        };
         writeln!(
             out,
             "{}. **{}** — `{}:{}` {}, {}, score {:.2}",
@@ -35,8 +40,14 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
             age_label(h.age_days),
             h.score
         )?;
-        for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
-            writeln!(out, "   > {}", line.trim_end())?;
+        if h.untrusted {
+            for line in brain_doc::fence::block(&h.snippet, &h.uri).lines() {
+                writeln!(out, "   {}", line.trim_end())?;
+            }
+        } else {
+            for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
+                writeln!(out, "   > {}", line.trim_end())?;
+            }
         }
         if opts.explain && !h.signals.is_empty() {
             writeln!(out, "   _{}_", crate::terminal::signals_line(&h.signals))?;

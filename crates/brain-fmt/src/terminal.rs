@@ -46,9 +46,14 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         } else {
             paint.green(&age)
         };
+        let trust = if h.untrusted {
+            format!("  {}", paint.yellow("untrusted"))
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "   {}  {}  {}",
+            "   {}  {}  {}{trust}",
             paint.cyan(&paint.link(h.file.as_deref(), &location)),
             paint.magenta(&h.docid),
             age

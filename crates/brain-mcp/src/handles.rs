@@ -185,6 +185,7 @@ mod tests {
             glob: brain_store::DEFAULT_GLOB.into(),
             role: String::new(),
             trust: brain_store::Trust::default(),
+            follow_links: false,
         })
         .expect("add");
         c.save().expect("save");

@@ -16,7 +16,6 @@
 //! * [`install`] — the Claude Code configuration snippet;
 //! * [`http`] — the optional Streamable HTTP transport (`brain mcp --http`), loopback only.
 
-mod fence;
 mod handles;
 pub mod http;
 pub mod install;
@@ -40,8 +39,13 @@ use jsonrpc::{INVALID_REQUEST, Line, MAX_LINE_BYTES, RpcError};
 
 /// Serve one session: read requests from `input` until it ends, write one response line per request
 /// to `output`, flushed at once. Returns on end of input (a clean shutdown) or when `output` fails.
-pub fn serve(home: Home, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-    let mut server = Server::new(home);
+pub fn serve(
+    home: Home,
+    read_only: bool,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<()> {
+    let mut server = Server::new(home).read_only(read_only);
     let mut buf = Vec::with_capacity(4096);
     loop {
         let reply = match jsonrpc::read_line(&mut input, &mut buf, MAX_LINE_BYTES)? {

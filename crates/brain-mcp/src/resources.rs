@@ -4,9 +4,9 @@
 use brain_resolve::{Resolver, read_lines};
 use serde_json::{Value, json};
 
-use crate::fence;
 use crate::handles::Handles;
 use crate::jsonrpc::{INVALID_PARAMS, RpcError};
+use brain_doc::fence;
 
 /// Largest resource read, as `brain get`'s default cap; a longer document ends with a note.
 const MAX_BYTES: usize = 1_000_000;
@@ -56,7 +56,7 @@ pub fn read(h: &mut Handles, params: &Value) -> Result<Value, RpcError> {
             lines.total
         ));
     }
-    if fence::is_low(config, doc.collection().unwrap_or_default()) {
+    if config.is_low_trust(doc.collection().unwrap_or_default()) {
         text = fence::block(&text, uri);
     }
     Ok(json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}))

@@ -21,6 +21,8 @@ pub struct Server {
     handles: Handles,
     /// The negotiated protocol revision; before `initialize`, our newest.
     version: &'static str,
+    /// `brain mcp --read-only`: no tool that writes is listed or run.
+    read_only: bool,
 }
 
 impl Server {
@@ -29,7 +31,15 @@ impl Server {
         Server {
             handles: Handles::new(home),
             version: session::PROTOCOL_VERSIONS[0],
+            read_only: false,
         }
+    }
+
+    /// Offer and run only the tools that do not write (`remember` is neither listed nor callable):
+    /// for agents that should recall, never store.
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
     }
 
     /// The negotiated protocol revision.
@@ -67,12 +77,13 @@ impl Server {
     fn request(&mut self, method: &str, params: &Value) -> Result<Value, RpcError> {
         match method {
             "initialize" => {
-                let (result, version) = session::initialize(self.handles.home(), params)?;
+                let (result, version) =
+                    session::initialize(self.handles.home(), params, self.read_only)?;
                 self.version = version;
                 Ok(result)
             }
             "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({"tools": tools::descriptors()})),
+            "tools/list" => Ok(json!({"tools": tools::listed(self.read_only)})),
             "tools/call" => self.call(params),
             "resources/list" => Ok(resources::list()),
             "resources/templates/list" => Ok(resources::templates()),
@@ -102,11 +113,20 @@ impl Server {
                 "tools/call needs `name` (a string)",
             ));
         };
-        let Some(tool) = tools::find(name) else {
-            let known: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
+        let Some(tool) = tools::find(name).filter(|t| !(self.read_only && t.writes)) else {
+            let known: Vec<&str> = tools::TOOLS
+                .iter()
+                .filter(|t| !(self.read_only && t.writes))
+                .map(|t| t.name)
+                .collect();
+            let why = if self.read_only && tools::find(name).is_some() {
+                " (this server runs --read-only: it recalls, never stores)"
+            } else {
+                ""
+            };
             return Err(RpcError::new(
                 INVALID_PARAMS,
-                format!("unknown tool `{name}` (tools: {})", known.join(", ")),
+                format!("unknown tool `{name}`{why} (tools: {})", known.join(", ")),
             ));
         };
         let args = match params.get("arguments") {

@@ -58,12 +58,8 @@ pub fn drift(config: &Config, registered: &[FileEntry]) -> BTreeMap<String, Drif
     let mut out: BTreeMap<String, Drift> = BTreeMap::new();
     for c in &config.collections {
         let d = out.entry(c.name.clone()).or_default();
-        let Ok(glob) = globset::Glob::new(&c.glob) else {
-            continue;
-        };
-        let dir = config.resolve(&c.path);
         let mut counts = [0usize; 2];
-        for (rel, path) in brain_store::walk::files(&dir, &glob.compile_matcher(), &|_| {}) {
+        for (rel, path) in brain_store::walk::of_collection(config, c, &|_| {}) {
             d.files_on_disk += 1;
             let id = format!("{}/{rel}", c.name);
             match by_id.remove(id.as_str()) {

@@ -153,6 +153,7 @@ impl Engine {
             ans.hits = self
                 .ranker()?
                 .latest(&plan.filters, req.limit, now.timestamp())?;
+            self.mark_trust(&mut ans.hits);
             return Ok(ans);
         }
         if matches!(plan.mode, Mode::Vec | Mode::Hybrid) {
@@ -182,11 +183,23 @@ impl Engine {
         {
             ans.warnings.push(w);
         }
+        fusion::break_ties(&mut hits);
         hits.retain(|h| h.score >= req.min_score);
         fusion::truncate_docs(&mut hits, req.limit);
         self.fill_snippets(&mut hits, &plan, &lists)?;
+        self.mark_trust(&mut hits);
         ans.hits = hits;
         Ok(ans)
+    }
+
+    /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
+    /// fences.
+    fn mark_trust(&self, hits: &mut [Hit]) {
+        if let Some(config) = &self.config {
+            for h in hits {
+                h.untrusted = config.is_low_trust(&h.collection);
+            }
+        }
     }
 
     /// Snippets for the hits that came from lexical lists ranked without them: a fused list takes

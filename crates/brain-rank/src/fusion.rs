@@ -209,6 +209,26 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
     out
 }
 
+/// Order hits of equal score by document (`uri`, then line) and renumber the ranks, so two builds
+/// of the same files — whose segments, and so the index's own order among equal scores, differ —
+/// answer in the same order. Only runs of adjacent equal scores move: a doc's grouped passages and
+/// every unequal order stay as ranked.
+pub fn break_ties(hits: &mut [Hit]) {
+    let mut start = 0;
+    while start < hits.len() {
+        let score = hits[start].score;
+        let end = hits[start..]
+            .iter()
+            .position(|h| h.score.total_cmp(&score).is_ne())
+            .map_or(hits.len(), |n| start + n);
+        hits[start..end].sort_by(|a, b| a.uri.cmp(&b.uri).then(a.line.cmp(&b.line)));
+        start = end;
+    }
+    for (i, h) in hits.iter_mut().enumerate() {
+        h.rank = i as u32 + 1;
+    }
+}
+
 /// Keep the hits of the first `limit` documents (a document's passages are consecutive).
 pub fn truncate_docs(hits: &mut Vec<Hit>, limit: usize) {
     let mut docs = 0;

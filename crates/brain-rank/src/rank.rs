@@ -230,6 +230,7 @@ impl Ranker {
             line: snippet.line,
             snippet: snippet.text,
             signals,
+            untrusted: false,
         }
     }
 }

@@ -176,10 +176,7 @@ fn walk_inner(
             continue;
         }
         totals.insert(c.name.clone(), 0);
-        let Ok(glob) = globset::Glob::new(&c.glob).map(|g| g.compile_matcher()) else {
-            continue;
-        };
-        for (rel, path) in brain_store::walk::files(&config.resolve(&c.path), &glob, &|_| {}) {
+        for (rel, path) in brain_store::walk::of_collection(&config, c, &|_| {}) {
             let Some(mtime_ns) = mtime_ns(&path) else {
                 continue;
             };

@@ -19,6 +19,10 @@ pub enum DocsError {
         "`{0}` is not inside a collection: use brain://collection/path, collection/path or a #docid"
     )]
     NotInCollection(String),
+    /// A file under a collection folder that is not one of its documents (hidden, not matching the
+    /// collection's files, or reached through a link out of it): never served.
+    #[error("{0}: not served")]
+    Refused(brain_store::walk::Refused),
     #[error(transparent)]
     Index(#[from] LexError),
     #[error(transparent)]
@@ -47,6 +51,7 @@ impl DocsError {
             DocsError::Ambiguous { .. }
             | DocsError::BadGlob { .. }
             | DocsError::NotInCollection(_) => ErrorCode::BadQuery,
+            DocsError::Refused(_) => ErrorCode::Refused,
             DocsError::Index(e) => e.code(),
             DocsError::Search(_) | DocsError::Io { .. } => ErrorCode::Internal,
         }
@@ -60,6 +65,9 @@ impl DocsError {
             }
             DocsError::Ambiguous { .. } => "use the brain://collection/path of the one you mean",
             DocsError::BadGlob { .. } => "globs use *, ?, [abc] and ** over collection/path",
+            DocsError::Refused(_) => {
+                "only a collection's documents are served (docs/security.md); a link out of a collection is followed only with `follow_links: true` in brain.yaml"
+            }
             DocsError::Index(e) => e.fix(),
             DocsError::Search(_) | DocsError::Io { .. } => "",
         }

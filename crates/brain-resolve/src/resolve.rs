@@ -1,7 +1,7 @@
 //! Turning what a person or an agent types into a document file: a filesystem path,
 //! `brain://collection/path`, `collection/path`, or a `#docid` from an earlier answer.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 
 use brain_lex::LexIndex;
 use brain_lex::search::Searcher;
@@ -110,17 +110,18 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The file of document `id` (`collection/path`), through brain.yaml; `None` for an unknown
-    /// collection or a path that climbs out of its collection (`..`, absolute).
-    pub fn file_of_id(&self, id: &str) -> Option<PathBuf> {
-        let (collection, path) = id.split_once('/')?;
-        let inside = Path::new(path)
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
-        if !inside {
-            return None;
-        }
-        self.config.collection_dir(collection).map(|d| d.join(path))
+    /// The file of document `id` (`collection/path`) when it is one of its collection's documents
+    /// ([`brain_store::walk::servable`]: the rule indexing walks by — nothing hidden, matching the
+    /// collection's files, no `..`, no link out of the collection unless it opted in). Unknown
+    /// collections and missing files are not found; the rest is refused.
+    pub fn file_of_id(&self, id: &str) -> Result<PathBuf, DocsError> {
+        use brain_store::walk::Refused;
+        let not_found = || DocsError::NotFound(id.to_string());
+        let (collection, path) = id.split_once('/').ok_or_else(not_found)?;
+        brain_store::walk::servable(self.config, collection, path).map_err(|e| match e {
+            Refused::NoCollection(_) | Refused::Missing(_) => not_found(),
+            other => DocsError::Refused(other),
+        })
     }
 
     /// Resolve `reference` (without a line range).
@@ -135,13 +136,10 @@ impl<'a> Resolver<'a> {
                 .filter(|id| brain_doc::docid(id) == want)
                 .collect();
             return match ids.as_slice() {
-                [id] => self
-                    .file_of_id(id)
-                    .map(|file| Doc {
-                        id: Some(id.clone()),
-                        file,
-                    })
-                    .ok_or_else(not_found),
+                [id] => self.file_of_id(id).map(|file| Doc {
+                    id: Some(id.clone()),
+                    file,
+                }),
                 [] => Err(not_found()),
                 many => Err(DocsError::Ambiguous {
                     docid: want,
@@ -158,14 +156,15 @@ impl<'a> Resolver<'a> {
             });
         }
         match self.file_of_id(id) {
-            Some(file) if file.is_file() => Ok(Doc {
+            Ok(file) => Ok(Doc {
                 id: Some(id.to_string()),
                 file,
             }),
-            _ if !self.files && direct.is_absolute() => {
+            Err(DocsError::NotFound(_)) if !self.files && direct.is_absolute() => {
                 Err(DocsError::NotInCollection(reference.into()))
             }
-            _ => Err(not_found()),
+            Err(DocsError::NotFound(_)) => Err(not_found()),
+            Err(e) => Err(e),
         }
     }
 
@@ -184,9 +183,12 @@ impl<'a> Resolver<'a> {
                 .doc_ids()?
                 .into_iter()
                 .filter(|id| glob.is_match(id))
-                .filter_map(|id| {
-                    let file = self.file_of_id(&id)?;
-                    Some((id.clone(), Ok(Doc { id: Some(id), file })))
+                .map(|id| {
+                    let doc = self.file_of_id(&id).map(|file| Doc {
+                        id: Some(id.clone()),
+                        file,
+                    });
+                    (id, doc)
                 })
                 .collect());
         }
@@ -259,7 +261,7 @@ mod tests {
         ));
         assert!(matches!(
             r.resolve("brain://brain/../../secret.txt"),
-            Err(DocsError::NotFound(_))
+            Err(DocsError::Refused(_))
         ));
         assert!(r.resolve("brain://brain/a.md").is_ok());
     }

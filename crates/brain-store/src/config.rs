@@ -77,6 +77,11 @@ pub struct Collection {
     /// Trust level.
     #[serde(default)]
     pub trust: Trust,
+    /// Follow symbolic links that lead out of the collection's folder (indexing, `get`, MCP).
+    /// Off by default: a link to `/etc` or `~/.ssh` inside a notes folder is neither indexed nor
+    /// served.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow_links: bool,
 }
 
 fn default_glob() -> String {
@@ -199,6 +204,7 @@ impl Config {
                 glob: DEFAULT_GLOB.into(),
                 role: (*role).into(),
                 trust: *trust,
+                follow_links: false,
             })
             .collect();
         let rule = |kind: &str, collection: &str, layout| Rule {
@@ -280,6 +286,12 @@ impl Config {
             });
         }
         Ok(())
+    }
+
+    /// Whether `collection` is configured `trust: low` (its text reaches agents fenced).
+    pub fn is_low_trust(&self, collection: &str) -> bool {
+        self.collection(collection)
+            .is_some_and(|c| c.trust == Trust::Low)
     }
 
     /// The collection called `name`.
@@ -380,6 +392,7 @@ mod tests {
             glob: DEFAULT_GLOB.into(),
             role: "notes".into(),
             trust: Trust::Medium,
+            follow_links: false,
         })
         .expect("add");
         cfg.other.insert(
@@ -405,6 +418,7 @@ mod tests {
             glob: DEFAULT_GLOB.into(),
             role: String::new(),
             trust: Trust::High,
+            follow_links: false,
         };
         assert!(matches!(
             cfg.add_collection(c("Bad Name")),

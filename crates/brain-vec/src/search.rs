@@ -120,6 +120,7 @@ impl VecSearch {
                     line: e.body_line + u64::from(c.line).saturating_sub(1),
                     snippet: snippet(s.text(d.row)),
                     signals,
+                    untrusted: false,
                 };
                 (hit, s.text(d.row).to_string())
             })

@@ -70,6 +70,7 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
                     glob,
                     role,
                     trust,
+                    follow_links: false,
                 })
                 .map_err(bad)?;
             config.save().map_err(bad)?;

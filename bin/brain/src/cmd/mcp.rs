@@ -23,6 +23,10 @@ pub struct Args {
     /// The port for --http (0: any free port; the URL is printed on stderr).
     #[arg(long, value_name = "N", default_value_t = brain_mcp::http::DEFAULT_PORT, requires = "http")]
     port: u16,
+    /// Recall only: the `remember` tool is neither listed nor callable, so the agent cannot write
+    /// to the memory (for agents that should only read).
+    #[arg(long)]
+    read_only: bool,
 }
 
 #[derive(clap::Subcommand)]
@@ -63,13 +67,13 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
                 "brain mcp: listening on {} (loopback only; Ctrl-C stops)",
                 listener.url()
             );
-            listener.run(home.clone())?;
+            listener.run(home.clone(), a.read_only)?;
             Ok(Exit::Success)
         }
         None => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
-            brain_mcp::serve(home.clone(), stdin, stdout)?;
+            brain_mcp::serve(home.clone(), a.read_only, stdin, stdout)?;
             Ok(Exit::Success)
         }
         Some(Command::Install(i)) => install_claude(i),

@@ -84,9 +84,10 @@ impl Listener {
         format!("http://{}{PATH}", self.addr)
     }
 
-    /// Serve requests for `home` until the process ends (or accepting fails).
-    pub fn run(self, home: Home) -> io::Result<()> {
-        let mut server = Server::new(home);
+    /// Serve requests for `home` until the process ends (or accepting fails); `read_only` as
+    /// [`Server::read_only`].
+    pub fn run(self, home: Home, read_only: bool) -> io::Result<()> {
+        let mut server = Server::new(home).read_only(read_only);
         loop {
             let mut req = self.inner.recv()?;
             let reply = answer(&mut server, &mut req);

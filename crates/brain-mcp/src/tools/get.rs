@@ -7,12 +7,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
-use crate::fence;
+use brain_doc::fence;
 
 pub const TOOL: Tool = Tool {
     name: "get",
     describe,
     run,
+    writes: false,
 };
 
 /// Default byte cap of one `get` (about 25k tokens): a long transcript is read in parts.
@@ -78,7 +79,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let id = doc.id.clone().unwrap_or_default();
     let uri = doc.name();
     let collection = doc.collection().unwrap_or_default().to_string();
-    let low = fence::is_low(config, &collection);
+    let low = config.is_low_trust(&collection);
     let next = lines.more_after();
     let mut text = if low {
         fence::block(&lines.text, &uri)

@@ -50,6 +50,8 @@ pub struct Tool {
     pub describe: fn() -> Value,
     /// Its handler, on arguments that passed the schema.
     pub run: fn(&mut Ctx<'_>, Value) -> Result<Output, ErrorRecord>,
+    /// It writes to the memory (`remember`): neither listed nor callable under `--read-only`.
+    pub writes: bool,
 }
 
 /// Every tool, in `tools/list` order.
@@ -72,6 +74,17 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 pub fn descriptors() -> &'static [Value] {
     static ALL: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
     ALL.get_or_init(|| TOOLS.iter().map(|t| (t.describe)()).collect())
+}
+
+/// The `tools/list` entries a session offers: every tool, or with `read_only` those that do not
+/// write.
+pub fn listed(read_only: bool) -> Vec<&'static Value> {
+    TOOLS
+        .iter()
+        .zip(descriptors())
+        .filter(|(t, _)| !(read_only && t.writes))
+        .map(|(_, d)| d)
+        .collect()
 }
 
 /// The `inputSchema` of the tool called `name`.

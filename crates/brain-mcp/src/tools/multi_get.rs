@@ -9,12 +9,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
-use crate::fence;
+use brain_doc::fence;
 
 pub const TOOL: Tool = Tool {
     name: "multi_get",
     describe,
     run,
+    writes: false,
 };
 
 /// Per-file cap: QMD's default (10 KB).
@@ -106,7 +107,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         };
         let uri = doc.name();
         let collection = doc.collection().unwrap_or_default().to_string();
-        let low = fence::is_low(config, &collection);
+        let low = config.is_low_trust(&collection);
         let mut entry = json!({
             "uri": uri, "docid": docid(doc.id.as_deref().unwrap_or_default()),
             "collection": collection, "untrusted": low,

@@ -9,13 +9,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
-use crate::fence;
 use crate::search::{SearchSpec, SubQuery, search};
+use brain_doc::fence;
 
 pub const TOOL: Tool = Tool {
     name: "query",
     describe,
     run,
+    writes: false,
 };
 
 /// Most documents one call returns.
@@ -113,7 +114,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let config = ctx.handles.config()?;
     let low: Vec<bool> = hits
         .iter()
-        .map(|h| fence::is_low(config, &h.collection))
+        .map(|h| config.is_low_trust(&h.collection))
         .collect();
     warnings.extend(
         hits.iter()

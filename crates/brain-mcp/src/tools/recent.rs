@@ -11,12 +11,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
-use crate::fence;
+use brain_doc::fence;
 
 pub const TOOL: Tool = Tool {
     name: "recent",
     describe,
     run,
+    writes: false,
 };
 
 /// Most items one call lists (all are counted): a few hundred short lines, well under the byte caps of
@@ -105,7 +106,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let low: Vec<bool> = report
         .items
         .iter()
-        .map(|i| fence::is_low(config, &i.collection))
+        .map(|i| config.is_low_trust(&i.collection))
         .collect();
     let mut structured = serde_json::to_value(&report)
         .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;

@@ -20,6 +20,7 @@ pub const TOOL: Tool = Tool {
     name: "remember",
     describe,
     run,
+    writes: true,
 };
 
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -11,6 +11,7 @@ pub const TOOL: Tool = Tool {
     name: "status",
     describe,
     run,
+    writes: false,
 };
 
 /// `status` takes no arguments.

@@ -1,19 +1,10 @@
 //! Fencing text from low-trust collections (`trust: low` in brain.yaml: browser history, external
 //! articles) before an agent reads it, so instructions planted in a page title or a web page are
 //! marked as data. The fence cannot be closed from inside: any `</untrusted` in the text is
-//! defused.
-
-use brain_store::{Config, Trust};
+//! defused. The one owner of the fence: MCP, `brain ask --json` and `fmt` all use it.
 
 const OPEN: &str = "<untrusted";
 const CLOSE: &str = "</untrusted>";
-
-/// Whether `collection` is configured `trust: low`.
-pub fn is_low(config: &Config, collection: &str) -> bool {
-    config
-        .collection(collection)
-        .is_some_and(|c| c.trust == Trust::Low)
-}
 
 /// Break any fence tag inside `text` so it cannot end (or fake) the fence.
 fn defuse(text: &str) -> String {
