@@ -94,7 +94,11 @@ pub fn doc(
     if let Some(v) = version {
         m.insert("history_version".into(), Value::from(v));
     }
-    d.body = body(&title, day, clock);
+    // Titles, URLs and searches carry tokens (`?access_token=`, `user:pass@`, webhooks): the
+    // same rules as every other producer.
+    let mut counts = brain_redact::Counts::new();
+    d.body = brain_redact::redact(&body(&title, day, clock), &mut counts);
+    brain_redact::record(&counts, &mut d.meta);
     d
 }
 

@@ -224,15 +224,7 @@ pub fn convert_bytes(
     });
     let id = agent.doc_id(stem, recorded.as_deref(), &source.file);
     let mut doc = render::to_doc(&session, agent, id, source);
-    let total: u64 = counts.values().sum();
-    doc.meta.insert("redactions".into(), Value::from(total));
-    if total > 0 {
-        let by_kind: serde_json::Map<String, Value> = counts
-            .iter()
-            .map(|(k, v)| ((*k).to_string(), Value::from(*v)))
-            .collect();
-        doc.meta.insert("redacted".into(), Value::Object(by_kind));
-    }
+    brain_redact::record(&counts, &mut doc.meta);
     let mut o = outcome(Status::Doc(Box::new(doc)));
     o.issues = issues;
     o

@@ -202,7 +202,7 @@ pub fn drop_stale_copies(config: &Config) -> std::io::Result<Vec<std::path::Path
     let (_, by_source) = transcripts(config);
     let mut removed = Vec::new();
     for (_, mut held) in by_source.into_iter().filter(|(_, h)| h.len() > 1) {
-        held.sort_by(|a, b| (a.modified, a.id.len()).cmp(&(b.modified, b.id.len())));
+        held.sort_by_key(|h| (h.modified, h.id.len()));
         held.pop();
         for h in held {
             std::fs::remove_file(&h.path)?;
