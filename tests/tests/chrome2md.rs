@@ -477,3 +477,135 @@ fn a_hot_journal_copied_mid_transaction_is_rolled_back_in_the_snapshot() {
         "the original is never written"
     );
 }
+
+#[test]
+fn a_browser_writing_all_the_time_never_makes_a_run_fail_or_read_a_torn_copy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("Default/History");
+    sql_db(&db, &modern_sql());
+    // Grow the database so a copy takes a while, then write continuously in rollback-journal mode
+    // (Chrome's default), with a small cache so pages hit the file mid-transaction.
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        conn.execute_batch("PRAGMA journal_mode=DELETE; BEGIN;")
+            .expect("begin");
+        for i in 100..60_000 {
+            conn.execute(
+                "INSERT INTO urls (id, url, title, last_visit_time) VALUES (?1, ?2, 'T', 0)",
+                rusqlite::params![i, format!("https://site{i}.example/{}", "p".repeat(150))],
+            )
+            .expect("insert");
+        }
+        conn.execute_batch("COMMIT").expect("commit");
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (db, stop) = (db.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let conn = rusqlite::Connection::open(&db).expect("open");
+            conn.execute_batch("PRAGMA journal_mode=DELETE; PRAGMA cache_size=2;")
+                .expect("pragma");
+            let mut i = 100_000i64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = conn.execute_batch("BEGIN IMMEDIATE");
+                // Inserts and deletes all over the file: pages split and merge mid-transaction.
+                for _ in 0..200 {
+                    i += 1;
+                    let _ = conn.execute(
+                        "UPDATE urls SET title = ?1, visit_count = visit_count + 1 WHERE id = ?2",
+                        rusqlite::params![
+                            format!("t{i}{}", "x".repeat((i % 300) as usize)),
+                            100 + (i * 7919) % 59_900
+                        ],
+                    );
+                    let _ = conn.execute(
+                        "INSERT INTO urls (id, url, title, last_visit_time) VALUES (?1, ?2, 'N', 0)",
+                        rusqlite::params![i, format!("https://new{}.example/{}", i * 31 % 99_991, "q".repeat(120))],
+                    );
+                    let _ = conn.execute(
+                        "INSERT INTO visits (id, url, visit_time, transition) VALUES \
+                         (?1, ?1, (strftime('%s', '2026-11-20 10:00:00') + 11644473600 + ?1 % 3600) * 1000000, 805306368)",
+                        [i],
+                    );
+                    let _ = conn.execute("DELETE FROM urls WHERE id = ?1", [i - 150]);
+                    let _ = conn.execute("DELETE FROM visits WHERE id = ?1", [i - 150]);
+                }
+                let _ = conn.execute_batch("COMMIT");
+            }
+        })
+    };
+    let h = db.to_str().expect("utf8");
+    let mut failed = Vec::new();
+    let runs = 25;
+    for _ in 0..runs {
+        let (docs, err, code) = chrome2md(dir.path(), &["--history", h, "--no-state"]);
+        if code != 0 || docs.len() != 3 {
+            failed.push(format!("exit {code}, {} docs: {err}", docs.len()));
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().expect("writer");
+    eprintln!(
+        "{} of {runs} runs failed with a writer active",
+        failed.len()
+    );
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn a_history_torn_midway_prints_no_partial_days() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("Default/History");
+    sql_db(&db, &modern_sql());
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        conn.execute_batch("BEGIN").expect("begin");
+        for i in 100..6000i64 {
+            conn.execute(
+                "INSERT INTO urls (id, url, title, last_visit_time) VALUES (?1, ?2, ?3, 0)",
+                rusqlite::params![
+                    i,
+                    format!("https://s{i}.example/{}", "p".repeat(100)),
+                    format!("Page {i}")
+                ],
+            )
+            .expect("url");
+            conn.execute(
+                "INSERT INTO visits (id, url, visit_time, transition) VALUES \
+                 (?1, ?1, (strftime('%s', '2026-10-01 10:00:00') + 11644473600 + ?1 * 400) * 1000000, 805306368)",
+                [i],
+            )
+            .expect("visit");
+        }
+        conn.execute_batch("COMMIT; VACUUM;").expect("commit");
+    }
+    // Tear pages in the last third of the file: the first days read fine, a later one does not.
+    let mut bytes = std::fs::read(&db).expect("read");
+    let page = 4096;
+    let pages = bytes.len() / page;
+    for p in (pages * 2 / 3..pages).step_by(3) {
+        for b in &mut bytes[p * page + 8..p * page + 200] {
+            *b = 0xA5;
+        }
+    }
+    std::fs::write(&db, &bytes).expect("write");
+    let out = run(
+        command("chrome2md", dir.path()).args([
+            "--history",
+            db.to_str().expect("utf8"),
+            "--no-state",
+        ]),
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "the tear was read: {stderr}");
+    assert!(
+        stderr.contains("corrupt") || stderr.contains("malformed"),
+        "{stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "no partial days on stdout: {} bytes",
+        out.stdout.len()
+    );
+}

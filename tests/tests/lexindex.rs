@@ -263,3 +263,141 @@ fn a_second_writer_exits_70() {
         "{stderr}"
     );
 }
+
+/// A home with one `notes` collection of `n` generated notes, indexed.
+fn big_home(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&home).expect("mkdir");
+    std::fs::create_dir_all(&notes).expect("mkdir");
+    std::fs::write(
+        home.join("brain.yaml"),
+        format!(
+            "version: 1\ncollections:\n  - name: notes\n    path: {}\npartition:\n  default: notes\n",
+            notes.display()
+        ),
+    )
+    .expect("yaml");
+    // Every note scores differently for the test query (its own counts of the two words and its
+    // own length), so the answer does not depend on how ties at the candidate cut fall.
+    for i in 0..n {
+        let mut body = format!("---\ntitle: Note {i}\n---\n# Note {i}\n\n");
+        body.push_str(&"segment ".repeat(i % 13 + 1));
+        body.push_str(&"merge ".repeat(i % 7 + 1));
+        body.push('\n');
+        for j in 0..(20 + i % 53) {
+            body.push_str(&format!(
+                "Line {j} of note {i}: the writer waits (case {}).\n",
+                i * 100 + j
+            ));
+        }
+        std::fs::write(notes.join(format!("n{i:05}.md")), body).expect("note");
+    }
+    dir
+}
+
+fn ranked(home: &Path) -> (Option<i32>, Vec<String>, String) {
+    let out = run(
+        command("rank", home).args(["segment", "merge", "-n", "20"]),
+        b"",
+    );
+    let hits: Vec<brain_doc::Hit> = parse_lines(&out.stdout);
+    (
+        out.status.code(),
+        hits.into_iter().map(|h| h.uri).collect(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_rebuild_killed_at_any_moment_leaves_the_old_index_answering_and_readers_never_see_a_gap() {
+    let dir = big_home(600);
+    let home = dir.path().join("home");
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (code, before, _) = ranked(&home);
+    assert_eq!(code, Some(0));
+    assert_eq!(before.len(), 20);
+    for delay_ms in [0u64, 10, 30, 80, 150, 300, 600] {
+        let mut child = command("lexindex", &home)
+            .args(["--all", "--rebuild", "--quiet"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Readers during the rebuild see the old index, whole.
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_millis(delay_ms) {
+            let (code, now, stderr) = ranked(&home);
+            assert_eq!(code, Some(0), "during a rebuild: {stderr}");
+            assert_eq!(now, before, "during a rebuild");
+        }
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let (code, after, stderr) = ranked(&home);
+        assert_eq!(code, Some(0), "after a kill at {delay_ms} ms: {stderr}");
+        assert_eq!(after, before, "after a kill at {delay_ms} ms");
+    }
+    // A rebuild that runs to the end replaces the index in one step and leaves nothing aside.
+    let out = run(
+        command("lexindex", &home).args(["--all", "--rebuild", "--json"]),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Summary = serde_json::from_slice(&out.stdout).expect("summary");
+    assert_eq!((s.added, s.removed), (600, 0));
+    assert!(!home.join("index/lex.next").exists());
+    assert_eq!(ranked(&home).1, before);
+    let doctor = run(command("brain", &home).arg("doctor"), b"");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        text.contains("opens: 600 documents, the same as the registry"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_first_build_killed_midway_is_reported_as_under_way_not_as_no_results() {
+    let dir = big_home(600);
+    let home = dir.path().join("home");
+    let mut child = command("lexindex", &home)
+        .args(["--all", "--quiet"])
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Wait until the build has started aside, then kill it.
+    let start = std::time::Instant::now();
+    while !home.join("index/lex.next").exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    if home.join("index/lex/meta.json").exists() {
+        return; // it finished first: nothing to observe on this machine
+    }
+    let (code, hits, stderr) = ranked(&home);
+    assert_eq!(code, Some(65), "{stderr}");
+    assert!(hits.is_empty());
+    assert!(
+        stderr.contains("first build is under way, or was interrupted"),
+        "{stderr}"
+    );
+    let ask = run(command("brain", &home).args(["ask", "segment"]), b"");
+    assert_eq!(ask.status.code(), Some(65));
+    assert!(String::from_utf8_lossy(&ask.stderr).contains("under way"));
+    // Running it again completes it.
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(out.status.success());
+    assert_eq!(ranked(&home).1.len(), 20);
+    assert!(!home.join("index/lex.next").exists());
+}

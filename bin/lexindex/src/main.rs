@@ -30,7 +30,8 @@ struct Args {
     /// Collection for stdin records whose `collection` is null.
     #[arg(long, short = 'c', value_name = "NAME")]
     collection: Option<String>,
-    /// Delete the index and the registry's entries first, then index from scratch.
+    /// Index from scratch: the new index is built aside and swapped in at the end in one step
+    /// (readers keep the old one until then; a killed rebuild leaves it intact).
     #[arg(long)]
     rebuild: bool,
     /// Print the run summary as one JSON record on stdout.

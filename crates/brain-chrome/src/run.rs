@@ -60,11 +60,28 @@ pub fn run(opts: &Options, out: &mut dyn Write, warn: &dyn Fn(&str)) -> Result<S
         Some(p) => State::load(p)?,
         None => State::default(),
     };
+    if let (Some(dir), Some(_)) = (&opts.snapshots, &_lock) {
+        prune_snapshots(dir, warn);
+    }
     let mut stats = Stats::default();
     let mut first_err = None;
     let several = opts.profiles.len() > 1;
     for profile in &opts.profiles {
-        match profile_run(opts, profile, &mut state, several, out, warn, &mut stats) {
+        // A page torn by a browser writing while we copied shows up as corruption when read: take
+        // the snapshot again (its output was staged, its counts are restored).
+        let mut attempt = 0;
+        let outcome = loop {
+            attempt += 1;
+            let before = stats.clone();
+            match profile_run(opts, profile, &mut state, several, out, warn, &mut stats) {
+                Err(ChromeError::Corrupt { .. }) if attempt < crate::snapshot::ATTEMPTS => {
+                    stats = before;
+                    crate::snapshot::backoff(attempt);
+                }
+                other => break other,
+            }
+        };
+        match outcome {
             Ok(()) => stats.profiles += 1,
             Err(e) if !several || e.is_broken_pipe() => return Err(e),
             Err(e) => {
@@ -81,6 +98,36 @@ pub fn run(opts: &Options, out: &mut dyn Write, warn: &dyn Fn(&str)) -> Result<S
         state.save(p)?;
     }
     Ok(stats)
+}
+
+/// Snapshot folders not refreshed for this long belong to profiles no run reads any more (a
+/// removed profile, a `--history` given once): they hold a full copy of a browser history each.
+const SNAPSHOT_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
+
+/// Delete the persistent snapshots whose copy is older than [`SNAPSHOT_MAX_AGE`] (run under the
+/// lock, so no other run is using one).
+fn prune_snapshots(dir: &std::path::Path, warn: &dyn Fn(&str)) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let copied = std::fs::metadata(path.join("History"))
+            .or_else(|_| std::fs::metadata(&path))
+            .and_then(|m| m.modified());
+        let stale = copied
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > SNAPSHOT_MAX_AGE);
+        if stale && path.is_dir() {
+            if let Err(err) = std::fs::remove_dir_all(&path) {
+                warn(&format!(
+                    "{}: pruning an old snapshot: {err}",
+                    path.display()
+                ));
+            }
+        }
+    }
 }
 
 fn profile_run(
@@ -126,6 +173,15 @@ fn profile_run(
             d.clone()
         }
     });
+    // NDJSON is staged in an anonymous temp file (0600, gone with the process) and copied to `out`
+    // only when the whole profile was read: a run that fails midway (a torn page) prints no
+    // partial days.
+    let mut staged = match &dir {
+        Some(_) => None,
+        None => Some(std::io::BufWriter::new(
+            tempfile::tempfile().map_err(ChromeError::Output)?,
+        )),
+    };
     let mut emit = |day: &Day, clock: &Clock, stats: &mut Stats| -> Result<(), ChromeError> {
         if day.is_empty() {
             return Ok(());
@@ -139,9 +195,11 @@ fn profile_run(
                     .map_err(|source| ChromeError::Write { path: file, source })
             }
             None => {
-                serde_json::to_writer(&mut *out, &doc)
-                    .map_err(|e| ChromeError::Output(e.into()))?;
-                out.write_all(b"\n").map_err(ChromeError::Output)
+                let Some(w) = staged.as_mut() else {
+                    return Ok(());
+                };
+                serde_json::to_writer(&mut *w, &doc).map_err(|e| ChromeError::Output(e.into()))?;
+                w.write_all(b"\n").map_err(ChromeError::Output)
             }
         }
     };
@@ -189,6 +247,15 @@ fn profile_run(
         }
     }
     stats.odd += odd.get();
+    drop(emit);
+    if let Some(w) = staged {
+        use std::io::{Seek, SeekFrom};
+        let mut f = w
+            .into_inner()
+            .map_err(|e| ChromeError::Output(e.into_error()))?;
+        f.seek(SeekFrom::Start(0)).map_err(ChromeError::Output)?;
+        std::io::copy(&mut f, out).map_err(ChromeError::Output)?;
+    }
     if let Some(m) = max_id {
         let entry = ProfileState {
             browser: profile.browser.id().into(),

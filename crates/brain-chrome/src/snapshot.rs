@@ -7,6 +7,12 @@
 //! a read-only connection cannot roll it back; the copy is ours, so we then reopen it read-write, which
 //! lets SQLite recover it without touching the original.
 //!
+//! The browser may write while we copy. A copy is taken only when the database and its side files
+//! did not change while it was made ([`Stamp`]: sizes, modification times and the header's change
+//! counter before and after), and a copy that does not open cleanly is taken again: up to
+//! [`ATTEMPTS`] times, backing off from 20 ms, so a run under a busy browser waits a moment rather
+//! than read a torn file.
+//!
 //! Copying a large History costs more than everything else an incremental run does (a fresh 100 MB
 //! copy plus its deletion ≈ 60–90 ms on ext4; rewriting an existing copy in place ≈ 20 ms, measured
 //! 2026-11-22). So a caller that holds the run lock may pass a persistent snapshot folder
@@ -24,6 +30,41 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// Side files copied with the database, in this order.
 const SIDE_FILES: [&str; 2] = ["-wal", "-journal"];
+
+/// Copies tried before a run gives up on a History that keeps changing (20 + 40 + 80 + 160 ms of
+/// waiting at most).
+pub(crate) const ATTEMPTS: u32 = 5;
+
+/// What changes when SQLite writes a database: the sizes and modification times of the file and
+/// its side files, and the file change counter in the header (offset 24, bumped by every commit in
+/// rollback-journal mode).
+#[derive(PartialEq, Eq)]
+struct Stamp(Vec<Option<(u64, Option<std::time::SystemTime>)>>, [u8; 4]);
+
+impl Stamp {
+    fn of(history: &Path) -> Stamp {
+        use std::io::{Read, Seek};
+        let files = std::iter::once(history.to_path_buf())
+            .chain(SIDE_FILES.iter().map(|s| {
+                let mut p = history.as_os_str().to_owned();
+                p.push(s);
+                PathBuf::from(p)
+            }))
+            .map(|p| {
+                std::fs::metadata(p)
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok()))
+            })
+            .collect();
+        let mut counter = [0u8; 4];
+        if let Ok(mut f) = std::fs::File::open(history)
+            && f.seek(std::io::SeekFrom::Start(24)).is_ok()
+        {
+            let _ = f.read_exact(&mut counter);
+        }
+        Stamp(files, counter)
+    }
+}
 
 /// An open snapshot; a temp folder goes away when it is dropped, a persistent one stays for the next
 /// run.
@@ -59,9 +100,6 @@ impl Snapshot {
                     path: d.to_path_buf(),
                     source,
                 })?;
-                for stale in ["History-wal", "History-journal", "History-shm"] {
-                    let _ = std::fs::remove_file(d.join(stale));
-                }
                 (None, d.to_path_buf())
             }
             None => {
@@ -74,26 +112,29 @@ impl Snapshot {
             }
         };
         let copy = dir.join("History");
-        copy_in_place(history, &copy).map_err(snap_err)?;
-        let mut parts = Vec::new();
-        for suffix in SIDE_FILES {
-            let mut side = history.as_os_str().to_owned();
-            side.push(suffix);
-            let side = PathBuf::from(side);
-            if side.is_file() {
-                let to = dir.join(format!("History{suffix}"));
-                std::fs::copy(&side, &to).map_err(|source| ChromeError::Snapshot {
-                    path: side.clone(),
-                    source,
-                })?;
-                parts.push(side);
+        let mut attempt = 0;
+        let (conn, parts) = loop {
+            attempt += 1;
+            let last = attempt >= ATTEMPTS;
+            let before = Stamp::of(history);
+            let parts = copy_files(history, &dir, &copy)?;
+            if !last && Stamp::of(history) != before {
+                backoff(attempt);
+                continue; // the browser wrote while we copied
             }
-        }
-        let conn = match open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_ONLY, history) {
-            Err(ChromeError::Sqlite { .. }) | Err(ChromeError::Locked { .. }) => {
-                open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE, history)?
+            let opened = match open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_ONLY, history) {
+                Err(ChromeError::Sqlite { .. }) | Err(ChromeError::Locked { .. }) => {
+                    open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE, history)
+                }
+                other => other,
+            };
+            match opened {
+                Ok(conn) => break (conn, parts),
+                Err(ChromeError::Corrupt { .. } | ChromeError::Sqlite { .. }) if !last => {
+                    backoff(attempt);
+                }
+                Err(e) => return Err(e),
             }
-            other => other?,
         };
         Ok(Snapshot {
             conn,
@@ -101,6 +142,38 @@ impl Snapshot {
             _dir: temp,
         })
     }
+}
+
+/// Copy `history` to `copy` and its side files beside it (stale ones removed); the side files
+/// copied, as original paths.
+fn copy_files(history: &Path, dir: &Path, copy: &Path) -> Result<Vec<PathBuf>, ChromeError> {
+    for stale in ["History-wal", "History-journal", "History-shm"] {
+        let _ = std::fs::remove_file(dir.join(stale));
+    }
+    copy_in_place(history, copy).map_err(|source| ChromeError::Snapshot {
+        path: history.to_path_buf(),
+        source,
+    })?;
+    let mut parts = Vec::new();
+    for suffix in SIDE_FILES {
+        let mut side = history.as_os_str().to_owned();
+        side.push(suffix);
+        let side = PathBuf::from(side);
+        if side.is_file() {
+            let to = dir.join(format!("History{suffix}"));
+            match std::fs::copy(&side, &to) {
+                Ok(_) => parts.push(side),
+                // Committed and deleted between the check and the copy: nothing to roll back.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(ChromeError::Snapshot { path: side, source }),
+            }
+        }
+    }
+    Ok(parts)
+}
+
+pub(crate) fn backoff(attempt: u32) {
+    std::thread::sleep(std::time::Duration::from_millis(10 << attempt.min(5)));
 }
 
 /// Overwrite `to` with the bytes of `from` without first deleting it (the kernel copies in place,

@@ -29,6 +29,10 @@ pub enum LexError {
     #[error("no lexical index at {path}")]
     Missing { path: PathBuf },
     #[error(
+        "no lexical index at {path} yet: its first build is under way, or was interrupted (the partial build is kept aside in lex.next)"
+    )]
+    Building { path: PathBuf },
+    #[error(
         "the lexical index at {path} has schema {found}, this build reads schema {SCHEMA_VERSION}"
     )]
     WrongVersion { path: PathBuf, found: String },
@@ -48,7 +52,9 @@ impl LexError {
     /// The exit-code class: a missing or outdated index is `index_missing` (65), the rest internal.
     pub fn code(&self) -> ErrorCode {
         match self {
-            LexError::Missing { .. } | LexError::WrongVersion { .. } => ErrorCode::IndexMissing,
+            LexError::Missing { .. }
+            | LexError::Building { .. }
+            | LexError::WrongVersion { .. } => ErrorCode::IndexMissing,
             LexError::Tantivy { .. } | LexError::Io { .. } => ErrorCode::Internal,
         }
     }
@@ -57,6 +63,9 @@ impl LexError {
     pub fn fix(&self) -> &'static str {
         match self {
             LexError::Missing { .. } => "run `lexindex --all` to build it",
+            LexError::Building { .. } => {
+                "wait for the running `lexindex --all` to finish (or, if none is running, run it again)"
+            }
             LexError::WrongVersion { .. } => "run `lexindex --all --rebuild` to rebuild it",
             LexError::Tantivy { .. } | LexError::Io { .. } => "",
         }
@@ -78,7 +87,12 @@ impl LexIndex {
 
     /// Open the existing index for reading (and writing). A missing index is [`LexError::Missing`].
     pub fn open(home: &Home) -> Result<LexIndex, LexError> {
-        Self::open_dir(&Self::dir(home))
+        match Self::open_dir(&Self::dir(home)) {
+            Err(LexError::Missing { path }) if Self::building(home) => {
+                Err(LexError::Building { path })
+            }
+            other => other,
+        }
     }
 
     /// Open the index in `dir`.
@@ -112,20 +126,35 @@ impl LexIndex {
         })
     }
 
-    /// Open the index of `home`, creating an empty one if there is none. With `rebuild`, any existing
-    /// index (of any version) is deleted first.
+    /// The folder a new index is built in, beside the live one, until [`LexIndex::publish`] swaps
+    /// it in: readers never see a half-built index, and a killed build leaves the old one intact.
+    pub fn aside_dir(home: &Home) -> PathBuf {
+        home.index().join("lex.next")
+    }
+
+    /// Whether an index build is under way or was interrupted (a `lex.next` folder exists): what
+    /// readers say instead of "no results" while the first index is being built.
+    pub fn building(home: &Home) -> bool {
+        Self::aside_dir(home).is_dir()
+    }
+
+    /// Open the index of `home`; when there is none, or `rebuild`, create an empty one aside
+    /// ([`LexIndex::aside_dir`], any leftover of a killed build removed first) for the caller to
+    /// fill and [`LexIndex::publish`]. The caller holds the `lexindex` lock.
     pub fn open_or_create(home: &Home, rebuild: bool) -> Result<LexIndex, LexError> {
-        let dir = Self::dir(home);
+        if !rebuild {
+            match Self::open(home) {
+                Err(LexError::Missing { .. } | LexError::Building { .. }) => {}
+                other => return other,
+            }
+        }
+        let dir = Self::aside_dir(home);
         let io = |source| LexError::Io {
             path: dir.clone(),
             source,
         };
-        if rebuild && dir.exists() {
+        if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(io)?;
-        }
-        match Self::open_dir(&dir) {
-            Err(LexError::Missing { .. }) => {}
-            other => return other,
         }
         std::fs::create_dir_all(&dir).map_err(io)?;
         let (schema, fields) = schema::build();
@@ -140,6 +169,48 @@ impl LexIndex {
         .map_err(io)?;
         tokenize::register(&index);
         Ok(LexIndex { index, fields, dir })
+    }
+
+    /// Whether this index was built aside and still has to be [`LexIndex::publish`]ed.
+    pub fn is_aside(&self, home: &Home) -> bool {
+        self.dir == Self::aside_dir(home)
+    }
+
+    /// Make the index built aside the live one, in one step: the two folders are exchanged
+    /// atomically (`renameat2(RENAME_EXCHANGE)`; where the file system cannot, two renames), so a
+    /// reader opens either the old index or the new, whole. The old one is then deleted (readers
+    /// holding it keep their open files). Call after the last commit.
+    pub fn publish(&mut self, home: &Home) -> Result<(), LexError> {
+        let live = Self::dir(home);
+        let next = Self::aside_dir(home);
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| LexError::Io { path, source }
+        };
+        if live.exists() {
+            let exchanged = rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &next,
+                rustix::fs::CWD,
+                &live,
+                rustix::fs::RenameFlags::EXCHANGE,
+            );
+            if exchanged.is_err() {
+                let old = home.index().join("lex.old");
+                let _ = std::fs::remove_dir_all(&old);
+                std::fs::rename(&live, &old).map_err(io(&live))?;
+                std::fs::rename(&next, &live).map_err(io(&next))?;
+                std::fs::rename(&old, &next).map_err(io(&old))?;
+            }
+            std::fs::remove_dir_all(&next).map_err(io(&next))?;
+        } else {
+            std::fs::rename(&next, &live).map_err(io(&next))?;
+        }
+        if let Ok(d) = std::fs::File::open(home.index()) {
+            let _ = d.sync_all();
+        }
+        self.dir = live;
+        Ok(())
     }
 
     /// The tantivy index (analyzers registered).
@@ -204,7 +275,14 @@ mod tests {
     fn created_index_reopens_with_analyzers() {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = Home::at(dir.path());
-        LexIndex::open_or_create(&home, false).expect("create");
+        let mut created = LexIndex::open_or_create(&home, false).expect("create");
+        assert!(created.is_aside(&home), "a new index is built aside");
+        assert!(matches!(
+            LexIndex::open(&home),
+            Err(LexError::Building { .. })
+        ));
+        created.publish(&home).expect("publish");
+        assert!(!LexIndex::building(&home));
         let lex = LexIndex::open(&home).expect("open");
         assert!(
             lex.index()

@@ -78,11 +78,16 @@ pub struct Indexer {
     /// stdin run (the stop-hook path) never merges, so it cannot stall behind a large merge; the next
     /// `--all` folds its small segments in.
     bulk: bool,
-    /// Ids put so far by a run that created its index empty (`rebuild`), where an id not put yet
-    /// has no passages to delete first: `None` for a run on an existing index. (On a full rebuild of
+    /// Ids put so far by a run that builds a new index aside (`rebuild`, or no index yet), where
+    /// an id not put yet has no passages to delete first: `None` for a run on the live index. Such
+    /// a run ignores the registry for skipping (every file goes into the new index), replaces all
+    /// its rows at the end, and publishes the new index in one step
+    /// ([`LexIndex::publish`]): readers see the old index until then, and a killed run leaves it
+    /// intact. (On a full rebuild of
     /// the bench corpus the 10,000 needless deletes were ~1 % of the CPU, perf 2026-11-24.)
     fresh: Option<HashSet<String>>,
     registry: Registry,
+    home: Home,
     config: Config,
     upserts: Vec<DocEntry>,
     removals: Vec<String>,
@@ -132,19 +137,17 @@ impl Indexer {
         let lock = Lock::acquire_within(&home.lock_file("lexindex"), wait)?;
         let config = Config::load(home)?;
         config.validate()?;
-        let mut registry = Registry::open(home)?;
-        if rebuild {
-            let all: Vec<String> = registry.entries(None)?.into_iter().map(|e| e.id).collect();
-            registry.apply(&[], &all)?;
-        }
+        let registry = Registry::open(home)?;
         let lex = LexIndex::open_or_create(home, rebuild)?;
+        let aside = lex.is_aside(home);
         Ok(Indexer {
             lex,
             writer: None,
             // Two indexing threads (the target machine has 2 cores); a one-doc run only fills one.
             writer_threads: 2,
             bulk: false,
-            fresh: rebuild.then(HashSet::new),
+            fresh: aside.then(HashSet::new),
+            home: home.clone(),
             registry,
             config,
             upserts: Vec::new(),
@@ -275,7 +278,10 @@ impl Indexer {
             Ok(m) => (mtime_ns(&m), m.len() as i64),
             Err(_) => (0, text.len() as i64),
         };
-        let existing = self.registry.get(&p.id)?;
+        let existing = match self.fresh {
+            Some(_) => None,
+            None => self.registry.get(&p.id)?,
+        };
         if existing.as_ref().is_some_and(|e| e.sha256 == p.sha256) {
             self.summary.unchanged += 1;
             return Ok(Ok(()));
@@ -324,13 +330,17 @@ impl Indexer {
     /// `warn` and are skipped.
     pub fn sync_all(&mut self, warn: &dyn Fn(String)) -> Result<(), SyncError> {
         self.bulk = true;
-        // What is left in `known` after the walk is what was deleted.
-        let mut known: HashMap<String, FileStat> = self
-            .registry
-            .stats()?
-            .into_iter()
-            .map(|e| (e.id.clone(), e))
-            .collect();
+        // What is left in `known` after the walk is what was deleted. A new index knows nothing:
+        // every file goes in (the registry's rows are replaced at the end).
+        let mut known: HashMap<String, FileStat> = match self.fresh {
+            Some(_) => HashMap::new(),
+            None => self
+                .registry
+                .stats()?
+                .into_iter()
+                .map(|e| (e.id.clone(), e))
+                .collect(),
+        };
         let files = brain_store::walk::collection_files(&self.config, warn);
         // One stat per file, on every core: most of a no-change run.
         let metas: Vec<std::io::Result<std::fs::Metadata>> = files
@@ -411,13 +421,27 @@ impl Indexer {
             .map_err(FileError::Fatal)
     }
 
-    /// Commit the index (if anything changed), then the registry; wait for merges; report.
+    /// Commit the index (if anything changed), publish it when it was built aside, then update
+    /// the registry; wait for merges; report.
     pub fn finish(mut self) -> Result<Summary, SyncError> {
         if let Some(mut w) = self.writer.take() {
             w.commit()?;
             if self.bulk {
                 w.wait_merging_threads()?;
             }
+        }
+        if self.fresh.is_some() {
+            self.lex.publish(&self.home)?;
+            // The new index is all there is: every row it does not hold goes.
+            let put: HashSet<&str> = self.upserts.iter().map(|e| e.id.as_str()).collect();
+            self.removals = self
+                .registry
+                .entries(None)?
+                .into_iter()
+                .map(|e| e.id)
+                .filter(|id| !put.contains(id.as_str()))
+                .collect();
+            self.summary.removed = self.removals.len() as u64;
         }
         self.registry.apply(&self.upserts, &self.removals)?;
         if self.upserts.len() + self.removals.len() >= BULK_CHECKPOINT {

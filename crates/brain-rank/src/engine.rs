@@ -149,6 +149,12 @@ impl Engine {
             plan: plan.describe(),
             warnings: plan.warnings.clone(),
         };
+        if self.lex.is_ok() && brain_lex::LexIndex::building(&self.home) {
+            ans.warnings.push(
+                "an index rebuild is under way (or was interrupted): answers come from the previous index until it completes"
+                    .into(),
+            );
+        }
         if plan.mode == Mode::Recent {
             ans.hits = self
                 .ranker()?
