@@ -339,6 +339,11 @@ fn mutate(kind: &str, bytes: &[u8], whole_json: bool) -> Option<Vec<u8>> {
             let cut = last + (body.len() - last) / 2;
             body.as_bytes()[..cut].to_vec()
         }
+        // A session document cut short after its last message (a crash mid-save).
+        "truncated" => {
+            let cut = text.rfind(']')?;
+            text.as_bytes()[..cut].to_vec()
+        }
         "duplicate-lines" if !whole_json => {
             let lines: Vec<&str> = text.lines().collect();
             lines
@@ -404,6 +409,50 @@ fn mutants_of_real_transcripts_lose_no_session() {
             );
         }
     }
+}
+
+/// A Gemini session cut in the middle of a message keeps every complete message before the cut
+/// and is reported once, as truncated — not as hundreds of "invalid JSON line" warnings.
+#[test]
+fn a_truncated_gemini_session_keeps_what_parses_and_is_reported_once() {
+    let Some(root) = corpus("gemini") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut checked = 0;
+    for f in files(&root) {
+        let name = f.to_string_lossy().into_owned();
+        let bytes = std::fs::read(&f).expect("read");
+        if !name.ends_with(".json") || !name.contains("session-") || bytes.len() < 4096 {
+            continue;
+        }
+        let whole = run(command("jsonl2md", home.path()).arg(&f), b"");
+        let Some(full) = parse_lines::<Doc>(&whole.stdout).pop() else {
+            continue;
+        };
+        let cut = tempfile::tempdir().expect("tempdir");
+        let file = cut.path().join("session-cut.json");
+        std::fs::write(&file, &bytes[..bytes.len() * 2 / 3]).expect("write");
+        let out = run(command("jsonl2md", home.path()).arg(&file), b"");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        let docs: Vec<Doc> = parse_lines(&out.stdout);
+        assert_eq!(docs.len(), 1, "{name}: the session is kept: {stderr}");
+        let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings.len(), 1, "{name}: {warnings:#?}");
+        assert!(warnings[0].contains("truncated"), "{}", warnings[0]);
+        let turns = |d: &Doc| d.meta["turns"].as_u64().unwrap_or(0);
+        assert!(
+            turns(&docs[0]) >= 1 && turns(&docs[0]) <= turns(&full),
+            "{name}"
+        );
+        assert!(docs[0].body.len() < full.body.len());
+        checked += 1;
+    }
+    assert!(
+        checked >= 1,
+        "a Gemini session of 4 KB or more in the corpus"
+    );
 }
 
 /// Sixteen `jsonl2md --new` runs at once (agent tabs finishing together), each with its own session

@@ -119,13 +119,14 @@ fn prune_snapshots(dir: &std::path::Path, warn: &dyn Fn(&str)) {
             .ok()
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > SNAPSHOT_MAX_AGE);
-        if stale && path.is_dir() {
-            if let Err(err) = std::fs::remove_dir_all(&path) {
-                warn(&format!(
-                    "{}: pruning an old snapshot: {err}",
-                    path.display()
-                ));
-            }
+        if stale
+            && path.is_dir()
+            && let Err(err) = std::fs::remove_dir_all(&path)
+        {
+            warn(&format!(
+                "{}: pruning an old snapshot: {err}",
+                path.display()
+            ));
         }
     }
 }
@@ -247,7 +248,6 @@ fn profile_run(
         }
     }
     stats.odd += odd.get();
-    drop(emit);
     if let Some(w) = staged {
         use std::io::{Seek, SeekFrom};
         let mut f = w

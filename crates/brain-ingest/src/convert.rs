@@ -149,6 +149,27 @@ pub fn convert_bytes(
             Ok(s) => (Agent::Gemini, s),
             Err(_) => return outcome(Status::NotASession),
         },
+        Detected::GeminiTruncated(salvaged) => match gemini::parse_value(&salvaged.doc) {
+            Ok(s) => {
+                // One issue for the cut, not one per line after it.
+                let line = 1 + main[..salvaged.cut_at.min(main.len())]
+                    .iter()
+                    .filter(|b| **b == b'\n')
+                    .count() as u64;
+                issues.push((
+                    name.to_string(),
+                    crate::lines::LineIssue {
+                        line,
+                        reason: format!(
+                            "truncated: the session document ends early; kept the {} complete messages before the cut",
+                            salvaged.kept
+                        ),
+                    },
+                ));
+                (Agent::Gemini, s)
+            }
+            Err(_) => return outcome(Status::NotASession),
+        },
         Detected::Codex => {
             let (s, iss) = codex::parse(main);
             issues.extend(iss.into_iter().map(|i| (name.to_string(), i)));
@@ -234,6 +255,8 @@ enum Detected {
     Claude,
     Codex,
     Gemini,
+    /// A Gemini session document cut short, rebuilt from what is complete.
+    GeminiTruncated(Box<gemini::Salvaged>),
     NotJson,
 }
 
@@ -256,6 +279,10 @@ fn detect(bytes: &[u8]) -> Detected {
             match serde_json::from_slice::<Value>(&bytes[start..]) {
                 Ok(v) if gemini::sniff(&v) => Detected::Gemini,
                 Ok(_) => Detected::NotJson,
+                Err(e) if e.is_eof() => match gemini::salvage(bytes) {
+                    Some(s) => Detected::GeminiTruncated(Box::new(s)),
+                    None => first_object_line(bytes),
+                },
                 Err(_) => first_object_line(bytes),
             }
         }

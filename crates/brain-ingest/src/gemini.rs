@@ -26,7 +26,65 @@ pub fn sniff(v: &Value) -> bool {
 pub fn parse(bytes: &[u8]) -> Result<Session, NotASession> {
     let v: Value =
         serde_json::from_slice(bytes).map_err(|e| NotASession::Invalid(e.to_string()))?;
-    if !sniff(&v) {
+    parse_value(&v)
+}
+
+/// What a truncated session document still holds: its header and every message complete before
+/// the cut, as a whole document, with the count of messages kept and the byte where the cut is.
+pub struct Salvaged {
+    pub doc: Value,
+    pub kept: usize,
+    pub cut_at: usize,
+}
+
+/// Rebuild a session document cut short (a half-written file, a crash mid-save): the fields before
+/// `"messages"` and every complete element of the messages array. `None` when `bytes` is not a
+/// Gemini session's beginning (no `sessionId` before the messages, no array).
+pub fn salvage(bytes: &[u8]) -> Option<Salvaged> {
+    let key = memchr::memmem::find(bytes, b"\"messages\"")?;
+    // The header: the object up to the key, closed.
+    let head = bytes[..key].trim_ascii_end();
+    let head = head.strip_suffix(b",").unwrap_or(head);
+    let mut header_text = head.to_vec();
+    header_text.push(b'}');
+    let mut doc: serde_json::Map<String, Value> = serde_json::from_slice(&header_text).ok()?;
+    doc.get("sessionId")?;
+    // The array: one element at a time until the cut.
+    let after_key = &bytes[key + b"\"messages\"".len()..];
+    let colon = after_key.iter().position(|b| !b.is_ascii_whitespace())?;
+    let rest = after_key[colon..].strip_prefix(b":")?.trim_ascii_start();
+    let mut rest = rest.strip_prefix(b"[")?;
+    let mut messages = Vec::new();
+    let mut cut_at = bytes.len() - rest.len();
+    loop {
+        rest = rest.trim_ascii_start();
+        if rest.first() == Some(&b']') || rest.is_empty() {
+            break;
+        }
+        let mut one = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+        let Some(Ok(v)) = one.next() else {
+            break;
+        };
+        messages.push(v);
+        rest = rest[one.byte_offset()..].trim_ascii_start();
+        cut_at = bytes.len() - rest.len();
+        match rest.first() {
+            Some(b',') => rest = &rest[1..],
+            _ => break,
+        }
+    }
+    let kept = messages.len();
+    doc.insert("messages".into(), Value::Array(messages));
+    Some(Salvaged {
+        doc: Value::Object(doc),
+        kept,
+        cut_at,
+    })
+}
+
+/// Parse a session document already read as JSON.
+pub fn parse_value(v: &Value) -> Result<Session, NotASession> {
+    if !sniff(v) {
         return Err(NotASession::Shape);
     }
     let mut t = Thread::default();
