@@ -5,7 +5,7 @@ LIBEXEC ?= $(PREFIX)/libexec/brain
 SHARE ?= $(PREFIX)/share/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
-.PHONY: all build release model mcp-client test lint golden-update demo bench install clean
+.PHONY: all build release model mcp-client test lint fuzz golden-update demo bench install clean
 
 all: build
 
@@ -35,6 +35,11 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy --workspace --exclude brain-tests --lib -- -D warnings -D clippy::print_stdout -D clippy::print_stderr
+
+## fuzz: the mutation fuzzer (tests/tests/fuzz.rs) over transcripts, frontmatter, queries, MCP requests
+## and History rows, BRAIN_FUZZ_SECS seconds per target (default 60; `make test` runs a 200-case smoke pass).
+fuzz: build
+	BRAIN_FUZZ_SECS=$${BRAIN_FUZZ_SECS:-60} $(CARGO) test -p brain-tests --test fuzz -- --nocapture --test-threads 1
 
 ## golden-update: rewrite golden/*/*/expected.* from the current binaries; review the diff, commit.
 golden-update: build

@@ -5,6 +5,8 @@ test:
     make test
 lint:
     make lint
+fuzz:
+    make fuzz
 golden-update:
     make golden-update
 demo:

@@ -1,0 +1,397 @@
+//! A mutation fuzzer over every parser that reads untrusted bytes: the transcript parsers
+//! (`jsonl2md`'s detection and the Claude Code, Codex and Gemini readers), frontmatter, the query
+//! language, History rows (through `chrome2md`) and MCP requests. Seeds are the real files of
+//! ../shared/corpora and the golden inputs; each case mutates one (bit flips, cut and spliced
+//! ranges, inserted JSON tokens, huge numbers, NULs, invalid UTF-8) and must not panic. The
+//! properties beyond "no panic" are checked where they exist (a parsed frontmatter round-trips; a
+//! JSON-RPC request gets exactly one response).
+//!
+//! `make test` runs a smoke pass (`BRAIN_FUZZ_CASES`, default 200 cases per target); `make fuzz`
+//! runs each target for `BRAIN_FUZZ_SECS` seconds in release mode. A failing input is written to
+//! `target/fuzz-failures/<target>-<n>` and named in the panic message. Deterministic per
+//! `BRAIN_FUZZ_SEED` (default 1).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use brain_tests::{command, run, workspace};
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// Tokens that break parsers more often than random bytes do.
+const TOKENS: &[&[u8]] = &[
+    b"\"",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b"\n",
+    b"\r\n",
+    b"\\",
+    b"\\u0000",
+    b"\\ud800",
+    b"\0",
+    b"\xff\xfe",
+    b"\xef\xbb\xbf",
+    b"\xc0\xaf",
+    b"1e999",
+    b"-9223372036854775809",
+    b"18446744073709551616",
+    b"null",
+    b"true",
+    b"[]",
+    b"{}",
+    b"\"\"",
+    b"---\n",
+    b"```",
+    b"<untrusted>",
+    b"</untrusted>",
+    b"since:99999y",
+    b"\"type\":\"user\"",
+    b"\"type\":\"assistant\"",
+    b"\"messages\":[",
+    b"\"sessionId\":\"x\"",
+    b"\"content\":[",
+    b"\"tool_use\"",
+    b"\"payload\":{",
+    b"-----BEGIN RSA PRIVATE KEY-----",
+];
+
+fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut b = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let len = b.len();
+        match rng.below(7) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                b[i] ^= 1 << rng.below(8);
+            }
+            1 => {
+                let t = TOKENS[rng.below(TOKENS.len())];
+                let i = rng.below(len + 1);
+                b.splice(i..i, t.iter().copied());
+            }
+            2 if len > 0 => {
+                let i = rng.below(len);
+                let j = (i + 1 + rng.below(64)).min(len);
+                b.drain(i..j);
+            }
+            3 if len > 0 => {
+                let cut = rng.below(len);
+                b.truncate(cut);
+            }
+            4 if len > 0 => {
+                let i = rng.below(len);
+                let j = (i + 1 + rng.below(256)).min(len);
+                let piece = b[i..j].to_vec();
+                let at = rng.below(b.len() + 1);
+                b.splice(at..at, piece);
+            }
+            5 if !other.is_empty() => {
+                let i = rng.below(other.len());
+                let j = (i + 1 + rng.below(512)).min(other.len());
+                let at = rng.below(len + 1);
+                b.splice(at..at, other[i..j].iter().copied());
+            }
+            _ => {
+                let i = rng.below(len + 1);
+                let n = 1 + rng.below(8);
+                let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                b.splice(i..i, bytes);
+            }
+        }
+    }
+    b
+}
+
+/// How long, or how many cases, each target runs.
+enum Budget {
+    Cases(usize),
+    Time(Duration),
+}
+
+fn budget() -> Budget {
+    match std::env::var("BRAIN_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        Some(secs) => Budget::Time(Duration::from_secs(secs)),
+        None => Budget::Cases(
+            std::env::var("BRAIN_FUZZ_CASES")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(200),
+        ),
+    }
+}
+
+fn seed() -> u64 {
+    std::env::var("BRAIN_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+        | 1
+}
+
+/// Run `check` on mutants of `seeds` within the budget; a panic is saved and re-raised with its
+/// input's file.
+fn fuzz(target: &str, seeds: &[Vec<u8>], check: impl Fn(&[u8])) {
+    assert!(!seeds.is_empty(), "{target}: no seeds");
+    let mut rng = Rng(seed() ^ (target.len() as u64 * 0x9E37_79B9));
+    let start = Instant::now();
+    let mut n = 0usize;
+    loop {
+        match budget() {
+            Budget::Cases(c) if n >= c => break,
+            Budget::Time(t) if start.elapsed() >= t => break,
+            _ => {}
+        }
+        let s = &seeds[rng.below(seeds.len())];
+        let o = &seeds[rng.below(seeds.len())];
+        let input = mutate(&mut rng, s, o);
+        if let Err(e) = catch_unwind(AssertUnwindSafe(|| check(&input))) {
+            let dir = workspace().join("target/fuzz-failures");
+            let _ = std::fs::create_dir_all(&dir);
+            let file = dir.join(format!("{target}-{n}"));
+            let _ = std::fs::write(&file, &input);
+            std::panic::resume_unwind(Box::new(format!(
+                "{target}: case {n} panicked ({:?}); input saved to {}",
+                e.downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or(e.downcast_ref::<&str>().copied()),
+                file.display()
+            )));
+        }
+        n += 1;
+    }
+    eprintln!(
+        "fuzz {target}: {n} cases in {:.1} s, no panic",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// The files under `dir` whose names end with one of `exts`, each cut to its first 64 KiB.
+fn seeds_in(dir: &Path, exts: &[&str], max: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    let mut files: Vec<PathBuf> = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if exts.iter().any(|x| p.to_string_lossy().ends_with(x)) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files.into_iter().take(max) {
+        if let Ok(mut b) = std::fs::read(&f) {
+            b.truncate(64 * 1024);
+            if !b.is_empty() {
+                out.push(b);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn fuzz_transcript_parsers() {
+    let mut seeds = seeds_in(
+        &workspace().join("golden/jsonl2md"),
+        &[".jsonl", ".json"],
+        200,
+    );
+    if let Some(c) = brain_tests::shared("corpora") {
+        for agent in ["claude-code", "codex", "gemini"] {
+            seeds.extend(seeds_in(&c.join(agent), &[".jsonl", ".json"], 120));
+        }
+    }
+    fuzz("transcripts", &seeds, |bytes| {
+        let sha = brain_doc::sha256_hex(bytes);
+        let out = brain_ingest::convert::convert_bytes(
+            bytes,
+            &sha,
+            "fuzz.jsonl",
+            Some("fuzz"),
+            &[],
+            true,
+        );
+        if let brain_ingest::convert::Status::Doc(doc) = out.status {
+            // Whatever it made is a document that round-trips.
+            let back = brain_doc::Doc::from_markdown(&doc.to_markdown()).expect("round trip");
+            assert_eq!(back, *doc);
+        }
+    });
+}
+
+#[test]
+fn fuzz_frontmatter() {
+    let mut seeds = seeds_in(&workspace().join("golden"), &[".md"], 300);
+    seeds.push(b"---\ntitle: a\ndate: 2026-01-01\ntags: [x, y]\nsource:\n  type: session\n  file: f\n---\nbody\n".to_vec());
+    fuzz("frontmatter", &seeds, |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        if let Ok(doc) = brain_doc::Doc::from_markdown(&text) {
+            // What parses renders back to a form that parses to the same record.
+            let again = brain_doc::Doc::from_markdown(&doc.to_markdown()).expect("re-parse");
+            assert_eq!(again.to_markdown(), doc.to_markdown());
+        }
+        let _ = brain_doc::file::FileFacts::read("fuzz.md", &text, 0);
+        let mut lines = brain_doc::blocks::Lines::new(&text);
+        for l in text.lines() {
+            let _ = lines.classify(l);
+        }
+    });
+}
+
+#[test]
+fn fuzz_query_language() {
+    let seeds: Vec<Vec<u8>> = [
+        "lock contention",
+        "\"exact phrase\" -exclude c:notes since:7d",
+        "project:brain agent:claude until:2026-03-01 tantivy",
+        "since:99999y until:-5d \"unterminated",
+        "what was I fixing on the morning of 3 March?",
+        "c:chrome-history -c:notes +must ~fuzzy* (a OR b) NOT c",
+        "since:2026-02-30 since:yesterday since:9999999d",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    let now = jiff::Zoned::now();
+    fuzz("query", &seeds, |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        if let Ok(q) = brain_rank::Query::parse(&text, &now) {
+            assert!(q.terms.len() <= brain_rank::query::MAX_TERMS);
+        }
+    });
+}
+
+#[test]
+fn fuzz_mcp_requests() {
+    let mut seeds = Vec::new();
+    for e in std::fs::read_dir(workspace().join("golden/brain-mcp"))
+        .expect("cases")
+        .flatten()
+    {
+        for line in std::fs::read_to_string(e.path().join("stdin"))
+            .unwrap_or_default()
+            .lines()
+        {
+            seeds.push(line.as_bytes().to_vec());
+        }
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let server =
+        std::cell::RefCell::new(brain_mcp::Server::new(brain_store::Home::at(home.path())));
+    fuzz("mcp", &seeds, |bytes| {
+        let reply = server.borrow_mut().handle_line(bytes);
+        if let Some(r) = reply {
+            assert_eq!(r["jsonrpc"], "2.0", "{r}");
+            assert!(r.get("result").is_some() != r.get("error").is_some(), "{r}");
+        }
+    });
+}
+
+#[test]
+fn fuzz_history_rows() {
+    // Rows of any SQLite type in every column chrome2md reads, through the binary: a few cases per
+    // smoke run (each is a process and a database), many in `make fuzz`.
+    let cases = match budget() {
+        Budget::Cases(c) => (c / 20).max(5),
+        Budget::Time(t) => (t.as_secs() as usize * 10).max(5),
+    };
+    let base =
+        std::fs::read_to_string(workspace().join("golden/chrome2md/modern.sql")).expect("sql");
+    let mut rng = Rng(seed() ^ 0xC0FFEE);
+    let values = [
+        "NULL",
+        "0",
+        "-1",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "1.5e300",
+        "'text'",
+        "X'00FF'",
+        "''",
+        "'https://user:pw@h/x?access_token=abcdefgh12345678'",
+        "'javascript:alert(1)'",
+        "'\u{202e}evil'",
+        "13350000000000000",
+        "(strftime('%s','2026-11-20 10:00:00') + 11644473600) * 1000000",
+    ];
+    let start = Instant::now();
+    for n in 0..cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("Default/History");
+        std::fs::create_dir_all(db.parent().expect("parent")).expect("mkdir");
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        conn.execute_batch(&base).expect("base");
+        let v = |rng: &mut Rng| values[rng.below(values.len())];
+        for i in 0..20 {
+            let sql = format!(
+                "INSERT OR IGNORE INTO urls (id, url, title, visit_count, typed_count, last_visit_time, hidden) VALUES ({}, {}, {}, {}, 0, 0, {});\
+                 INSERT OR IGNORE INTO visits (id, url, visit_time, transition) VALUES ({}, {}, {}, {});",
+                1000 + i,
+                v(&mut rng),
+                v(&mut rng),
+                v(&mut rng),
+                v(&mut rng),
+                1000 + i,
+                if rng.below(2) == 0 {
+                    (1000 + i).to_string()
+                } else {
+                    v(&mut rng).to_string()
+                },
+                v(&mut rng),
+                v(&mut rng)
+            );
+            let _ = conn.execute_batch(&sql);
+        }
+        drop(conn);
+        let out = run(
+            command("chrome2md", dir.path()).args([
+                "--history",
+                db.to_str().expect("utf8"),
+                "--no-state",
+            ]),
+            b"",
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(0 | 64)),
+            "history case {n}: {:?}: {stderr}",
+            out.status.code()
+        );
+        assert!(!stderr.contains("panicked"), "history case {n}: {stderr}");
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let _: brain_doc::Doc = serde_json::from_str(line).expect("a doc record");
+        }
+    }
+    eprintln!(
+        "fuzz history: {cases} databases in {:.1} s, no panic",
+        start.elapsed().as_secs_f64()
+    );
+}
