@@ -149,6 +149,28 @@ pub fn command(name: &str, home: &Path) -> Command {
     c
 }
 
+/// `chrome2md --history <db> --no-state` in `home`: one stateless read of one History file.
+pub fn chrome2md_once(home: &Path, db: &Path) -> Output {
+    let mut c = command("chrome2md", home);
+    c.arg("--history").arg(db).arg("--no-state");
+    run(&mut c, b"")
+}
+
+/// Write `home/brain.yaml` declaring one collection, `notes`, at `notes` (also the partition
+/// default), and create both folders.
+pub fn notes_home(home: &Path, notes: &Path) {
+    std::fs::create_dir_all(home).expect("home");
+    std::fs::create_dir_all(notes).expect("notes");
+    std::fs::write(
+        home.join("brain.yaml"),
+        format!(
+            "version: 1\ncollections:\n  - name: notes\n    path: {}\npartition:\n  default: notes\n",
+            notes.display()
+        ),
+    )
+    .expect("brain.yaml");
+}
+
 /// Run `cmd` with `stdin` bytes and collect its output.
 pub fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
     use std::io::Write;

@@ -589,14 +589,7 @@ fn a_history_torn_midway_prints_no_partial_days() {
         }
     }
     std::fs::write(&db, &bytes).expect("write");
-    let out = run(
-        command("chrome2md", dir.path()).args([
-            "--history",
-            db.to_str().expect("utf8"),
-            "--no-state",
-        ]),
-        b"",
-    );
+    let out = brain_tests::chrome2md_once(dir.path(), &db);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "the tear was read: {stderr}");
     assert!(

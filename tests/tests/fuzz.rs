@@ -371,14 +371,7 @@ fn fuzz_history_rows() {
             let _ = conn.execute_batch(&sql);
         }
         drop(conn);
-        let out = run(
-            command("chrome2md", dir.path()).args([
-                "--history",
-                db.to_str().expect("utf8"),
-                "--no-state",
-            ]),
-            b"",
-        );
+        let out = brain_tests::chrome2md_once(dir.path(), &db);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             matches!(out.status.code(), Some(0 | 64)),

@@ -269,16 +269,7 @@ fn big_home(n: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     let notes = dir.path().join("notes");
-    std::fs::create_dir_all(&home).expect("mkdir");
-    std::fs::create_dir_all(&notes).expect("mkdir");
-    std::fs::write(
-        home.join("brain.yaml"),
-        format!(
-            "version: 1\ncollections:\n  - name: notes\n    path: {}\npartition:\n  default: notes\n",
-            notes.display()
-        ),
-    )
-    .expect("yaml");
+    brain_tests::notes_home(&home, &notes);
     // Every note scores differently for the test query (its own counts of the two words and its
     // own length), so the answer does not depend on how ties at the candidate cut fall.
     for i in 0..n {

@@ -270,14 +270,7 @@ fn secrets_in_browser_titles_urls_and_searches_are_redacted() {
         .expect("visit");
     }
     drop(conn);
-    let out = run(
-        command("chrome2md", dir.path()).args([
-            "--history",
-            db.to_str().expect("utf8"),
-            "--no-state",
-        ]),
-        b"",
-    );
+    let out = brain_tests::chrome2md_once(dir.path(), &db);
     assert_eq!(
         out.status.code(),
         Some(0),

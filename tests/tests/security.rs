@@ -336,16 +336,7 @@ fn equal_scores_are_ordered_by_document_whatever_the_order_of_indexing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("home");
         let notes = dir.path().join("notes");
-        std::fs::create_dir_all(&home).expect("mkdir");
-        std::fs::create_dir_all(&notes).expect("mkdir");
-        std::fs::write(
-            home.join("brain.yaml"),
-            format!(
-                "version: 1\ncollections:\n  - name: notes\n    path: {}\npartition:\n  default: notes\n",
-                notes.display()
-            ),
-        )
-        .expect("yaml");
+        brain_tests::notes_home(&home, &notes);
         // Each batch indexed by its own run: later batches land in later segments.
         for batch in names {
             for n in *batch {
