@@ -15,7 +15,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use brain_tests::{command, run, workspace};
+use brain_tests::workspace;
 
 /// xorshift64*: deterministic, no dependency.
 struct Rng(u64);

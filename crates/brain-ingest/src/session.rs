@@ -66,21 +66,11 @@ fn names_session(stem: &str, sid: &str) -> bool {
 /// Longest id part kept from a transcript (a session id is a uuid; a stem a file name).
 const ID_MAX: usize = 120;
 
-/// `s` reduced to `[A-Za-z0-9._-]` (others → `_`), no leading dot, at most [`ID_MAX`] characters:
-/// an id is a file name downstream.
+/// `s` as an id part: a safe file name ([`brain_store::partition::safe_component`]) of at most
+/// [`ID_MAX`] characters (an id is a file name downstream).
 fn safe_id(s: &str) -> String {
-    let s: String = s
-        .chars()
-        .take(ID_MAX)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    s.trim_start_matches('.').to_string()
+    let head: String = s.chars().take(ID_MAX).collect();
+    brain_store::partition::safe_component(&head)
 }
 
 /// Who speaks a turn.

@@ -257,7 +257,9 @@ pub fn safe_path(p: &str) -> String {
     out
 }
 
-fn safe_component(c: &str) -> String {
+/// `c` as one safe path component: `[A-Za-z0-9._-]` kept, anything else `_`, no leading dot. The
+/// one rule for names that become files (partition paths, ingest ids).
+pub fn safe_component(c: &str) -> String {
     let s: String = c
         .chars()
         .map(|ch| {
