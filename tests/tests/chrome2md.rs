@@ -602,3 +602,37 @@ fn a_history_torn_midway_prints_no_partial_days() {
         out.stdout.len()
     );
 }
+
+#[test]
+fn impossible_visit_times_are_counted_and_warned_never_dropped_silently() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("Default/History");
+    sql_db(&db, &modern_sql());
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    for (id, time) in [
+        (901, "9223372036854775807"),
+        (902, "-9223372036854775808"),
+        (903, "1.5"),
+        (904, "'yesterday'"),
+        (905, "X'00'"),
+    ] {
+        conn.execute_batch(&format!(
+            "INSERT INTO visits (id, url, visit_time, transition) VALUES ({id}, 2, {time}, 805306368);"
+        ))
+        .expect("insert");
+    }
+    drop(conn);
+    let (docs, err, code) = chrome2md(
+        dir.path(),
+        &["--history", db.to_str().expect("utf8"), "--no-state"],
+    );
+    assert_eq!((code, docs.len()), (0, 3), "{err}");
+    for id in 901..=905 {
+        assert!(
+            err.contains(&format!("visit {id}:")),
+            "visit {id} not named: {err}"
+        );
+    }
+    // The one odd row of the fixture plus these five.
+    assert!(err.contains("6 odd rows"), "{err}");
+}

@@ -60,8 +60,9 @@ fn text(v: ValueRef<'_>) -> String {
     }
 }
 
-/// Stream the visits with `lo <= visit_time < hi` in time order. A row that cannot be used (no URL
-/// row, a non-integer time) goes to `odd` with a reason; the stream goes on.
+/// Stream the visits with an integer `lo <= visit_time < hi` in time order (other times are
+/// [`unplaceable`]'s). A row that cannot be used (no URL row, a non-integer url) goes to `odd` with
+/// a reason; the stream goes on.
 pub fn visits(
     conn: &Connection,
     path: &Path,
@@ -79,7 +80,7 @@ pub fn visits(
     let sql = format!(
         "SELECT v.id, v.visit_time, v.url, u.url, {title}, {transition} FROM visits v \
          LEFT JOIN urls u ON u.id = v.url WHERE v.visit_time >= ?1 AND v.visit_time < ?2 \
-         ORDER BY v.visit_time, v.id"
+         AND typeof(v.visit_time) = 'integer' ORDER BY v.visit_time, v.id"
     );
     let mut stmt = conn.prepare(&sql).map_err(|e| classify(path, &e))?;
     let mut rows = stmt.query([lo, hi]).map_err(|e| classify(path, &e))?;
@@ -104,6 +105,39 @@ pub fn visits(
             title,
             transition,
         })?;
+    }
+    Ok(())
+}
+
+/// Visits no time range selects — a `visit_time` that is not an integer (a float, text, a blob) or
+/// is `i64::MAX` — with id above `after` (all when `None`), each to `odd` with a reason: counted and
+/// named, never dropped silently.
+pub fn unplaceable(
+    conn: &Connection,
+    path: &Path,
+    after: Option<i64>,
+    mut odd: impl FnMut(i64, String),
+) -> Result<(), ChromeError> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT id, typeof(visit_time), quote(visit_time) FROM visits \
+             WHERE id > ?1 AND (typeof(visit_time) != 'integer' OR visit_time = 9223372036854775807) \
+             ORDER BY id",
+        )
+        .map_err(|e| classify(path, &e))?;
+    let mut rows = stmt
+        .query([after.unwrap_or(i64::MIN)])
+        .map_err(|e| classify(path, &e))?;
+    while let Some(row) = rows.next().map_err(|e| classify(path, &e))? {
+        let id = row.get::<_, i64>(0).unwrap_or(0);
+        let kind = row.get::<_, String>(1).unwrap_or_default();
+        let value: String = row
+            .get::<_, String>(2)
+            .unwrap_or_default()
+            .chars()
+            .take(40)
+            .collect();
+        odd(id, format!("impossible visit_time {value} ({kind})"));
     }
     Ok(())
 }

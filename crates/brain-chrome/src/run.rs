@@ -247,6 +247,10 @@ fn profile_run(
             emit(&done, &clock, stats)?;
         }
     }
+    read::unplaceable(&snap.conn, path, last, |id, reason| {
+        odd.set(odd.get() + 1);
+        warn(&format!("{shown}: visit {id}: {reason}"));
+    })?;
     stats.odd += odd.get();
     if let Some(w) = staged {
         use std::io::{Seek, SeekFrom};
