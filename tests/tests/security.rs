@@ -363,3 +363,83 @@ fn equal_scores_are_ordered_by_document_whatever_the_order_of_indexing() {
     assert_eq!(forward, ["a.md", "b.md", "c.md"]);
     assert_eq!(backward, forward);
 }
+
+/// A notes home holding `note` under every name of `batches`, each batch indexed by its own run
+/// (later batches land in later segments).
+fn indexed_in_batches(batches: &[&[String]], note: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let notes = dir.path().join("notes");
+    brain_tests::notes_home(&home, &notes);
+    for batch in batches {
+        for n in *batch {
+            std::fs::write(notes.join(n), note).expect("write");
+        }
+        let out = run(command("lexindex", &home).arg("--all"), b"");
+        assert!(out.status.success());
+    }
+    dir
+}
+
+/// The paths of `rank`'s or `brain ask --json`'s hits.
+fn hit_paths(out: &std::process::Output) -> Vec<String> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits: Vec<brain_doc::Hit> = match serde_json::from_slice::<serde_json::Value>(&out.stdout) {
+        Ok(env) => serde_json::from_value(env["hits"].clone()).expect("hits"),
+        Err(_) => brain_tests::parse_lines(&out.stdout),
+    };
+    hits.into_iter().map(|h| h.path).collect()
+}
+
+#[test]
+fn a_tie_larger_than_the_candidate_list_keeps_the_lowest_document_ids_whatever_the_build() {
+    // 300 equal passages: more than any candidate list takes (40 per list, a one-pass pool of 200),
+    // so which of them enter the list is where indexing order could leak in.
+    let note = "---\ntitle: Same\n---\nthe flaky widget test times out on the build server\n";
+    let names: Vec<String> = (0..300).map(|i| format!("n{i:03}.md")).collect();
+    let back: Vec<String> = names.iter().rev().cloned().collect();
+    let want: Vec<String> = names[..12].to_vec();
+    // Forward in one run; backward in three, the last names in the first segment.
+    for batches in [
+        vec![&names[..]],
+        vec![&back[..100], &back[100..200], &back[200..]],
+    ] {
+        let dir = indexed_in_batches(&batches, note);
+        let home = dir.path().join("home");
+        let ranked = run(
+            command("rank", &home).args(["flaky", "widget", "--limit", "12"]),
+            b"",
+        );
+        assert_eq!(hit_paths(&ranked), want, "rank");
+        let asked = run(
+            command("brain", &home).args(["ask", "--json", "--limit", "12", "flaky widget"]),
+            b"",
+        );
+        assert_eq!(hit_paths(&asked), want, "brain ask");
+    }
+}
+
+#[test]
+fn documents_of_one_date_are_listed_newest_first_by_id_whatever_the_build() {
+    let note = "---\ntitle: Same day\ndate: 2026-01-10\n---\nnotes of the day\n";
+    let names: Vec<String> = (0..100).map(|i| format!("d{i:03}.md")).collect();
+    let back: Vec<String> = names.iter().rev().cloned().collect();
+    for batches in [vec![&names[..]], vec![&back[..50], &back[50..]]] {
+        let dir = indexed_in_batches(&batches, note);
+        let out = run(
+            command("brain", &dir.path().join("home")).args([
+                "ask",
+                "--json",
+                "--limit",
+                "5",
+                "what did I do in January 2026",
+            ]),
+            b"",
+        );
+        assert_eq!(hit_paths(&out), names[..5], "the recency walk");
+    }
+}

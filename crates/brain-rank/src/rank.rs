@@ -117,8 +117,9 @@ impl Ranker {
         // documents, fetch a wider list and group it again (a wider pool may rank a passage the
         // narrower one never saw above those it did, so the wider list does not merely extend it).
         loop {
-            let candidates = self.searcher.candidates_at_least(&lq, &opts.boosts, want)?;
+            let mut candidates = self.searcher.candidates_at_least(&lq, &opts.boosts, want)?;
             let exhausted = candidates.len() < want;
+            let mut loaded = self.searcher.settle_ties(&mut candidates, exhausted)?;
             groups.clear();
             for (i, &(score, addr)) in candidates.iter().enumerate() {
                 // Enough documents: with one passage each, stop; with several, still take their
@@ -127,7 +128,10 @@ impl Ranker {
                 if groups.len() >= opts.limit && (per_doc == 1 || i >= want) {
                     break;
                 }
-                let p = self.searcher.passage(addr)?;
+                let p = match loaded.remove(&addr) {
+                    Some(p) => p,
+                    None => self.searcher.passage(addr)?,
+                };
                 let full = groups.len() >= opts.limit;
                 match groups.iter_mut().find(|(id, _)| *id == p.id) {
                     Some((_, ps)) if ps.len() < per_doc => ps.push((score, p)),

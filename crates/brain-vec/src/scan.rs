@@ -16,7 +16,7 @@
 use rayon::prelude::*;
 
 use crate::simd;
-use crate::store::{DocScore, Filter, Store};
+use crate::store::{DocEntry, DocScore, Filter, Store};
 
 /// Rows per rayon task.
 const BLOCK: usize = 1024;
@@ -84,11 +84,13 @@ fn fold_best(local: &mut Vec<DocScore>, doc: usize, row: usize, score: f32) {
 }
 
 /// One document per entry (a document split across two blocks appears twice: keep its better half),
-/// best first, ties by document, at most `k`.
-fn top_docs(mut best: Vec<DocScore>, k: usize) -> Vec<DocScore> {
+/// best first, ties by document id (not by place in the store, which follows the order documents
+/// were indexed in: two builds of the same files answer alike), at most `k`.
+fn top_docs(mut best: Vec<DocScore>, k: usize, docs: &[DocEntry]) -> Vec<DocScore> {
     best.sort_by(|a, b| a.doc.cmp(&b.doc).then(b.score.total_cmp(&a.score)));
     best.dedup_by_key(|s| s.doc);
-    best.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    let id = |s: &DocScore| docs.get(s.doc).map(|e| e.id.as_str());
+    best.sort_by(|a, b| b.score.total_cmp(&a.score).then(id(a).cmp(&id(b))));
     best.truncate(k);
     best
 }
@@ -145,7 +147,7 @@ impl Store {
                 local
             })
             .collect();
-        top_docs(best, k)
+        top_docs(best, k, &self.docs)
     }
 
     /// Integer bounds first, then f32 for the rows that could still be a top-k document's best.
@@ -242,6 +244,6 @@ impl Store {
                 rescored += 1;
             }
         }
-        (top_docs(best, k), rescored)
+        (top_docs(best, k, &self.docs), rescored)
     }
 }

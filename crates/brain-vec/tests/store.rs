@@ -192,3 +192,33 @@ fn day_numbers() {
 fn chunk_params_default_is_256_tokens() {
     assert_eq!(ChunkParams::default().max_tokens, 256);
 }
+
+#[test]
+fn equal_scores_keep_the_lowest_document_ids_whatever_the_order_of_indexing() {
+    let e = Letters::new("letters");
+    let top = |reverse: bool| -> Vec<String> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut docs: Vec<Input> = (0..60)
+            .map(|i| input(&format!("n/{i:03}.md"), "2026-01-10", "abc abc"))
+            .collect();
+        if reverse {
+            docs.reverse();
+        }
+        update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+        let s = Store::open(dir.path()).expect("open");
+        s.search(&query(&e, "abc"), 5, &Filter::default())
+            .iter()
+            .map(|h| s.docs[h.doc].id.clone())
+            .collect()
+    };
+    let forward = top(false);
+    assert_eq!(
+        forward,
+        ["n/000.md", "n/001.md", "n/002.md", "n/003.md", "n/004.md"]
+    );
+    assert_eq!(
+        top(true),
+        forward,
+        "the same answer from the reversed build"
+    );
+}

@@ -19,6 +19,7 @@
 //! Plain word queries are answered in two passes that provably give the same list (`two_pass`);
 //! a hit's snippet line is chosen in `snippet`.
 
+use std::collections::HashMap;
 use std::ops::Bound;
 use std::sync::Mutex;
 
@@ -28,7 +29,7 @@ use tantivy::query::{
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DateTime, DocAddress, Score, TantivyDocument, Term};
+use tantivy::{DateTime, Score, TantivyDocument, Term};
 
 use crate::schema::Fields;
 use crate::tokenize::{CachedTextTokenizer, ident_analyzer, tokens};
@@ -38,6 +39,8 @@ mod snippet;
 mod two_pass;
 
 pub use snippet::{SNIPPET_CHARS, Snippet};
+/// The address of a passage in the index (what candidates name).
+pub use tantivy::DocAddress;
 pub use two_pass::{MIN_POOL, ONE_PASS_BELOW, POOL_FACTOR};
 
 /// What to look for, already parsed (the query language lives in `brain-rank`).
@@ -294,8 +297,47 @@ impl Searcher {
         Ok(self.searcher.search(&query, &top)?)
     }
 
-    /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first:
-    /// the address of each document's first passage, ordered by the `date` fast field.
+    /// Make a list ordered by a key (a score, a date) the same whatever order the index holds its
+    /// passages in, so two builds of the same files answer alike: unless the list is `exhausted`,
+    /// drop its last run of equal keys (passages left out of the list may share that key, and which
+    /// of them the list kept follows indexing order; the caller widens when too few are left), then
+    /// order every run of equal keys by document id, then line. Returns the passages it loaded.
+    pub fn settle_ties<K: PartialEq>(
+        &self,
+        list: &mut Vec<(K, DocAddress)>,
+        exhausted: bool,
+    ) -> Result<HashMap<DocAddress, Passage>, SearchError> {
+        if !exhausted && let Some(last) = list.last().map(|(k, _)| k) {
+            let keep = list
+                .iter()
+                .rposition(|(k, _)| k != last)
+                .map_or(0, |i| i + 1);
+            list.truncate(keep);
+        }
+        let mut loaded = HashMap::new();
+        let mut start = 0;
+        while start < list.len() {
+            let end = list[start..]
+                .iter()
+                .position(|(k, _)| *k != list[start].0)
+                .map_or(list.len(), |n| start + n);
+            if end - start > 1 {
+                for (_, addr) in &list[start..end] {
+                    loaded.insert(*addr, self.passage(*addr)?);
+                }
+                list[start..end].sort_by(|(_, a), (_, b)| {
+                    let (a, b) = (&loaded[a], &loaded[b]);
+                    a.id.cmp(&b.id).then(a.line.cmp(&b.line))
+                });
+            }
+            start = end;
+        }
+        Ok(loaded)
+    }
+
+    /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first,
+    /// documents of one date by id: the address of each document's first passage, ordered by the
+    /// `date` fast field.
     pub fn latest(&self, q: &LexQuery, limit: usize) -> Result<Vec<DocAddress>, SearchError> {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
             Occur::Must,
@@ -306,14 +348,20 @@ impl Searcher {
         )];
         clauses.extend(self.filter_clauses(q));
         let query = BooleanQuery::new(clauses);
-        let top = tantivy::collector::TopDocs::with_limit(limit.max(1))
-            .order_by_fast_field::<DateTime>(crate::schema::DATE, tantivy::Order::Desc);
-        Ok(self
-            .searcher
-            .search(&query, &top)?
-            .into_iter()
-            .map(|(_, addr)| addr)
-            .collect())
+        let limit = limit.max(1);
+        // Documents of one date tie: widen until the list ends past the tie at the cut.
+        let mut want = limit;
+        loop {
+            let top = tantivy::collector::TopDocs::with_limit(want)
+                .order_by_fast_field::<DateTime>(crate::schema::DATE, tantivy::Order::Desc);
+            let mut found = self.searcher.search(&query, &top)?;
+            let exhausted = found.len() < want;
+            self.settle_ties(&mut found, exhausted)?;
+            if found.len() >= limit || exhausted {
+                return Ok(found.into_iter().take(limit).map(|(_, a)| a).collect());
+            }
+            want = want.saturating_mul(4);
+        }
     }
 
     /// Load a candidate's stored fields.
