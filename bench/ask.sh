@@ -70,8 +70,9 @@ index_home() {
   if [ ! -f "$home/index/lex/meta.json" ]; then
     mkdir -p "$home"
     printf 'version: 1\ncollections:\n  - name: bench\n    path: %s\n    role: sessions\npartition:\n  default: bench\n' "$corpus" > "$home/brain.yaml"
-    BRAIN_HOME=$home "$BIN/lexindex" --all -q
   fi
+  # Always: an unchanged home is a quick no-op, an index of an older schema is rebuilt.
+  BRAIN_HOME=$home "$BIN/lexindex" --all -q
 }
 
 # qmd_home QHOME CORPUS: QMD's index of CORPUS (collection `bench`), built once.

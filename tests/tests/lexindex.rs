@@ -224,6 +224,28 @@ fn a_rebuild_holds_each_document_once() {
 }
 
 #[test]
+fn an_index_of_an_older_schema_is_refused_by_readers_and_rebuilt_by_a_full_run() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let h = home.path();
+    note(h, "a.md", "# Alpha\nparse_config fails\n");
+    summary(h, &["--all"]);
+    // As an older brain left it.
+    std::fs::write(h.join("index/lex/SCHEMA_VERSION"), "1\n").expect("write");
+    let out = run(command("rank", h).arg("parse_config"), b"");
+    assert_eq!(out.status.code(), Some(65));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lexindex --all"));
+    // A stdin run cannot rebuild what it is not given: it refuses too.
+    let (code, _, _) = lexindex(h, &["-q"], b"");
+    assert_eq!(code, Some(65));
+    let (code, _, stderr) = lexindex(h, &["--all"], b"");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("rebuilding it"), "{stderr}");
+    let out = run(command("rank", h).arg("parse_config"), b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(dump(h).len(), 1);
+}
+
+#[test]
 fn a_record_without_collection_is_skipped_with_a_warning() {
     let home = tempfile::tempdir().expect("tempdir");
     let record = br###"{"schema":1,"kind":"doc","id":"s1","collection":null,"path":"s1.md","title":"t","date":"","source":{"type":"note","file":""},"meta":{},"body":"x\n"}"###;

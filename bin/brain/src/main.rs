@@ -20,7 +20,7 @@ struct Cli {
 enum Command {
     /// Search and print ranked, provenance-carrying answers (BM25, vector or hybrid, routed by the
     /// query; rank + fmt in one process).
-    Ask(cmd::ask::Args),
+    Ask(Box<cmd::ask::Args>),
     /// Print one document: a path, brain://collection/path or #docid, with optional :from[:count].
     Get(cmd::get::Args),
     /// Print several documents: a glob over collection/path, or a comma-separated list.
@@ -69,7 +69,7 @@ fn main() -> std::process::ExitCode {
     brain_cli::main("brain", |cli: Cli| {
         let home = brain_store::Home::from_env();
         match cli.command {
-            Command::Ask(a) => cmd::ask::run(&home, a),
+            Command::Ask(a) => cmd::ask::run(&home, *a),
             Command::Get(a) => cmd::get::run(&home, a),
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),

@@ -80,7 +80,21 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         .into());
     }
     let warnings = Warnings::new("lexindex", args.quiet);
-    let mut indexer = Indexer::open(&home, args.rebuild).map_err(failure)?;
+    // An index of an older schema is rebuilt by a full run (aside: readers are told to wait).
+    let outdated = if args.all && !args.rebuild {
+        LexIndex::outdated(&home)
+    } else {
+        None
+    };
+    if let Some(found) = &outdated
+        && !args.quiet
+    {
+        eprintln!(
+            "lexindex: the index has schema {found:?}, this build reads schema {}: rebuilding it",
+            brain_lex::schema::SCHEMA_VERSION
+        );
+    }
+    let mut indexer = Indexer::open(&home, args.rebuild || outdated.is_some()).map_err(failure)?;
     if args.all {
         indexer.sync_all(&|w| warnings.warn(w)).map_err(failure)?;
     } else {

@@ -29,7 +29,7 @@ fn failure(e: brain_rank::RunError) -> brain_cli::Failure {
 fn main() -> std::process::ExitCode {
     brain_cli::main("rank", |cli: Cli| {
         let home = Home::from_env();
-        let now = brain_rank::clock::now();
+        let now = brain_rank::clock::at(cli.rank.now.as_deref()).map_err(failure)?;
         if !cli.rank.fuse.is_empty() {
             let hits =
                 brain_rank::run::fuse_files(&home, &cli.rank, &|w| eprintln!("rank: warning: {w}"))

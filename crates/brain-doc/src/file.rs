@@ -26,6 +26,10 @@ pub struct FileFacts<'a> {
     /// `source.agent` or `agent`, lowercased.
     pub agent: Option<String>,
     pub project: Option<String>,
+    /// Unix seconds of `ended` (a session's last message), if it parses.
+    pub ended_secs: Option<i64>,
+    /// `session_id` (the agent's own id of a session).
+    pub session: Option<String>,
     /// `tags`, lowercased, without `#`.
     pub tags: Vec<String>,
     /// The body (the text after the frontmatter).
@@ -75,6 +79,11 @@ impl<'a> FileFacts<'a> {
             kind,
             agent: agent.map(|a| a.to_lowercase()),
             project: fm.get("project").and_then(meta_string),
+            ended_secs: fm
+                .get("ended")
+                .and_then(meta_string)
+                .and_then(|d| parse_date(&d)),
+            session: fm.get("session_id").and_then(meta_string),
             tags: meta_tags(fm.get("tags")),
             body,
             body_line: markdown::body_start_line(text, body),

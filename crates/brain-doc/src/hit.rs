@@ -30,6 +30,21 @@ pub struct Hit {
     pub date: String,
     /// Whole days between `date` and the time of the query (0 = today).
     pub age_days: i64,
+    /// When the document's session began (its date), RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// When the session ended (its last message), RFC 3339; a document without an end has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    /// The agent's session id (`brain get <session id>` opens it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The project the document belongs to (`meta.project`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// The agent that wrote the session (`claude`, `codex`, …) or the browser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// 1-based line of the passage inside the markdown file (frontmatter included).
     pub line: u64,
     /// The best passage text, one or a few lines.
@@ -43,4 +58,31 @@ pub struct Hit {
     /// ([`crate::fence`]). Omitted when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
+}
+
+/// How a query's words about time were read (`"time"` in the `--json` envelope and `explain`):
+/// a window on session time, a part of the day, an ordering. Always soft — a ranking signal, never a
+/// filter (`--since/--until` are the filters).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeWindow {
+    /// The words read as time, as written.
+    pub expr: String,
+    /// First instant of the window, RFC 3339 in local time; none when only a part of the day or an
+    /// ordering was named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Last instant of the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Always true: sessions outside the window are ranked lower, not dropped.
+    pub soft: bool,
+    /// A part of the day with its local hours (`morning 05:00-12:00`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// `latest` or `first`: relevant hits ordered by session time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+    /// Hours outside the window at which a session's time signal falls to 1/e.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_hours: Option<i64>,
 }

@@ -29,7 +29,7 @@ pub mod ndjson;
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{ErrorCode, ErrorRecord};
 pub use hash::{docid, sha256_hex};
-pub use hit::Hit;
+pub use hit::{Hit, TimeWindow};
 
 /// The wire-format version every record carries in its `schema` field.
 pub const SCHEMA: u32 = 1;
@@ -93,6 +93,11 @@ mod formats_doc {
             title: "t".into(),
             date: "d".into(),
             age_days: 0,
+            started: None,
+            ended: None,
+            session_id: None,
+            project: None,
+            agent: None,
             line: 1,
             snippet: "s".into(),
             signals: serde_json::Map::new(),

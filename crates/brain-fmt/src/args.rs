@@ -76,6 +76,7 @@ impl FmtArgs {
             stale_after_days: self.stale_after,
             query,
             explain: self.explain,
+            time: None,
         }
     }
 }

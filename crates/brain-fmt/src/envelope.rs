@@ -2,6 +2,7 @@
 //!
 //! ```json
 //! {"schema":1,"kind":"results","query":"lock contention","took_ms":4,"count":1,"hits":[…],"warnings":[…]}
+//! {"schema":1,"kind":"results","query":"cache bug last week",…,"time":{"expr":"last week","from":"…","to":"…","soft":true,"margin_hours":42}}
 //! ```
 //!
 //! An empty result is explicit (`"count":0,"hits":[]`), never silence.
@@ -31,6 +32,10 @@ pub struct Envelope {
     pub hits: Vec<Hit>,
     /// Freshness warnings and any other problem worth a caller's attention.
     pub warnings: Vec<String>,
+    /// How the query's words about time were read: `{"expr", "from", "to", "soft": true, …}`
+    /// (`brain ask` in auto mode; absent when the query named no time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<brain_doc::TimeWindow>,
 }
 
 impl Envelope {
@@ -49,6 +54,7 @@ impl Envelope {
             count: hits.len(),
             hits: hits.iter().map(crate::fenced).collect(),
             warnings: all,
+            time: opts.time.clone(),
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct Options {
     pub query: Option<String>,
     /// Show each hit's score signals (terminal and markdown formats; JSON and NDJSON always carry them).
     pub explain: bool,
+    /// How the query's words about time were read, for the JSON envelope (`brain ask`).
+    pub time: Option<brain_doc::TimeWindow>,
 }
 
 /// `h` as an agent may read it: a low-trust hit's title and snippet fenced inline.

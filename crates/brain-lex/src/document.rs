@@ -28,6 +28,10 @@ pub struct Prepared {
     pub kind: String,
     pub agent: Option<String>,
     pub project: Option<String>,
+    /// Unix seconds of a session's end (`ended`); the index stores the date when absent.
+    pub ended_secs: Option<i64>,
+    /// The agent's session id (`session_id`).
+    pub session: Option<String>,
     pub tags: Vec<String>,
     /// sha256 of the markdown file's bytes.
     pub sha256: String,
@@ -57,6 +61,12 @@ impl Prepared {
             kind: doc.source.kind.clone(),
             agent: agent.map(|a| a.to_lowercase()),
             project: doc.meta.get("project").and_then(meta_string),
+            ended_secs: doc
+                .meta
+                .get("ended")
+                .and_then(meta_string)
+                .and_then(|d| parse_date(&d)),
+            session: doc.meta.get("session_id").and_then(meta_string),
             tags: meta_tags(doc.meta.get("tags")),
             sha256: brain_doc::sha256_hex(text.as_bytes()),
             passages: passage::split(&doc.body, first),
@@ -98,6 +108,8 @@ impl Prepared {
             kind: f.kind,
             agent: f.agent,
             project: f.project,
+            ended_secs: f.ended_secs,
+            session: f.session,
             tags: f.tags,
             sha256,
             passages: passage::split(f.body, f.body_line),
@@ -107,6 +119,12 @@ impl Prepared {
     /// One tantivy document per passage.
     pub fn to_tantivy(&self, f: &Fields) -> Vec<TantivyDocument> {
         let date = self.date_secs.map(DateTime::from_timestamp_secs);
+        // A session's span; a document without an end ends when it starts (never before).
+        let ended = match (self.ended_secs, self.date_secs) {
+            (Some(e), Some(d)) => Some(e.max(d)),
+            (e, d) => e.or(d),
+        }
+        .map(DateTime::from_timestamp_secs);
         self.passages
             .iter()
             .map(|p| {
@@ -134,6 +152,12 @@ impl Prepared {
                 }
                 if let Some(date) = date {
                     d.add_date(f.date, date);
+                }
+                if let Some(ended) = ended {
+                    d.add_date(f.ended, ended);
+                }
+                if let Some(s) = &self.session {
+                    d.add_text(f.session, s);
                 }
                 d.add_u64(f.line, p.line);
                 d.add_u64(f.passage, p.ordinal);

@@ -171,6 +171,16 @@ impl LexIndex {
         Ok(LexIndex { index, fields, dir })
     }
 
+    /// The schema version of `home`'s index when it is not the one this build reads (an index
+    /// written by an older brain): a full run rebuilds it ([`LexIndex::open_or_create`] with
+    /// `rebuild`).
+    pub fn outdated(home: &Home) -> Option<String> {
+        match Self::open(home) {
+            Err(LexError::WrongVersion { found, .. }) => Some(found),
+            _ => None,
+        }
+    }
+
     /// Whether this index was built aside and still has to be [`LexIndex::publish`]ed.
     pub fn is_aside(&self, home: &Home) -> bool {
         self.dir == Self::aside_dir(home)

@@ -22,7 +22,9 @@
 //! | [`AGENT`] `agent` | string | raw, lower-case | yes | `claude`, `codex`, `gemini`, `chrome`, … (filter `agent:`) |
 //! | [`PROJECT`] `project` | string | raw | yes | `meta.project` (filter `project:`) |
 //! | [`TAGS`] `tags` | string, multi | raw, lower-case | yes | `meta.tags` |
-//! | [`DATE`] `date` | date, fast + indexed | — | yes | document date (UTC, seconds); `--since/--until` range |
+//! | [`DATE`] `date` | date, fast + indexed | — | yes | document date (UTC, seconds): a session's start; `--until` range |
+//! | [`ENDED`] `ended` | date, fast + indexed | — | yes | a session's last message, else the date; `--since` range (a session overlapping the window matches) |
+//! | [`SESSION`] `session` | string | raw | yes | the agent's session id (`brain get <session id>`) |
 //! | [`LINE`] `line` | u64 | — | yes | 1-based line in the markdown file where the passage starts (frontmatter counted) |
 //! | [`PASSAGE`] `passage` | u64, indexed | — | yes | 0-based passage ordinal inside the document |
 //! | [`SHA256`] `sha256` | string | raw | yes | sha256 of the whole markdown file |
@@ -44,7 +46,7 @@ use tantivy::schema::{
 use crate::tokenize::{IDENT_TOKENIZER, TEXT_TOKENIZER};
 
 /// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub const ID: &str = "id";
 pub const COLLECTION: &str = "collection";
@@ -60,6 +62,8 @@ pub const AGENT: &str = "agent";
 pub const PROJECT: &str = "project";
 pub const TAGS: &str = "tags";
 pub const DATE: &str = "date";
+pub const ENDED: &str = "ended";
+pub const SESSION: &str = "session";
 pub const LINE: &str = "line";
 pub const PASSAGE: &str = "passage";
 pub const SHA256: &str = "sha256";
@@ -81,6 +85,8 @@ pub struct Fields {
     pub project: Field,
     pub tags: Field,
     pub date: Field,
+    pub ended: Field,
+    pub session: Field,
     pub line: Field,
     pub passage: Field,
     pub sha256: Field,
@@ -127,6 +133,15 @@ pub fn build() -> (Schema, Fields) {
                 .set_stored()
                 .set_precision(DateTimePrecision::Seconds),
         ),
+        ended: b.add_date_field(
+            ENDED,
+            DateOptions::default()
+                .set_fast()
+                .set_indexed()
+                .set_stored()
+                .set_precision(DateTimePrecision::Seconds),
+        ),
+        session: b.add_text_field(SESSION, STRING | STORED),
         line: b.add_u64_field(LINE, STORED),
         passage: b.add_u64_field(PASSAGE, STORED | INDEXED),
         sha256: b.add_text_field(SHA256, STRING | STORED),
@@ -152,6 +167,8 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         project: f(PROJECT)?,
         tags: f(TAGS)?,
         date: f(DATE)?,
+        ended: f(ENDED)?,
+        session: f(SESSION)?,
         line: f(LINE)?,
         passage: f(PASSAGE)?,
         sha256: f(SHA256)?,

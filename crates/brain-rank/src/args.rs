@@ -94,6 +94,11 @@ pub struct RankArgs {
     /// Only documents dated until (a bare date includes the whole day).
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
+
+    /// Answer as if it were now WHEN (RFC 3339, or YYYY-MM-DD read as noon local time): what
+    /// "yesterday", "last week" and `since:7d` count back from [default: $BRAIN_NOW, else the clock].
+    #[arg(long, value_name = "WHEN")]
+    pub now: Option<String>,
 }
 
 impl RankArgs {

@@ -12,6 +12,26 @@ pub fn now() -> Zoned {
         .to_zoned(local_tz())
 }
 
+/// "Now" as `--now WHEN` gives it (RFC 3339, or a bare `YYYY-MM-DD`, read as noon local time), or
+/// [`now`] without it. A value that is neither is a bad query (exit 64).
+pub fn at(when: Option<&str>) -> Result<Zoned, crate::RunError> {
+    let Some(s) = when else {
+        return Ok(now());
+    };
+    let s = s.trim();
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Ok(t.to_zoned(local_tz()));
+    }
+    s.parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|d| d.at(12, 0, 0, 0).to_zoned(local_tz()).ok())
+        .ok_or_else(|| {
+            crate::RunError::BadInput(format!(
+                "--now {s:?} is not a time: give RFC 3339 (2026-03-03T09:00:00Z) or a date (2026-03-03)"
+            ))
+        })
+}
+
 /// The system time zone. Without `$TZ` it is read straight from `/etc/localtime` (named after the
 /// link's target): jiff's `TimeZone::system()` first lists the whole zoneinfo directory (~1,800
 /// entries), ~6 % of a fresh `brain ask`. Anything unusual falls back to `TimeZone::system()`.

@@ -44,11 +44,17 @@ pub struct Answer {
     pub plan: Vec<String>,
     /// Things the user should know (vector lines skipped, vectors lagging, …).
     pub warnings: Vec<String>,
+    /// How the query's words about time were read (auto mode).
+    pub time: Option<brain_doc::TimeWindow>,
 }
 
 /// Candidates per list before fusion (our choice, 2026-11-22: QMD fuses 30–40 per list; fusion depth
 /// bounds how far down a list a document can come from).
 pub const FUSION_DEPTH: usize = 40;
+
+/// Documents the recency walk of a time window reads per hit wanted, to order them by proximity
+/// (our choice, 2026-11-24: a morning's sessions among a widened day's).
+pub const WALK_DEPTH_PER_HIT: usize = 5;
 
 /// The open handles. Lexical index at [`Engine::open`]; vector store and model when first needed.
 pub struct Engine {
@@ -137,17 +143,13 @@ impl Engine {
                 known: config.names(),
             });
         }
-        let plan = plan::plan(
-            req,
-            now,
-            &|| self.vectors_available(),
-            self.strategy.fusion.original_weight,
-        )?;
+        let plan = plan::plan(req, now, &|| self.vectors_available(), &self.strategy)?;
         let mut ans = Answer {
             hits: Vec::new(),
             mode: Some(plan.mode),
             plan: plan.describe(),
             warnings: plan.warnings.clone(),
+            time: plan.when.as_ref().map(crate::when::When::wire),
         };
         if self.lex.is_ok() && brain_lex::LexIndex::building(&self.home) {
             ans.warnings.push(
@@ -156,9 +158,7 @@ impl Engine {
             );
         }
         if plan.mode == Mode::Recent {
-            ans.hits = self
-                .ranker()?
-                .latest(&plan.filters, req.limit, now.timestamp())?;
+            ans.hits = self.walk(&plan, req.limit, now)?;
             self.mark_trust(&mut ans.hits);
             return Ok(ans);
         }
@@ -189,6 +189,9 @@ impl Engine {
         {
             ans.warnings.push(w);
         }
+        if let Some(w) = &plan.when {
+            crate::when::score::apply(&mut hits, w, &self.strategy.time);
+        }
         fusion::break_ties(&mut hits);
         hits.retain(|h| h.score >= req.min_score);
         fusion::truncate_docs(&mut hits, req.limit);
@@ -196,6 +199,49 @@ impl Engine {
         self.mark_trust(&mut hits);
         ans.hits = hits;
         Ok(ans)
+    }
+
+    /// The recency walk: the newest documents passing the plan's filters. With time words, the
+    /// walk covers their window widened by two margins (or, when that holds nothing, everything
+    /// before it), deep enough to order by proximity to the window, newest first among equals; a
+    /// window never empties the answer.
+    fn walk(&self, plan: &Plan, limit: usize, now: &Zoned) -> Result<Vec<Hit>, RunError> {
+        let ranker = self.ranker()?;
+        let Some(w) = &plan.when else {
+            return Ok(ranker.latest(&plan.filters, limit, now.timestamp())?);
+        };
+        let depth = limit.saturating_mul(WALK_DEPTH_PER_HIT).max(limit);
+        let mut filters = plan.filters.clone();
+        let mut hits = Vec::new();
+        if let Some((since, until)) = w.widened() {
+            filters.since = Some(since);
+            filters.until = Some(until);
+            hits = ranker.latest(&filters, depth, now.timestamp())?;
+            if hits.is_empty() {
+                filters.since = None;
+                hits = ranker.latest(&filters, depth, now.timestamp())?;
+            }
+        }
+        if hits.is_empty() {
+            hits = ranker.latest(&plan.filters, depth, now.timestamp())?;
+        }
+        for h in hits.iter_mut() {
+            let p = crate::when::score::span(h).map_or(0.0, |(a, b)| w.proximity(a, b));
+            h.score = (p * 10_000.0).round() / 10_000.0;
+            h.signals
+                .insert("time".into(), serde_json::Value::from(h.score));
+        }
+        // Newest first among equal proximity: the walk's order, kept by a stable sort.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits.truncate(limit);
+        let top = hits.first().map_or(1.0, |h| h.score);
+        for (i, h) in hits.iter_mut().enumerate() {
+            h.rank = i as u32 + 1;
+            if top > 0.0 {
+                h.score = (h.score / top * 10_000.0).round() / 10_000.0;
+            }
+        }
+        Ok(hits)
     }
 
     /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
@@ -281,7 +327,12 @@ impl Engine {
         let mut lists: Vec<Option<fusion::HitList>> = plan.lists.iter().map(|_| None).collect();
         for (i, r) in lex_results {
             let (hits, texts) = r?.into_iter().unzip();
-            let mut list = fusion::HitList::new("lex", plan.lists[i].weight, hits, texts);
+            let name = if plan.lists[i].window {
+                "window"
+            } else {
+                "lex"
+            };
+            let mut list = fusion::HitList::new(name, plan.lists[i].weight, hits, texts);
             list.unsnipped = fusing && req.snippets;
             lists[i] = Some(list);
         }

@@ -155,7 +155,7 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
         // The representative list: lexical first, then best rank.
         let rep = (0..lists.len())
             .filter(|&li| rank_in(li).is_some())
-            .min_by_key(|&li| (lists[li].kind != "lex", rank_in(li).unwrap_or(usize::MAX)));
+            .min_by_key(|&li| (!lexical(&lists[li].kind), rank_in(li).unwrap_or(usize::MAX)));
         let Some(rep) = rep else { continue };
         let mut signals = Map::new();
         signal(&mut signals, "rrf", f.score);
@@ -169,7 +169,7 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
                 continue;
             };
             // A lexical hit carries `bm25`, a vector hit `vec` (the cosine), named after its list.
-            let (src, dst) = if l.kind == "lex" {
+            let (src, dst) = if lexical(&l.kind) {
                 ("bm25", "bm25")
             } else {
                 ("vec", l.kind.as_str())
@@ -207,6 +207,11 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
         }
     }
     out
+}
+
+/// A lexical list: the query's own (`lex`) or a time window's (`window`).
+fn lexical(kind: &str) -> bool {
+    matches!(kind, "lex" | "window")
 }
 
 /// Order hits of equal score by document (`uri`, then line) and renumber the ranks, so two builds

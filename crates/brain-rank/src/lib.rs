@@ -28,6 +28,7 @@ pub mod rerank;
 pub mod route;
 pub mod run;
 pub mod strategy;
+pub mod when;
 
 pub use engine::{Answer, Engine};
 pub use error::{RunError, Unavailable};

@@ -20,6 +20,8 @@ use crate::query::{Filters, Query, QueryError};
 use crate::querydoc::SearchKind;
 use crate::request::{Line, SearchRequest};
 use crate::route::{self, Mode};
+use crate::strategy::Strategy;
+use crate::when::{self, When};
 
 /// One ranked list to run.
 #[derive(Debug, Clone)]
@@ -31,6 +33,8 @@ pub struct List {
     pub query: Option<Query>,
     /// Its weight in fusion.
     pub weight: f64,
+    /// The time window's own lexical list (named `window` in fusion signals).
+    pub window: bool,
 }
 
 /// What a request will run.
@@ -46,6 +50,8 @@ pub struct Plan {
     pub original: String,
     /// What the user should know about the routing (a date window read, lines skipped).
     pub warnings: Vec<String>,
+    /// What the query said about time (auto mode): a soft window, a part of the day, an ordering.
+    pub when: Option<When>,
 }
 
 impl Plan {
@@ -61,42 +67,38 @@ impl Plan {
     }
 }
 
-/// Plan `req` at time `now`. `vectors` says whether a vector store and model are there;
-/// `original_weight` is the fusion weight of the original query's lists.
+/// Plan `req` at time `now`. `vectors` says whether a vector store and model are there; `strategy`
+/// gives the fusion weights of the original query's lists and of a time window's list.
 pub fn plan(
     req: &SearchRequest,
     now: &Zoned,
     vectors: &dyn Fn() -> bool,
-    original_weight: f64,
+    strategy: &Strategy,
 ) -> Result<Plan, RunError> {
-    let mut filters = req.filters.clone();
+    let filters = req.filters.clone();
     let mut warnings = req.warnings.clone();
     let mut mode = req.mode;
     let mut lines: Vec<Line> = Vec::new();
     let mut original = req.original_text().to_string();
 
+    let mut when = None;
     if let Some(plain) = &req.plain {
         let mut text = plain.text.clone();
         let mut query = Some(plain.query.clone());
+        // Words about time become a soft window, a part of the day, an ordering (`--since/--until`
+        // from the user stay the only hard filters); only filler left → the recency walk.
         if mode == Mode::Auto
             && filters.since.is_none()
             && filters.until.is_none()
-            && let Some(t) = route::temporal(&text, now)
+            && let Some(w) = when::find(&text, now)
         {
-            filters.since = Some(t.since);
-            filters.until = Some(t.until);
-            let tz = now.time_zone().clone();
-            warnings.push(format!(
-                "read `{}` as a date window ({} to {})",
-                t.phrase,
-                t.since.to_zoned(tz.clone()).date(),
-                t.until.to_zoned(tz).date()
-            ));
-            if route::only_filler(&t.rest) {
+            warnings.push(w.describe());
+            if route::only_filler(&w.rest) {
                 mode = Mode::Recent;
             }
-            text = t.rest;
+            text = w.rest.clone();
             query = None;
+            when = Some(w);
         }
         if mode == Mode::Auto {
             mode = if route::is_literal(&text) || !vectors() {
@@ -133,6 +135,7 @@ pub fn plan(
             lists: Vec::new(),
             original,
             warnings,
+            when,
         });
     }
 
@@ -167,7 +170,7 @@ pub fn plan(
     // The original's lists weigh double: the first sub-query, and for a plain query both halves of
     // its lex + vec pair.
     let originals = if req.plain.is_some() { 2 } else { 1 };
-    let lists: Vec<List> = lines
+    let mut lists: Vec<List> = lines
         .into_iter()
         .enumerate()
         .filter(|(_, l)| keep(l.kind) && !l.text.trim().is_empty())
@@ -175,11 +178,32 @@ pub fn plan(
             kind: l.kind,
             text: l.text,
             query: l.query,
-            weight: if i < originals { original_weight } else { 1.0 },
+            weight: if i < originals {
+                strategy.fusion.original_weight
+            } else {
+                1.0
+            },
+            window: false,
         })
         .collect();
     if lists.is_empty() {
         return Err(QueryError::Empty.into());
+    }
+    // The window's own lexical list: sessions of the window the unfiltered list ranked too low to
+    // fetch.
+    if let Some((since, until)) = when.as_ref().and_then(When::widened)
+        && let Some(first) = lists.iter().find(|l| l.kind == SearchKind::Lex)
+        && let Some(mut q) = first.query.clone()
+    {
+        q.filters.since = Some(since);
+        q.filters.until = Some(until);
+        lists.push(List {
+            kind: SearchKind::Lex,
+            text: format!("{} [window]", first.text),
+            query: Some(q),
+            weight: strategy.time.window_list,
+            window: true,
+        });
     }
     Ok(Plan {
         mode,
@@ -187,6 +211,7 @@ pub fn plan(
         lists,
         original,
         warnings,
+        when,
     })
 }
 
@@ -205,7 +230,7 @@ mod tests {
             .expect("request")
             .mode(mode)
             .build();
-        plan(&req, &now, &|| vectors, 2.0).expect("plan")
+        plan(&req, &now, &|| vectors, &Strategy::default()).expect("plan")
     }
 
     fn kinds(p: &Plan) -> Vec<&'static str> {
@@ -229,17 +254,26 @@ mod tests {
     }
 
     #[test]
-    fn a_temporal_phrase_becomes_a_window_and_only_filler_walks_by_recency() {
+    fn a_temporal_phrase_becomes_a_soft_window_and_only_filler_walks_by_recency() {
         let p = plan_of("tantivy lock last week", Mode::Auto, false);
-        assert!(p.filters.since.is_some() && p.filters.until.is_some());
+        // Soft: no hard filter, a second lexical list searches the widened window.
+        assert!(p.filters.since.is_none() && p.filters.until.is_none());
         assert_eq!(p.lists[0].text, "tantivy lock");
         assert_eq!(p.lists[0].query.as_ref().map(|q| q.terms.len()), Some(2));
-        assert!(p.warnings[0].starts_with("read `last week` as a date window"));
+        assert_eq!(kinds(&p), ["lex", "lex"]);
+        let window = p.lists[1].query.as_ref().expect("window query");
+        assert!(window.filters.since.is_some() && window.filters.until.is_some());
+        assert!(p.when.is_some());
+        assert!(p.warnings[0].starts_with("read `last week` as time"));
         let p = plan_of("what did I do yesterday", Mode::Auto, true);
         assert_eq!(
             (p.mode, p.describe()),
             (Mode::Recent, vec!["recent: newest first".to_string()])
         );
+        // An ordering alone adds no window list.
+        let p = plan_of("the latest release notes", Mode::Auto, false);
+        assert_eq!(kinds(&p), ["lex"]);
+        assert_eq!(p.lists[0].text, "release notes");
     }
 
     #[test]
@@ -281,7 +315,7 @@ mod tests {
                 asked.set(true);
                 true
             },
-            2.0,
+            &Strategy::default(),
         )
         .expect("plan");
         assert_eq!(p.mode, Mode::Lex);

@@ -1,5 +1,7 @@
 //! Lexical ranking: passages from the index, folded into documents, normalized, turned into hits.
 
+use std::collections::HashMap;
+
 use brain_doc::{ErrorCode, Hit};
 use brain_lex::search::{Boosts, LexQuery, Passage, SearchError, Searcher};
 use brain_lex::{LexError, LexIndex};
@@ -119,15 +121,23 @@ impl Ranker {
         loop {
             let mut candidates = self.searcher.candidates_at_least(&lq, &opts.boosts, want)?;
             let exhausted = candidates.len() < want;
-            let mut loaded = self.searcher.settle_ties(&mut candidates, exhausted)?;
+            // Ties are settled by document id, each run of equal scores as the loop reaches it
+            // (two builds of the same files answer alike).
+            Searcher::drop_open_run(&mut candidates, exhausted);
+            let mut loaded = HashMap::new();
+            let mut run_end = 0;
             groups.clear();
-            for (i, &(score, addr)) in candidates.iter().enumerate() {
+            for i in 0..candidates.len() {
                 // Enough documents: with one passage each, stop; with several, still take their
                 // passages from the `want` best (what a list of `want` would have held), not from
                 // everything the two-pass search proved beyond it.
                 if groups.len() >= opts.limit && (per_doc == 1 || i >= want) {
                     break;
                 }
+                if i == run_end {
+                    run_end = self.searcher.order_run(&mut candidates, i, &mut loaded)?;
+                }
+                let (score, addr) = candidates[i];
                 let p = match loaded.remove(&addr) {
                     Some(p) => p,
                     None => self.searcher.passage(addr)?,
@@ -231,6 +241,15 @@ impl Ranker {
             title: p.title.clone(),
             date: date.map(|d| d.to_string()).unwrap_or_default(),
             age_days: date.map_or(0, |d| age_days(d, now, &self.tz)),
+            started: date.map(|d| d.to_string()),
+            ended: p
+                .ended
+                .filter(|e| Some(*e) != p.date)
+                .and_then(|s| Timestamp::from_second(s).ok())
+                .map(|d| d.to_string()),
+            session_id: p.session.clone(),
+            project: p.project.clone(),
+            agent: p.agent.clone(),
             line: snippet.line,
             snippet: snippet.text,
             signals,

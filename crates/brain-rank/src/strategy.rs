@@ -61,6 +61,8 @@ pub struct Strategy {
     pub fusion: FusionWeights,
     /// Cross-encoder reranking (`--rerank`).
     pub rerank: RerankWeights,
+    /// Time in questions ("last week", "the morning of 3 March", "the latest").
+    pub time: TimeWeights,
     /// Hits per query.
     pub limit: usize,
     /// Passages per document.
@@ -89,6 +91,34 @@ impl Default for FusionWeights {
             original_weight: ORIGINAL_QUERY_WEIGHT,
             top_bonus: TOP_RANK_BONUS,
             near_top_bonus: NEAR_TOP_BONUS,
+        }
+    }
+}
+
+/// How time words weigh (our choice, 2026-11-24, for seed 004's tuning to revisit): a window is a
+/// signal, not a gate — a hit's score is multiplied by `1 + boost × proximity` (proximity 1 inside
+/// the window, decaying outside), so a session inside the window outranks an equally relevant one
+/// outside by up to 2× while a strong match outside still shows; the window's own lexical list
+/// (filtered to the window widened by two margins) brings in sessions the unfiltered list ranked
+/// too low to fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimeWeights {
+    /// Multiplier of proximity in the score: `score × (1 + boost × proximity)`.
+    pub boost: f64,
+    /// Fusion weight of the window's lexical list.
+    pub window_list: f64,
+    /// "latest" / "the first time": hits scoring at least this share of the best are ordered by
+    /// session time, ahead of the rest.
+    pub relevant: f64,
+}
+
+impl Default for TimeWeights {
+    fn default() -> Self {
+        TimeWeights {
+            boost: 1.0,
+            window_list: 1.0,
+            relevant: 0.5,
         }
     }
 }
@@ -181,6 +211,7 @@ impl Default for Strategy {
             lex: LexWeights::default(),
             fusion: FusionWeights::default(),
             rerank: RerankWeights::default(),
+            time: TimeWeights::default(),
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,
         }

@@ -1,5 +1,6 @@
 //! Turning what a person or an agent types into a document file: a filesystem path,
-//! `brain://collection/path`, `collection/path`, or a `#docid` from an earlier answer.
+//! `brain://collection/path`, `collection/path`, a `#docid` from an earlier answer, or an agent's
+//! session id (a hit's `session_id`).
 
 use std::path::PathBuf;
 
@@ -40,6 +41,11 @@ impl Doc {
 pub trait DocIds {
     /// Every document id in the index.
     fn doc_ids(&self) -> Result<Vec<String>, DocsError>;
+
+    /// The ids of the documents of an agent's session id (none by default).
+    fn session_docs(&self, _session: &str) -> Result<Vec<String>, DocsError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Opens the index of the home for each call (the CLI: one call per process).
@@ -48,12 +54,21 @@ impl DocIds for Home {
         let lex = LexIndex::open(self)?;
         Ok(Searcher::new(&lex)?.document_ids()?)
     }
+
+    fn session_docs(&self, session: &str) -> Result<Vec<String>, DocsError> {
+        let lex = LexIndex::open(self)?;
+        Ok(Searcher::new(&lex)?.session_documents(session)?)
+    }
 }
 
 /// An open searcher (a long-running server).
 impl DocIds for Searcher {
     fn doc_ids(&self) -> Result<Vec<String>, DocsError> {
         Ok(self.document_ids()?)
+    }
+
+    fn session_docs(&self, session: &str) -> Result<Vec<String>, DocsError> {
+        Ok(self.session_documents(session)?)
     }
 }
 
@@ -162,6 +177,20 @@ impl<'a> Resolver<'a> {
             }),
             Err(DocsError::NotFound(_)) if !self.files && direct.is_absolute() => {
                 Err(DocsError::NotInCollection(reference.into()))
+            }
+            // An agent's session id (as hits carry it in `session_id`).
+            Err(DocsError::NotFound(_)) if !reference.contains('/') => {
+                match self.ids.session_docs(reference)?.as_slice() {
+                    [id] => self.file_of_id(id).map(|file| Doc {
+                        id: Some(id.clone()),
+                        file,
+                    }),
+                    [] => Err(not_found()),
+                    many => Err(DocsError::Ambiguous {
+                        docid: reference.to_string(),
+                        ids: many.join(", "),
+                    }),
+                }
             }
             Err(DocsError::NotFound(_)) => Err(not_found()),
             Err(e) => Err(e),

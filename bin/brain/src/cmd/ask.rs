@@ -32,7 +32,6 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 
 fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let started = Instant::now();
-    let now = brain_rank::clock::now();
     let mut out = Stdout::new();
     // A failure is an error record on stdout too with --json (scripts read one stream).
     let mut fail = |e: brain_rank::RunError| -> anyhow::Error {
@@ -46,6 +45,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
     };
+    let now = brain_rank::clock::at(a.rank.now.as_deref()).map_err(&mut fail)?;
     let text = a.rank.text(read_stdin).map_err(&mut fail)?;
     row.set("query_len", text.trim().chars().count());
     if brain_store::telemetry::queries_opted_in(home) {
@@ -56,14 +56,18 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let opts = a.fmt.options(
+    let mut opts = a.fmt.options(
         Some(text.trim().to_string()),
         std::io::stdout().is_terminal(),
         no_color,
     );
+    opts.time = answer.time.clone();
     if a.fmt.explain {
         let mode = answer.mode.map_or("?", |m| m.name());
         eprintln!("brain: mode {mode}; lists: {}", answer.plan.join(" | "));
+        if let Some(t) = &answer.time {
+            eprintln!("brain: time: {}", serde_json::to_string(t)?);
+        }
     }
     if !a.fmt.json {
         for w in &answer.warnings {

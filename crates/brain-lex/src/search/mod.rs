@@ -120,8 +120,12 @@ pub struct Passage {
     /// Absolute markdown file path, when stored.
     pub file: Option<String>,
     pub title: String,
-    /// Document date, Unix seconds (UTC).
+    /// Document date, Unix seconds (UTC): a session's start.
     pub date: Option<i64>,
+    /// A session's end, Unix seconds (the date for a document without one).
+    pub ended: Option<i64>,
+    /// The agent's session id.
+    pub session: Option<String>,
     pub agent: Option<String>,
     pub project: Option<String>,
     /// 0-based passage ordinal in the document.
@@ -261,23 +265,28 @@ impl Searcher {
                 clauses.push((Occur::Must, f));
             }
         }
-        if q.since.is_some() || q.until.is_some() {
-            let bound = |t: Option<i64>, incl: fn(Term) -> Bound<Term>| {
+        // A session matches a window it overlaps: it ends at or after `since` and starts at or
+        // before `until` (a document without an end is indexed as ending when it starts).
+        let range = |field: Field, lower: Option<i64>, upper: Option<i64>| {
+            let bound = |t: Option<i64>| {
                 t.map_or(Bound::Unbounded, |s| {
-                    incl(Term::from_field_date_for_search(
-                        self.fields.date,
+                    Bound::Included(Term::from_field_date_for_search(
+                        field,
                         DateTime::from_timestamp_secs(s),
                     ))
                 })
             };
-            let range = RangeQuery::new(
-                bound(q.since, Bound::Included),
-                bound(q.until, Bound::Included),
-            );
-            clauses.push((
-                Occur::Must,
-                Box::new(ConstScoreQuery::new(Box::new(range), 0.0)),
+            let q: Box<dyn Query> = Box::new(ConstScoreQuery::new(
+                Box::new(RangeQuery::new(bound(lower), bound(upper))),
+                0.0,
             ));
+            (Occur::Must, q)
+        };
+        if q.since.is_some() {
+            clauses.push(range(self.fields.ended, q.since, None));
+        }
+        if q.until.is_some() {
+            clauses.push(range(self.fields.date, None, q.until));
         }
         clauses
     }
@@ -298,15 +307,26 @@ impl Searcher {
     }
 
     /// Make a list ordered by a key (a score, a date) the same whatever order the index holds its
-    /// passages in, so two builds of the same files answer alike: unless the list is `exhausted`,
-    /// drop its last run of equal keys (passages left out of the list may share that key, and which
-    /// of them the list kept follows indexing order; the caller widens when too few are left), then
-    /// order every run of equal keys by document id, then line. Returns the passages it loaded.
+    /// passages in, so two builds of the same files answer alike: [`Searcher::drop_open_run`], then
+    /// [`Searcher::order_run`] over every run. Returns the passages it loaded.
     pub fn settle_ties<K: PartialEq>(
         &self,
         list: &mut Vec<(K, DocAddress)>,
         exhausted: bool,
     ) -> Result<HashMap<DocAddress, Passage>, SearchError> {
+        Self::drop_open_run(list, exhausted);
+        let mut loaded = HashMap::new();
+        let mut start = 0;
+        while start < list.len() {
+            start = self.order_run(list, start, &mut loaded)?;
+        }
+        Ok(loaded)
+    }
+
+    /// Unless the list is `exhausted`, drop its last run of equal keys: passages left out of the
+    /// list may share that key, and which of them the list kept follows indexing order (the caller
+    /// widens when too few are left).
+    pub fn drop_open_run<K: PartialEq>(list: &mut Vec<(K, DocAddress)>, exhausted: bool) {
         if !exhausted && let Some(last) = list.last().map(|(k, _)| k) {
             let keep = list
                 .iter()
@@ -314,25 +334,36 @@ impl Searcher {
                 .map_or(0, |i| i + 1);
             list.truncate(keep);
         }
-        let mut loaded = HashMap::new();
-        let mut start = 0;
-        while start < list.len() {
-            let end = list[start..]
-                .iter()
-                .position(|(k, _)| *k != list[start].0)
-                .map_or(list.len(), |n| start + n);
-            if end - start > 1 {
-                for (_, addr) in &list[start..end] {
+    }
+
+    /// Order the run of equal keys that starts at `start` by document id, then line (the
+    /// passages it reads are kept in `loaded`); returns where the run ends. A caller that reads a
+    /// list from the top orders each run as it reaches it, and reads no passage beyond its need.
+    pub fn order_run<K: PartialEq>(
+        &self,
+        list: &mut [(K, DocAddress)],
+        start: usize,
+        loaded: &mut HashMap<DocAddress, Passage>,
+    ) -> Result<usize, SearchError> {
+        let Some((key, _)) = list.get(start) else {
+            return Ok(start);
+        };
+        let end = list[start..]
+            .iter()
+            .position(|(k, _)| k != key)
+            .map_or(list.len(), |n| start + n);
+        if end - start > 1 {
+            for (_, addr) in &list[start..end] {
+                if !loaded.contains_key(addr) {
                     loaded.insert(*addr, self.passage(*addr)?);
                 }
-                list[start..end].sort_by(|(_, a), (_, b)| {
-                    let (a, b) = (&loaded[a], &loaded[b]);
-                    a.id.cmp(&b.id).then(a.line.cmp(&b.line))
-                });
             }
-            start = end;
+            list[start..end].sort_by(|(_, a), (_, b)| {
+                let (a, b) = (&loaded[a], &loaded[b]);
+                a.id.cmp(&b.id).then(a.line.cmp(&b.line))
+            });
         }
-        Ok(loaded)
+        Ok(end)
     }
 
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first,
@@ -383,6 +414,11 @@ impl Searcher {
                 .get_first(f.date)
                 .and_then(|v| v.as_datetime())
                 .map(|d| d.into_timestamp_secs()),
+            ended: doc
+                .get_first(f.ended)
+                .and_then(|v| v.as_datetime())
+                .map(|d| d.into_timestamp_secs()),
+            session: s(f.session).filter(|x| !x.is_empty()),
             agent: s(f.agent).filter(|x| !x.is_empty()),
             project: s(f.project).filter(|x| !x.is_empty()),
             ordinal: u(f.passage).unwrap_or(0),
@@ -404,6 +440,32 @@ impl Searcher {
         }
         out.sort_by_key(|p| p.ordinal);
         Ok(out)
+    }
+
+    /// The ids of the documents whose session id is `session` (sorted, distinct): a session is
+    /// one document, unless two files hold it.
+    pub fn session_documents(&self, session: &str) -> Result<Vec<String>, SearchError> {
+        // Each document's first passage only.
+        let term =
+            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
+        let q = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                term(Term::from_field_text(self.fields.session, session)),
+            ),
+            (
+                Occur::Must,
+                term(Term::from_field_u64(self.fields.passage, 0)),
+            ),
+        ]);
+        let top = tantivy::collector::TopDocs::with_limit(10_000).order_by_score();
+        let mut ids = Vec::new();
+        for (_, addr) in self.searcher.search(&q, &top)? {
+            ids.push(self.passage(addr)?.id);
+        }
+        ids.sort();
+        ids.dedup();
+        Ok(ids)
     }
 
     /// Every distinct document id in the index. A deleted document's id stays in its segment's term
