@@ -72,6 +72,7 @@ impl<'a> FileFacts<'a> {
             .and_then(|s| s.get("agent"))
             .and_then(meta_string)
             .or_else(|| fm.get("agent").and_then(meta_string));
+        let rest = after_title_heading(body, &title);
         FileFacts {
             title,
             date,
@@ -85,10 +86,34 @@ impl<'a> FileFacts<'a> {
                 .and_then(|d| parse_date(&d)),
             session: fm.get("session_id").and_then(meta_string),
             tags: meta_tags(fm.get("tags")),
-            body,
-            body_line: markdown::body_start_line(text, body),
+            body: rest,
+            body_line: markdown::body_start_line(text, body) + lines_before(body, rest),
         }
     }
+}
+
+/// `body` without its opening `# Title` line when that heading is the title: a note whose first
+/// line names it would otherwise hold the title three times (title, heading path, body) and weigh
+/// it as much again (SciFact as `# title` files: nDCG@10 0.654 against 0.683 with the title in
+/// frontmatter). Anything else is the body as it is.
+pub fn after_title_heading<'a>(body: &'a str, title: &str) -> &'a str {
+    let mut offset = 0;
+    for (raw, _, class) in Lines::new(body) {
+        match class {
+            Class::Blank => offset += raw.len(),
+            Class::Heading { level: 1, text } if text == title => {
+                return &body[offset + raw.len()..];
+            }
+            _ => break,
+        }
+    }
+    body
+}
+
+/// Lines of `body` before its suffix `rest`.
+fn lines_before(body: &str, rest: &str) -> u64 {
+    let skipped = &body[..body.len() - rest.len()];
+    skipped.bytes().filter(|b| *b == b'\n').count() as u64
 }
 
 /// A frontmatter value as a non-empty trimmed string (numbers included).

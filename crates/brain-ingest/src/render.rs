@@ -55,7 +55,10 @@ pub fn to_doc(session: &Session, agent: Agent, id: String, source: Source) -> Do
     doc
 }
 
-/// The session's title: the agent's own summary, else the first user prompt's first line.
+/// The session's title: the agent's own summary, else the first line of the first real request —
+/// housekeeping is never a title: slash commands (`/clear`, `/init`, `/model`), `!` shell lines,
+/// IDE wrappers (`<ide_opened_file>`, `<ide_selection>`, …) and "Caveat: …" lines are passed over;
+/// a session with nothing else is titled by its first line as before.
 fn title(session: &Session) -> String {
     if let Some(s) = session
         .summary
@@ -65,16 +68,45 @@ fn title(session: &Session) -> String {
     {
         return clip(s, TITLE_MAX);
     }
-    let first = session
-        .turns
-        .iter()
-        .find(|t| t.role == Role::User)
-        .and_then(|t| t.text.lines().map(str::trim).find(|l| !l.is_empty()))
-        .unwrap_or("");
-    if first.is_empty() {
-        return format!("Session {}", session.session_id);
+    let users = || session.turns.iter().filter(|t| t.role == Role::User);
+    let first_line = |text: &str| -> Option<String> {
+        text.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(request) = users().find_map(|t| real_request(&t.text)) {
+        return clip(&request, TITLE_MAX);
     }
-    clip(first, TITLE_MAX)
+    match users().find_map(|t| first_line(&t.text)) {
+        Some(first) => clip(&first, TITLE_MAX),
+        None => format!("Session {}", session.session_id),
+    }
+}
+
+/// The first line of a user turn that asks for something, or `None` when the turn is housekeeping
+/// (see [`title`]).
+fn real_request(text: &str) -> Option<String> {
+    let mut t = text.to_string();
+    while let Some(start) = t.find("<ide_") {
+        let name_end = t[start + 1..]
+            .find(['>', ' '])
+            .map_or(t.len(), |n| start + 1 + n);
+        let close = format!("</{}>", &t[start + 1..name_end]);
+        match t[start..].find(&close) {
+            Some(n) => t.replace_range(start..start + n + close.len(), ""),
+            None => t.truncate(start),
+        }
+    }
+    t.lines().map(str::trim).find_map(|l| {
+        let housekeeping = l.is_empty()
+            || (l.starts_with('/') && !l[1..].starts_with(['/', ' ']))
+            || l.starts_with("! ")
+            || l.starts_with("Caveat:")
+            || l.starts_with('<')
+            || l.starts_with("[Request interrupted");
+        (!housekeeping).then(|| l.to_string())
+    })
 }
 
 fn body(s: &Session) -> String {

@@ -132,7 +132,29 @@ impl Engine {
 
     /// Answer `req` at time `now`: plan it ([`crate::plan::plan`]), run its lists, fuse, rerank,
     /// cut to the limit, and give the winners their snippets.
+    ///
+    /// In auto mode a "quoted phrase" or a -negation is a strong hint, not a requirement: when the
+    /// answer is empty because of them, the words are searched without quotes and exclusions, with
+    /// a warning.
     pub fn search(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
+        let ans = self.search_strict(req, now)?;
+        if ans.hits.is_empty()
+            && req.mode == Mode::Auto
+            && let Some((relaxed, what)) = relax(req, now)
+        {
+            let mut again = self.search_strict(&relaxed, now)?;
+            if !again.hits.is_empty() {
+                again.warnings.insert(
+                    0,
+                    format!("nothing matched {what}: searched the words without it instead"),
+                );
+                return Ok(again);
+            }
+        }
+        Ok(ans)
+    }
+
+    fn search_strict(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
         // A collection that does not exist is a typo, not an empty answer (exit 64, not 67).
         if let Some(config) = &self.config
             && let Err(brain_store::ConfigError::Unknown(name)) =
@@ -367,6 +389,56 @@ impl Engine {
         };
         Ok(self.ranker()?.rank_with_text(&q, &opts, now.timestamp())?)
     }
+}
+
+/// `req` with its plain query's phrases searched as words and its exclusions dropped, and what was
+/// relaxed (for the warning); `None` when it has neither.
+fn relax(req: &SearchRequest, now: &Zoned) -> Option<(SearchRequest, String)> {
+    let plain = req.plain.as_ref()?;
+    let q = &plain.query;
+    if q.phrases.is_empty() && q.exclude.is_empty() {
+        return None;
+    }
+    let mut what = Vec::new();
+    if !q.phrases.is_empty() {
+        what.push(format!(
+            "the exact phrase{} {}",
+            if q.phrases.len() == 1 { "" } else { "s" },
+            q.phrases
+                .iter()
+                .map(|p| format!("\"{p}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !q.exclude.is_empty() {
+        what.push(format!("with -{} excluded", q.exclude.join(" -")));
+    }
+    // Drop every -word and -"phrase", unquote the rest.
+    let mut text: Vec<String> = Vec::new();
+    let mut in_negated = false;
+    for t in plain.text.split_whitespace() {
+        if in_negated {
+            in_negated = !t.contains('"');
+            continue;
+        }
+        if t.starts_with('-') && t.len() > 1 {
+            in_negated = t.starts_with("-\"") && t[2..].find('"').is_none();
+            continue;
+        }
+        let t = t.replace('"', "");
+        if !t.is_empty() {
+            text.push(t);
+        }
+    }
+    let text = text.join(" ");
+    let query = Query::parse(&text, now).ok()?;
+    if query.terms.is_empty() {
+        return None;
+    }
+    let mut relaxed = req.clone();
+    relaxed.plain = Some(crate::request::Plain { text, query });
+    Some((relaxed, what.join(" ")))
 }
 
 /// Scale scores so the best hit is 1 and none is below 0 (a lexical list already is; cosines are

@@ -114,9 +114,21 @@ pub fn plan(
                 None => Query::parse(&text, now)?,
             };
             let vec_text = query.positive_text();
+            // Question scaffolding ("what did we decide about") leaves the lexical query in auto
+            // mode; the vector query keeps the whole question.
+            let lex_text = if req.mode == Mode::Auto {
+                route::strip_scaffolding(&text)
+            } else {
+                text.clone()
+            };
+            let query = if lex_text == text {
+                query
+            } else {
+                Query::parse(&lex_text, now)?
+            };
             lines.push(Line {
                 kind: SearchKind::Lex,
-                text: text.clone(),
+                text: lex_text,
                 query: Some(query),
             });
             lines.push(Line {
@@ -274,6 +286,15 @@ mod tests {
         let p = plan_of("the latest release notes", Mode::Auto, false);
         assert_eq!(kinds(&p), ["lex"]);
         assert_eq!(p.lists[0].text, "release notes");
+    }
+
+    #[test]
+    fn question_scaffolding_leaves_the_lexical_query_not_the_vector_one() {
+        let p = plan_of("what did we decide about the cache layer", Mode::Auto, true);
+        assert_eq!(p.lists[0].text, "the cache layer");
+        assert_eq!(p.lists[1].text, "what did we decide about the cache layer");
+        let p = plan_of("what did we decide about the cache layer", Mode::Lex, true);
+        assert_eq!(p.lists[0].text, "what did we decide about the cache layer");
     }
 
     #[test]

@@ -154,6 +154,84 @@ const FILLER: [&str; 39] = [
     "?",
 ];
 
+/// Question scaffolding: phrases that shape a question about one's own past work but name nothing
+/// in it. Dropped from the lexical query before BM25 (auto mode) so they do not dilute scoring —
+/// measured on real sessions, "what could have" let a heading "## What Could Have Gone Better"
+/// outrank the passage naming the question's entity. Longest first; whole words, any case.
+pub const SCAFFOLDING: [&str; 32] = [
+    "which session was about",
+    "what did we decide about",
+    "what did we decide on",
+    "what did i decide about",
+    "what did we talk about",
+    "what did we discuss about",
+    "what did we discuss",
+    "what did i ask about",
+    "find the session where",
+    "the conversation where",
+    "the session where",
+    "the session about",
+    "which session",
+    "what session",
+    "do you remember",
+    "can you find",
+    "remind me",
+    "tell me about",
+    "what could have",
+    "what should have",
+    "where did i",
+    "where did we",
+    "when did i",
+    "when did we",
+    "how did i",
+    "how did we",
+    "what did i",
+    "what did we",
+    "what was the",
+    "what were the",
+    "how much",
+    "how many",
+];
+
+/// `text` without its question scaffolding ([`SCAFFOLDING`]), or `text` itself when nothing else
+/// would be left.
+pub fn strip_scaffolding(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let norm: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let mut keep = vec![true; words.len()];
+    for phrase in SCAFFOLDING {
+        let p: Vec<&str> = phrase.split(' ').collect();
+        let mut i = 0;
+        while i + p.len() <= norm.len() {
+            if keep[i..i + p.len()].iter().all(|k| *k)
+                && norm[i..i + p.len()].iter().zip(&p).all(|(a, b)| a == b)
+            {
+                keep[i..i + p.len()].iter_mut().for_each(|k| *k = false);
+                i += p.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    let rest: Vec<&str> = words
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(w, _)| *w)
+        .collect();
+    if rest.iter().any(|w| w.chars().any(char::is_alphanumeric)) {
+        rest.join(" ")
+    } else {
+        text.to_string()
+    }
+}
+
 /// Is `rest` empty of topic words, so that the query is a recency walk?
 pub fn only_filler(rest: &str) -> bool {
     rest.split(|c: char| !c.is_alphanumeric())
@@ -164,6 +242,28 @@ pub fn only_filler(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn question_scaffolding_is_dropped_but_never_the_whole_query() {
+        assert_eq!(
+            strip_scaffolding("What did we decide about caching?"),
+            "caching?"
+        );
+        assert_eq!(
+            strip_scaffolding("which session was about the Tokyo festival"),
+            "the Tokyo festival"
+        );
+        assert_eq!(
+            strip_scaffolding("how many dinner parties did I host"),
+            "dinner parties did I host"
+        );
+        assert_eq!(
+            strip_scaffolding("what could have gone better"),
+            "gone better"
+        );
+        assert_eq!(strip_scaffolding("how much"), "how much");
+        assert_eq!(strip_scaffolding("somewhat did we"), "somewhat did we");
+    }
 
     #[test]
     fn literal_tokens_route_lexical() {

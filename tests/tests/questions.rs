@@ -1,0 +1,131 @@
+//! Queries people type (auto mode): a quoted phrase or a negation that would empty the answer falls
+//! back to the words with a warning, question scaffolding does not dilute BM25, and a note's
+//! `# Title` line counts once.
+
+use brain_doc::Hit;
+use brain_tests::{command, run};
+
+/// A notes home with `(name, text)` files, indexed.
+fn home(notes: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let folder = dir.path().join("notes");
+    brain_tests::notes_home(&home, &folder);
+    for (name, text) in notes {
+        std::fs::write(folder.join(name), text).expect("write");
+    }
+    assert!(
+        run(command("lexindex", &home).arg("--all"), b"")
+            .status
+            .success()
+    );
+    dir
+}
+
+/// `brain ask --json ARGS…`: exit code and envelope.
+fn ask(dir: &tempfile::TempDir, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = run(
+        command("brain", &dir.path().join("home"))
+            .args(["ask", "--json"])
+            .args(args),
+        b"",
+    );
+    let env = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code(), env)
+}
+
+fn hits(env: &serde_json::Value) -> Vec<Hit> {
+    serde_json::from_value(env["hits"].clone()).unwrap_or_default()
+}
+
+fn warnings(env: &serde_json::Value) -> String {
+    env["warnings"].to_string()
+}
+
+#[test]
+fn a_phrase_that_matches_nothing_falls_back_to_its_words_in_auto_mode_only() {
+    let dir = home(&[(
+        "a.md",
+        "---\ntitle: Writer\n---\nthe lock contention in the writer thread\n",
+    )]);
+    let (code, env) = ask(&dir, &["why did the \"writer lock contention\" happen"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(hits(&env)[0].path, "a.md");
+    assert!(
+        warnings(&env).contains("nothing matched the exact phrase \\\"writer lock contention\\\""),
+        "{}",
+        warnings(&env)
+    );
+    // Asked for exactly, it stays exact.
+    let (code, _) = ask(
+        &dir,
+        &[
+            "--mode",
+            "lex",
+            "why did the \"writer lock contention\" happen",
+        ],
+    );
+    assert_eq!(code, Some(67));
+    // A phrase that matches stays a requirement, with no warning.
+    let (code, env) = ask(&dir, &["\"lock contention\" writer"]);
+    assert_eq!(code, Some(0));
+    assert!(!warnings(&env).contains("nothing matched"));
+}
+
+#[test]
+fn a_negation_that_empties_the_answer_falls_back_with_a_warning() {
+    let dir = home(&[(
+        "a.md",
+        "---\ntitle: Cache\n---\nthe redis cache evicts too early\n",
+    )]);
+    let (code, env) = ask(&dir, &["cache eviction -redis"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(hits(&env)[0].path, "a.md");
+    assert!(
+        warnings(&env).contains("with -redis excluded"),
+        "{}",
+        warnings(&env)
+    );
+    // A negated phrase goes whole.
+    let (code, env) = ask(&dir, &["cache -\"redis cache\""]);
+    assert_eq!(code, Some(0));
+    assert_eq!(hits(&env)[0].path, "a.md");
+}
+
+#[test]
+fn question_scaffolding_does_not_outrank_the_entity_asked_about() {
+    let dir = home(&[
+        (
+            "retro.md",
+            "---\ntitle: Retro\n---\n## What Could Have Gone Better\n\nWhat could have been faster: the deploy; what could have been clearer: the docs.\n",
+        ),
+        (
+            "trip.md",
+            "---\ntitle: Trip\n---\nBooked the Zanzibar festival tickets and the ferry.\n",
+        ),
+    ]);
+    let (_, env) = ask(
+        &dir,
+        &["what could have gone wrong at the Zanzibar festival"],
+    );
+    assert_eq!(hits(&env)[0].path, "trip.md");
+}
+
+#[test]
+fn a_title_heading_counts_once_like_a_frontmatter_title() {
+    let body = "Lock files and flock semantics for the writer.\n";
+    let dir = home(&[
+        ("heading.md", &format!("# Writer lock contention\n\n{body}")),
+        (
+            "frontmatter.md",
+            &format!("---\ntitle: Writer lock contention\n---\n{body}"),
+        ),
+    ]);
+    let out = run(
+        command("rank", &dir.path().join("home")).args(["writer", "lock", "contention"]),
+        b"",
+    );
+    let hits: Vec<Hit> = brain_tests::parse_lines(&out.stdout);
+    assert_eq!(hits.len(), 2);
+    assert_eq!(hits[0].signals["bm25"], hits[1].signals["bm25"], "{hits:?}");
+}
