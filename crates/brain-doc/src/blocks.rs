@@ -66,6 +66,13 @@ pub fn fence_open(line: &str) -> Option<(char, usize, &str)> {
     Some((marker, len, info.trim()))
 }
 
+/// A backtick fence that no line of `text` can close: one backtick longer than its longest run of
+/// backticks, at least three.
+pub fn fence_for(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat((longest + 1).max(3))
+}
+
 /// Whether `line` closes a fence opened by `len` of `marker`.
 pub fn fence_closes(line: &str, marker: char, len: usize) -> bool {
     let Some(rest) = unindented(line) else {

@@ -11,6 +11,16 @@ use crate::tools::{self, ToolLine, clip};
 /// Longest error line kept after a failed tool call.
 const ERROR_MAX: usize = 160;
 
+/// Tool lines of shell commands (their summaries' prefixes), whose output is read for failures.
+const SHELLS: [&str; 6] = [
+    "Bash:",
+    "shell:",
+    "exec_command:",
+    "run_shell_command:",
+    "local_shell:",
+    "Monitor:",
+];
+
 /// Accumulates turns, tool lines and reasoning for one thread.
 #[derive(Debug, Default)]
 pub struct Thread {
@@ -54,15 +64,33 @@ impl Thread {
             self.s.tools.push(ToolLine { summary, error });
             return;
         };
-        if !is_error {
+        let Some(t) = self.s.tools.get_mut(idx) else {
+            return;
+        };
+        // A shell whose output shows a failure its exit status did not flag failed too.
+        let shell = SHELLS.iter().any(|s| t.summary.starts_with(s));
+        let failed = is_error || (shell && tools::shows_failure(text));
+        if !failed {
             return;
         }
-        if let Some(t) = self.s.tools.get_mut(idx) {
-            let line = tools::one_line(text);
-            t.error = Some(if line.is_empty() {
-                "failed".into()
-            } else {
-                clip(&line, ERROR_MAX)
+        let line = tools::one_line(text);
+        t.error = Some(if line.is_empty() {
+            "failed".into()
+        } else {
+            clip(&line, ERROR_MAX)
+        });
+        // The evidence stays in the conversation where it happened: people search for the error
+        // messages they saw.
+        // A call the user turned down is no error message anyone searches for.
+        let declined = text.trim_start().starts_with("The user doesn't want to");
+        if !declined && let Some(excerpt) = tools::error_excerpt(text) {
+            let fence = brain_doc::blocks::fence_for(&excerpt);
+            self.s.turns.push(crate::session::Turn {
+                role: Role::Note,
+                text: format!(
+                    "Tool error ({}):\n{fence}text\n{excerpt}\n{fence}",
+                    t.summary
+                ),
             });
         }
     }

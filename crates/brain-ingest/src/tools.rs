@@ -135,6 +135,83 @@ fn first_string_arg(input: &Value) -> Option<String> {
 }
 
 /// First non-empty line of `s`, trimmed.
+/// Most lines of a failed tool's output kept in its turn (with their context).
+pub const ERROR_EXCERPT_LINES: usize = 20;
+/// Longest line of such an excerpt.
+const ERROR_LINE_MAX: usize = 200;
+
+/// Lines that say a command failed: what people search for afterwards.
+const ERROR_MARKERS: [&str; 12] = [
+    "error",
+    "Error",
+    "ERROR",
+    "FAILED",
+    "FAIL ",
+    "failed",
+    "panicked at",
+    "Traceback",
+    "Exception",
+    "fatal:",
+    "Segmentation fault",
+    "command not found",
+];
+
+/// Does a shell tool's output show a failure its exit status did not flag (a traceback, `FAILED`,
+/// `panicked at`, `error:` lines)?
+pub fn shows_failure(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("error:")
+            || l.starts_with("error[")
+            || l.starts_with("Error:")
+            || l.starts_with("FAILED")
+            || l.starts_with("Traceback (most recent call last)")
+            || l.contains("panicked at")
+            || l.starts_with("fatal:")
+    })
+}
+
+/// The evidence of a failed tool call, bounded: every error line with one line before and two
+/// after, at most [`ERROR_EXCERPT_LINES`] lines of at most 200 bytes; without an error line, the
+/// output's first and last lines. `None` for an empty output.
+pub fn error_excerpt(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let mut keep = vec![false; lines.len()];
+    for (i, l) in lines.iter().enumerate() {
+        if ERROR_MARKERS.iter().any(|m| l.contains(m)) {
+            let from = i.saturating_sub(1);
+            let to = (i + 3).min(lines.len());
+            keep[from..to].iter_mut().for_each(|k| *k = true);
+        }
+    }
+    if !keep.contains(&true) {
+        let n = lines.len();
+        for (i, k) in keep.iter_mut().enumerate() {
+            *k = i < 5 || i + 5 >= n;
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut last: Option<usize> = None;
+    for (i, l) in lines.iter().enumerate() {
+        if !keep[i] || l.trim().is_empty() {
+            continue;
+        }
+        if out.len() == ERROR_EXCERPT_LINES {
+            out.push("…".into());
+            break;
+        }
+        if last.is_some_and(|j| i > j + 1) {
+            out.push("…".into());
+        }
+        out.push(clip(l, ERROR_LINE_MAX));
+        last = Some(i);
+    }
+    Some(out.join("\n"))
+}
+
 pub fn one_line(s: &str) -> String {
     let line = s
         .lines()
@@ -163,6 +240,48 @@ pub fn clip(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_excerpt_keeps_the_error_lines_with_context_and_stays_bounded() {
+        let mut out = String::new();
+        for i in 0..500 {
+            out.push_str(&format!("compiling crate {i}\n"));
+        }
+        out.push_str("error[E0432]: unresolved import `memchr`\n --> src/lib.rs:3:5\n  |\n");
+        let e = error_excerpt(&out).expect("excerpt");
+        assert!(e.contains("compiling crate 499"), "one line before");
+        assert!(e.contains("error[E0432]") && e.contains("src/lib.rs:3:5"));
+        assert!(!e.contains("compiling crate 10\n"));
+        // Hundreds of error lines: at most 20 kept, the cut marked.
+        let many = "FAILED test_x\n".repeat(1000);
+        let e = error_excerpt(&many).expect("excerpt");
+        assert!(
+            e.lines().count() <= ERROR_EXCERPT_LINES + 1,
+            "{}",
+            e.lines().count()
+        );
+        assert!(e.ends_with('…'));
+        // A huge line is clipped.
+        let e = error_excerpt(&format!("error: {}", "x".repeat(10_000))).expect("excerpt");
+        assert!(e.len() < 300);
+        // No error line: the first and last lines.
+        let plain: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let e = error_excerpt(&plain).expect("excerpt");
+        assert!(e.contains("line 0") && e.contains("line 99") && !e.contains("line 50"));
+        assert_eq!(error_excerpt("  \n\n"), None);
+    }
+
+    #[test]
+    fn a_shell_output_shows_a_failure_by_its_error_lines_only() {
+        assert!(shows_failure(
+            "running 3 tests\nthread 'x' panicked at src/a.rs:1:1"
+        ));
+        assert!(shows_failure(
+            "Traceback (most recent call last):\n  File \"a.py\""
+        ));
+        assert!(shows_failure("error: could not compile `brain`"));
+        assert!(!shows_failure("3 passed, 0 failed\nno errors found"));
+    }
     use serde_json::json;
 
     #[test]
