@@ -129,3 +129,62 @@ fn a_title_heading_counts_once_like_a_frontmatter_title() {
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0].signals["bm25"], hits[1].signals["bm25"], "{hits:?}");
 }
+
+#[test]
+fn a_named_project_or_agent_is_a_boost_not_a_filter() {
+    let session = |project: &str, agent: &str, body: &str| {
+        format!(
+            "---\ntitle: T\ndate: 2026-03-01T10:00:00Z\nproject: {project}\nsource:\n  type: session\n  agent: {agent}\n  file: /x.jsonl\n---\n{body}\n"
+        )
+    };
+    // Neutral file names: only the project and agent tell the sessions apart (lexically they tie).
+    let dir = home(&[
+        (
+            "s1.md",
+            &session(
+                "~/code/web-shop",
+                "claude",
+                "pytest failed with a KeyError in the cart",
+            ),
+        ),
+        (
+            "s2.md",
+            &session(
+                "~/code/billing-api",
+                "codex",
+                "pytest failed with a KeyError in invoices",
+            ),
+        ),
+    ]);
+    for (q, first) in [
+        (
+            "which error did pytest give us in the billing api repo",
+            "s2.md",
+        ),
+        ("which error did pytest give us in web_shop", "s1.md"),
+        ("the pytest KeyError we saw with codex", "s2.md"),
+    ] {
+        let (code, env) = ask(&dir, &[q]);
+        assert_eq!(code, Some(0));
+        let got: Vec<String> = hits(&env).into_iter().map(|h| h.path).collect();
+        assert_eq!(got.len(), 2, "{q}: soft, the other project still answers");
+        assert_eq!(got[0], first, "{q}");
+        assert!(
+            warnings(&env).contains("(soft: a boost, not a filter)"),
+            "{q}"
+        );
+    }
+    // The hard filter stays hard.
+    let (_, env) = ask(
+        &dir,
+        &[
+            "--project",
+            "~/code/web-shop",
+            "pytest KeyError billing api",
+        ],
+    );
+    assert_eq!(
+        hits(&env).into_iter().map(|h| h.path).collect::<Vec<_>>(),
+        ["s1.md"]
+    );
+}

@@ -165,7 +165,13 @@ impl Engine {
                 known: config.names(),
             });
         }
-        let plan = plan::plan(req, now, &|| self.vectors_available(), &self.strategy)?;
+        let plan = plan::plan(
+            req,
+            now,
+            &|| self.vectors_available(),
+            &|| self.known(),
+            &self.strategy,
+        )?;
         let mut ans = Answer {
             hits: Vec::new(),
             mode: Some(plan.mode),
@@ -211,6 +217,7 @@ impl Engine {
         {
             ans.warnings.push(w);
         }
+        crate::entity::apply(&mut hits, &plan.named, &self.strategy.entity);
         if let Some(w) = &plan.when {
             crate::when::score::apply(&mut hits, w, &self.strategy.time);
         }
@@ -221,6 +228,17 @@ impl Engine {
         self.mark_trust(&mut hits);
         ans.hits = hits;
         Ok(ans)
+    }
+
+    /// The projects and agents of the lexical index (none without one).
+    fn known(&self) -> plan::Known {
+        let Ok(r) = self.ranker() else {
+            return plan::Known::default();
+        };
+        plan::Known {
+            projects: r.searcher().projects().unwrap_or_default(),
+            agents: r.searcher().agents().unwrap_or_default(),
+        }
     }
 
     /// The recency walk: the newest documents passing the plan's filters. With time words, the
@@ -349,12 +367,8 @@ impl Engine {
         let mut lists: Vec<Option<fusion::HitList>> = plan.lists.iter().map(|_| None).collect();
         for (i, r) in lex_results {
             let (hits, texts) = r?.into_iter().unzip();
-            let name = if plan.lists[i].window {
-                "window"
-            } else {
-                "lex"
-            };
-            let mut list = fusion::HitList::new(name, plan.lists[i].weight, hits, texts);
+            let mut list =
+                fusion::HitList::new(plan.lists[i].name, plan.lists[i].weight, hits, texts);
             list.unsnipped = fusing && req.snippets;
             lists[i] = Some(list);
         }

@@ -209,9 +209,9 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
     out
 }
 
-/// A lexical list: the query's own (`lex`) or a time window's (`window`).
+/// A lexical list: the query's own (`lex`) or a soft filter's (`window`, `project`).
 fn lexical(kind: &str) -> bool {
-    matches!(kind, "lex" | "window")
+    matches!(kind, "lex" | "window" | "project")
 }
 
 /// Order hits of equal score by document (`uri`, then line) and renumber the ranks, so two builds

@@ -15,6 +15,7 @@
 pub mod args;
 pub mod clock;
 pub mod engine;
+pub mod entity;
 mod error;
 pub mod expand;
 pub mod fusion;

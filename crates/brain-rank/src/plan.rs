@@ -15,6 +15,7 @@
 
 use jiff::Zoned;
 
+use crate::entity;
 use crate::error::RunError;
 use crate::query::{Filters, Query, QueryError};
 use crate::querydoc::SearchKind;
@@ -33,8 +34,9 @@ pub struct List {
     pub query: Option<Query>,
     /// Its weight in fusion.
     pub weight: f64,
-    /// The time window's own lexical list (named `window` in fusion signals).
-    pub window: bool,
+    /// Its name in fusion signals: `lex`, `vec`, `hyde`, or a soft filter's own lexical list
+    /// (`window`, `project`).
+    pub name: &'static str,
 }
 
 /// What a request will run.
@@ -52,6 +54,8 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// What the query said about time (auto mode): a soft window, a part of the day, an ordering.
     pub when: Option<When>,
+    /// Projects and agents the query names (auto mode): soft boosts.
+    pub named: Vec<entity::Named>,
 }
 
 impl Plan {
@@ -67,12 +71,21 @@ impl Plan {
     }
 }
 
-/// Plan `req` at time `now`. `vectors` says whether a vector store and model are there; `strategy`
-/// gives the fusion weights of the original query's lists and of a time window's list.
+/// The projects and agents the index knows (what a query may name).
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    pub projects: Vec<String>,
+    pub agents: Vec<String>,
+}
+
+/// Plan `req` at time `now`. `vectors` says whether a vector store and model are there; `known`
+/// the projects and agents of the index (asked only in auto mode); `strategy` gives the fusion
+/// weights of the original query's lists and of the soft filters' lists.
 pub fn plan(
     req: &SearchRequest,
     now: &Zoned,
     vectors: &dyn Fn() -> bool,
+    known: &dyn Fn() -> Known,
     strategy: &Strategy,
 ) -> Result<Plan, RunError> {
     let filters = req.filters.clone();
@@ -82,6 +95,19 @@ pub fn plan(
     let mut original = req.original_text().to_string();
 
     let mut when = None;
+    let mut named = Vec::new();
+    if let Some(plain) = &req.plain
+        && mode == Mode::Auto
+    {
+        let k = known();
+        named = entity::find(&plain.text, &k.projects, &k.agents);
+        // A hard filter of the same kind wins: no boost on top of it.
+        named.retain(|n| match n.kind {
+            entity::Kind::Project => filters.projects.is_empty(),
+            entity::Kind::Agent => filters.agents.is_empty(),
+        });
+        warnings.extend(named.iter().map(entity::Named::describe));
+    }
     if let Some(plain) = &req.plain {
         let mut text = plain.text.clone();
         let mut query = Some(plain.query.clone());
@@ -148,6 +174,7 @@ pub fn plan(
             original,
             warnings,
             when,
+            named,
         });
     }
 
@@ -195,27 +222,42 @@ pub fn plan(
             } else {
                 1.0
             },
-            window: false,
+            name: l.kind.name(),
         })
         .collect();
     if lists.is_empty() {
         return Err(QueryError::Empty.into());
     }
-    // The window's own lexical list: sessions of the window the unfiltered list ranked too low to
-    // fetch.
-    if let Some((since, until)) = when.as_ref().and_then(When::widened)
-        && let Some(first) = lists.iter().find(|l| l.kind == SearchKind::Lex)
-        && let Some(mut q) = first.query.clone()
-    {
-        q.filters.since = Some(since);
-        q.filters.until = Some(until);
-        lists.push(List {
-            kind: SearchKind::Lex,
-            text: format!("{} [window]", first.text),
-            query: Some(q),
-            weight: strategy.time.window_list,
-            window: true,
-        });
+    // Soft filters get their own lexical list: sessions of the time window or of a named project
+    // that the unfiltered list ranked too low to fetch.
+    let first = lists
+        .iter()
+        .find(|l| l.kind == SearchKind::Lex)
+        .and_then(|l| Some((l.text.clone(), l.query.clone()?)));
+    if let Some((text, q)) = &first {
+        if let Some((since, until)) = when.as_ref().and_then(When::widened) {
+            let mut q = q.clone();
+            q.filters.since = Some(since);
+            q.filters.until = Some(until);
+            lists.push(List {
+                kind: SearchKind::Lex,
+                text: format!("{text} [window]"),
+                query: Some(q),
+                weight: strategy.time.window_list,
+                name: "window",
+            });
+        }
+        if let Some(p) = named.iter().find(|n| n.kind == entity::Kind::Project) {
+            let mut q = q.clone();
+            q.filters.projects = vec![p.value.clone()];
+            lists.push(List {
+                kind: SearchKind::Lex,
+                text: format!("{text} [project {}]", p.value),
+                query: Some(q),
+                weight: strategy.entity.list,
+                name: "project",
+            });
+        }
     }
     Ok(Plan {
         mode,
@@ -224,6 +266,7 @@ pub fn plan(
         original,
         warnings,
         when,
+        named,
     })
 }
 
@@ -242,7 +285,14 @@ mod tests {
             .expect("request")
             .mode(mode)
             .build();
-        plan(&req, &now, &|| vectors, &Strategy::default()).expect("plan")
+        plan(
+            &req,
+            &now,
+            &|| vectors,
+            &Known::default,
+            &Strategy::default(),
+        )
+        .expect("plan")
     }
 
     fn kinds(p: &Plan) -> Vec<&'static str> {
@@ -336,6 +386,7 @@ mod tests {
                 asked.set(true);
                 true
             },
+            &Known::default,
             &Strategy::default(),
         )
         .expect("plan");

@@ -63,6 +63,8 @@ pub struct Strategy {
     pub rerank: RerankWeights,
     /// Time in questions ("last week", "the morning of 3 March", "the latest").
     pub time: TimeWeights,
+    /// Projects and agents named in questions ("in the billing repo", "with codex").
+    pub entity: EntityWeights,
     /// Hits per query.
     pub limit: usize,
     /// Passages per document.
@@ -119,6 +121,27 @@ impl Default for TimeWeights {
             boost: 1.0,
             window_list: 1.0,
             relevant: 0.5,
+        }
+    }
+}
+
+/// How a named project or agent weighs (our choice, 2026-11-24, for seed 004's tuning): a hit of
+/// it scores `1 + boost` times as much — enough to lift it over equally relevant hits of other
+/// projects, not over a clearly better one — and the project's own lexical list joins fusion.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EntityWeights {
+    /// Score multiplier per named project or agent a hit belongs to: `1 + boost`.
+    pub boost: f64,
+    /// Fusion weight of the named project's lexical list.
+    pub list: f64,
+}
+
+impl Default for EntityWeights {
+    fn default() -> Self {
+        EntityWeights {
+            boost: 0.5,
+            list: 1.0,
         }
     }
 }
@@ -212,6 +235,7 @@ impl Default for Strategy {
             fusion: FusionWeights::default(),
             rerank: RerankWeights::default(),
             time: TimeWeights::default(),
+            entity: EntityWeights::default(),
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,
         }

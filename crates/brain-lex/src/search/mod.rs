@@ -19,7 +19,6 @@
 //! Plain word queries are answered in two passes that provably give the same list (`two_pass`);
 //! a hit's snippet line is chosen in `snippet`.
 
-use std::collections::HashMap;
 use std::ops::Bound;
 use std::sync::Mutex;
 
@@ -27,15 +26,17 @@ use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
 };
-use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DateTime, Score, TantivyDocument, Term};
+use tantivy::{DateTime, Score, Term};
 
 use crate::schema::Fields;
 use crate::tokenize::{CachedTextTokenizer, ident_analyzer, tokens};
 use crate::{LexError, LexIndex};
 
+mod docs;
 mod snippet;
+mod ties;
 mod two_pass;
 
 pub use snippet::{SNIPPET_CHARS, Snippet};
@@ -306,66 +307,6 @@ impl Searcher {
         Ok(self.searcher.search(&query, &top)?)
     }
 
-    /// Make a list ordered by a key (a score, a date) the same whatever order the index holds its
-    /// passages in, so two builds of the same files answer alike: [`Searcher::drop_open_run`], then
-    /// [`Searcher::order_run`] over every run. Returns the passages it loaded.
-    pub fn settle_ties<K: PartialEq>(
-        &self,
-        list: &mut Vec<(K, DocAddress)>,
-        exhausted: bool,
-    ) -> Result<HashMap<DocAddress, Passage>, SearchError> {
-        Self::drop_open_run(list, exhausted);
-        let mut loaded = HashMap::new();
-        let mut start = 0;
-        while start < list.len() {
-            start = self.order_run(list, start, &mut loaded)?;
-        }
-        Ok(loaded)
-    }
-
-    /// Unless the list is `exhausted`, drop its last run of equal keys: passages left out of the
-    /// list may share that key, and which of them the list kept follows indexing order (the caller
-    /// widens when too few are left).
-    pub fn drop_open_run<K: PartialEq>(list: &mut Vec<(K, DocAddress)>, exhausted: bool) {
-        if !exhausted && let Some(last) = list.last().map(|(k, _)| k) {
-            let keep = list
-                .iter()
-                .rposition(|(k, _)| k != last)
-                .map_or(0, |i| i + 1);
-            list.truncate(keep);
-        }
-    }
-
-    /// Order the run of equal keys that starts at `start` by document id, then line (the
-    /// passages it reads are kept in `loaded`); returns where the run ends. A caller that reads a
-    /// list from the top orders each run as it reaches it, and reads no passage beyond its need.
-    pub fn order_run<K: PartialEq>(
-        &self,
-        list: &mut [(K, DocAddress)],
-        start: usize,
-        loaded: &mut HashMap<DocAddress, Passage>,
-    ) -> Result<usize, SearchError> {
-        let Some((key, _)) = list.get(start) else {
-            return Ok(start);
-        };
-        let end = list[start..]
-            .iter()
-            .position(|(k, _)| k != key)
-            .map_or(list.len(), |n| start + n);
-        if end - start > 1 {
-            for (_, addr) in &list[start..end] {
-                if !loaded.contains_key(addr) {
-                    loaded.insert(*addr, self.passage(*addr)?);
-                }
-            }
-            list[start..end].sort_by(|(_, a), (_, b)| {
-                let (a, b) = (&loaded[a], &loaded[b]);
-                a.id.cmp(&b.id).then(a.line.cmp(&b.line))
-            });
-        }
-        Ok(end)
-    }
-
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first,
     /// documents of one date by id: the address of each document's first passage, ordered by the
     /// `date` fast field.
@@ -393,111 +334,6 @@ impl Searcher {
             }
             want = want.saturating_mul(4);
         }
-    }
-
-    /// Load a candidate's stored fields.
-    pub fn passage(&self, addr: DocAddress) -> Result<Passage, SearchError> {
-        let doc: TantivyDocument = self.searcher.doc(addr)?;
-        let f = &self.fields;
-        let s = |field: Field| {
-            doc.get_first(field)
-                .and_then(|v| v.as_str().map(str::to_string))
-        };
-        let u = |field: Field| doc.get_first(field).and_then(|v| v.as_u64());
-        Ok(Passage {
-            id: s(f.id).unwrap_or_default(),
-            collection: s(f.collection).unwrap_or_default(),
-            path: s(f.path).unwrap_or_default(),
-            file: s(f.file).filter(|x| !x.is_empty()),
-            title: s(f.title).unwrap_or_default(),
-            date: doc
-                .get_first(f.date)
-                .and_then(|v| v.as_datetime())
-                .map(|d| d.into_timestamp_secs()),
-            ended: doc
-                .get_first(f.ended)
-                .and_then(|v| v.as_datetime())
-                .map(|d| d.into_timestamp_secs()),
-            session: s(f.session).filter(|x| !x.is_empty()),
-            agent: s(f.agent).filter(|x| !x.is_empty()),
-            project: s(f.project).filter(|x| !x.is_empty()),
-            ordinal: u(f.passage).unwrap_or(0),
-            line: u(f.line).unwrap_or(1),
-            body: s(f.body).unwrap_or_default(),
-        })
-    }
-
-    /// Every passage of the document `id` (for `brain get #docid` and tests), in passage order.
-    pub fn document(&self, id: &str) -> Result<Vec<Passage>, SearchError> {
-        let q = TermQuery::new(
-            Term::from_field_text(self.fields.id, id),
-            IndexRecordOption::Basic,
-        );
-        let top = tantivy::collector::TopDocs::with_limit(100_000).order_by_score();
-        let mut out = Vec::new();
-        for (_, addr) in self.searcher.search(&q, &top)? {
-            out.push(self.passage(addr)?);
-        }
-        out.sort_by_key(|p| p.ordinal);
-        Ok(out)
-    }
-
-    /// The ids of the documents whose session id is `session` (sorted, distinct): a session is
-    /// one document, unless two files hold it.
-    pub fn session_documents(&self, session: &str) -> Result<Vec<String>, SearchError> {
-        // Each document's first passage only.
-        let term =
-            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
-        let q = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                term(Term::from_field_text(self.fields.session, session)),
-            ),
-            (
-                Occur::Must,
-                term(Term::from_field_u64(self.fields.passage, 0)),
-            ),
-        ]);
-        let top = tantivy::collector::TopDocs::with_limit(10_000).order_by_score();
-        let mut ids = Vec::new();
-        for (_, addr) in self.searcher.search(&q, &top)? {
-            ids.push(self.passage(addr)?.id);
-        }
-        ids.sort();
-        ids.dedup();
-        Ok(ids)
-    }
-
-    /// Every distinct document id in the index. A deleted document's id stays in its segment's term
-    /// dictionary until a merge, so ids are kept only where a live passage carries them.
-    pub fn document_ids(&self) -> Result<Vec<String>, SearchError> {
-        use tantivy::DocSet;
-        let mut ids = Vec::new();
-        for seg in self.searcher.segment_readers() {
-            let inv = seg.inverted_index(self.fields.id)?;
-            let alive = seg.alive_bitset();
-            let mut stream = inv.terms().stream()?;
-            while stream.advance() {
-                let Ok(s) = std::str::from_utf8(stream.key()) else {
-                    continue;
-                };
-                if let Some(bits) = alive {
-                    let mut postings =
-                        inv.read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)?;
-                    let mut doc = postings.doc();
-                    while doc != tantivy::TERMINATED && !bits.is_alive(doc) {
-                        doc = postings.advance();
-                    }
-                    if doc == tantivy::TERMINATED {
-                        continue;
-                    }
-                }
-                ids.push(s.to_string());
-            }
-        }
-        ids.sort();
-        ids.dedup();
-        Ok(ids)
     }
 
     /// `W(w)`: one word across the fields, or `None` when it analyzes to nothing.

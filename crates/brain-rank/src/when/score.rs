@@ -56,6 +56,11 @@ pub fn apply(hits: &mut Vec<Hit>, w: &When, t: &TimeWeights) {
             h.signals.insert("order".into(), Value::from(order.name()));
         }
     }
+    normalize(hits);
+}
+
+/// Scale scores so the best is 1 (four decimals).
+pub(crate) fn normalize(hits: &mut [Hit]) {
     let top = hits.iter().map(|h| h.score).fold(0.0, f64::max);
     if top > 0.0 {
         for h in hits.iter_mut() {
@@ -66,7 +71,7 @@ pub fn apply(hits: &mut Vec<Hit>, w: &When, t: &TimeWeights) {
 
 /// Sort documents by `key(best score of the document, its first hit)`, highest first, keeping each
 /// document's hits together and in their order; ties keep the current order.
-fn regroup(hits: &mut Vec<Hit>, key: impl Fn(f64, &Hit) -> f64) {
+pub(crate) fn regroup(hits: &mut Vec<Hit>, key: impl Fn(f64, &Hit) -> f64) {
     // Per document: its best score and its first hit.
     let mut docs: Vec<(f64, usize)> = Vec::new();
     let mut at: HashMap<&str, usize> = HashMap::new();

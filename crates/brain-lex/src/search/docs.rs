@@ -1,0 +1,130 @@
+//! Reading stored passages and documents: a candidate's fields, a whole document, the documents of
+//! a session, every live value of a field.
+
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{DocAddress, TantivyDocument, Term};
+
+use super::{Passage, SearchError, Searcher};
+
+impl Searcher {
+    /// Load a candidate's stored fields.
+    pub fn passage(&self, addr: DocAddress) -> Result<Passage, SearchError> {
+        let doc: TantivyDocument = self.searcher.doc(addr)?;
+        let f = &self.fields;
+        let s = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str().map(str::to_string))
+        };
+        let u = |field: Field| doc.get_first(field).and_then(|v| v.as_u64());
+        Ok(Passage {
+            id: s(f.id).unwrap_or_default(),
+            collection: s(f.collection).unwrap_or_default(),
+            path: s(f.path).unwrap_or_default(),
+            file: s(f.file).filter(|x| !x.is_empty()),
+            title: s(f.title).unwrap_or_default(),
+            date: doc
+                .get_first(f.date)
+                .and_then(|v| v.as_datetime())
+                .map(|d| d.into_timestamp_secs()),
+            ended: doc
+                .get_first(f.ended)
+                .and_then(|v| v.as_datetime())
+                .map(|d| d.into_timestamp_secs()),
+            session: s(f.session).filter(|x| !x.is_empty()),
+            agent: s(f.agent).filter(|x| !x.is_empty()),
+            project: s(f.project).filter(|x| !x.is_empty()),
+            ordinal: u(f.passage).unwrap_or(0),
+            line: u(f.line).unwrap_or(1),
+            body: s(f.body).unwrap_or_default(),
+        })
+    }
+
+    /// Every passage of the document `id` (for `brain get #docid` and tests), in passage order.
+    pub fn document(&self, id: &str) -> Result<Vec<Passage>, SearchError> {
+        let q = TermQuery::new(
+            Term::from_field_text(self.fields.id, id),
+            IndexRecordOption::Basic,
+        );
+        let top = tantivy::collector::TopDocs::with_limit(100_000).order_by_score();
+        let mut out = Vec::new();
+        for (_, addr) in self.searcher.search(&q, &top)? {
+            out.push(self.passage(addr)?);
+        }
+        out.sort_by_key(|p| p.ordinal);
+        Ok(out)
+    }
+
+    /// The ids of the documents whose session id is `session` (sorted, distinct): a session is
+    /// one document, unless two files hold it.
+    pub fn session_documents(&self, session: &str) -> Result<Vec<String>, SearchError> {
+        // Each document's first passage only.
+        let term =
+            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
+        let q = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                term(Term::from_field_text(self.fields.session, session)),
+            ),
+            (
+                Occur::Must,
+                term(Term::from_field_u64(self.fields.passage, 0)),
+            ),
+        ]);
+        let top = tantivy::collector::TopDocs::with_limit(10_000).order_by_score();
+        let mut ids = Vec::new();
+        for (_, addr) in self.searcher.search(&q, &top)? {
+            ids.push(self.passage(addr)?.id);
+        }
+        ids.sort();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// Every distinct document id in the index. A deleted document's id stays in its segment's term
+    /// dictionary until a merge, so ids are kept only where a live passage carries them.
+    pub fn document_ids(&self) -> Result<Vec<String>, SearchError> {
+        self.live_values(self.fields.id)
+    }
+
+    /// Every project named by a live document (`meta.project`), sorted.
+    pub fn projects(&self) -> Result<Vec<String>, SearchError> {
+        self.live_values(self.fields.project)
+    }
+
+    /// Every agent named by a live document (lower case), sorted.
+    pub fn agents(&self) -> Result<Vec<String>, SearchError> {
+        self.live_values(self.fields.agent)
+    }
+
+    /// The distinct values of a raw string field that some live passage carries, sorted.
+    fn live_values(&self, field: Field) -> Result<Vec<String>, SearchError> {
+        use tantivy::DocSet;
+        let mut out = Vec::new();
+        for seg in self.searcher.segment_readers() {
+            let inv = seg.inverted_index(field)?;
+            let alive = seg.alive_bitset();
+            let mut stream = inv.terms().stream()?;
+            while stream.advance() {
+                let Ok(s) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                if let Some(bits) = alive {
+                    let mut postings =
+                        inv.read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)?;
+                    let mut doc = postings.doc();
+                    while doc != tantivy::TERMINATED && !bits.is_alive(doc) {
+                        doc = postings.advance();
+                    }
+                    if doc == tantivy::TERMINATED {
+                        continue;
+                    }
+                }
+                out.push(s.to_string());
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}

@@ -1,0 +1,199 @@
+//! Projects and agents named in a question — "the flaky test in the billing repo", "what did we try
+//! with gemini" — become **soft boosts**, never filters: a hit of that project or agent scores
+//! `1 + boost` times as much, and a second lexical list searches the project's documents so its
+//! sessions the unfiltered list ranked low still come in (auto mode; `--project`/`--agent` and
+//! `project:`/`agent:` stay hard filters).
+//!
+//! A project is known by the index (`meta.project`, a working directory such as `~/code/billing-api`)
+//! and named by its folder in any spelling: `billing-api`, `billing_api`, `billing api`,
+//! `BillingApi`. Folders too generic to name anything (`repo`, `src`, `tmp`, …) are not matched.
+
+use brain_doc::Hit;
+use serde_json::Value;
+
+use crate::strategy::EntityWeights;
+
+/// What a name points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Project,
+    Agent,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Project => "project",
+            Kind::Agent => "agent",
+        }
+    }
+}
+
+/// A project or agent a query names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub kind: Kind,
+    /// The value as the index holds it (`~/code/billing-api`, `codex`).
+    pub value: String,
+    /// The words that named it, as written.
+    pub words: String,
+}
+
+impl Named {
+    /// How it was read, for warnings and `--explain`.
+    pub fn describe(&self) -> String {
+        format!(
+            "read `{}` as {} {} (soft: a boost, not a filter)",
+            self.words,
+            self.kind.name(),
+            self.value
+        )
+    }
+
+    fn matches(&self, h: &Hit) -> bool {
+        let v = match self.kind {
+            Kind::Project => h.project.as_deref(),
+            Kind::Agent => h.agent.as_deref(),
+        };
+        v == Some(self.value.as_str())
+    }
+}
+
+/// Folder names that name no project.
+const GENERIC: [&str; 18] = [
+    "repo",
+    "repos",
+    "project",
+    "projects",
+    "src",
+    "tmp",
+    "code",
+    "workspace",
+    "home",
+    "work",
+    "app",
+    "test",
+    "tests",
+    "dev",
+    "main",
+    "private",
+    "proj",
+    "users",
+];
+
+/// Longest run of query words one name may span (`claude code log`).
+const MAX_WORDS: usize = 4;
+
+/// The projects (of `projects`) and agents (of `agents`) that `text` names, in query order; one
+/// entry per value.
+pub fn find(text: &str, projects: &[String], agents: &[String]) -> Vec<Named> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let norm: Vec<String> = words.iter().map(|w| squash(w)).collect();
+    let keys: Vec<(String, &String)> = projects
+        .iter()
+        .filter_map(|p| {
+            let folder = p.rsplit(['/', '\\']).find(|s| !s.is_empty())?;
+            let key = squash(folder);
+            (key.len() >= 3 && !GENERIC.contains(&key.as_str())).then_some((key, p))
+        })
+        .collect();
+    let mut out: Vec<Named> = Vec::new();
+    let mut push = |n: Named| {
+        if !out.iter().any(|o| o.kind == n.kind && o.value == n.value) {
+            out.push(n);
+        }
+    };
+    for i in 0..words.len() {
+        for len in (1..=MAX_WORDS.min(words.len() - i)).rev() {
+            let joined: String = norm[i..i + len].concat();
+            if joined.is_empty() {
+                continue;
+            }
+            if let Some((_, p)) = keys.iter().find(|(k, _)| *k == joined) {
+                push(Named {
+                    kind: Kind::Project,
+                    value: (*p).clone(),
+                    words: words[i..i + len].join(" "),
+                });
+                break;
+            }
+            if len == 1
+                && let Some(a) = agents.iter().find(|a| **a == joined)
+            {
+                push(Named {
+                    kind: Kind::Agent,
+                    value: a.clone(),
+                    words: words[i].to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Lower-case letters and digits only: `Billing_API` → `billingapi`.
+fn squash(w: &str) -> String {
+    w.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Raise the hits of the named projects and agents (signal `named`), keep each document's hits
+/// together, best first, and normalize so the best is 1.
+pub fn apply(hits: &mut Vec<Hit>, named: &[Named], w: &EntityWeights) {
+    if named.is_empty() || hits.is_empty() {
+        return;
+    }
+    for h in hits.iter_mut() {
+        let n = named.iter().filter(|n| n.matches(h)).count();
+        if n > 0 {
+            h.score *= 1.0 + w.boost * n as f64;
+            h.signals.insert("named".into(), Value::from(n as u64));
+        }
+    }
+    crate::when::score::regroup(hits, |best, _| best);
+    crate::when::score::normalize(hits);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_project_is_named_by_its_folder_in_any_spelling_and_agents_by_name() {
+        let projects = vec![
+            "~/code/billing-api".to_string(),
+            "/Users/dain/workspace/claude-code-log".to_string(),
+            "~/repo".to_string(),
+        ];
+        let agents = vec!["claude".to_string(), "codex".to_string()];
+        for q in [
+            "pytest error in billing-api",
+            "pytest error in billing_api",
+            "pytest error in the billing api",
+            "pytest error in BillingApi",
+        ] {
+            let n = find(q, &projects, &agents);
+            assert_eq!(n.len(), 1, "{q}");
+            assert_eq!(n[0].value, "~/code/billing-api");
+        }
+        let n = find(
+            "timeline filter in claude code log with codex",
+            &projects,
+            &agents,
+        );
+        assert_eq!(
+            n.iter()
+                .map(|n| (n.kind, n.value.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (Kind::Project, "/Users/dain/workspace/claude-code-log"),
+                (Kind::Agent, "codex")
+            ]
+        );
+        // A generic folder names nothing.
+        assert!(find("the repo was slow", &projects, &agents).is_empty());
+        assert!(find("", &projects, &agents).is_empty());
+    }
+}
