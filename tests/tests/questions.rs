@@ -188,3 +188,27 @@ fn a_named_project_or_agent_is_a_boost_not_a_filter() {
         ["s1.md"]
     );
 }
+
+#[test]
+fn a_misspelled_or_short_word_finds_its_near_spellings_below_exact_matches() {
+    let dir = home(&[
+        (
+            "plan.md",
+            "---\ntitle: Plan\n---\nthe business plan for the summer festival\n",
+        ),
+        ("fest.md", "---\ntitle: Notes\n---\nthe fest was loud\n"),
+        ("other.md", "---\ntitle: Other\n---\nnothing to see here\n"),
+    ]);
+    for q in ["buisiness", "fesetival", "the buisness plan"] {
+        let (code, env) = ask(&dir, &[q]);
+        assert_eq!(code, Some(0), "{q}");
+        assert_eq!(hits(&env)[0].path, "plan.md", "{q}");
+    }
+    // "fest": the exact word first, the long form it begins after it.
+    let (_, env) = ask(&dir, &["fest"]);
+    let got: Vec<String> = hits(&env).into_iter().map(|h| h.path).collect();
+    assert_eq!(got, ["fest.md", "plan.md"]);
+    // A word nothing is near stays unmatched.
+    let (code, _) = ask(&dir, &["qwxzvbnm"]);
+    assert_eq!(code, Some(67));
+}

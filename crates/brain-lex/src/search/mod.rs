@@ -23,8 +23,8 @@ use std::ops::Bound;
 use std::sync::Mutex;
 
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
-    RangeQuery, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur,
+    PhraseQuery, Query, RangeQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
@@ -36,6 +36,13 @@ use crate::{LexError, LexIndex};
 
 mod docs;
 mod snippet;
+
+/// A word the index holds in at most this many passages also matches its near spellings (a typo is
+/// rare in the corpus or absent): see [`Searcher::near_spellings`].
+pub const FUZZY_RARE: u64 = 1;
+/// The constant score of a near-spelling match: below an exact match of a word anywhere (a BM25
+/// term score of a rare word is several points; of the commonest, about one).
+pub const FUZZY_SCORE: f32 = 0.5;
 mod ties;
 mod two_pass;
 
@@ -349,12 +356,68 @@ impl Searcher {
         }
     }
 
-    /// The per-field queries of one word (boosted terms; a split identifier needs all its parts).
+    /// The per-field queries of one word (boosted terms; a split identifier needs all its parts),
+    /// and its near spellings when the index does not know it ([`Searcher::near_spellings`]).
     fn word_alts(&self, w: &str, b: &Boosts) -> Vec<Box<dyn Query>> {
-        self.word_fields(w, b)
+        let mut alts: Vec<Box<dyn Query>> = self
+            .word_fields(w, b)
             .into_iter()
             .map(|(field, parts, boost)| boosted(all_terms(field, &parts), boost))
-            .collect()
+            .collect();
+        alts.extend(self.near_spellings(w));
+        alts
+    }
+
+    /// A misspelled word ("buisiness") or a short form the stemmer keeps apart from its long one
+    /// ("fest" / "festival"): when the index holds the word's term in at most [`FUZZY_RARE`] passages,
+    /// title and body terms within one edit (two for words of six letters or more; a swap of two
+    /// letters is one edit), and for a word of four or five letters the terms it begins, match too —
+    /// at the constant score [`FUZZY_SCORE`], below any exact match. Empty for a known word, a word
+    /// of fewer than four letters, or one that analyzes to several parts.
+    pub(crate) fn near_spellings(&self, w: &str) -> Vec<Box<dyn Query>> {
+        let parts = self.analyzer().tokens(w);
+        let [t] = parts.as_slice() else {
+            return Vec::new();
+        };
+        let letters = t.chars().count();
+        if letters < 4 || !t.chars().all(char::is_alphabetic) {
+            return Vec::new();
+        }
+        let known = self
+            .searcher
+            .doc_freq(&Term::from_field_text(self.fields.body, t))
+            .unwrap_or(0);
+        if known > FUZZY_RARE {
+            return Vec::new();
+        }
+        let distance = if letters >= 6 { 2 } else { 1 };
+        let mut out: Vec<Box<dyn Query>> = Vec::new();
+        for field in [self.fields.title, self.fields.body] {
+            let term = Term::from_field_text(field, t);
+            let mut near: Vec<(Occur, Box<dyn Query>)> = vec![(
+                Occur::Should,
+                Box::new(FuzzyTermQuery::new(term.clone(), distance, true)),
+            )];
+            if letters <= 5 {
+                near.push((
+                    Occur::Should,
+                    Box::new(FuzzyTermQuery::new_prefix(term.clone(), 0, true)),
+                ));
+            }
+            // Only where the word itself is not: an exact match scores as it would without this.
+            let only_near = BooleanQuery::new(vec![
+                (Occur::Must, Box::new(BooleanQuery::new(near))),
+                (
+                    Occur::MustNot,
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+                ),
+            ]);
+            out.push(Box::new(ConstScoreQuery::new(
+                Box::new(only_near),
+                FUZZY_SCORE,
+            )));
+        }
+        out
     }
 
     /// The alternatives of one word: per boosted field, the analyzed parts that must all be there;

@@ -181,7 +181,8 @@ impl Searcher {
     /// (a pool drawn without them could starve a narrow filter; those queries run in one pass).
     fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
         let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
-        if flat || !q.is_plain() {
+        // Near spellings are not terms the bounds can account for: those queries run in one pass.
+        if flat || !q.is_plain() || q.terms.iter().any(|w| !self.near_spellings(w).is_empty()) {
             return None;
         }
         let mut plan = Plan::default();
