@@ -3,7 +3,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for b in bench/*.sh; do
+for b in bench/*.sh bench/*/run.sh; do
   [ "$b" = bench/run.sh ] && continue
   case "$b" in bench/setup-*) continue;; esac
   echo "=== $b"

@@ -15,6 +15,27 @@ pub struct CorpusDoc {
     pub title: String,
     #[serde(default)]
     pub text: String,
+    /// BEIR's optional `metadata`; a session set (bench/recall) gives each document its session
+    /// time, project and agent here.
+    #[serde(default)]
+    pub metadata: DocMeta,
+}
+
+/// What a session set knows of a document beyond its text.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct DocMeta {
+    /// Start, RFC 3339 (else a fixed date).
+    #[serde(default)]
+    pub date: Option<String>,
+    /// End, RFC 3339.
+    #[serde(default)]
+    pub ended: Option<String>,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// One query.
@@ -23,6 +44,16 @@ pub struct BeirQuery {
     #[serde(rename = "_id")]
     pub id: String,
     pub text: String,
+    /// BEIR's optional `metadata`: `class` groups the queries of a set for per-class scores.
+    #[serde(default)]
+    pub metadata: QueryMeta,
+}
+
+/// A query's class (literal, conceptual, chronological, …), when the set gives one.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct QueryMeta {
+    #[serde(default)]
+    pub class: Option<String>,
 }
 
 /// Relevance judgments: query id → (doc id → grade > 0).
@@ -116,11 +147,56 @@ pub fn parse_qrels(path: &Path) -> Result<Qrels, BeirError> {
     Ok(q)
 }
 
+/// The corpus: BEIR documents (`_id`, `title`, `text`, optional `metadata`), or doc records as
+/// `jsonl2md` writes them (`"kind":"doc"`: id, title, body, date, `meta.ended`, `meta.project`,
+/// `meta.session_id`, `source.agent`) — so a set of real sessions is the transcripts' own
+/// conversion, `jsonl2md … > corpus.jsonl` (bench/recall). A repeated id keeps its first document.
+fn corpus(path: &Path) -> Result<Vec<CorpusDoc>, BeirError> {
+    let mut out: Vec<CorpusDoc> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (line, l) in lines(path)? {
+        let bad = |e: serde_json::Error| BeirError::Line {
+            path: path.into(),
+            line,
+            reason: e.to_string(),
+        };
+        let v: serde_json::Value = serde_json::from_str(&l).map_err(bad)?;
+        let doc = if v.get("kind").and_then(serde_json::Value::as_str) == Some("doc") {
+            let d: brain_doc::Doc = serde_json::from_value(v).map_err(bad)?;
+            let meta = |k: &str| {
+                d.meta
+                    .get(k)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_string)
+            };
+            CorpusDoc {
+                metadata: DocMeta {
+                    date: Some(d.date.clone()).filter(|s| !s.is_empty()),
+                    ended: meta("ended"),
+                    project: meta("project"),
+                    agent: d.source.agent.clone(),
+                    session_id: meta("session_id")
+                        .or_else(|| (d.source.kind == "session").then(|| d.id.clone())),
+                },
+                id: d.id,
+                title: d.title,
+                text: d.body,
+            }
+        } else {
+            serde_json::from_value(v).map_err(bad)?
+        };
+        if seen.insert(doc.id.clone()) {
+            out.push(doc);
+        }
+    }
+    Ok(out)
+}
+
 /// Load `dir` with the qrels of `split` (`test`, `dev`, `train`).
 pub fn load(dir: &Path, split: &str) -> Result<BeirSet, BeirError> {
     let qrels_path = dir.join("qrels").join(format!("{split}.tsv"));
     let qrels = parse_qrels(&qrels_path)?;
-    let corpus: Vec<CorpusDoc> = jsonl(&dir.join("corpus.jsonl"))?;
+    let corpus = corpus(&dir.join("corpus.jsonl"))?;
     let queries: Vec<BeirQuery> = jsonl::<BeirQuery>(&dir.join("queries.jsonl"))?
         .into_iter()
         .filter(|q| qrels.contains_key(&q.id))

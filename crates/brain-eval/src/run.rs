@@ -6,6 +6,7 @@
 //! (its sha256 is stored beside it), and embedding is incremental by content hash, so a second
 //! `--mode hybrid` run embeds nothing.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -109,6 +110,8 @@ pub struct Report {
     pub queries: usize,
     pub ndcg_at_10: f64,
     pub mrr_at_10: f64,
+    #[serde(default)]
+    pub recall_at_5: f64,
     pub recall_at_10: f64,
     pub recall_at_100: f64,
     pub index_ms: u64,
@@ -118,15 +121,27 @@ pub struct Report {
     /// embedding took.
     pub embedded: usize,
     pub embed_ms: u64,
+    /// Scores per query class, when the set's queries carry `metadata.class`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub classes: BTreeMap<String, ClassScore>,
     pub latency_ms: Latency,
+}
+
+/// The scores of one class of queries.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClassScore {
+    pub queries: usize,
+    pub ndcg_at_10: f64,
+    pub mrr_at_10: f64,
+    pub recall_at_5: f64,
 }
 
 /// Index the set in `opts.dir` and score every judged query; `progress(done, total)` follows the
 /// embedding of documents.
 pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<Report, EvalError> {
-    if opts.mode == Mode::Auto || opts.mode == Mode::Recent {
+    if opts.mode == Mode::Recent {
         return Err(EvalError::BadInput(
-            "evaluate --mode lex, vec or hybrid".into(),
+            "evaluate --mode lex, vec, hybrid or auto".into(),
         ));
     }
     let set = beir::load(&opts.dir, &opts.split)?;
@@ -155,7 +170,8 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
     let passages = index_lexically(&home, &opts.dir, &set)?;
     let index_ms = started.elapsed().as_millis() as u64;
 
-    let needs_vectors = opts.mode != Mode::Lex;
+    // Auto routes to hybrid only where vectors exist: it is evaluated as a user without them runs it.
+    let needs_vectors = !matches!(opts.mode, Mode::Lex | Mode::Auto);
     let spec = match &opts.embedder {
         Some(s) => s.clone(),
         None => EmbedderSpec::from_env(&home.models())?,
@@ -170,12 +186,14 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
     if needs_vectors {
         engine.vectors().map_err(RunError::Unavailable)?;
     }
-    let now = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC);
+    // `$BRAIN_NOW` fixes "now" for a set whose questions say "last week".
+    let now = brain_rank::clock::now();
     let n = opts
         .max_queries
         .unwrap_or(usize::MAX)
         .min(set.queries.len());
-    let (mut ndcg, mut mrr, mut r10, mut r100) = (0.0, 0.0, 0.0, 0.0);
+    let (mut ndcg, mut mrr, mut r5, mut r10, mut r100) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    let mut classes: BTreeMap<String, ClassScore> = BTreeMap::new();
     let mut times = Vec::with_capacity(n);
     for q in &set.queries[..n] {
         let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
@@ -191,10 +209,29 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         };
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         let ranked: Vec<String> = hits.iter().map(|h| corpus_id(&h.path)).collect();
-        ndcg += ndcg_at(&ranked, &rels, 10);
-        mrr += mrr_at(&ranked, &rels, 10);
+        let (n10, m10, re5) = (
+            ndcg_at(&ranked, &rels, 10),
+            mrr_at(&ranked, &rels, 10),
+            recall_at(&ranked, &rels, 5),
+        );
+        ndcg += n10;
+        mrr += m10;
+        r5 += re5;
         r10 += recall_at(&ranked, &rels, 10);
         r100 += recall_at(&ranked, &rels, 100);
+        if let Some(class) = &q.metadata.class {
+            let c = classes.entry(class.clone()).or_default();
+            c.queries += 1;
+            c.ndcg_at_10 += n10;
+            c.mrr_at_10 += m10;
+            c.recall_at_5 += re5;
+        }
+    }
+    for c in classes.values_mut() {
+        let k = c.queries.max(1) as f64;
+        c.ndcg_at_10 = round(c.ndcg_at_10 / k);
+        c.mrr_at_10 = round(c.mrr_at_10 / k);
+        c.recall_at_5 = round(c.recall_at_5 / k);
     }
     times.sort_by(f64::total_cmp);
     let avg = |x: f64| if n == 0 { 0.0 } else { round(x / n as f64) };
@@ -208,12 +245,14 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         queries: n,
         ndcg_at_10: avg(ndcg),
         mrr_at_10: avg(mrr),
+        recall_at_5: avg(r5),
         recall_at_10: avg(r10),
         recall_at_100: avg(r100),
         index_ms,
         mode: opts.mode.name().into(),
         embedded,
         embed_ms,
+        classes,
         latency_ms: Latency {
             p50: round(percentile(&times, 50.0)),
             p95: round(percentile(&times, 95.0)),
@@ -299,11 +338,17 @@ fn words_only(text: &str) -> String {
         .join(" ")
 }
 
-/// The doc record of a corpus document: title as the title, text as the body.
+/// The doc record of a corpus document: title as the title, text as the body; a session set's
+/// metadata gives its date, end, project, agent and session id.
 fn to_doc(d: &beir::CorpusDoc) -> Doc {
+    let m = &d.metadata;
     let source = Source {
-        kind: "eval".into(),
-        agent: None,
+        kind: if m.session_id.is_some() {
+            "session".into()
+        } else {
+            "eval".into()
+        },
+        agent: m.agent.clone(),
         file: String::new(),
         lines: None,
         sha256: None,
@@ -313,12 +358,22 @@ fn to_doc(d: &beir::CorpusDoc) -> Doc {
     let mut doc = Doc::new(
         format!("{COLLECTION}/{path}"),
         d.title.clone(),
-        FIXED_DATE,
+        m.date.as_deref().unwrap_or(FIXED_DATE),
         source,
     );
     doc.collection = Some(COLLECTION.into());
     doc.path = path;
     doc.body = d.text.clone();
+    for (k, v) in [
+        ("ended", &m.ended),
+        ("project", &m.project),
+        ("session_id", &m.session_id),
+    ] {
+        if let Some(v) = v {
+            doc.meta
+                .insert(k.into(), serde_json::Value::from(v.clone()));
+        }
+    }
     doc
 }
 

@@ -271,8 +271,16 @@ impl Engine {
             h.signals
                 .insert("time".into(), serde_json::Value::from(h.score));
         }
-        // Newest first among equal proximity: the walk's order, kept by a stable sort.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        // Among equal proximity the longer session first — the work of that time, not a fragment
+        // or a one-line probe of it (measured on bench/recall: the chronological class) — then the
+        // walk's order, newest first (a stable sort).
+        let length =
+            |h: &Hit| crate::when::score::span(h).map_or(0, |(a, b)| b.duration_since(a).as_secs());
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| length(b).cmp(&length(a)))
+        });
         hits.truncate(limit);
         let top = hits.first().map_or(1.0, |h| h.score);
         for (i, h) in hits.iter_mut().enumerate() {

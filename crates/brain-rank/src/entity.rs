@@ -109,12 +109,21 @@ pub fn find(text: &str, projects: &[String], agents: &[String]) -> Vec<Named> {
             if joined.is_empty() {
                 continue;
             }
-            if let Some((_, p)) = keys.iter().find(|(k, _)| *k == joined) {
-                push(Named {
-                    kind: Kind::Project,
-                    value: (*p).clone(),
-                    words: words[i..i + len].join(" "),
-                });
+            // Every project of that folder name (one repository cloned on two machines is two
+            // working directories).
+            let same: Vec<&String> = keys
+                .iter()
+                .filter(|(k, _)| *k == joined)
+                .map(|(_, p)| *p)
+                .collect();
+            if !same.is_empty() {
+                for p in same {
+                    push(Named {
+                        kind: Kind::Project,
+                        value: p.clone(),
+                        words: words[i..i + len].join(" "),
+                    });
+                }
                 break;
             }
             if len == 1
@@ -164,6 +173,7 @@ mod tests {
     fn a_project_is_named_by_its_folder_in_any_spelling_and_agents_by_name() {
         let projects = vec![
             "~/code/billing-api".to_string(),
+            "C:\\src\\github\\claude-code-log".to_string(),
             "/Users/dain/workspace/claude-code-log".to_string(),
             "~/repo".to_string(),
         ];
@@ -188,9 +198,11 @@ mod tests {
                 .map(|n| (n.kind, n.value.as_str()))
                 .collect::<Vec<_>>(),
             [
+                (Kind::Project, "C:\\src\\github\\claude-code-log"),
                 (Kind::Project, "/Users/dain/workspace/claude-code-log"),
                 (Kind::Agent, "codex")
-            ]
+            ],
+            "every working directory of the folder name"
         );
         // A generic folder names nothing.
         assert!(find("the repo was slow", &projects, &agents).is_empty());

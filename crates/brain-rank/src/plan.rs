@@ -247,12 +247,17 @@ pub fn plan(
                 name: "window",
             });
         }
-        if let Some(p) = named.iter().find(|n| n.kind == entity::Kind::Project) {
+        let projects: Vec<String> = named
+            .iter()
+            .filter(|n| n.kind == entity::Kind::Project)
+            .map(|n| n.value.clone())
+            .collect();
+        if !projects.is_empty() {
             let mut q = q.clone();
-            q.filters.projects = vec![p.value.clone()];
+            q.filters.projects = projects;
             lists.push(List {
                 kind: SearchKind::Lex,
-                text: format!("{text} [project {}]", p.value),
+                text: format!("{text} [project {}]", q.filters.projects.join(", ")),
                 query: Some(q),
                 weight: strategy.entity.list,
                 name: "project",

@@ -20,7 +20,9 @@ pub struct Args {
     /// A search_strategy.yaml to evaluate instead of the defaults.
     #[arg(long, value_name = "FILE")]
     strategy: Option<PathBuf>,
-    /// What to evaluate: BM25 (lex), vectors alone (vec), or both fused (hybrid).
+    /// What to evaluate: BM25 (lex), vectors alone (vec), both fused (hybrid), or the routing
+    /// `brain ask` does (auto: time words, named projects, scaffolding; hybrid only where vectors
+    /// exist, so it is evaluated without them). `$BRAIN_NOW` fixes "now" for relative questions.
     #[arg(long, value_enum, default_value_t = Mode::Lex)]
     mode: Mode,
     /// Keep the evaluation home (lexical index, vectors) in DIR and reuse it on the next run
@@ -74,8 +76,16 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
         )?;
         writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
         writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
+        writeln!(out, "Recall@5   {:.4}", r.recall_at_5)?;
         writeln!(out, "Recall@10  {:.4}", r.recall_at_10)?;
         writeln!(out, "Recall@100 {:.4}", r.recall_at_100)?;
+        for (class, c) in &r.classes {
+            writeln!(
+                out,
+                "  {class:<14} {:>3} queries  MRR@10 {:.4}  Recall@5 {:.4}  nDCG@10 {:.4}",
+                c.queries, c.mrr_at_10, c.recall_at_5, c.ndcg_at_10
+            )?;
+        }
         writeln!(out, "index      {} ms", r.index_ms)?;
         if r.mode != "lex" {
             writeln!(out, "embed      {} docs in {} ms", r.embedded, r.embed_ms)?;

@@ -1,0 +1,92 @@
+//! The real-session recall set (bench/recall): 66 questions over the transcripts of
+//! ../shared/corpora. Its judgments must name sessions `jsonl2md` writes, and auto mode must keep
+//! answering it: MRR@10 ≥ 0.85 overall and ≥ 0.70 in every class (issue #21's targets for this
+//! set), never below lexical.
+
+use std::collections::BTreeMap;
+
+use brain_tests::{command, run, shared, workspace};
+
+/// The set as bench/recall/run.sh builds it, in a temporary folder.
+fn recall_set(dir: &std::path::Path) -> Option<()> {
+    let corpora = shared("corpora")?;
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let out = run(
+        command("jsonl2md", &home).args([
+            corpora.join("claude-code"),
+            corpora.join("codex"),
+            corpora.join("gemini"),
+        ]),
+        b"",
+    );
+    assert!(out.status.success());
+    let set = dir.join("recall");
+    std::fs::create_dir_all(set.join("qrels")).expect("mkdir");
+    std::fs::write(set.join("corpus.jsonl"), &out.stdout).expect("corpus");
+    let src = workspace().join("bench/recall");
+    std::fs::copy(src.join("queries.jsonl"), set.join("queries.jsonl")).expect("queries");
+    std::fs::copy(src.join("qrels/test.tsv"), set.join("qrels/test.tsv")).expect("qrels");
+    Some(())
+}
+
+fn eval(dir: &std::path::Path, mode: &str) -> serde_json::Value {
+    let out = run(
+        command("brain", &dir.join("home"))
+            .env("BRAIN_NOW", "2026-05-20T12:00:00Z")
+            .args(["eval", "--json", "--mode", mode])
+            .arg(dir.join("recall")),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("report")
+}
+
+#[test]
+fn every_judged_session_is_a_document_jsonl2md_writes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    if recall_set(dir.path()).is_none() {
+        return;
+    }
+    let corpus = std::fs::read_to_string(dir.path().join("recall/corpus.jsonl")).expect("corpus");
+    let ids: std::collections::HashSet<String> = corpus
+        .lines()
+        .filter_map(|l| serde_json::from_str::<brain_doc::Doc>(l).ok())
+        .map(|d| d.id)
+        .collect();
+    let qrels = std::fs::read_to_string(dir.path().join("recall/qrels/test.tsv")).expect("qrels");
+    let missing: Vec<&str> = qrels
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(1))
+        .filter(|id| !ids.contains(*id))
+        .collect();
+    assert!(missing.is_empty(), "judged but not written: {missing:?}");
+    let queries = std::fs::read_to_string(dir.path().join("recall/queries.jsonl")).expect("q");
+    assert!(queries.lines().count() >= 60);
+}
+
+#[test]
+fn auto_mode_answers_the_recall_set_in_every_class() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    if recall_set(dir.path()).is_none() {
+        return;
+    }
+    let lex = eval(dir.path(), "lex");
+    let auto = eval(dir.path(), "auto");
+    let mrr = |r: &serde_json::Value| r["mrr_at_10"].as_f64().expect("mrr");
+    eprintln!("recall set MRR@10: lex {} auto {}", mrr(&lex), mrr(&auto));
+    assert!(mrr(&auto) >= 0.85, "auto MRR@10 {}", mrr(&auto));
+    assert!(mrr(&auto) >= mrr(&lex), "auto below lex");
+    let classes: BTreeMap<String, serde_json::Value> =
+        serde_json::from_value(auto["classes"].clone()).expect("classes");
+    assert_eq!(classes.len(), 6);
+    for (class, c) in &classes {
+        let m = c["mrr_at_10"].as_f64().expect("class mrr");
+        assert!(m >= 0.70, "{class}: MRR@10 {m}");
+    }
+}
