@@ -276,5 +276,7 @@ fn every_session_of_the_real_corpora_is_on_disk_after_partition() {
         "one document per session, none merged"
     );
     assert_eq!(corpus_files(home.path()).len(), written.len());
-    assert!(written.len() >= 140, "{}", written.len());
+    // 136 on 2026-11-25: orphan subagents are grouped under their absent parent session and
+    // warm-up probes are housekeeping (149 before).
+    assert!(written.len() >= 130, "{}", written.len());
 }

@@ -81,6 +81,9 @@ pub struct Parsed {
 pub fn parse(bytes: &[u8]) -> Parsed {
     let mut main = Thread::default();
     let mut sidechains: Vec<(String, Thread)> = Vec::new();
+    // What sidechain lines say of their session (cwd, id, times): a subagent transcript whose parent
+    // is absent is dated and placed by it.
+    let mut side = Session::default();
     let mut summaries: Vec<(String, String)> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut issues = Vec::new();
@@ -124,9 +127,14 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         };
         if !sidechain {
             note_context(&mut thread.s, &line);
+        } else {
+            note_context(&mut side, &line);
         }
         if let Some(ts) = &line.timestamp {
             thread.s.saw_time(ts);
+            if sidechain {
+                side.saw_time(ts);
+            }
         }
         match kind {
             "user" | "assistant" => saw_message = true,
@@ -164,6 +172,23 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     }
     let mut session = main.s;
     session.lines = n_lines;
+    // Only sidechains (a subagent transcript on its own): the session is theirs.
+    if session.turns.is_empty() && session.started.is_none() {
+        session.started = side.started.take();
+        session.ended = side.ended.take();
+        for (slot, v) in [
+            (&mut session.project, side.project.take()),
+            (&mut session.branch, side.branch.take()),
+            (&mut session.agent_version, side.agent_version.take()),
+        ] {
+            if slot.is_none() {
+                *slot = v;
+            }
+        }
+        if session.session_id.is_empty() {
+            session.session_id = std::mem::take(&mut side.session_id);
+        }
+    }
     // A summary belongs to this session when its leaf is one of this file's messages; the newest wins.
     session.summary = summaries
         .iter()
@@ -188,14 +213,20 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     }
 }
 
-/// Parse a subagent file into the parent's subagent list.
+/// Parse a subagent file into the parent's subagent list; also its first and last timestamps.
 pub fn parse_subagent(
     bytes: &[u8],
     id: String,
     kind: Option<String>,
     description: Option<String>,
-) -> (crate::session::Subagent, Vec<String>, Vec<LineIssue>) {
+) -> (
+    crate::session::Subagent,
+    Vec<String>,
+    Vec<LineIssue>,
+    [Option<String>; 2],
+) {
     let parsed = parse(bytes);
+    let span = [parsed.session.started.clone(), parsed.session.ended.clone()];
     let mut t = Thread::default();
     let models = parsed.session.models.clone();
     // Subagent files mark every line as a sidechain; their content lands in `subagents[0]`.
@@ -214,7 +245,7 @@ pub fn parse_subagent(
     sub.id = id;
     sub.kind = kind;
     sub.description = description;
-    (sub, models, parsed.issues)
+    (sub, models, parsed.issues, span)
 }
 
 fn note_context(s: &mut Session, line: &Line) {

@@ -204,13 +204,23 @@ pub fn convert_bytes(
             .map(claude::subagent_meta)
             .unwrap_or((None, None));
         let bytes = crate::lines::decode(&s.bytes);
-        let (sub, models, iss) = claude::parse_subagent(&bytes, id, kind, desc);
+        let (sub, models, iss, span) = claude::parse_subagent(&bytes, id, kind, desc);
+        // A session of subagents only (the parent transcript absent) runs as long as they do.
+        if session.turns.is_empty() {
+            for ts in span.iter().flatten() {
+                session.saw_time(ts);
+            }
+        }
         issues.extend(iss.into_iter().map(|i| (s.path.display().to_string(), i)));
         for m in models {
             session.add_model(&m);
         }
         session.subagents.push(sub);
     }
+    // Warm-up probes (a subagent asked "Warmup" as a session starts) are housekeeping.
+    session
+        .subagents
+        .retain(|a| a.prompt.trim() != render::WARMUP);
     if session.is_empty() {
         let mut o = outcome(Status::Empty);
         o.issues = issues;
@@ -243,6 +253,14 @@ pub fn convert_bytes(
             t
         }
     });
+    // Subagent transcripts whose parent is absent are the parent session's document (named by its
+    // id, so the parent's own transcript, once read, takes the same document over).
+    let orphan = stem.is_some_and(|s| s.starts_with("agent-")) && session.turns.is_empty();
+    let stem = if orphan && recorded.is_some() {
+        recorded.as_deref()
+    } else {
+        stem
+    };
     let id = agent.doc_id(stem, recorded.as_deref(), &source.file);
     let mut doc = render::to_doc(&session, agent, id, source);
     brain_redact::record(&counts, &mut doc.meta);

@@ -67,19 +67,41 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<SessionFiles>, Vec<(PathBuf, String)>
             }
         }
     }
+    // Subagents whose parent is not among the inputs, by the parent file they name.
+    let mut orphans: BTreeMap<OsString, Vec<PathBuf>> = BTreeMap::new();
     for agent in agents {
+        let meta = agent.with_extension("meta.json");
+        let meta = meta.exists().then_some(meta);
         match parent_of(&agent) {
             Some(parent) if mains.contains_key(parent.as_os_str()) => {
-                let meta = agent.with_extension("meta.json");
-                let meta = meta.exists().then_some(meta);
                 if let Some(list) = mains.get_mut(parent.as_os_str()) {
                     list.push((agent, meta));
                 }
             }
-            // A subagent whose parent is not among the inputs stands alone rather than being lost.
-            _ => {
+            Some(parent) => orphans
+                .entry(parent.into_os_string())
+                .or_default()
+                .push(agent),
+            // No recoverable parent: it stands alone rather than being lost.
+            None => {
                 mains.entry(agent.into_os_string()).or_default();
             }
+        }
+    }
+    // The orphans of one absent parent are one session: the first transcript reads as the main,
+    // the others as its subagents (conversion names the document by the parent's session id).
+    for (_, mut group) in orphans {
+        group.sort();
+        let mut it = group.into_iter();
+        if let Some(first) = it.next() {
+            let rest = it
+                .map(|a| {
+                    let meta = a.with_extension("meta.json");
+                    let meta = meta.exists().then_some(meta);
+                    (a, meta)
+                })
+                .collect();
+            mains.insert(first.into_os_string(), rest);
         }
     }
     let sessions = mains

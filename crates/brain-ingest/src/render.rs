@@ -78,11 +78,22 @@ fn title(session: &Session) -> String {
     if let Some(request) = users().find_map(|t| real_request(&t.text)) {
         return clip(&request, TITLE_MAX);
     }
+    // A session of subagents only (their parent transcript absent): the first real prompt.
+    if let Some(request) = session
+        .subagents
+        .iter()
+        .find_map(|a| real_request(&a.prompt))
+    {
+        return clip(&request, TITLE_MAX);
+    }
     match users().find_map(|t| first_line(&t.text)) {
         Some(first) => clip(&first, TITLE_MAX),
         None => format!("Session {}", session.session_id),
     }
 }
+
+/// The prompt of Claude Code's warm-up subagent probes: housekeeping, never content.
+pub const WARMUP: &str = "Warmup";
 
 /// The first line of a user turn that asks for something, or `None` when the turn is housekeeping
 /// (see [`title`]).
@@ -104,7 +115,8 @@ fn real_request(text: &str) -> Option<String> {
             || l.starts_with("! ")
             || l.starts_with("Caveat:")
             || l.starts_with('<')
-            || l.starts_with("[Request interrupted");
+            || l.starts_with("[Request interrupted")
+            || l == WARMUP;
         (!housekeeping).then(|| l.to_string())
     })
 }
