@@ -28,7 +28,7 @@ pub mod ndjson;
 
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{ErrorCode, ErrorRecord};
-pub use hash::{docid, sha256_hex};
+pub use hash::{docid, sha256_hex, tie_key};
 pub use hit::{Hit, TimeWindow};
 
 /// The wire-format version every record carries in its `schema` field.

@@ -125,6 +125,7 @@ impl Prepared {
             (e, d) => e.or(d),
         }
         .map(DateTime::from_timestamp_secs);
+        let tie = brain_doc::tie_key(&self.id);
         self.passages
             .iter()
             .map(|p| {
@@ -159,6 +160,7 @@ impl Prepared {
                 if let Some(s) = &self.session {
                     d.add_text(f.session, s);
                 }
+                d.add_u64(f.tie, tie);
                 d.add_u64(f.line, p.line);
                 d.add_u64(f.passage, p.ordinal);
                 d.add_text(f.sha256, &self.sha256);

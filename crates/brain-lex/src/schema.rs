@@ -25,6 +25,7 @@
 //! | [`DATE`] `date` | date, fast + indexed | — | yes | document date (UTC, seconds): a session's start; `--until` range |
 //! | [`ENDED`] `ended` | date, fast + indexed | — | yes | a session's last message, else the date; `--since` range (a session overlapping the window matches) |
 //! | [`SESSION`] `session` | string | raw | yes | the agent's session id (`brain get <session id>`) |
+//! | [`TIE`] `tie` | u64, fast | — | no | [`brain_doc::tie_key`] of the id: equal scores are ordered by it |
 //! | [`LINE`] `line` | u64 | — | yes | 1-based line in the markdown file where the passage starts (frontmatter counted) |
 //! | [`PASSAGE`] `passage` | u64, indexed | — | yes | 0-based passage ordinal inside the document |
 //! | [`SHA256`] `sha256` | string | raw | yes | sha256 of the whole markdown file |
@@ -39,14 +40,14 @@
 //! rebuild.
 
 use tantivy::schema::{
-    DateOptions, DateTimePrecision, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema,
-    TextFieldIndexing, TextOptions,
+    DateOptions, DateTimePrecision, FAST, Field, INDEXED, IndexRecordOption, STORED, STRING,
+    Schema, TextFieldIndexing, TextOptions,
 };
 
 use crate::tokenize::{IDENT_TOKENIZER, TEXT_TOKENIZER};
 
 /// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`).
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 pub const ID: &str = "id";
 pub const COLLECTION: &str = "collection";
@@ -64,6 +65,7 @@ pub const TAGS: &str = "tags";
 pub const DATE: &str = "date";
 pub const ENDED: &str = "ended";
 pub const SESSION: &str = "session";
+pub const TIE: &str = "tie";
 pub const LINE: &str = "line";
 pub const PASSAGE: &str = "passage";
 pub const SHA256: &str = "sha256";
@@ -87,6 +89,7 @@ pub struct Fields {
     pub date: Field,
     pub ended: Field,
     pub session: Field,
+    pub tie: Field,
     pub line: Field,
     pub passage: Field,
     pub sha256: Field,
@@ -142,6 +145,7 @@ pub fn build() -> (Schema, Fields) {
                 .set_precision(DateTimePrecision::Seconds),
         ),
         session: b.add_text_field(SESSION, STRING | STORED),
+        tie: b.add_u64_field(TIE, FAST),
         line: b.add_u64_field(LINE, STORED),
         passage: b.add_u64_field(PASSAGE, STORED | INDEXED),
         sha256: b.add_text_field(SHA256, STRING | STORED),
@@ -169,6 +173,7 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         date: f(DATE)?,
         ended: f(ENDED)?,
         session: f(SESSION)?,
+        tie: f(TIE)?,
         line: f(LINE)?,
         passage: f(PASSAGE)?,
         sha256: f(SHA256)?,

@@ -214,7 +214,8 @@ fn lexical(kind: &str) -> bool {
     matches!(kind, "lex" | "window" | "project")
 }
 
-/// Order hits of equal score by document (`uri`, then line) and renumber the ranks, so two builds
+/// Order hits of equal score by document ([`brain_doc::tie_key`] of its id, then line) and renumber
+/// the ranks, so two builds
 /// of the same files — whose segments, and so the index's own order among equal scores, differ —
 /// answer in the same order. Only runs of adjacent equal scores move: a doc's grouped passages and
 /// every unequal order stay as ranked.
@@ -226,7 +227,13 @@ pub fn break_ties(hits: &mut [Hit]) {
             .iter()
             .position(|h| h.score.total_cmp(&score).is_ne())
             .map_or(hits.len(), |n| start + n);
-        hits[start..end].sort_by(|a, b| a.uri.cmp(&b.uri).then(a.line.cmp(&b.line)));
+        let tie = |h: &Hit| brain_doc::tie_key(h.uri.strip_prefix("brain://").unwrap_or(&h.uri));
+        hits[start..end].sort_by(|a, b| {
+            tie(a)
+                .cmp(&tie(b))
+                .then_with(|| a.uri.cmp(&b.uri))
+                .then(a.line.cmp(&b.line))
+        });
         start = end;
     }
     for (i, h) in hits.iter_mut().enumerate() {

@@ -1,7 +1,5 @@
 //! Lexical ranking: passages from the index, folded into documents, normalized, turned into hits.
 
-use std::collections::HashMap;
-
 use brain_doc::{ErrorCode, Hit};
 use brain_lex::search::{Boosts, LexQuery, Passage, SearchError, Searcher};
 use brain_lex::{LexError, LexIndex};
@@ -124,7 +122,6 @@ impl Ranker {
             // Ties are settled by document id, each run of equal scores as the loop reaches it
             // (two builds of the same files answer alike).
             Searcher::drop_open_run(&mut candidates, exhausted);
-            let mut loaded = HashMap::new();
             let mut run_end = 0;
             groups.clear();
             for i in 0..candidates.len() {
@@ -135,13 +132,10 @@ impl Ranker {
                     break;
                 }
                 if i == run_end {
-                    run_end = self.searcher.order_run(&mut candidates, i, &mut loaded)?;
+                    run_end = self.searcher.order_run(&mut candidates, i)?;
                 }
                 let (score, addr) = candidates[i];
-                let p = match loaded.remove(&addr) {
-                    Some(p) => p,
-                    None => self.searcher.passage(addr)?,
-                };
+                let p = self.searcher.passage(addr)?;
                 let full = groups.len() >= opts.limit;
                 match groups.iter_mut().find(|(id, _)| *id == p.id) {
                     Some((_, ps)) if ps.len() < per_doc => ps.push((score, p)),

@@ -84,13 +84,14 @@ fn fold_best(local: &mut Vec<DocScore>, doc: usize, row: usize, score: f32) {
 }
 
 /// One document per entry (a document split across two blocks appears twice: keep its better half),
-/// best first, ties by document id (not by place in the store, which follows the order documents
-/// were indexed in: two builds of the same files answer alike), at most `k`.
+/// best first, ties by [`brain_doc::tie_key`] of the document id (not by place in the store, which
+/// follows the order documents were indexed in: two builds of the same files answer alike), at most
+/// `k`.
 fn top_docs(mut best: Vec<DocScore>, k: usize, docs: &[DocEntry]) -> Vec<DocScore> {
     best.sort_by(|a, b| a.doc.cmp(&b.doc).then(b.score.total_cmp(&a.score)));
     best.dedup_by_key(|s| s.doc);
-    let id = |s: &DocScore| docs.get(s.doc).map(|e| e.id.as_str());
-    best.sort_by(|a, b| b.score.total_cmp(&a.score).then(id(a).cmp(&id(b))));
+    let tie = |s: &DocScore| docs.get(s.doc).map(|e| brain_doc::tie_key(&e.id));
+    best.sort_by(|a, b| b.score.total_cmp(&a.score).then(tie(a).cmp(&tie(b))));
     best.truncate(k);
     best
 }

@@ -390,7 +390,7 @@ impl Searcher {
         if known > FUZZY_RARE {
             return Vec::new();
         }
-        let distance = if letters >= 6 { 2 } else { 1 };
+        let distance = 1;
         let mut out: Vec<Box<dyn Query>> = Vec::new();
         for field in [self.fields.title, self.fields.body] {
             let term = Term::from_field_text(field, t);

@@ -1,28 +1,24 @@
-//! Ties settled by document id, so two builds of the same files answer alike (whatever order
-//! their segments hold passages in).
-
-use std::collections::HashMap;
+//! Ties settled by document ([`brain_doc::tie_key`], kept as the `tie` fast field), so two builds
+//! of the same files answer alike whatever order their segments hold passages in.
 
 use tantivy::DocAddress;
 
-use super::{Passage, SearchError, Searcher};
+use super::{SearchError, Searcher};
 
 impl Searcher {
     /// Make a list ordered by a key (a score, a date) the same whatever order the index holds its
-    /// passages in, so two builds of the same files answer alike: [`Searcher::drop_open_run`], then
-    /// [`Searcher::order_run`] over every run. Returns the passages it loaded.
-    pub fn settle_ties<K: PartialEq>(
+    /// passages in: [`Searcher::drop_open_run`], then [`Searcher::order_run`] over every run.
+    pub fn settle_ties<K: PartialEq + Clone>(
         &self,
         list: &mut Vec<(K, DocAddress)>,
         exhausted: bool,
-    ) -> Result<HashMap<DocAddress, Passage>, SearchError> {
+    ) -> Result<(), SearchError> {
         Self::drop_open_run(list, exhausted);
-        let mut loaded = HashMap::new();
         let mut start = 0;
         while start < list.len() {
-            start = self.order_run(list, start, &mut loaded)?;
+            start = self.order_run(list, start)?;
         }
-        Ok(loaded)
+        Ok(())
     }
 
     /// Unless the list is `exhausted`, drop its last run of equal keys: passages left out of the
@@ -38,14 +34,14 @@ impl Searcher {
         }
     }
 
-    /// Order the run of equal keys that starts at `start` by document id, then line (the
-    /// passages it reads are kept in `loaded`); returns where the run ends. A caller that reads a
-    /// list from the top orders each run as it reaches it, and reads no passage beyond its need.
-    pub fn order_run<K: PartialEq>(
+    /// Order the run of equal keys that starts at `start` by document ([`brain_doc::tie_key`] of
+    /// its id, read from the `tie` fast field), then by place: a document's passages are indexed
+    /// together and in order, so within one document the index order is the passage order in every
+    /// build. Returns where the run ends.
+    pub fn order_run<K: PartialEq + Clone>(
         &self,
         list: &mut [(K, DocAddress)],
         start: usize,
-        loaded: &mut HashMap<DocAddress, Passage>,
     ) -> Result<usize, SearchError> {
         let Some((key, _)) = list.get(start) else {
             return Ok(start);
@@ -55,15 +51,25 @@ impl Searcher {
             .position(|(k, _)| k != key)
             .map_or(list.len(), |n| start + n);
         if end - start > 1 {
-            for (_, addr) in &list[start..end] {
-                if !loaded.contains_key(addr) {
-                    loaded.insert(*addr, self.passage(*addr)?);
-                }
+            let mut columns = std::collections::HashMap::new();
+            let mut keyed = Vec::with_capacity(end - start);
+            for (i, (_, addr)) in list[start..end].iter().enumerate() {
+                let column = match columns.entry(addr.segment_ord) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(v) => v.insert(
+                        self.searcher
+                            .segment_reader(addr.segment_ord)
+                            .fast_fields()
+                            .u64(crate::schema::TIE)?,
+                    ),
+                };
+                keyed.push((column.first(addr.doc_id).unwrap_or(0), *addr, i));
             }
-            list[start..end].sort_by(|(_, a), (_, b)| {
-                let (a, b) = (&loaded[a], &loaded[b]);
-                a.id.cmp(&b.id).then(a.line.cmp(&b.line))
-            });
+            keyed.sort_by_key(|(tie, addr, _)| (*tie, *addr));
+            let run = &mut list[start..end];
+            let sorted: Vec<(K, DocAddress)> =
+                keyed.into_iter().map(|(_, _, i)| run[i].clone()).collect();
+            run.clone_from_slice(&sorted);
         }
         Ok(end)
     }
