@@ -193,17 +193,24 @@ pub const SCAFFOLDING: [&str; 32] = [
     "how many",
 ];
 
-/// `text` without its question scaffolding ([`SCAFFOLDING`]), or `text` itself when nothing else
-/// would be left.
-pub fn strip_scaffolding(text: &str) -> String {
+/// The words of a query as written, and each normalized for matching (lower case, the punctuation
+/// around it trimmed): what routing reads phrases from.
+pub fn words(text: &str) -> (Vec<&str>, Vec<String>) {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let norm: Vec<String> = words
+    let norm = words
         .iter()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         })
         .collect();
+    (words, norm)
+}
+
+/// `text` without its question scaffolding ([`SCAFFOLDING`]), or `text` itself when nothing else
+/// would be left.
+pub fn strip_scaffolding(text: &str) -> String {
+    let (words, norm) = words(text);
     let mut keep = vec![true; words.len()];
     for phrase in SCAFFOLDING {
         let p: Vec<&str> = phrase.split(' ').collect();

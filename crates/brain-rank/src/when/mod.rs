@@ -117,14 +117,7 @@ const CONNECTORS: [&str; 14] = [
 
 /// Read the time words of `text` relative to `now` (see the module docs); `None` when it has none.
 pub fn find(text: &str, now: &Zoned) -> Option<When> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let norm: Vec<String> = words
-        .iter()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let (words, norm) = crate::route::words(text);
     let g = |i: usize| norm.get(i).map_or("", String::as_str);
     let mut used = vec![false; norm.len()];
     let today = now.date();
