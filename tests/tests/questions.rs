@@ -212,3 +212,21 @@ fn a_misspelled_or_short_word_finds_its_near_spellings_below_exact_matches() {
     let (code, _) = ask(&dir, &["qwxzvbnm"]);
     assert_eq!(code, Some(67));
 }
+
+#[test]
+fn the_word_as_written_beats_a_word_that_only_shares_its_stem() {
+    // "customers" and "customize" meet at the stem "custom": BM25 alone ties them.
+    let dir = home(&[
+        ("a.md", "---\ntitle: A\n---\nwe customize the theme\n"),
+        ("b.md", "---\ntitle: B\n---\nwe customers the theme\n"),
+    ]);
+    for mode in ["lex", "auto"] {
+        let (code, env) = ask(&dir, &["--mode", mode, "customers"]);
+        assert_eq!(code, Some(0));
+        let got = hits(&env);
+        assert_eq!(got[0].path, "b.md", "{mode}");
+        assert_eq!(got[0].signals["exact"], 1.0);
+        assert_eq!(got[1].signals["bm25"], got[0].signals["bm25"], "a stem tie");
+        assert!(got[1].score < got[0].score);
+    }
+}

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::query::Query;
 use crate::strategy::{
-    CANDIDATES_PER_HIT, DEFAULT_LIMIT, DEFAULT_PER_DOC, MIN_CANDIDATES, WIDEN_FACTOR,
+    CANDIDATES_PER_HIT, DEFAULT_LIMIT, DEFAULT_PER_DOC, EXACT_FORM_BONUS, MIN_CANDIDATES,
+    WIDEN_FACTOR,
 };
 
 /// Why ranking failed.
@@ -149,15 +150,45 @@ impl Ranker {
             }
             want *= WIDEN_FACTOR;
         }
-        let top = groups
+        // Exact word forms decide what the stemmer ties ("customers" and "customize" meet at
+        // "custom"): a passage holding the query's words as written scores up to
+        // EXACT_FORM_BONUS more; documents are reordered by their best passage (stable).
+        let mut scored: Vec<Vec<(f64, f64, Passage)>> = groups
+            .into_iter()
+            .map(|(_, ps)| {
+                let mut ps: Vec<(f64, f64, Passage)> = ps
+                    .into_iter()
+                    .map(|(raw, p)| {
+                        let exact = exact_share(&lq.terms, &p.title, &p.body);
+                        (f64::from(raw), exact, p)
+                    })
+                    .collect();
+                ps.sort_by(|a, b| adjusted(b).total_cmp(&adjusted(a)));
+                ps
+            })
+            .collect();
+        scored.sort_by(|a, b| {
+            let best = |g: &[(f64, f64, Passage)]| g.first().map_or(0.0, adjusted);
+            best(b).total_cmp(&best(a))
+        });
+        let top = scored
             .first()
-            .and_then(|(_, ps)| ps.first())
-            .map_or(1.0, |(s, _)| f64::from(*s));
+            .and_then(|ps| ps.first())
+            .map_or(1.0, adjusted);
         let mut hits = Vec::new();
-        for (_, ps) in groups {
-            for (score, p) in ps {
+        for ps in scored {
+            for (raw, exact, p) in ps {
                 let rank = hits.len() as u32 + 1;
-                let hit = self.hit(rank, f64::from(score), top, &p, &lq, now, opts.snippets);
+                let mut hit = self.hit(rank, raw, top, &p, &lq, now, opts.snippets);
+                hit.score = if top > 0.0 {
+                    round(raw * (1.0 + EXACT_FORM_BONUS * exact) / top)
+                } else {
+                    0.0
+                };
+                if exact > 0.0 {
+                    hit.signals
+                        .insert("exact".into(), Value::from(round(exact)));
+                }
                 hits.push((hit, p.body));
             }
         }
@@ -250,6 +281,34 @@ impl Ranker {
             untrusted: false,
         }
     }
+}
+
+/// A candidate's score with the exact-form bonus: (raw BM25, share of query words held as written).
+fn adjusted(c: &(f64, f64, Passage)) -> f64 {
+    c.0 * (1.0 + EXACT_FORM_BONUS * c.1)
+}
+
+/// The share of `terms` that `title` or `body` holds as written (whole words, any case).
+fn exact_share(terms: &[String], title: &str, body: &str) -> f64 {
+    if terms.is_empty() {
+        return 0.0;
+    }
+    let title = title.to_lowercase();
+    let body = body.to_lowercase();
+    let whole = |text: &str, w: &str| {
+        let bytes = text.as_bytes();
+        memchr::memmem::find_iter(bytes, w.as_bytes()).any(|i| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + w.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    let held = terms
+        .iter()
+        .map(|t| t.to_lowercase())
+        .filter(|t| !t.is_empty() && (whole(&title, t) || whole(&body, t)))
+        .count();
+    held as f64 / terms.len() as f64
 }
 
 /// The search-side form of a parsed query.

@@ -43,6 +43,10 @@ pub const CANDIDATES_PER_HIT: usize = 4;
 pub const WIDEN_FACTOR: usize = 4;
 /// Floor of the candidate count.
 pub const MIN_CANDIDATES: usize = 40;
+/// Most a passage gains for holding the query's words as written rather than only their stems
+/// (our choice, 2026-11-25): 5 % — it decides ties and near-ties the stemmer makes ("customers" /
+/// "customize"), never a clear BM25 difference.
+pub const EXACT_FORM_BONUS: f64 = 0.05;
 /// Age past which a hit carries a freshness warning, in days: seed 000 §5 ("only emits a freshness
 /// warning when a memory is older than a day").
 pub const STALE_AFTER_DAYS: i64 = 1;
