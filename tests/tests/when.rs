@@ -257,4 +257,51 @@ fn a_session_spanning_two_days_matches_both_and_hits_carry_its_session() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A "session id" that tries to climb out serves nothing (a plain file path is `brain get`'s to
+    // serve on the command line by design; these are not files).
+    for escape in [
+        "..",
+        ".",
+        "7f3c-late/../../x",
+        "brain://notes/../../etc/passwd",
+    ] {
+        let out = run(
+            command("brain", &home)
+                .current_dir(&home)
+                .args(["get", escape]),
+            b"",
+        );
+        assert_ne!(out.status.code(), Some(0), "{escape}");
+        assert!(out.stdout.is_empty(), "{escape}");
+    }
+}
+
+#[test]
+fn a_now_that_is_no_time_is_a_bad_query() {
+    let dir = home(&[("a", "2026-04-08T10:00:00Z", "cache bug")]);
+    for bad in ["yesterday-ish", "2026-13-40", ""] {
+        let out = run(
+            command("brain", &dir.path().join("home")).args(["ask", "--now", bad, "cache"]),
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(64), "{bad:?}");
+        let out = run(
+            command("rank", &dir.path().join("home")).args(["--now", bad, "cache"]),
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(64), "{bad:?}");
+    }
+    // A bare date is noon of that day: "yesterday" is the day before.
+    let out = run(
+        command("brain", &dir.path().join("home")).args([
+            "ask",
+            "--json",
+            "--now",
+            "2026-04-09",
+            "cache bug yesterday",
+        ]),
+        b"",
+    );
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).expect("envelope");
+    assert_eq!(env["time"]["from"], "2026-04-08T00:00:00+00:00");
 }

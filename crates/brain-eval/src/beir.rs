@@ -229,4 +229,51 @@ mod tests {
         assert_eq!(q["1"]["d1"], 1);
         assert_eq!(q["2"]["d3"], 2);
     }
+
+    #[test]
+    fn a_corpus_of_doc_records_keeps_session_metadata_and_refuses_a_truncated_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("corpus.jsonl");
+        let rec = |id: &str, body: &str| {
+            format!(
+                r#"{{"schema":1,"kind":"doc","id":"{id}","collection":null,"path":"{id}.md","title":"T","date":"2026-03-02T23:10:00Z","source":{{"type":"session","agent":"claude","file":"/x"}},"meta":{{"ended":"2026-03-03T01:00:00Z","project":"~/code/x"}},"body":"{body}"}}"#
+            )
+        };
+        let beir = r#"{"_id":"b1","title":"B","text":"plain","metadata":{"date":"2025-01-01"}}"#;
+        std::fs::write(
+            &p,
+            format!(
+                "{}
+{}
+{beir}
+",
+                rec("s1", "first"),
+                rec("s1", "again")
+            ),
+        )
+        .expect("write");
+        let c = corpus(&p).expect("corpus");
+        assert_eq!(c.len(), 2, "a repeated id keeps its first document");
+        assert_eq!(c[0].text, "first");
+        assert_eq!(c[0].metadata.ended.as_deref(), Some("2026-03-03T01:00:00Z"));
+        assert_eq!(c[0].metadata.project.as_deref(), Some("~/code/x"));
+        assert_eq!(c[0].metadata.session_id.as_deref(), Some("s1"));
+        assert_eq!(c[1].metadata.date.as_deref(), Some("2025-01-01"));
+        // A line cut short is an error naming its line, not a silent skip.
+        let cut = rec("s2", "x");
+        std::fs::write(
+            &p,
+            format!(
+                "{beir}
+{}
+",
+                &cut[..cut.len() / 2]
+            ),
+        )
+        .expect("write");
+        match corpus(&p) {
+            Err(BeirError::Line { line, .. }) => assert_eq!(line, 2),
+            other => panic!("{other:?}"),
+        }
+    }
 }

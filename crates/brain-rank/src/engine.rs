@@ -274,12 +274,14 @@ impl Engine {
         // Among equal proximity the longer session first — the work of that time, not a fragment
         // or a one-line probe of it (measured on bench/recall: the chronological class) — then the
         // walk's order, newest first (a stable sort).
-        let length =
-            |h: &Hit| crate::when::score::span(h).map_or(0, |(a, b)| b.duration_since(a).as_secs());
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| length(b).cmp(&length(a)))
+        // Scores are proximities rounded to four decimals: exact as integers.
+        hits.sort_by_cached_key(|h| {
+            let length =
+                crate::when::score::span(h).map_or(0, |(a, b)| b.duration_since(a).as_secs());
+            (
+                std::cmp::Reverse((h.score * 10_000.0).round() as i64),
+                std::cmp::Reverse(length),
+            )
         });
         hits.truncate(limit);
         let top = hits.first().map_or(1.0, |h| h.score);

@@ -227,13 +227,13 @@ pub fn break_ties(hits: &mut [Hit]) {
             .iter()
             .position(|h| h.score.total_cmp(&score).is_ne())
             .map_or(hits.len(), |n| start + n);
-        let tie = |h: &Hit| brain_doc::tie_key(h.uri.strip_prefix("brain://").unwrap_or(&h.uri));
-        hits[start..end].sort_by(|a, b| {
-            tie(a)
-                .cmp(&tie(b))
-                .then_with(|| a.uri.cmp(&b.uri))
-                .then(a.line.cmp(&b.line))
-        });
+        if end - start > 1 {
+            // The document id is `<collection>/<path>`; each key computed once.
+            hits[start..end].sort_by_cached_key(|h| {
+                let id = format!("{}/{}", h.collection, h.path);
+                (brain_doc::tie_key(&id), id, h.line)
+            });
+        }
         start = end;
     }
     for (i, h) in hits.iter_mut().enumerate() {

@@ -368,35 +368,43 @@ impl Searcher {
         alts
     }
 
-    /// A misspelled word ("buisiness") or a short form the stemmer keeps apart from its long one
-    /// ("fest" / "festival"): when the index holds the word's term in at most [`FUZZY_RARE`] passages,
-    /// title and body terms within one edit (two for words of six letters or more; a swap of two
-    /// letters is one edit), and for a word of four or five letters the terms it begins, match too —
-    /// at the constant score [`FUZZY_SCORE`], below any exact match. Empty for a known word, a word
-    /// of fewer than four letters, or one that analyzes to several parts.
-    pub(crate) fn near_spellings(&self, w: &str) -> Vec<Box<dyn Query>> {
-        let parts = self.analyzer().tokens(w);
-        let [t] = parts.as_slice() else {
-            return Vec::new();
-        };
-        let letters = t.chars().count();
-        if letters < 4 || !t.chars().all(char::is_alphabetic) {
-            return Vec::new();
+    /// The analyzed term of `w` when it gets near spellings: a word of four or more letters (one
+    /// part, letters only) that the index holds in at most [`FUZZY_RARE`] passages. `None` for
+    /// every other word — the cheap test the two-pass search asks too.
+    pub(crate) fn near_term(&self, w: &str) -> Option<String> {
+        let mut parts = self.analyzer().tokens(w);
+        if parts.len() != 1 {
+            return None;
+        }
+        let t = parts.pop()?;
+        if t.chars().count() < 4 || !t.chars().all(char::is_alphabetic) {
+            return None;
         }
         let known = self
             .searcher
-            .doc_freq(&Term::from_field_text(self.fields.body, t))
+            .doc_freq(&Term::from_field_text(self.fields.body, &t))
             .unwrap_or(0);
-        if known > FUZZY_RARE {
+        (known <= FUZZY_RARE).then_some(t)
+    }
+
+    /// A misspelled word ("buisiness") or a short form the stemmer keeps apart from its long one
+    /// ("fest" / "festival") — a [`Searcher::near_term`] — also matches title and body terms within
+    /// one edit (a swap of two letters is one edit) and, for a word of four or five letters, the
+    /// terms it begins, at the constant score [`FUZZY_SCORE`], below any exact match and only in
+    /// passages without the word itself. One edit only (the tests' misspellings are all one edit
+    /// from their stems).
+    pub(crate) fn near_spellings(&self, w: &str) -> Vec<Box<dyn Query>> {
+        let Some(t) = self.near_term(w) else {
             return Vec::new();
-        }
-        let distance = 1;
+        };
+        let t = t.as_str();
+        let letters = t.chars().count();
         let mut out: Vec<Box<dyn Query>> = Vec::new();
         for field in [self.fields.title, self.fields.body] {
             let term = Term::from_field_text(field, t);
             let mut near: Vec<(Occur, Box<dyn Query>)> = vec![(
                 Occur::Should,
-                Box::new(FuzzyTermQuery::new(term.clone(), distance, true)),
+                Box::new(FuzzyTermQuery::new(term.clone(), 1, true)),
             )];
             if letters <= 5 {
                 near.push((

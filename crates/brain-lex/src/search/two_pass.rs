@@ -182,7 +182,7 @@ impl Searcher {
     fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
         let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
         // Near spellings are not terms the bounds can account for: those queries run in one pass.
-        if flat || !q.is_plain() || q.terms.iter().any(|w| !self.near_spellings(w).is_empty()) {
+        if flat || !q.is_plain() || q.terms.iter().any(|w| self.near_term(w).is_some()) {
             return None;
         }
         let mut plan = Plan::default();

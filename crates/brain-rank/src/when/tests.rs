@@ -91,6 +91,18 @@ fn proximity_is_one_inside_and_decays_outside() {
 }
 
 #[test]
+fn a_huge_query_of_connectors_reads_in_one_pass() {
+    // Thousands of connectors before a time word all lead into it; before a plain word, none do.
+    let into = format!("{}morning", "the ".repeat(20_000));
+    let w = find(&into, &now()).expect("a part of the day");
+    assert_eq!(w.rest, "");
+    let not = format!("{}cache yesterday", "the ".repeat(20_000));
+    let w = find(&not, &now()).expect("yesterday");
+    assert_eq!(w.expr, "yesterday");
+    assert!(w.rest.ends_with("the cache"));
+}
+
+#[test]
 fn hostile_text_never_panics() {
     let long = "3rd ".repeat(10_000);
     for q in [
