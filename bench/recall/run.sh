@@ -27,8 +27,10 @@ mkdir -p "$SET/qrels"
 cp bench/recall/queries.jsonl "$SET/queries.jsonl"
 cp bench/recall/qrels/test.tsv "$SET/qrels/test.tsv"
 echo "recall set: $(wc -l < "$SET/corpus.jsonl") sessions, $(wc -l < "$SET/queries.jsonl") questions"
+# With a model (installed in the home, or named by $BRAIN_EMBEDDER) auto routes with vectors, as
+# `brain ask` does, and hybrid runs too.
 modes="lex auto"
-[ -d "${BRAIN_HOME:-$HOME/.brain}/models" ] && modes="$modes hybrid"
+{ [ -d "${BRAIN_HOME:-$HOME/.brain}/models" ] || [ -n "${BRAIN_EMBEDDER:-}" ]; } && modes="$modes hybrid"
 for mode in $modes; do
   echo "== $mode"
   "$BIN/brain" eval --mode "$mode" "$SET" 2>&1 | grep -v '^index\|^embed' || true

@@ -77,10 +77,13 @@ pub struct EvalOptions {
     pub split: String,
     /// Evaluate only the first N judged queries.
     pub max_queries: Option<usize>,
-    /// lex, vec or hybrid (auto routing is not evaluated: BEIR queries are all of one kind).
+    /// lex, vec, hybrid, or auto (the routing of `brain ask`: with vectors when the embedder is
+    /// there).
     pub mode: Mode,
     /// A search_strategy.yaml to evaluate instead of the defaults.
     pub strategy: Option<PathBuf>,
+    /// Report each query's outcome ([`Report::per_query`]).
+    pub per_query: bool,
     /// Keep the evaluation home here (indexes reused across runs) instead of a temporary folder.
     pub home: Option<PathBuf>,
     /// The embedder, for vec and hybrid ([default: `$BRAIN_EMBEDDER`, else the home's model,
@@ -117,14 +120,32 @@ pub struct Report {
     pub index_ms: u64,
     /// The search mode evaluated.
     pub mode: String,
+    /// Whether vectors were searched (vec, hybrid, and auto with a model).
+    #[serde(default)]
+    pub vectors: bool,
     /// Documents embedded by this run (0 when the kept home's vectors were current), and how long
     /// embedding took.
     pub embedded: usize,
     pub embed_ms: u64,
+    /// Each query's outcome, in set order (`brain eval --per-query`; empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_query: Vec<QueryOutcome>,
     /// Scores per query class, when the set's queries carry `metadata.class`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub classes: BTreeMap<String, ClassScore>,
     pub latency_ms: Latency,
+}
+
+/// How one query fared: the rank of its first relevant document (0: none in the top 100), and its
+/// reciprocal rank at 10.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryOutcome {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    pub first_relevant: usize,
+    pub mrr_at_10: f64,
+    pub text: String,
 }
 
 /// The scores of one class of queries.
@@ -170,11 +191,16 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
     let passages = index_lexically(&home, &opts.dir, &set)?;
     let index_ms = started.elapsed().as_millis() as u64;
 
-    // Auto routes to hybrid only where vectors exist: it is evaluated as a user without them runs it.
-    let needs_vectors = !matches!(opts.mode, Mode::Lex | Mode::Auto);
     let spec = match &opts.embedder {
         Some(s) => s.clone(),
         None => EmbedderSpec::from_env(&home.models())?,
+    };
+    // Auto routes to hybrid where vectors exist: it is evaluated as `brain ask` runs with this
+    // embedder — with vectors when the model is there, lexically when it is not.
+    let needs_vectors = match opts.mode {
+        Mode::Lex => false,
+        Mode::Auto => spec.present(),
+        _ => true,
     };
     let (mut embedded, mut embed_ms) = (0, 0);
     if needs_vectors {
@@ -195,6 +221,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
     let (mut ndcg, mut mrr, mut r5, mut r10, mut r100) = (0.0, 0.0, 0.0, 0.0, 0.0);
     let mut classes: BTreeMap<String, ClassScore> = BTreeMap::new();
     let mut times = Vec::with_capacity(n);
+    let mut per_query = Vec::new();
     for q in &set.queries[..n] {
         let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
         let t = Instant::now();
@@ -219,6 +246,19 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         r5 += re5;
         r10 += recall_at(&ranked, &rels, 10);
         r100 += recall_at(&ranked, &rels, 100);
+        if opts.per_query {
+            per_query.push(QueryOutcome {
+                id: q.id.clone(),
+                class: q.metadata.class.clone(),
+                first_relevant: ranked
+                    .iter()
+                    .take(DEPTH)
+                    .position(|d| rels.get(d).is_some_and(|g| *g > 0))
+                    .map_or(0, |i| i + 1),
+                mrr_at_10: round(m10),
+                text: q.text.clone(),
+            });
+        }
         if let Some(class) = &q.metadata.class {
             let c = classes.entry(class.clone()).or_default();
             c.queries += 1;
@@ -250,8 +290,10 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         recall_at_100: avg(r100),
         index_ms,
         mode: opts.mode.name().into(),
+        vectors: needs_vectors,
         embedded,
         embed_ms,
+        per_query,
         classes,
         latency_ms: Latency {
             p50: round(percentile(&times, 50.0)),

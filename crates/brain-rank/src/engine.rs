@@ -194,7 +194,43 @@ impl Engine {
             self.vectors().map_err(RunError::Unavailable)?;
         }
         let fusing = plan.lists.len() > 1 || req.rerank;
-        let lists = self.run_lists(&plan, req, now, fusing)?;
+        let depth = if fusing {
+            FUSION_DEPTH.max(req.limit)
+        } else {
+            req.limit
+        };
+        let (mut lists, mut hits) = self.ranked(&plan, req, now, fusing, depth)?;
+        // A single list fetched `limit` deep has nothing to fill the places of the documents
+        // that repeat a session: fetch once more, as deep as they were many.
+        let moved = fusion::repeated_sessions(&hits, self.strategy.per_session).len();
+        if !fusing && moved > 0 {
+            (lists, hits) = self.ranked(&plan, req, now, fusing, depth + 2 * moved)?;
+        }
+        if matches!(plan.mode, Mode::Vec | Mode::Hybrid)
+            && let Some(w) = self.vector_lag()
+        {
+            ans.warnings.push(w);
+        }
+        fusion::spread_sessions(&mut hits, self.strategy.per_session);
+        hits.retain(|h| h.score >= req.min_score);
+        fusion::truncate_docs(&mut hits, req.limit);
+        self.fill_snippets(&mut hits, &plan, &lists)?;
+        self.mark_trust(&mut hits);
+        ans.hits = hits;
+        Ok(ans)
+    }
+
+    /// The plan's lists run `depth` deep, and their hits fused (or the one list's, normalized),
+    /// reranked, and boosted by the named projects and the time window, ties broken.
+    fn ranked(
+        &self,
+        plan: &Plan,
+        req: &SearchRequest,
+        now: &Zoned,
+        fusing: bool,
+        depth: usize,
+    ) -> Result<(Vec<fusion::HitList>, Vec<Hit>), RunError> {
+        let lists = self.run_lists(plan, req, now, fusing, depth)?;
         let mut hits = if lists.len() == 1 && !req.rerank {
             let mut hits = lists.first().map(|l| l.hits.clone()).unwrap_or_default();
             normalize(&mut hits);
@@ -212,22 +248,12 @@ impl Engine {
                 hits,
             )?;
         }
-        if matches!(plan.mode, Mode::Vec | Mode::Hybrid)
-            && let Some(w) = self.vector_lag()
-        {
-            ans.warnings.push(w);
-        }
         crate::entity::apply(&mut hits, &plan.named, &self.strategy.entity);
         if let Some(w) = &plan.when {
             crate::when::score::apply(&mut hits, w, &self.strategy.time);
         }
         fusion::break_ties(&mut hits);
-        hits.retain(|h| h.score >= req.min_score);
-        fusion::truncate_docs(&mut hits, req.limit);
-        self.fill_snippets(&mut hits, &plan, &lists)?;
-        self.mark_trust(&mut hits);
-        ans.hits = hits;
-        Ok(ans)
+        Ok((lists, hits))
     }
 
     /// The projects and agents of the lexical index (none without one).
@@ -340,12 +366,8 @@ impl Engine {
         req: &SearchRequest,
         now: &Zoned,
         fusing: bool,
+        depth: usize,
     ) -> Result<Vec<fusion::HitList>, RunError> {
-        let depth = if fusing {
-            FUSION_DEPTH.max(req.limit)
-        } else {
-            req.limit
-        };
         let vec_plan: Vec<(usize, &str)> = plan
             .lists
             .iter()
@@ -379,6 +401,7 @@ impl Engine {
             let (hits, texts) = r?.into_iter().unzip();
             let mut list =
                 fusion::HitList::new(plan.lists[i].name, plan.lists[i].weight, hits, texts);
+            list.share = plan.lists[i].share;
             list.unsnipped = fusing && req.snippets;
             lists[i] = Some(list);
         }
@@ -386,7 +409,9 @@ impl Engine {
             for (i, hits_texts) in r? {
                 let (hits, texts) = hits_texts.into_iter().unzip();
                 let l = &plan.lists[i];
-                lists[i] = Some(fusion::HitList::new(l.kind.name(), l.weight, hits, texts));
+                let mut list = fusion::HitList::new(l.kind.name(), l.weight, hits, texts);
+                list.share = l.share;
+                lists[i] = Some(list);
             }
         }
         Ok(lists.into_iter().flatten().collect())

@@ -16,6 +16,9 @@ pub struct RankedList<'a> {
     /// Which retriever produced it (`lex`, `vec`, `hyde`): becomes a signal name.
     pub name: &'a str,
     pub weight: f64,
+    /// The share of the top-rank bonuses the list gives (1 but for a vector list the router
+    /// weighs down: [`crate::strategy::HybridWeights`]).
+    pub share: f64,
     pub keys: Vec<String>,
 }
 
@@ -39,7 +42,7 @@ pub fn rrf(lists: &[RankedList<'_>], w: &FusionWeights) -> Vec<Fused> {
                 2 | 3 => w.near_top_bonus,
                 _ => 0.0,
             };
-            let add = list.weight / (w.k + rank as f64) + bonus;
+            let add = list.weight / (w.k + rank as f64) + bonus * list.share;
             match at.get(key) {
                 Some(&j) => {
                     out[j].score += add;
@@ -67,6 +70,8 @@ pub struct HitList {
     /// `lex`, `vec` or `hyde`.
     pub kind: String,
     pub weight: f64,
+    /// The share of the top-rank bonuses ([`RankedList::share`]).
+    pub share: f64,
     pub hits: Vec<Hit>,
     pub texts: Vec<String>,
     /// A lexical list whose hits were ranked without snippets (filled in for the fused winners
@@ -79,6 +84,7 @@ impl HitList {
         HitList {
             kind: kind.into(),
             weight,
+            share: 1.0,
             hits,
             texts,
             unsnipped: false,
@@ -128,6 +134,7 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
         .map(|((l, n), k)| RankedList {
             name: n,
             weight: l.weight,
+            share: l.share,
             keys: k.clone(),
         })
         .collect();
@@ -263,6 +270,53 @@ fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+/// Keep at most `per_session` documents of one session ahead of the documents of other sessions:
+/// the rest ([`repeated_sessions`]) move, in their order, behind the others (a stable partition; 0
+/// leaves the order alone). Snapshot transcripts and resumed sessions repeat one session in several
+/// documents, and a question whose answer spans sessions needs distinct ones near the top. A
+/// document's passages move together; hits without a session id never move. Ranks are renumbered;
+/// scores stay (they tell how good each still is), and a moved hit carries the signal `repeat: 1`.
+pub fn spread_sessions(hits: &mut Vec<Hit>, per_session: usize) {
+    let later = repeated_sessions(hits, per_session);
+    if later.is_empty() {
+        return;
+    }
+    let (mut first, mut rest): (Vec<Hit>, Vec<Hit>) =
+        hits.drain(..).partition(|h| !later.contains(&h.uri));
+    for h in &mut rest {
+        h.signals.insert("repeat".into(), Value::from(1));
+    }
+    first.extend(rest);
+    for (i, h) in first.iter_mut().enumerate() {
+        h.rank = i as u32 + 1;
+    }
+    *hits = first;
+}
+
+/// The documents (URIs) of `hits` that come after `per_session` others of their session (none
+/// when `per_session` is 0).
+pub fn repeated_sessions(hits: &[Hit], per_session: usize) -> std::collections::HashSet<String> {
+    let mut later = std::collections::HashSet::new();
+    if per_session == 0 {
+        return later;
+    }
+    let mut docs_of: HashMap<&str, usize> = HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for h in hits {
+        if !seen.insert(h.uri.as_str()) {
+            continue;
+        }
+        if let Some(sid) = &h.session_id {
+            let n = docs_of.entry(sid.as_str()).or_insert(0);
+            *n += 1;
+            if *n > per_session {
+                later.insert(h.uri.clone());
+            }
+        }
+    }
+    later
+}
+
 /// Signals object helper: insert `key: value` rounded to four decimals.
 pub(crate) fn signal(map: &mut Map<String, Value>, key: &str, value: f64) {
     map.insert(
@@ -279,8 +333,72 @@ mod tests {
         RankedList {
             name,
             weight,
+            share: 1.0,
             keys: keys.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    fn hit(uri: &str, session: Option<&str>) -> Hit {
+        Hit {
+            schema: brain_doc::SCHEMA,
+            kind: "hit".into(),
+            rank: 0,
+            score: 1.0,
+            uri: uri.into(),
+            docid: brain_doc::docid(uri),
+            collection: "c".into(),
+            path: uri.into(),
+            file: None,
+            title: String::new(),
+            date: String::new(),
+            age_days: 0,
+            started: None,
+            ended: None,
+            session_id: session.map(str::to_string),
+            project: None,
+            agent: None,
+            line: 1,
+            snippet: String::new(),
+            signals: Map::new(),
+            untrusted: false,
+        }
+    }
+
+    #[test]
+    fn one_session_cannot_fill_the_top_hits() {
+        let mut hits = vec![
+            hit("a1", Some("A")),
+            hit("a1", Some("A")), // a second passage of a1 moves with it
+            hit("a2", Some("A")),
+            hit("a3", Some("A")),
+            hit("b", Some("B")),
+            hit("n", None),
+            hit("c", Some("C")),
+        ];
+        assert_eq!(repeated_sessions(&hits, 1).len(), 2);
+        spread_sessions(&mut hits, 1);
+        let order: Vec<&str> = hits.iter().map(|h| h.uri.as_str()).collect();
+        assert_eq!(order, ["a1", "a1", "b", "n", "c", "a2", "a3"]);
+        assert!(hits.iter().enumerate().all(|(i, h)| h.rank == i as u32 + 1));
+        assert_eq!(hits[5].signals.get("repeat"), Some(&Value::from(1)));
+        assert!(hits[0].signals.get("repeat").is_none());
+        // Two per session; 0 leaves the order alone.
+        let mut hits = vec![
+            hit("a1", Some("A")),
+            hit("a2", Some("A")),
+            hit("a3", Some("A")),
+            hit("b", Some("B")),
+        ];
+        spread_sessions(&mut hits, 2);
+        assert_eq!(hits[2].uri, "b");
+        let mut hits = vec![
+            hit("a1", Some("A")),
+            hit("a2", Some("A")),
+            hit("b", Some("B")),
+        ];
+        spread_sessions(&mut hits, 0);
+        assert_eq!(hits[1].uri, "a2");
+        assert!(repeated_sessions(&[], 1).is_empty());
     }
 
     #[test]

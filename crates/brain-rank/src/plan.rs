@@ -37,6 +37,10 @@ pub struct List {
     /// Its name in fusion signals: `lex`, `vec`, `hyde`, or a soft filter's own lexical list
     /// (`window`, `project`).
     pub name: &'static str,
+    /// The share of its weight and top-rank bonuses the router left it (a plain query's vector
+    /// list: [`crate::strategy::HybridWeights`]; 1 for every other list), and why.
+    pub share: f64,
+    pub route: Option<route::VectorRoute>,
 }
 
 /// What a request will run.
@@ -66,7 +70,21 @@ impl Plan {
         }
         self.lists
             .iter()
-            .map(|l| format!("{}: {} (weight {})", l.kind.name(), l.text, l.weight))
+            .map(|l| match &l.route {
+                Some(r) => format!(
+                    "{}: {} (weight {} = {} × {} {})",
+                    l.kind.name(),
+                    l.text,
+                    round(l.weight),
+                    round(l.weight / l.share.max(f64::MIN_POSITIVE)),
+                    l.share,
+                    match r {
+                        route::VectorRoute::Named(w) => format!("named: {w}"),
+                        r => r.name().to_string(),
+                    }
+                ),
+                None => format!("{}: {} (weight {})", l.kind.name(), l.text, l.weight),
+            })
             .collect()
     }
 }
@@ -223,8 +241,33 @@ pub fn plan(
                 1.0
             },
             name: l.kind.name(),
+            share: 1.0,
+            route: None,
         })
         .collect();
+    // A plain query's vector list weighs by what the query is: names, numbers and literal tokens
+    // are BM25's; paraphrase is the embedding's as much.
+    if mode == Mode::Hybrid && req.plain.is_some() {
+        // Asked for hybrid, a named project or agent is not boosted, but it still routes.
+        let k;
+        let found;
+        let named = match named.first() {
+            Some(n) => Some(n.value.as_str()),
+            None if req.mode == Mode::Hybrid => {
+                k = known();
+                found = entity::find(&original, &k.projects, &k.agents);
+                found.first().map(|n| n.value.as_str())
+            }
+            None => None,
+        };
+        let r = route::vector_route(&original, named);
+        let share = strategy.hybrid.share(&r);
+        if let Some(v) = lists.iter_mut().find(|l| l.kind == SearchKind::Vec) {
+            v.weight *= share;
+            v.share = share;
+            v.route = Some(r);
+        }
+    }
     if lists.is_empty() {
         return Err(QueryError::Empty.into());
     }
@@ -245,6 +288,8 @@ pub fn plan(
                 query: Some(q),
                 weight: strategy.time.window_list,
                 name: "window",
+                share: 1.0,
+                route: None,
             });
         }
         let projects: Vec<String> = named
@@ -261,6 +306,8 @@ pub fn plan(
                 query: Some(q),
                 weight: strategy.entity.list,
                 name: "project",
+                share: 1.0,
+                route: None,
             });
         }
     }
@@ -273,6 +320,11 @@ pub fn plan(
         when,
         named,
     })
+}
+
+/// `x` to four decimals, for explain.
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
 }
 
 #[cfg(test)]
@@ -318,6 +370,38 @@ mod tests {
         assert!(p.lists.iter().all(|l| l.weight == 2.0));
         let p = plan_of("why does the build keep failing", Mode::Auto, false);
         assert_eq!((p.mode, kinds(&p)), (Mode::Lex, vec!["lex"]));
+    }
+
+    #[test]
+    fn the_vector_list_weighs_by_what_the_query_names() {
+        let vec_list = |p: &Plan| p.lists.iter().find(|l| l.kind == SearchKind::Vec).cloned();
+        // Plain paraphrase: both halves weigh alike.
+        let p = plan_of("why does the build keep failing", Mode::Hybrid, true);
+        let v = vec_list(&p).expect("vec");
+        assert_eq!((v.weight, v.share), (2.0, 1.0));
+        assert!(p.describe()[1].ends_with("(weight 2 = 2 × 1 paraphrase)"));
+        // A name inside the sentence: the embedding keeps half.
+        let p = plan_of("what did Alice say about the build", Mode::Auto, true);
+        let v = vec_list(&p).expect("vec");
+        assert_eq!((p.mode, v.weight, v.share), (Mode::Hybrid, 1.0, 0.5));
+        assert!(
+            p.describe()[1].ends_with("(weight 1 = 2 × 0.5 named: Alice)"),
+            "{:?}",
+            p.describe()
+        );
+        // Asked for hybrid on a literal query: half as well; the lexical list is untouched.
+        let p = plan_of("parse_config fails", Mode::Hybrid, true);
+        assert_eq!(vec_list(&p).map(|v| v.share), Some(0.5));
+        assert_eq!(p.lists[0].weight, 2.0);
+        // A query document's lines keep their weights.
+        let now = now();
+        let req = SearchRequest::builder(&now)
+            .text("lex: Alice build\nvec: what did Alice say")
+            .expect("doc")
+            .mode(Mode::Hybrid)
+            .build();
+        let p = plan(&req, &now, &|| true, &Known::default, &Strategy::default()).expect("plan");
+        assert!(p.lists.iter().all(|l| l.share == 1.0 && l.route.is_none()));
     }
 
     #[test]

@@ -111,6 +111,60 @@ fn literal_token(t: &str) -> bool {
     chars.len() >= 3 && chars.iter().all(|c| c.is_uppercase() || *c == '_')
 }
 
+/// What a query says about how far to trust the vector list beside the lexical one (hybrid): an
+/// embedding blurs names and specifics that BM25 matches exactly, and finds paraphrases BM25 misses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VectorRoute {
+    /// A literal token ([`is_literal`]): the lexical list decides.
+    Literal,
+    /// A name or a number: a capitalized word inside the sentence ("what did Alice say about the
+    /// Kyoto trip"), a named project or agent, digits. The word that shows it.
+    Named(String),
+    /// Plain words: the vector list weighs as much as the lexical one.
+    Paraphrase,
+}
+
+impl VectorRoute {
+    /// The route's name in explain and signals.
+    pub fn name(&self) -> &'static str {
+        match self {
+            VectorRoute::Literal => "literal",
+            VectorRoute::Named(_) => "named",
+            VectorRoute::Paraphrase => "paraphrase",
+        }
+    }
+}
+
+/// How `text` routes its vector list; `named` says whether the query names a known project or
+/// agent ([`crate::entity::find`]).
+pub fn vector_route(text: &str, named: Option<&str>) -> VectorRoute {
+    if is_literal(text) {
+        return VectorRoute::Literal;
+    }
+    if let Some(n) = named {
+        return VectorRoute::Named(n.to_string());
+    }
+    let mut sentence_start = true;
+    for w in text.split_whitespace() {
+        let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let starts = sentence_start;
+        if core.is_empty() {
+            continue; // a bullet or a dash: the sentence has not begun
+        }
+        sentence_start = w.ends_with(['.', '?', '!', ':']);
+        if core.chars().all(|c| c.is_ascii_digit()) {
+            return VectorRoute::Named(core.to_string());
+        }
+        let mut chars = core.chars();
+        let capital = chars.next().is_some_and(char::is_uppercase);
+        let pronoun = matches!(core, "I" | "I'm" | "I've" | "I'd" | "I'll");
+        if capital && !starts && !pronoun && chars.any(char::is_lowercase) {
+            return VectorRoute::Named(core.to_string());
+        }
+    }
+    VectorRoute::Paraphrase
+}
+
 /// Words that carry no topic in a chronological question ("what was I working on yesterday").
 const FILLER: [&str; 39] = [
     "what",
@@ -270,6 +324,47 @@ mod tests {
         );
         assert_eq!(strip_scaffolding("how much"), "how much");
         assert_eq!(strip_scaffolding("somewhat did we"), "somewhat did we");
+    }
+
+    #[test]
+    fn names_and_numbers_route_the_vector_list_as_named() {
+        let named = |q: &str| match vector_route(q, None) {
+            VectorRoute::Named(w) => Some(w),
+            _ => None,
+        };
+        assert_eq!(
+            named("what did Alice say about the trip").as_deref(),
+            Some("Alice")
+        );
+        assert_eq!(
+            named("the concert in Kyoto last year").as_deref(),
+            Some("Kyoto")
+        );
+        assert_eq!(
+            named("how many of the 12 tests failed").as_deref(),
+            Some("12")
+        );
+        // A capital that starts a sentence, and the pronoun I, name nothing.
+        assert_eq!(named("Why did I choose it? Because it is embedded"), None);
+        assert_eq!(named("why we chose SQLite").as_deref(), Some("SQLite"));
+        assert_eq!(
+            named("What did I decide about caching? Honestly unsure."),
+            None
+        );
+        assert_eq!(named("- Why did the login fail"), None);
+        assert_eq!(
+            vector_route("why the login kept failing", Some("brain")),
+            VectorRoute::Named("brain".into())
+        );
+        assert_eq!(vector_route("fix parse_config", None), VectorRoute::Literal);
+        assert_eq!(
+            vector_route("how do I make the index faster", None),
+            VectorRoute::Paraphrase
+        );
+        // Hostile text: no panic, a route.
+        let long = "Ä ".repeat(10_000) + "ß?! ";
+        assert_eq!(vector_route(&long, None), VectorRoute::Paraphrase);
+        assert_eq!(vector_route("", None), VectorRoute::Paraphrase);
     }
 
     #[test]

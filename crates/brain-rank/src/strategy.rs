@@ -47,6 +47,15 @@ pub const MIN_CANDIDATES: usize = 40;
 /// (our choice, 2026-11-25): 5 % — it decides ties and near-ties the stemmer makes ("customers" /
 /// "customize"), never a clear BM25 difference.
 pub const EXACT_FORM_BONUS: f64 = 0.05;
+/// Documents of one session among the top hits before every other session has had its turn; 0 =
+/// no limit (our choice, 2026-11-25, off by default). Snapshot transcripts and resumed sessions
+/// repeat one session's text in several documents; a limit of 1 gives a question whose answer
+/// spans sessions distinct ones near the top, but it also sends a session's full transcript behind
+/// every other session when a fragment of it ranked first — measured on bench/recall, lexical
+/// MRR@10 0.7746 with 1 against 0.7765 without (a literal question lost its answer to a fragment).
+/// Each document is already one candidate (passages fold into their document, and the lists widen
+/// until they hold enough documents), so one long session never fills the candidate pool.
+pub const DEFAULT_PER_SESSION: usize = 0;
 /// Age past which a hit carries a freshness warning, in days: seed 000 §5 ("only emits a freshness
 /// warning when a memory is older than a day").
 pub const STALE_AFTER_DAYS: i64 = 1;
@@ -69,6 +78,10 @@ pub struct Strategy {
     pub time: TimeWeights,
     /// Projects and agents named in questions ("in the billing repo", "with codex").
     pub entity: EntityWeights,
+    /// How much the vector list counts beside the lexical one, by what the query is.
+    pub hybrid: HybridWeights,
+    /// Documents of one session among the top hits before the other sessions' (0: no limit).
+    pub per_session: usize,
     /// Hits per query.
     pub limit: usize,
     /// Passages per document.
@@ -146,6 +159,43 @@ impl Default for EntityWeights {
         EntityWeights {
             boost: 0.5,
             list: 1.0,
+        }
+    }
+}
+
+/// The share of its weight (and of the top-rank bonus) the vector list keeps in fusion, by the
+/// query's [`crate::route::VectorRoute`] (our choice, 2026-11-25, measured on SciFact and
+/// bench/recall — docs/query.md): an embedding blurs names, numbers and literal tokens that BM25
+/// matches exactly, so hybrid must not let it outvote the lexical list there; on plain paraphrase
+/// it weighs as much.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HybridWeights {
+    /// A literal token (`--mode hybrid` only: auto answers these lexically).
+    pub literal: f64,
+    /// A name or a number (a capitalized word inside the sentence, a named project or agent).
+    pub named: f64,
+    /// Plain words.
+    pub paraphrase: f64,
+}
+
+impl Default for HybridWeights {
+    fn default() -> Self {
+        HybridWeights {
+            literal: 0.5,
+            named: 0.5,
+            paraphrase: 1.0,
+        }
+    }
+}
+
+impl HybridWeights {
+    /// The share of `route`.
+    pub fn share(&self, route: &crate::route::VectorRoute) -> f64 {
+        match route {
+            crate::route::VectorRoute::Literal => self.literal,
+            crate::route::VectorRoute::Named(_) => self.named,
+            crate::route::VectorRoute::Paraphrase => self.paraphrase,
         }
     }
 }
@@ -240,6 +290,8 @@ impl Default for Strategy {
             rerank: RerankWeights::default(),
             time: TimeWeights::default(),
             entity: EntityWeights::default(),
+            hybrid: HybridWeights::default(),
+            per_session: DEFAULT_PER_SESSION,
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,
         }

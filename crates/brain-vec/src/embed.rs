@@ -121,6 +121,15 @@ impl EmbedderSpec {
         }
     }
 
+    /// Whether the embedder is there without loading it: a local model folder holding weights, or
+    /// an HTTP backend (asked at its first request).
+    pub fn present(&self) -> bool {
+        match self {
+            EmbedderSpec::Local { dir } => dir.join("model.safetensors").is_file(),
+            _ => true,
+        }
+    }
+
     /// The spec from `$BRAIN_EMBEDDER` if set, else the default local model under `models`.
     pub fn from_env(models: &Path) -> Result<Self, VecError> {
         match std::env::var("BRAIN_EMBEDDER") {

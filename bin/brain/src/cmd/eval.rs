@@ -21,8 +21,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     strategy: Option<PathBuf>,
     /// What to evaluate: BM25 (lex), vectors alone (vec), both fused (hybrid), or the routing
-    /// `brain ask` does (auto: time words, named projects, scaffolding; hybrid only where vectors
-    /// exist, so it is evaluated without them). `$BRAIN_NOW` fixes "now" for relative questions.
+    /// `brain ask` does (auto: time words, named projects, scaffolding, the vector list weighed by
+    /// the query; with vectors when the embedder is installed, else lexical — the report says
+    /// which). `$BRAIN_NOW` fixes "now" for relative questions.
     #[arg(long, value_enum, default_value_t = Mode::Lex)]
     mode: Mode,
     /// Keep the evaluation home (lexical index, vectors) in DIR and reuse it on the next run
@@ -33,6 +34,10 @@ pub struct Args {
     /// [default: $BRAIN_EMBEDDER, else $BRAIN_HOME/models/all-MiniLM-L6-v2].
     #[arg(long, value_name = "SPEC")]
     embedder: Option<String>,
+    /// Also report each query: the rank of its first relevant document (0: not in the top 100)
+    /// and its MRR@10 — which questions a change won or lost.
+    #[arg(long)]
+    per_query: bool,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -56,6 +61,7 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
         mode: a.mode,
         strategy: a.strategy.clone(),
         home: a.home.clone(),
+        per_query: a.per_query,
         embedder,
     };
     let bar = brain_cli::bar(0, "embedding");
@@ -71,8 +77,18 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
     } else {
         writeln!(
             out,
-            "{} ({} split, {} mode): {} docs, {} passages, {} queries",
-            r.dataset, r.split, r.mode, r.docs, r.passages, r.queries
+            "{} ({} split, {} mode{}): {} docs, {} passages, {} queries",
+            r.dataset,
+            r.split,
+            r.mode,
+            if r.mode == "auto" && r.vectors {
+                " with vectors"
+            } else {
+                ""
+            },
+            r.docs,
+            r.passages,
+            r.queries
         )?;
         writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
         writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
@@ -86,8 +102,19 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
                 c.queries, c.mrr_at_10, c.recall_at_5, c.ndcg_at_10
             )?;
         }
+        for q in &r.per_query {
+            writeln!(
+                out,
+                "  {:<8} {:<14} first relevant {:>3}  MRR@10 {:.4}  {}",
+                q.id,
+                q.class.as_deref().unwrap_or("-"),
+                q.first_relevant,
+                q.mrr_at_10,
+                q.text
+            )?;
+        }
         writeln!(out, "index      {} ms", r.index_ms)?;
-        if r.mode != "lex" {
+        if r.vectors {
             writeln!(out, "embed      {} docs in {} ms", r.embedded, r.embed_ms)?;
         }
         let l = &r.latency_ms;

@@ -34,11 +34,7 @@ impl Engine {
         }
         let manifest = self.vec_dir().join("manifest.json").is_file();
         manifest
-            && match &self.spec {
-                Ok(EmbedderSpec::Local { dir }) => dir.join("model.safetensors").is_file(),
-                Ok(_) => true,
-                Err(_) => false,
-            }
+            && self.spec.as_ref().is_ok_and(EmbedderSpec::present)
     }
 
     fn vec_dir(&self) -> PathBuf {
