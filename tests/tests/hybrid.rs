@@ -196,7 +196,37 @@ fn ask_explains_signals_and_mcp_serves_vector_searches() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("signals: rrf"), "{text}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("mode hybrid"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mode hybrid"));
+    assert!(err.contains("(weight 2 = 2 × 1 paraphrase)"), "{err}");
+
+    // A name inside the sentence keeps half the vector list; a named project too, even when
+    // hybrid was asked for (no boost then, but the route).
+    for (args, want) in [
+        (
+            &[
+                "ask",
+                "--explain",
+                "why did Gateway answer 401 after refresh",
+            ][..],
+            "(weight 1 = 2 × 0.5 named: Gateway)",
+        ),
+        (
+            &[
+                "ask",
+                "--explain",
+                "--mode",
+                "hybrid",
+                "lock contention in brain",
+            ][..],
+            "(weight 1 = 2 × 0.5 named: brain)",
+        ),
+    ] {
+        let out = run(f.cmd("brain").args(args), b"");
+        assert!(out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
 
     let out = run(
         f.cmd("brain").args(["ask", "--json", "sourdough starter"]),

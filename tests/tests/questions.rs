@@ -230,3 +230,54 @@ fn the_word_as_written_beats_a_word_that_only_shares_its_stem() {
         assert!(got[1].score < got[0].score);
     }
 }
+
+#[test]
+fn per_session_keeps_one_session_from_filling_the_top_hits_when_asked() {
+    let note = |sid: &str, text: &str| format!("---\nsession_id: {sid}\n---\n{text}\n");
+    let dir = home(&[
+        (
+            "s1-a.md",
+            &note("S1", "tokenizer crash tokenizer crash tokenizer crash"),
+        ),
+        (
+            "s1-b.md",
+            &note("S1", "tokenizer crash tokenizer crash again"),
+        ),
+        ("s2.md", &note("S2", "a tokenizer crash once")),
+    ]);
+    let order = |env: &serde_json::Value| -> Vec<String> {
+        hits(env).into_iter().map(|h| h.path).collect()
+    };
+    // Default: no limit, the scores decide.
+    let (code, env) = ask(&dir, &["--mode", "lex", "-n", "2", "tokenizer crash"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(order(&env), ["s1-a.md", "s1-b.md"]);
+    // One per session: S2 comes before S1's second document, which carries `repeat`.
+    std::fs::write(
+        dir.path().join("home/search_strategy.yaml"),
+        "per_session: 1\n",
+    )
+    .expect("strategy");
+    let (_, env) = ask(&dir, &["--mode", "lex", "-n", "2", "tokenizer crash"]);
+    assert_eq!(order(&env), ["s1-a.md", "s2.md"]);
+    let (_, env) = ask(&dir, &["--mode", "lex", "-n", "3", "tokenizer crash"]);
+    let h = hits(&env);
+    assert_eq!(h[2].path, "s1-b.md");
+    assert_eq!(
+        h[2].signals.get("repeat"),
+        Some(&serde_json::Value::from(1))
+    );
+    assert!(h.iter().enumerate().all(|(i, h)| h.rank == i as u32 + 1));
+    // A bad value is refused, naming the key.
+    std::fs::write(
+        dir.path().join("home/search_strategy.yaml"),
+        "per_session: many\n",
+    )
+    .expect("strategy");
+    let out = run(
+        command("brain", &dir.path().join("home")).args(["ask", "tokenizer crash"]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
+}

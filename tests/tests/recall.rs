@@ -34,7 +34,7 @@ fn eval(dir: &std::path::Path, mode: &str) -> serde_json::Value {
     let out = run(
         command("brain", &dir.join("home"))
             .env("BRAIN_NOW", "2026-05-20T12:00:00Z")
-            .args(["eval", "--json", "--mode", mode])
+            .args(["eval", "--json", "--per-query", "--mode", mode])
             .arg(dir.join("recall")),
         b"",
     );
@@ -77,7 +77,10 @@ fn every_judged_session_is_a_document_jsonl2md_writes() {
             id.ends_with(&brain_doc::sha256_hex(file.as_bytes())[..8])
         })
         .collect();
-    assert!(placed.is_empty(), "judged ids that depend on the corpus's place: {placed:?}");
+    assert!(
+        placed.is_empty(),
+        "judged ids that depend on the corpus's place: {placed:?}"
+    );
     let queries = std::fs::read_to_string(dir.path().join("recall/queries.jsonl")).expect("q");
     assert!(queries.lines().count() >= 60);
 }
@@ -94,6 +97,40 @@ fn auto_mode_answers_the_recall_set_in_every_class() {
     eprintln!("recall set MRR@10: lex {} auto {}", mrr(&lex), mrr(&auto));
     assert!(mrr(&auto) >= 0.85, "auto MRR@10 {}", mrr(&auto));
     assert!(mrr(&auto) >= mrr(&lex), "auto below lex");
+    // Without a model in the test home, auto is evaluated lexically, and says so.
+    assert_eq!(auto["vectors"], false);
+    // Per question: auto never ranks an answer below where lex ranks it (0 = not in the top 100).
+    let firsts = |r: &serde_json::Value| -> Vec<(String, u64)> {
+        r["per_query"]
+            .as_array()
+            .expect("per_query")
+            .iter()
+            .map(|q| {
+                let rank = q["first_relevant"].as_u64().expect("rank");
+                (
+                    q["id"].as_str().expect("id").to_string(),
+                    if rank == 0 { u64::MAX } else { rank },
+                )
+            })
+            .collect()
+    };
+    let (l, a) = (firsts(&lex), firsts(&auto));
+    assert_eq!(l.len(), 66);
+    let worse: Vec<_> = l
+        .iter()
+        .zip(&a)
+        .filter(|((_, x), (_, y))| y > x)
+        .map(|((id, x), (_, y))| format!("{id}: lex {x}, auto {y}"))
+        .collect();
+    assert!(worse.is_empty(), "auto below lex: {worse:?}");
+    let mean: f64 = auto["per_query"]
+        .as_array()
+        .expect("per_query")
+        .iter()
+        .map(|q| q["mrr_at_10"].as_f64().expect("mrr"))
+        .sum::<f64>()
+        / 66.0;
+    assert!((mean - mrr(&auto)).abs() < 1e-3, "{mean} vs {}", mrr(&auto));
     let classes: BTreeMap<String, serde_json::Value> =
         serde_json::from_value(auto["classes"].clone()).expect("classes");
     assert_eq!(classes.len(), 6);

@@ -33,8 +33,7 @@ impl Engine {
             return true;
         }
         let manifest = self.vec_dir().join("manifest.json").is_file();
-        manifest
-            && self.spec.as_ref().is_ok_and(EmbedderSpec::present)
+        manifest && self.spec.as_ref().is_ok_and(EmbedderSpec::present)
     }
 
     fn vec_dir(&self) -> PathBuf {
