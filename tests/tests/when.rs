@@ -305,3 +305,46 @@ fn a_now_that_is_no_time_is_a_bad_query() {
     let env: serde_json::Value = serde_json::from_slice(&out.stdout).expect("envelope");
     assert_eq!(env["time"]["from"], "2026-04-08T00:00:00+00:00");
 }
+
+#[test]
+fn mcp_query_carries_the_time_reading_and_each_hits_session() {
+    let dir = home(&[
+        (
+            "morning",
+            "2026-03-03T09:10:00Z",
+            "fixing the flaky login test",
+        ),
+        ("later", "2026-04-01T09:00:00Z", "fixing the flaky login test again"),
+    ]);
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"query","arguments":{"query":"what was I fixing on the morning of 3 March"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"query","arguments":{"query":"flaky login"}}}"#,
+    ]
+    .join("\n");
+    let out = run(
+        command("brain", &dir.path().join("home"))
+            .env("BRAIN_NOW", NOW)
+            .arg("mcp"),
+        requests.as_bytes(),
+    );
+    let lines: Vec<serde_json::Value> = brain_tests::parse_lines(&out.stdout);
+    let result = |id: u64| {
+        lines
+            .iter()
+            .find(|l| l["id"] == id)
+            .map(|l| l["result"]["structuredContent"].clone())
+            .expect("answer")
+    };
+    let timed = result(2);
+    assert_eq!(timed["time"]["expr"], "on the morning of 3 March");
+    assert_eq!(timed["time"]["soft"], true);
+    assert_eq!(timed["time"]["part"], "morning 05:00-12:00");
+    assert_eq!(timed["results"][0]["file"], "notes/morning.md");
+    assert_eq!(timed["results"][0]["started"], "2026-03-03T09:10:00Z");
+    // No time words, no `time`.
+    let plain = result(3);
+    assert!(plain.get("time").is_none(), "{plain}");
+    assert_eq!(plain["results"].as_array().map(Vec::len), Some(2));
+}

@@ -3,7 +3,7 @@
 //! BM25, conceptual → hybrid when vectors exist), `searches` are a structured query document
 //! (`lex`, `vec`, `hyde`; the first weighs double in fusion).
 
-use brain_doc::{ErrorRecord, Hit};
+use brain_doc::ErrorRecord;
 use brain_rank::RunError;
 use brain_rank::SearchRequest;
 use brain_rank::querydoc::{QueryDoc, SearchKind, SubQuery as DocLine};
@@ -69,12 +69,12 @@ fn record(e: RunError) -> ErrorRecord {
     ErrorRecord::new(e.code(), e.to_string(), e.fix())
 }
 
-/// Run `spec` at time `now`: the hits and the engine's warnings.
+/// Run `spec` at time `now`: the engine's answer (hits, warnings, how time words were read).
 pub fn search(
     h: &mut Handles,
     spec: &SearchSpec,
     now: &Zoned,
-) -> Result<(Vec<Hit>, Vec<String>), ErrorRecord> {
+) -> Result<brain_rank::Answer, ErrorRecord> {
     let builder = SearchRequest::builder(now);
     let builder = match &spec.plain {
         Some(q) => builder.text(q),
@@ -96,6 +96,5 @@ pub fn search(
         .min_score(spec.min_score)
         .rerank(spec.rerank)
         .build();
-    let answer = h.engine()?.search(&req, now).map_err(record)?;
-    Ok((answer.hits, answer.warnings))
+    h.engine()?.search(&req, now).map_err(record)
 }

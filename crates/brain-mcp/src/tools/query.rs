@@ -59,7 +59,9 @@ fn describe() -> Value {
             "uri": {"type": "string"}, "docid": {"type": "string"}, "file": {"type": "string"},
             "collection": {"type": "string"}, "title": {"type": "string"}, "score": {"type": "number"},
             "date": {"type": "string"}, "age": {"type": "string"}, "ageDays": {"type": "integer"},
-            "line": {"type": "integer"}, "snippet": {"type": "string"}, "untrusted": {"type": "boolean"}
+            "line": {"type": "integer"}, "snippet": {"type": "string"}, "untrusted": {"type": "boolean"},
+            "sessionId": {"type": "string"}, "project": {"type": "string"}, "agent": {"type": "string"},
+            "started": {"type": "string"}, "ended": {"type": "string"}
         },
         "required": ["uri", "docid", "file", "collection", "title", "score", "date", "age", "ageDays", "line", "snippet", "untrusted"]
     });
@@ -67,7 +69,17 @@ fn describe() -> Value {
         "type": "object",
         "properties": {
             "results": {"type": "array", "items": result},
-            "warnings": {"type": "array", "items": {"type": "string"}}
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "time": {
+                "type": "object",
+                "description": "How words about time were read: a soft window on session time (ranked first, never a filter), a part of the day, an ordering.",
+                "properties": {
+                    "expr": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "string"},
+                    "soft": {"type": "boolean"}, "part": {"type": "string"}, "order": {"type": "string"},
+                    "margin_hours": {"type": "integer"}
+                },
+                "required": ["expr", "soft"]
+            }
         },
         "required": ["results", "warnings"]
     });
@@ -110,7 +122,8 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         min_score: a.min_score.unwrap_or(0.0),
         rerank: a.rerank.unwrap_or(false),
     };
-    let (hits, mut warnings) = search(ctx.handles, &spec, &ctx.now)?;
+    let answer = search(ctx.handles, &spec, &ctx.now)?;
+    let (hits, mut warnings) = (answer.hits, answer.warnings);
     let config = ctx.handles.config()?;
     let low: Vec<bool> = hits
         .iter()
@@ -129,19 +142,38 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     Ok(Output {
         text: summary(&hits, &low, label),
         count: hits.len(),
-        structured: json!({"results": results, "warnings": warnings}),
+        structured: {
+            let mut v = json!({"results": results, "warnings": warnings});
+            if let Some(t) = &answer.time {
+                v["time"] = json!(t);
+            }
+            v
+        },
     })
 }
 
 /// One result as data; low-trust title and snippet fenced inline.
 fn item(h: &Hit, low: bool) -> Value {
     let guard = |s: &str| if low { fence::inline(s) } else { s.to_string() };
-    json!({
+    let mut v = json!({
         "uri": h.uri, "docid": h.docid, "file": format!("{}/{}", h.collection, h.path),
         "collection": h.collection, "title": guard(&h.title), "score": h.score,
         "date": h.date, "age": age_label(h.age_days), "ageDays": h.age_days,
         "line": h.line, "snippet": guard(&h.snippet), "untrusted": low,
-    })
+    });
+    // Where a hit came from, when known: the session and its time span (as in `--json`).
+    for (key, value) in [
+        ("sessionId", &h.session_id),
+        ("project", &h.project),
+        ("agent", &h.agent),
+        ("started", &h.started),
+        ("ended", &h.ended),
+    ] {
+        if let Some(x) = value {
+            v[key] = json!(guard(x));
+        }
+    }
+    v
 }
 
 /// The results as text: one header line per hit (`#docid score% uri:line — title (age)`) and its
