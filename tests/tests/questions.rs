@@ -281,3 +281,52 @@ fn per_session_keeps_one_session_from_filling_the_top_hits_when_asked() {
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("per_session"));
 }
+
+#[test]
+fn filters_alone_walk_by_recency_and_a_project_is_named_as_people_spell_it() {
+    let note = |project: &str, date: &str, text: &str| {
+        format!("---\nproject: {project}\ndate: {date}\n---\n{text}\n")
+    };
+    let dir = home(&[
+        (
+            "old.md",
+            &note("~/work/billing-api", "2026-03-01", "refund rounding bug"),
+        ),
+        (
+            "new.md",
+            &note("/Users/ann/src/billing-api", "2026-04-01", "invoice totals"),
+        ),
+        (
+            "other.md",
+            &note("~/work/frontend", "2026-04-05", "refund button"),
+        ),
+    ]);
+    // A filter alone is a recency walk over what it lets through, newest first.
+    for q in [
+        "project:billing-api",
+        "project:billing_api",
+        "project:BillingApi",
+    ] {
+        let (code, env) = ask(&dir, &[q]);
+        assert_eq!(code, Some(0), "{q}: {env}");
+        let got: Vec<String> = hits(&env).into_iter().map(|h| h.path).collect();
+        assert_eq!(got, ["new.md", "old.md"], "{q}");
+    }
+    // With words, the folder name filters the ranked search the same way, still hard.
+    let (_, env) = ask(&dir, &["refund project:billing-api"]);
+    let got: Vec<String> = hits(&env).into_iter().map(|h| h.path).collect();
+    assert_eq!(got, ["old.md"]);
+    let (_, env) = ask(
+        &dir,
+        &["--project", "billing_api", "--mode", "lex", "invoice"],
+    );
+    assert_eq!(hits(&env).len(), 1);
+    // The modes that rank text refuse filters alone; negations alone stay refused everywhere.
+    let (code, _) = ask(&dir, &["--mode", "lex", "project:billing-api"]);
+    assert_eq!(code, Some(64));
+    let (code, _) = ask(&dir, &["-refund project:billing-api"]);
+    assert_eq!(code, Some(64));
+    // A folder nobody has is an empty answer, not an error.
+    let (code, env) = ask(&dir, &["project:nowhere"]);
+    assert_eq!(code, Some(67), "{env}");
+}

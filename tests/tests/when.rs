@@ -314,7 +314,11 @@ fn mcp_query_carries_the_time_reading_and_each_hits_session() {
             "2026-03-03T09:10:00Z",
             "fixing the flaky login test",
         ),
-        ("later", "2026-04-01T09:00:00Z", "fixing the flaky login test again"),
+        (
+            "later",
+            "2026-04-01T09:00:00Z",
+            "fixing the flaky login test again",
+        ),
     ]);
     let requests = [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,

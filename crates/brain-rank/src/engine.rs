@@ -155,6 +155,17 @@ impl Engine {
     }
 
     fn search_strict(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
+        // A project filter names a folder as people spell it; the index holds working directories.
+        let resolved;
+        let req = if req.filters.projects.is_empty() {
+            req
+        } else {
+            let mut r = req.clone();
+            r.filters.projects =
+                crate::entity::resolve_projects(&req.filters.projects, &self.known().projects);
+            resolved = r;
+            &resolved
+        };
         // A collection that does not exist is a typo, not an empty answer (exit 64, not 67).
         if let Some(config) = &self.config
             && let Err(brain_store::ConfigError::Unknown(name)) =

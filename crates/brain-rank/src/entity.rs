@@ -140,6 +140,36 @@ pub fn find(text: &str, projects: &[String], agents: &[String]) -> Vec<Named> {
     out
 }
 
+/// The working directories (of `projects`) a `project:` filter or `--project` names: the value
+/// itself, and every known project whose folder it spells in any form (`claude-code-log`,
+/// `claude_code_log`, `ClaudeCodeLog` all name `~/work/claude-code-log` and `/Users/x/src/claude-code-log`),
+/// or whose path ends with it (`github/claude-code-log`). A hard filter still — only how it is
+/// spelled is forgiven.
+pub fn resolve_projects(values: &[String], projects: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+        let key = squash(v);
+        if key.is_empty() {
+            continue;
+        }
+        let tail = v.trim_matches(['/', '\\']);
+        for p in projects {
+            let folder = p.rsplit(['/', '\\']).find(|s| !s.is_empty()).unwrap_or(p);
+            let ends = !tail.is_empty()
+                && p.trim_end_matches(['/', '\\'])
+                    .strip_suffix(tail)
+                    .is_some_and(|head| head.ends_with(['/', '\\']));
+            if (squash(folder) == key || ends) && !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+    }
+    out
+}
+
 /// Lower-case letters and digits only: `Billing_API` → `billingapi`.
 fn squash(w: &str) -> String {
     w.chars()
@@ -168,6 +198,37 @@ pub fn apply(hits: &mut Vec<Hit>, named: &[Named], w: &EntityWeights) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_filter_names_every_working_directory_of_that_folder() {
+        let projects: Vec<String> = [
+            "~/work/claude-code-log",
+            "/Users/dain/workspace/claude-code-log",
+            "e:\\src\\claude-code-log",
+            "~/work/claude-code-login",
+            "~/github/other",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let got = resolve_projects(&["ClaudeCodeLog".into()], &projects);
+        assert_eq!(
+            got,
+            [
+                "ClaudeCodeLog",
+                "~/work/claude-code-log",
+                "/Users/dain/workspace/claude-code-log",
+                "e:\\src\\claude-code-log"
+            ]
+        );
+        let got = resolve_projects(&["github/other".into()], &projects);
+        assert_eq!(got, ["github/other", "~/github/other"]);
+        // A path that is only a suffix of a folder name names nothing more.
+        assert_eq!(resolve_projects(&["other".into()], &projects).len(), 2);
+        assert_eq!(resolve_projects(&["ther".into()], &projects), ["ther"]);
+        assert_eq!(resolve_projects(&["--".into()], &projects), ["--"]);
+        assert!(resolve_projects(&[], &projects).is_empty());
+    }
 
     #[test]
     fn a_project_is_named_by_its_folder_in_any_spelling_and_agents_by_name() {

@@ -144,6 +144,14 @@ pub fn plan(
             query = None;
             when = Some(w);
         }
+        // Filters alone ("project:billing", "agent:codex yesterday") are a recency walk in auto
+        // mode; the modes that rank text have nothing to rank.
+        if query.as_ref().is_some_and(Query::only_filters) {
+            match mode {
+                Mode::Auto | Mode::Recent => mode = Mode::Recent,
+                _ => return Err(QueryError::Empty.into()),
+            }
+        }
         if mode == Mode::Auto {
             mode = if route::is_literal(&text) || !vectors() {
                 Mode::Lex

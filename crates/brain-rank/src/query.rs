@@ -79,6 +79,14 @@ impl Query {
     /// exclusion counts once; past [`MAX_TERMS`] the rest are dropped (see [`Query::dropped`]); a
     /// text over [`MAX_QUERY_BYTES`] is refused.
     pub fn parse(text: &str, now: &Zoned) -> Result<Query, QueryError> {
+        let q = Query::parse_unchecked(text, now)?;
+        q.check()?;
+        Ok(q)
+    }
+
+    /// [`Query::parse`] without its [`Query::check`]: a query of filters alone (`project:billing`)
+    /// parses — the recency walk answers it.
+    pub fn parse_unchecked(text: &str, now: &Zoned) -> Result<Query, QueryError> {
         if text.len() > MAX_QUERY_BYTES {
             return Err(QueryError::TooLong { bytes: text.len() });
         }
@@ -99,8 +107,15 @@ impl Query {
             }
         }
         q.cap();
-        q.check()?;
         Ok(q)
+    }
+
+    /// Filters and nothing to look for (no word, phrase or exclusion).
+    pub fn only_filters(&self) -> bool {
+        self.terms.is_empty()
+            && self.phrases.is_empty()
+            && self.exclude.is_empty()
+            && self.filters != Filters::default()
     }
 
     /// Keep at most [`MAX_TERMS`] words and phrases (phrases first: they are the most specific) and

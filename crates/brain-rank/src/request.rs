@@ -120,7 +120,12 @@ impl RequestBuilder<'_> {
     /// A plain query, whatever its first line looks like.
     pub fn plain(mut self, text: &str) -> Result<Self, RunError> {
         let text = text.trim().to_string();
-        let query = Query::parse(&text, self.now)?;
+        // Filters alone are a request too (auto and recent modes walk them by recency; the
+        // planner refuses them in the other modes).
+        let query = Query::parse_unchecked(&text, self.now)?;
+        if !query.only_filters() {
+            query.check()?;
+        }
         self.req.filters.merge(&query.filters);
         self.note_dropped(&query);
         self.req.plain = Some(Plain { text, query });

@@ -293,9 +293,17 @@ pub fn strip_scaffolding(text: &str) -> String {
     }
 }
 
-/// Is `rest` empty of topic words, so that the query is a recency walk?
+/// Is `rest` empty of topic words, so that the query is a recency walk? `field:value` filters are
+/// not topic words.
 pub fn only_filler(rest: &str) -> bool {
-    rest.split(|c: char| !c.is_alphanumeric())
+    rest.split_whitespace()
+        .filter(|t| {
+            !t.split_once(':').is_some_and(|(f, v)| {
+                !v.is_empty()
+                    && crate::query::FILTER_FIELDS.contains(&f.to_ascii_lowercase().as_str())
+            })
+        })
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
         .filter(|w| !w.is_empty())
         .all(|w| FILLER.contains(&w.to_lowercase().as_str()))
 }
