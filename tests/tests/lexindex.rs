@@ -414,3 +414,55 @@ fn a_first_build_killed_midway_is_reported_as_under_way_not_as_no_results() {
     assert_eq!(ranked(&home).1.len(), 20);
     assert!(!home.join("index/lex.next").exists());
 }
+
+#[test]
+fn a_schema_upgrade_killed_at_any_moment_leaves_the_old_index_whole_and_the_next_run_finishes_it() {
+    let dir = big_home(600);
+    let home = dir.path().join("home");
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(out.status.success());
+    let (_, before, _) = ranked(&home);
+    assert_eq!(before.len(), 20);
+    let version = home.join("index/lex/SCHEMA_VERSION");
+    let current = std::fs::read_to_string(&version).expect("version");
+    for delay_ms in [0u64, 20, 60, 150, 400] {
+        // As an older brain left it: readers refuse it and say how to upgrade.
+        std::fs::write(&version, "1\n").expect("write");
+        let mut child = command("lexindex", &home)
+            .args(["--all", "--quiet"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL, mid-upgrade (or after it finished)
+        let _ = child.wait();
+        let now = std::fs::read_to_string(&version).expect("version after a kill");
+        let (code, hits, stderr) = ranked(&home);
+        if now == current {
+            // The upgrade finished before the kill: the new index answers whole.
+            assert_eq!((code, &hits), (Some(0), &before), "{delay_ms} ms: {stderr}");
+        } else {
+            // Killed before the swap: the old index is still there, whole, and still refused
+            // with the fix — never a half-built index, never "no results".
+            assert_eq!(now, "1\n", "{delay_ms} ms");
+            assert_eq!(code, Some(65), "{delay_ms} ms: {stderr}");
+            assert!(stderr.contains("lexindex --all"), "{stderr}");
+        }
+        // The next full run finishes the upgrade.
+        let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&version).expect("version"), current);
+        assert_eq!(
+            ranked(&home).1,
+            before,
+            "after the upgrade resumed at {delay_ms} ms"
+        );
+        assert!(!home.join("index/lex.next").exists());
+    }
+}

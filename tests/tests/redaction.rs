@@ -232,6 +232,75 @@ fn every_kind_of_secret_in_every_position_of_a_transcript_is_redacted() {
     assert!(leaked.is_empty(), "every kind, every position: {leaked:#?}");
 }
 
+/// An orphan subagent transcript (its parent session's file absent) whose first prompt — the
+/// title of the document it is grouped into — holds `secret`.
+fn orphan_subagent(secret: &str) -> String {
+    let s = serde_json::to_string(secret).expect("json string");
+    let s = &s[1..s.len() - 1];
+    let line = |uuid: &str, kind: &str, ts: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":null,"cwd":"/w","sessionId":"55555555-aaaa-4bbb-8ccc-000000000005","isSidechain":true,"agentId":"s1","uuid":"{uuid}","timestamp":"{ts}","type":"{kind}","message":{message}}}"#
+        )
+    };
+    [
+        line(
+            "s1u1",
+            "user",
+            "2026-03-05T14:00:00Z",
+            &format!(r#"{{"role":"user","content":"deploy with {s} then report back"}}"#),
+        ),
+        line(
+            "s1a1",
+            "assistant",
+            "2026-03-05T14:00:05Z",
+            &format!(
+                r#"{{"id":"m1","role":"assistant","model":"m","content":[{{"type":"text","text":"Deployed with {s}."}}]}}"#
+            ),
+        ),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+#[test]
+fn a_secret_in_an_orphan_subagents_first_prompt_never_reaches_its_title() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut leaked = Vec::new();
+    for (kind, secret) in secrets() {
+        let folder = dir.path().join(kind).join("subagents");
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::write(folder.join("agent-s1.jsonl"), orphan_subagent(&secret)).expect("write");
+        let out = run(
+            command("jsonl2md", dir.path()).arg(dir.path().join(kind)),
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{kind}");
+        let docs: Vec<Doc> = parse_lines(&out.stdout);
+        assert_eq!(docs.len(), 1, "{kind}: one document for the orphan");
+        // Grouped under its absent parent: the parent's session id is the document.
+        assert_eq!(docs[0].id, "55555555-aaaa-4bbb-8ccc-000000000005", "{kind}");
+        assert!(
+            docs[0].title.starts_with("deploy with"),
+            "{kind}: {}",
+            docs[0].title
+        );
+        let n = needle(kind, &secret);
+        for (place, text) in [
+            ("title", docs[0].title.clone()),
+            ("doc", docs[0].to_markdown()),
+        ] {
+            if text.contains(n.as_str()) {
+                leaked.push(format!("{kind} in the {place}: {n}"));
+            }
+        }
+        assert!(
+            docs[0].meta["redactions"].as_u64().unwrap_or(0) > 0,
+            "{kind}: counted"
+        );
+    }
+    assert!(leaked.is_empty(), "{leaked:#?}");
+}
+
 #[test]
 fn secrets_in_browser_titles_urls_and_searches_are_redacted() {
     let dir = tempfile::tempdir().expect("tempdir");
