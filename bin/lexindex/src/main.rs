@@ -114,6 +114,12 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     let mut summary = indexer.finish().map_err(failure)?;
     summary.skipped = summary.skipped.max(warnings.count());
+    // A memory field that does not read is the record's problem, not a skipped record.
+    if !args.quiet {
+        for w in &summary.field_warnings {
+            eprintln!("lexindex: warning: {w}");
+        }
+    }
     if args.json {
         ndjson::write_line(&mut out, &summary)?;
         out.flush()?;

@@ -32,6 +32,9 @@ pub struct FileFacts<'a> {
     pub session: Option<String>,
     /// `tags`, lowercased, without `#`.
     pub tags: Vec<String>,
+    /// The memory fields ([`crate::memory`]), and what could not be read of them.
+    pub memory: crate::memory::Memory,
+    pub memory_warnings: Vec<String>,
     /// The body (the text after the frontmatter).
     pub body: &'a str,
     /// 1-based line of the file where the body starts.
@@ -73,7 +76,10 @@ impl<'a> FileFacts<'a> {
             .and_then(meta_string)
             .or_else(|| fm.get("agent").and_then(meta_string));
         let rest = after_title_heading(body, &title);
+        let (memory, memory_warnings) = crate::memory::Memory::read(&fm, date_secs);
         FileFacts {
+            memory,
+            memory_warnings,
             title,
             date,
             date_secs,

@@ -58,6 +58,38 @@ pub struct Hit {
     /// ([`crate::fence`]). Omitted when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
+    /// The record's memory fields (crate::memory), on hits of records that carry any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<HitMemory>,
+}
+
+/// What a hit's record says about itself as a memory, and where it stands at the time asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HitMemory {
+    /// `fact`, `decision`, `preference`, … (`type:` in its frontmatter).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// 1–5 (3 when not given).
+    pub importance: u8,
+    /// 0–1 (1 when not given).
+    pub confidence: f64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+    /// The subject; a later active record of the same key supersedes this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// When it happened, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occurred_at: Option<String>,
+    /// When it stops being true, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// At the time asked: `current`, `superseded`, `expired` or `archived` (only `current` records
+    /// are shown unless superseded ones are asked for).
+    pub state: String,
+    /// The record that replaced it, as a document id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 /// How a query's words about time were read (`"time"` in the `--json` envelope and `explain`):

@@ -24,12 +24,13 @@ pub mod file;
 mod hash;
 mod hit;
 pub mod markdown;
+pub mod memory;
 pub mod ndjson;
 
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{ErrorCode, ErrorRecord};
 pub use hash::{docid, sha256_hex, tie_key};
-pub use hit::{Hit, TimeWindow};
+pub use hit::{Hit, HitMemory, TimeWindow};
 
 /// The wire-format version every record carries in its `schema` field.
 pub const SCHEMA: u32 = 1;
@@ -102,6 +103,17 @@ mod formats_doc {
             snippet: "s".into(),
             signals: serde_json::Map::new(),
             untrusted: false,
+            memory: Some(HitMemory {
+                kind: Some("fact".into()),
+                importance: 3,
+                confidence: 1.0,
+                pinned: true,
+                key: Some("k".into()),
+                occurred_at: Some("d".into()),
+                expires_at: Some("d".into()),
+                state: "current".into(),
+                superseded_by: Some("i".into()),
+            }),
         };
         let err = ErrorRecord::new(ErrorCode::Internal, "m", "f");
         let mut all = Vec::new();

@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use brain_doc::{Doc, markdown};
-use tantivy::{DateTime, TantivyDocument};
+use tantivy::TantivyDocument;
 
 use crate::passage::{self, Passage};
-use crate::schema::Fields;
+use crate::schema::{FOREVER, Fields};
 
 /// Everything the index stores about one document.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,16 +35,22 @@ pub struct Prepared {
     pub tags: Vec<String>,
     /// sha256 of the markdown file's bytes.
     pub sha256: String,
+    /// The memory fields of its frontmatter, and what could not be read of them.
+    pub memory: Memory,
+    pub memory_warnings: Vec<String>,
     pub passages: Vec<Passage>,
 }
 
 use brain_doc::file::{FileFacts, meta_string, meta_tags};
 pub use brain_doc::file::{format_secs, parse_date};
+use brain_doc::memory::{Memory, Status};
 
 impl Prepared {
     /// A partitioned doc record whose markdown form is `text` (as `partition` wrote it).
     pub fn from_doc(doc: &Doc, collection: &str, file: &Path, text: &str) -> Prepared {
         let first = markdown::body_start_line(text, &doc.body);
+        let date_secs = parse_date(&doc.date);
+        let (memory, memory_warnings) = Memory::read(&doc.meta, date_secs);
         let agent = doc
             .source
             .agent
@@ -57,7 +63,7 @@ impl Prepared {
             file: file.display().to_string(),
             title: doc.title.clone(),
             date: doc.date.clone(),
-            date_secs: parse_date(&doc.date),
+            date_secs,
             kind: doc.source.kind.clone(),
             agent: agent.map(|a| a.to_lowercase()),
             project: doc.meta.get("project").and_then(meta_string),
@@ -69,6 +75,8 @@ impl Prepared {
             session: doc.meta.get("session_id").and_then(meta_string),
             tags: meta_tags(doc.meta.get("tags")),
             sha256: brain_doc::sha256_hex(text.as_bytes()),
+            memory,
+            memory_warnings,
             passages: passage::split(&doc.body, first),
         }
     }
@@ -112,20 +120,26 @@ impl Prepared {
             session: f.session,
             tags: f.tags,
             sha256,
+            memory: f.memory,
+            memory_warnings: f.memory_warnings,
             passages: passage::split(f.body, f.body_line),
         }
     }
 
     /// One tantivy document per passage.
     pub fn to_tantivy(&self, f: &Fields) -> Vec<TantivyDocument> {
-        let date = self.date_secs.map(DateTime::from_timestamp_secs);
+        let date = self.date_secs.map(crate::schema::instant);
         // A session's span; a document without an end ends when it starts (never before).
         let ended = match (self.ended_secs, self.date_secs) {
             (Some(e), Some(d)) => Some(e.max(d)),
             (e, d) => e.or(d),
         }
-        .map(DateTime::from_timestamp_secs);
+        .map(crate::schema::instant);
         let tie = brain_doc::tie_key(&self.id);
+        let m = &self.memory;
+        let occurred = m.occurred_at.or(self.date_secs).map(crate::schema::instant);
+        let expires = crate::schema::instant(m.expires_at.unwrap_or(FOREVER).min(FOREVER));
+        let linked = m.key.is_some() || !m.supersedes.is_empty() || m.status == Status::Superseded;
         self.passages
             .iter()
             .map(|p| {
@@ -164,10 +178,73 @@ impl Prepared {
                 d.add_u64(f.line, p.line);
                 d.add_u64(f.passage, p.ordinal);
                 d.add_text(f.sha256, &self.sha256);
+                if let Some(t) = &m.kind {
+                    d.add_text(f.mtype, t);
+                }
+                d.add_u64(f.importance, u64::from(m.importance_or_default()));
+                d.add_f64(f.confidence, m.confidence.unwrap_or(1.0));
+                d.add_u64(f.pinned, u64::from(m.pinned));
+                if let Some(o) = occurred {
+                    d.add_date(f.occurred, o);
+                }
+                d.add_date(f.expires, expires);
+                d.add_text(f.status, m.status.name());
+                if let Some(k) = &m.key {
+                    d.add_text(f.key, k);
+                }
+                for s in &m.supersedes {
+                    d.add_text(f.supersedes, s);
+                }
+                if linked {
+                    d.add_u64(f.linked, 1);
+                }
+                // Current until the lifecycle pass of the run says otherwise (crate::lifecycle).
+                d.add_date(f.superseded, crate::schema::instant(FOREVER));
                 d
             })
             .collect()
     }
+}
+
+/// A passage document written again from what the index stored of it (`stored`, as read back),
+/// with its supersession set to `superseded` (Unix seconds; [`FOREVER`]: current) by `by`: the
+/// stored fields as they were, and the fields [`Prepared::to_tantivy`] derives without storing
+/// (`path_text`, `ident`, `tie`, `linked`) derived again the same way.
+pub(crate) fn restore(
+    stored: &TantivyDocument,
+    f: &Fields,
+    superseded: i64,
+    by: Option<&str>,
+) -> TantivyDocument {
+    use tantivy::schema::Value;
+    let mut d = TantivyDocument::default();
+    for (field, v) in stored.field_values() {
+        if field != f.superseded && field != f.superseded_by {
+            d.add_field_value(field, v);
+        }
+    }
+    let text = |field| {
+        stored
+            .get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+    };
+    d.add_text(f.path_text, text(f.path));
+    d.add_text(f.ident, text(f.title));
+    d.add_text(f.ident, text(f.headings));
+    d.add_text(f.ident, text(f.body));
+    d.add_u64(f.tie, brain_doc::tie_key(text(f.id)));
+    let linked = stored.get_first(f.key).is_some()
+        || stored.get_first(f.supersedes).is_some()
+        || text(f.status) == Status::Superseded.name();
+    if linked {
+        d.add_u64(f.linked, 1);
+    }
+    d.add_date(f.superseded, crate::schema::instant(superseded));
+    if let Some(b) = by {
+        d.add_text(f.superseded_by, b);
+    }
+    d
 }
 
 #[cfg(test)]

@@ -29,6 +29,18 @@
 //! | [`LINE`] `line` | u64 | — | yes | 1-based line in the markdown file where the passage starts (frontmatter counted) |
 //! | [`PASSAGE`] `passage` | u64, indexed | — | yes | 0-based passage ordinal inside the document |
 //! | [`SHA256`] `sha256` | string | raw | yes | sha256 of the whole markdown file |
+//! | [`TYPE`] `type` | string | raw, lower-case | yes | memory `type` (filter `type:`) |
+//! | [`IMPORTANCE`] `importance` | u64, fast | — | yes | 1–5 (3 when not given) |
+//! | [`CONFIDENCE`] `confidence` | f64, fast | — | yes | 0–1 (1 when not given) |
+//! | [`PINNED`] `pinned` | u64, fast | — | yes | 1 when pinned |
+//! | [`OCCURRED`] `occurred` | date, fast + indexed | — | yes | `occurred_at`, else the date: when it became true (`--as-of`) |
+//! | [`EXPIRES`] `expires` | date, fast + indexed | — | yes | `expires_at`/`ttl`, else [`FOREVER`]: hidden from then on |
+//! | [`STATUS`] `status` | string | raw | yes | `active`, `superseded`, `archived` as written (archived: hidden) |
+//! | [`KEY`] `key` | string | raw, lower-case | yes | the subject; a later active record of the same key supersedes |
+//! | [`SUPERSEDES`] `supersedes` | string, multi | raw | yes | ids this record replaces |
+//! | [`LINKED`] `linked` | u64, indexed | — | no | 1 when the record takes part in supersession (key, supersedes, status) |
+//! | [`SUPERSEDED`] `superseded` | date, fast + indexed | — | yes | derived by the index: when a successor took over, else [`FOREVER`] |
+//! | [`SUPERSEDED_BY`] `superseded_by` | string | raw | yes | derived: the successor's id |
 //!
 //! Analyzers (registered by [`crate::LexIndex::open`]): [`crate::tokenize::TEXT_TOKENIZER`] and
 //! [`crate::tokenize::IDENT_TOKENIZER`]; the query side runs the same analyzers
@@ -47,7 +59,7 @@ use tantivy::schema::{
 use crate::tokenize::{IDENT_TOKENIZER, TEXT_TOKENIZER};
 
 /// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`).
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 pub const ID: &str = "id";
 pub const COLLECTION: &str = "collection";
@@ -69,6 +81,29 @@ pub const TIE: &str = "tie";
 pub const LINE: &str = "line";
 pub const PASSAGE: &str = "passage";
 pub const SHA256: &str = "sha256";
+pub const TYPE: &str = "type";
+pub const IMPORTANCE: &str = "importance";
+pub const CONFIDENCE: &str = "confidence";
+pub const PINNED: &str = "pinned";
+pub const OCCURRED: &str = "occurred";
+pub const EXPIRES: &str = "expires";
+pub const STATUS: &str = "status";
+pub const KEY: &str = "key";
+pub const SUPERSEDES: &str = "supersedes";
+pub const LINKED: &str = "linked";
+pub const SUPERSEDED: &str = "superseded";
+pub const SUPERSEDED_BY: &str = "superseded_by";
+
+/// The instant that stands for "never" in [`EXPIRES`] and [`SUPERSEDED`] (a range query needs a
+/// value in every document), and the latest instant the index holds: 2255-03-14T16:00:00Z. tantivy
+/// keeps dates as i64 nanoseconds, which end in 2262; a later date (`9999-01-01` is a valid
+/// frontmatter date) is held as this one.
+pub const FOREVER: i64 = 9_000_000_000;
+
+/// `secs` as an index date, clamped to ±[`FOREVER`] (never an overflow, whatever a file says).
+pub fn instant(secs: i64) -> tantivy::DateTime {
+    tantivy::DateTime::from_timestamp_secs(secs.clamp(-FOREVER, FOREVER))
+}
 
 /// Field handles of the schema, resolved once.
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +128,18 @@ pub struct Fields {
     pub line: Field,
     pub passage: Field,
     pub sha256: Field,
+    pub mtype: Field,
+    pub importance: Field,
+    pub confidence: Field,
+    pub pinned: Field,
+    pub occurred: Field,
+    pub expires: Field,
+    pub status: Field,
+    pub key: Field,
+    pub supersedes: Field,
+    pub linked: Field,
+    pub superseded: Field,
+    pub superseded_by: Field,
 }
 
 fn text(stored: bool, tokenizer: &str, record: IndexRecordOption) -> TextOptions {
@@ -149,8 +196,29 @@ pub fn build() -> (Schema, Fields) {
         line: b.add_u64_field(LINE, STORED),
         passage: b.add_u64_field(PASSAGE, STORED | INDEXED),
         sha256: b.add_text_field(SHA256, STRING | STORED),
+        mtype: b.add_text_field(TYPE, STRING | STORED),
+        importance: b.add_u64_field(IMPORTANCE, FAST | STORED),
+        confidence: b.add_f64_field(CONFIDENCE, FAST | STORED),
+        pinned: b.add_u64_field(PINNED, FAST | STORED),
+        occurred: b.add_date_field(OCCURRED, date_options()),
+        expires: b.add_date_field(EXPIRES, date_options()),
+        status: b.add_text_field(STATUS, STRING | STORED),
+        key: b.add_text_field(KEY, STRING | STORED),
+        supersedes: b.add_text_field(SUPERSEDES, STRING | STORED),
+        linked: b.add_u64_field(LINKED, INDEXED),
+        superseded: b.add_date_field(SUPERSEDED, date_options()),
+        superseded_by: b.add_text_field(SUPERSEDED_BY, STRING | STORED),
     };
     (b.build(), fields)
+}
+
+/// A date field to filter and score by: fast, indexed, stored, to the second.
+fn date_options() -> DateOptions {
+    DateOptions::default()
+        .set_fast()
+        .set_indexed()
+        .set_stored()
+        .set_precision(DateTimePrecision::Seconds)
 }
 
 /// Resolve the field handles of an existing index's schema; `None` if a field is missing.
@@ -177,5 +245,17 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         line: f(LINE)?,
         passage: f(PASSAGE)?,
         sha256: f(SHA256)?,
+        mtype: f(TYPE)?,
+        importance: f(IMPORTANCE)?,
+        confidence: f(CONFIDENCE)?,
+        pinned: f(PINNED)?,
+        occurred: f(OCCURRED)?,
+        expires: f(EXPIRES)?,
+        status: f(STATUS)?,
+        key: f(KEY)?,
+        supersedes: f(SUPERSEDES)?,
+        linked: f(LINKED)?,
+        superseded: f(SUPERSEDED)?,
+        superseded_by: f(SUPERSEDED_BY)?,
     })
 }

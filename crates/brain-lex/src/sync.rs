@@ -38,6 +38,13 @@ pub struct Summary {
     pub skipped: u64,
     /// Passages written in this run.
     pub passages: u64,
+    /// Records whose supersession changed (a newer record of their key came or went).
+    #[serde(default)]
+    pub superseded_changes: u64,
+    /// Memory fields that could not be read (`path: \`field: value\` ignored: expected …`); the
+    /// records are indexed without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub field_warnings: Vec<String>,
     /// Wall time of the run.
     pub took_ms: u64,
 }
@@ -198,6 +205,9 @@ impl Indexer {
     ) -> Result<(), SyncError> {
         let fields = *self.lex.fields();
         let docs = p.to_tantivy(&fields);
+        self.summary
+            .field_warnings
+            .extend(p.memory_warnings.iter().map(|w| format!("{}: {w}", p.id)));
         let delete = match &mut self.fresh {
             Some(put) => !put.insert(p.id.clone()),
             None => true,
@@ -426,6 +436,19 @@ impl Indexer {
     pub fn finish(mut self) -> Result<Summary, SyncError> {
         if let Some(mut w) = self.writer.take() {
             w.commit()?;
+            // Supersession is decided across records, on what this run committed.
+            let reader = self
+                .lex
+                .index()
+                .reader_builder()
+                .reload_policy(tantivy::ReloadPolicy::Manual)
+                .try_into()?;
+            let fields = *self.lex.fields();
+            self.summary.superseded_changes =
+                crate::lifecycle::settle(&reader.searcher(), &fields, &mut w)? as u64;
+            if self.summary.superseded_changes > 0 {
+                w.commit()?;
+            }
             if self.bulk {
                 w.wait_merging_threads()?;
             }

@@ -17,7 +17,7 @@ use crate::strategy::Strategy;
 #[derive(Debug, Clone, clap::Args)]
 pub struct RankArgs {
     /// The query: words (OR, documents with all of them first), "phrases", -excluded,
-    /// collection:/project:/agent:/since:/until: filters. Read from stdin when absent; a query whose
+    /// collection:/project:/agent:/type:/tag:/since:/until: filters. Read from stdin when absent; a query whose
     /// first line is `lex:`, `vec:`, `hyde:` or `intent:` is a structured query document (one typed
     /// sub-query per line, QMD's format). Quote a query that starts with -word (`rank "lock -draft"`)
     /// or put it after `--`.
@@ -95,6 +95,24 @@ pub struct RankArgs {
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
 
+    /// Only records of this memory type (fact, decision, preference, …; repeatable).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub types: Vec<String>,
+
+    /// Only records with this tag (repeatable: any of).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+
+    /// Show superseded, expired and archived records too, marked as such (nothing is deleted:
+    /// they are only hidden by default).
+    #[arg(long)]
+    pub include_superseded: bool,
+
+    /// What was current at WHEN (a date, RFC 3339, or 3mo/1y ago): records superseded or expired
+    /// since come back, records that happened later are left out.
+    #[arg(long, value_name = "WHEN", conflicts_with = "include_superseded")]
+    pub as_of: Option<String>,
+
     /// Answer as if it were now WHEN (RFC 3339, or YYYY-MM-DD read as noon local time): what
     /// "yesterday", "last week" and `since:7d` count back from [default: $BRAIN_NOW, else the clock].
     #[arg(long, value_name = "WHEN")]
@@ -143,6 +161,8 @@ impl RankArgs {
             None => builder.text(text)?,
         }
         .scope(&self.collections, &self.projects, &self.agents)
+        .kinds(&self.types, &self.tags)
+        .lifecycle(self.include_superseded, self.as_of.as_deref())?
         .since(self.since.as_deref())?
         .until(self.until.as_deref())?
         .limit(opts.limit, opts.per_doc)

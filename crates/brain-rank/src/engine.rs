@@ -263,6 +263,9 @@ impl Engine {
         if let Some(w) = &plan.when {
             crate::when::score::apply(&mut hits, w, &self.strategy.time);
         }
+        // Memory signals reorder near-ties; a literal query ranks by relevance alone.
+        let literal = crate::route::is_literal(&plan.original);
+        crate::memory::apply(&mut hits, &self.strategy.memory, literal);
         fusion::break_ties(&mut hits);
         Ok((lists, hits))
     }

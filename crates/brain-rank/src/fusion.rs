@@ -361,6 +361,7 @@ mod tests {
             snippet: String::new(),
             signals: Map::new(),
             untrusted: false,
+            memory: None,
         }
     }
 

@@ -72,6 +72,15 @@ pub struct Filters {
     pub since: Option<Timestamp>,
     /// Documents dated at or before this instant.
     pub until: Option<Timestamp>,
+    /// Allowed memory `type`s, lower-cased (any of); empty = all.
+    pub types: Vec<String>,
+    /// Tags, lower-cased (any of); empty = all.
+    pub tags: Vec<String>,
+    /// Show superseded, expired and archived records too (`--include-superseded`).
+    pub include_superseded: bool,
+    /// What was current at this instant (`--as-of`): records superseded or expired since come
+    /// back, records that happened later go.
+    pub as_of: Option<Timestamp>,
 }
 
 impl Query {
@@ -157,6 +166,8 @@ impl Filters {
             "collection" | "c" => self.collections.push(value.into()),
             "project" => self.projects.push(value.into()),
             "agent" => self.agents.push(value.into()),
+            "type" => self.types.push(value.to_lowercase()),
+            "tag" => self.tags.push(value.trim_start_matches('#').to_lowercase()),
             "since" => self.since = Some(parse_time(value, now, Edge::Start)?),
             "until" => self.until = Some(parse_time(value, now, Edge::End)?),
             _ => {}
@@ -166,7 +177,16 @@ impl Filters {
 }
 
 /// The `field:` prefixes the parser treats as filters.
-pub const FILTER_FIELDS: [&str; 6] = ["collection", "c", "project", "agent", "since", "until"];
+pub const FILTER_FIELDS: [&str; 8] = [
+    "collection",
+    "c",
+    "project",
+    "agent",
+    "since",
+    "until",
+    "type",
+    "tag",
+];
 
 /// Which end of a calendar day a bare date means: `since:2026-01-02` starts at its midnight,
 /// `until:2026-01-02` includes the whole day.
@@ -339,8 +359,12 @@ impl Filters {
         add(&mut self.collections, &other.collections);
         add(&mut self.projects, &other.projects);
         add(&mut self.agents, &other.agents);
+        add(&mut self.types, &other.types);
+        add(&mut self.tags, &other.tags);
         self.since = self.since.or(other.since);
         self.until = self.until.or(other.until);
+        self.include_superseded |= other.include_superseded;
+        self.as_of = self.as_of.or(other.as_of);
     }
 }
 

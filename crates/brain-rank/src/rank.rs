@@ -1,7 +1,7 @@
 //! Lexical ranking: passages from the index, folded into documents, normalized, turned into hits.
 
 use brain_doc::{ErrorCode, Hit};
-use brain_lex::search::{Boosts, LexQuery, Passage, SearchError, Searcher};
+use brain_lex::search::{Boosts, LexQuery, Lifecycle, Passage, SearchError, Searcher};
 use brain_lex::{LexError, LexIndex};
 use brain_store::Home;
 use jiff::{Timestamp, tz::TimeZone};
@@ -110,7 +110,7 @@ impl Ranker {
         opts: &RankOptions,
         now: Timestamp,
     ) -> Result<Vec<(Hit, String)>, RankError> {
-        let lq = lex_query(q);
+        let lq = lex_query(q, now);
         let per_doc = opts.per_doc.max(1);
         let mut want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
         let mut groups: Vec<(String, Vec<(f32, Passage)>)> = Vec::new();
@@ -198,7 +198,9 @@ impl Ranker {
     /// Give a hit ranked without its snippet (`snippets: false`, so `hit.line` is its passage's
     /// first line) the snippet and line it would have had; `body` is the passage text.
     pub fn fill_snippet(&self, hit: &mut Hit, body: &str, q: &Query) {
-        let s = self.searcher.snippet_of(body, hit.line, &lex_query(q));
+        let s = self
+            .searcher
+            .snippet_of(body, hit.line, &lex_query(q, Timestamp::now()));
         hit.line = s.line;
         hit.snippet = s.text;
     }
@@ -211,10 +213,13 @@ impl Ranker {
         limit: usize,
         now: Timestamp,
     ) -> Result<Vec<Hit>, RankError> {
-        let lq = lex_query(&Query {
-            filters: filters.clone(),
-            ..Query::default()
-        });
+        let lq = lex_query(
+            &Query {
+                filters: filters.clone(),
+                ..Query::default()
+            },
+            now,
+        );
         let addrs = self.searcher.latest(&lq, limit)?;
         let n = addrs.len().max(1) as f64;
         let mut hits = Vec::new();
@@ -279,8 +284,49 @@ impl Ranker {
             snippet: snippet.text,
             signals,
             untrusted: false,
+            memory: hit_memory(&p.memory, lq.lifecycle.map_or(now.as_second(), |l| l.at)),
         }
     }
+}
+
+/// The memory fields of a record as a hit shows them, with its state at `at` (Unix seconds);
+/// `None` for a record that carries none.
+fn hit_memory(m: &brain_lex::search::PassageMemory, at: i64) -> Option<brain_doc::HitMemory> {
+    let plain = m.kind.is_none()
+        && m.importance == brain_doc::memory::DEFAULT_IMPORTANCE
+        && m.confidence >= 1.0
+        && !m.pinned
+        && m.key.is_none()
+        && m.expires.is_none()
+        && m.superseded.is_none()
+        && m.status == "active";
+    if plain {
+        return None;
+    }
+    let state = if m.status == "archived" {
+        "archived"
+    } else if m.status == "superseded" || m.superseded.is_some_and(|t| t <= at) {
+        "superseded"
+    } else if m.expires.is_some_and(|t| t <= at) {
+        "expired"
+    } else {
+        "current"
+    };
+    let rfc = |t: Option<i64>| {
+        t.and_then(|s| Timestamp::from_second(s).ok())
+            .map(|t| t.to_string())
+    };
+    Some(brain_doc::HitMemory {
+        kind: m.kind.clone(),
+        importance: m.importance,
+        confidence: m.confidence,
+        pinned: m.pinned,
+        key: m.key.clone(),
+        occurred_at: rfc(m.occurred).filter(|_| m.kind.is_some() || m.key.is_some()),
+        expires_at: rfc(m.expires),
+        state: state.into(),
+        superseded_by: m.superseded_by.clone(),
+    })
 }
 
 /// A candidate's score with the exact-form bonus: (raw BM25, share of query words held as written).
@@ -311,9 +357,18 @@ fn exact_share(terms: &[String], title: &str, body: &str) -> f64 {
     held as f64 / terms.len() as f64
 }
 
-/// The search-side form of a parsed query.
-pub fn lex_query(q: &Query) -> LexQuery {
+/// The search-side form of a parsed query; records not current at `now` (or at `--as-of`) are
+/// hidden unless superseded ones are asked for.
+pub fn lex_query(q: &Query, now: Timestamp) -> LexQuery {
+    let f = &q.filters;
+    let lifecycle = (!f.include_superseded).then(|| Lifecycle {
+        at: f.as_of.unwrap_or(now).as_second(),
+        as_of: f.as_of.is_some(),
+    });
     LexQuery {
+        types: f.types.clone(),
+        tags: f.tags.clone(),
+        lifecycle,
         terms: q.terms.clone(),
         phrases: q.phrases.clone(),
         exclude: q.exclude.clone(),

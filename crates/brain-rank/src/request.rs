@@ -198,10 +198,36 @@ impl RequestBuilder<'_> {
             collections: collections.to_vec(),
             projects: projects.to_vec(),
             agents: agents.to_vec(),
-            since: None,
-            until: None,
+            ..Filters::default()
         });
         self
+    }
+
+    /// Only records of these memory types and tags (each list: any of).
+    pub fn kinds(mut self, types: &[String], tags: &[String]) -> Self {
+        self.req.filters.merge(&Filters {
+            types: types.iter().map(|t| t.to_lowercase()).collect(),
+            tags: tags
+                .iter()
+                .map(|t| t.trim_start_matches('#').to_lowercase())
+                .collect(),
+            ..Filters::default()
+        });
+        self
+    }
+
+    /// Which records count as current: all of them (`include_superseded`), or those current at
+    /// `as_of` (a time spec: `2026-03-01`, `3mo`, RFC 3339; default now).
+    pub fn lifecycle(
+        mut self,
+        include_superseded: bool,
+        as_of: Option<&str>,
+    ) -> Result<Self, RunError> {
+        self.req.filters.include_superseded |= include_superseded;
+        if let Some(s) = as_of {
+            self.req.filters.as_of = Some(parse_time(s, self.now, Edge::End)?);
+        }
+        Ok(self)
     }
 
     /// Only documents dated since `spec` (`7d`, `2026-04-01`, RFC 3339, …); replaces a `since:`

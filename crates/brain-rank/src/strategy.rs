@@ -80,6 +80,8 @@ pub struct Strategy {
     pub entity: EntityWeights,
     /// How much the vector list counts beside the lexical one, by what the query is.
     pub hybrid: HybridWeights,
+    /// Memory signals: importance, confidence, pinning, a memory record's recency.
+    pub memory: MemoryWeights,
     /// Documents of one session among the top hits before the other sessions' (0: no limit).
     pub per_session: usize,
     /// Hits per query.
@@ -200,6 +202,39 @@ impl HybridWeights {
     }
 }
 
+/// Memory signals as one bounded multiplier on relevance (crate::memory; our choice, 2026-11-25,
+/// from seed 003's proportions — importance 0.15 and recency 0.20 against similarity 0.65 — scaled
+/// down to reorder near-ties only): each signal moves a score by at most its weight, all together
+/// by at most `cap`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryWeights {
+    /// Importance 5 adds this much, 1 takes it away (3: nothing).
+    pub importance: f64,
+    /// Confidence 0 takes this much away (1: nothing).
+    pub confidence: f64,
+    /// A pinned record adds this much.
+    pub pinned: f64,
+    /// A memory record (one with a `type`) of today adds this much, halving every half-life.
+    pub recency: f64,
+    pub recency_half_life_days: f64,
+    /// Most all signals together move a score, either way.
+    pub cap: f64,
+}
+
+impl Default for MemoryWeights {
+    fn default() -> Self {
+        MemoryWeights {
+            importance: 0.10,
+            confidence: 0.05,
+            pinned: 0.05,
+            recency: 0.05,
+            recency_half_life_days: 30.0,
+            cap: 0.15,
+        }
+    }
+}
+
 /// How the cross-encoder's relevance is blended with the fused rank (QMD's position-aware blend:
 /// the retrieval order is trusted most at the top, the reranker most in the tail).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -291,6 +326,7 @@ impl Default for Strategy {
             time: TimeWeights::default(),
             entity: EntityWeights::default(),
             hybrid: HybridWeights::default(),
+            memory: MemoryWeights::default(),
             per_session: DEFAULT_PER_SESSION,
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,

@@ -126,6 +126,7 @@ impl VecSearch {
                     snippet: snippet(s.text(d.row)),
                     signals,
                     untrusted: false,
+                    memory: None,
                 };
                 (hit, s.text(d.row).to_string())
             })

@@ -17,7 +17,31 @@ impl Searcher {
                 .and_then(|v| v.as_str().map(str::to_string))
         };
         let u = |field: Field| doc.get_first(field).and_then(|v| v.as_u64());
+        let secs = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_datetime())
+                .map(|d| d.into_timestamp_secs())
+        };
+        let until = |field: Field| secs(field).filter(|t| *t < crate::schema::FOREVER);
+        let memory = super::PassageMemory {
+            kind: s(f.mtype),
+            importance: u(f.importance).map_or(brain_doc::memory::DEFAULT_IMPORTANCE, |i| {
+                i.clamp(1, 5) as u8
+            }),
+            confidence: doc
+                .get_first(f.confidence)
+                .and_then(|v| v.as_f64())
+                .unwrap_or(1.0),
+            pinned: u(f.pinned) == Some(1),
+            occurred: secs(f.occurred),
+            expires: until(f.expires),
+            status: s(f.status).unwrap_or_else(|| "active".into()),
+            key: s(f.key),
+            superseded: until(f.superseded),
+            superseded_by: s(f.superseded_by),
+        };
         Ok(Passage {
+            memory,
             id: s(f.id).unwrap_or_default(),
             collection: s(f.collection).unwrap_or_default(),
             path: s(f.path).unwrap_or_default(),

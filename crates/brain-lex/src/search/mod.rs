@@ -70,10 +70,27 @@ pub struct LexQuery {
     pub since: Option<i64>,
     /// Latest document date, Unix seconds.
     pub until: Option<i64>,
+    /// Allowed memory `type`s (lower-cased); empty = all.
+    pub types: Vec<String>,
+    /// Required tags, any of (lower-cased); empty = all.
+    pub tags: Vec<String>,
+    /// Hide what is not current at an instant (superseded, expired, archived records); `None` shows
+    /// every record (`--include-superseded`).
+    pub lifecycle: Option<Lifecycle>,
+}
+
+/// Which records are current: those not superseded, expired or archived at `at`; with `as_of`,
+/// also not yet happened then (`--as-of`: what did I believe that day).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifecycle {
+    /// Unix seconds.
+    pub at: i64,
+    pub as_of: bool,
 }
 
 impl LexQuery {
-    /// Words only: no phrase, exclusion or filter.
+    /// Words only: no phrase, exclusion or filter (the lifecycle is not a filter of the query; the
+    /// searcher decides whether it hides anything, [`Searcher::hides`]).
     pub fn is_plain(&self) -> bool {
         self.phrases.is_empty()
             && self.exclude.is_empty()
@@ -82,6 +99,8 @@ impl LexQuery {
             && self.agents.is_empty()
             && self.since.is_none()
             && self.until.is_none()
+            && self.types.is_empty()
+            && self.tags.is_empty()
     }
 }
 
@@ -142,6 +161,30 @@ pub struct Passage {
     pub line: u64,
     /// The passage text.
     pub body: String,
+    /// The record's memory fields as indexed ([`crate::schema`]).
+    pub memory: PassageMemory,
+}
+
+/// The memory fields of a passage's record.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PassageMemory {
+    /// `type`, lower-case.
+    pub kind: Option<String>,
+    /// 1–5.
+    pub importance: u8,
+    /// 0–1.
+    pub confidence: f64,
+    pub pinned: bool,
+    /// When it happened (`occurred_at`, else the date), Unix seconds.
+    pub occurred: Option<i64>,
+    /// When it stops being true, Unix seconds.
+    pub expires: Option<i64>,
+    /// `active`, `superseded` or `archived` as written.
+    pub status: String,
+    pub key: Option<String>,
+    /// When a successor took over, Unix seconds, and its id.
+    pub superseded: Option<i64>,
+    pub superseded_by: Option<String>,
 }
 
 /// Why a search failed.
@@ -167,6 +210,9 @@ pub struct Searcher {
     executor: std::sync::OnceLock<tantivy::Executor>,
     /// Plain word queries with fewer postings run in one pass ([`ONE_PASS_BELOW`]).
     one_pass_below: u64,
+    /// Whether any record could be hidden by a lifecycle (superseded, expiring, archived), asked
+    /// once: an index without one searches exactly as before.
+    hideable: std::sync::OnceLock<bool>,
 }
 
 impl Searcher {
@@ -180,6 +226,7 @@ impl Searcher {
             ident: ident_analyzer(),
             executor: std::sync::OnceLock::new(),
             one_pass_below: ONE_PASS_BELOW,
+            hideable: std::sync::OnceLock::new(),
         })
     }
 
@@ -244,7 +291,7 @@ impl Searcher {
                 ));
             }
             any.extend(words.into_iter().map(|w| (Occur::Should, w)));
-            if q.is_plain() {
+            if q.is_plain() && !self.hides(q) {
                 return Some(Box::new(BooleanQuery::new(any)));
             }
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
@@ -268,10 +315,17 @@ impl Searcher {
             (self.fields.collection, &q.collections),
             (self.fields.project, &q.projects),
             (self.fields.agent, &q.agents),
+            (self.fields.mtype, &q.types),
+            (self.fields.tags, &q.tags),
         ] {
             if let Some(f) = any_of(field, values) {
                 clauses.push((Occur::Must, f));
             }
+        }
+        if let Some(l) = q.lifecycle
+            && self.hides(q)
+        {
+            clauses.push((Occur::MustNot, self.hidden(l)));
         }
         // A session matches a window it overlaps: it ends at or after `since` and starts at or
         // before `until` (a document without an end is indexed as ending when it starts).
@@ -280,7 +334,7 @@ impl Searcher {
                 t.map_or(Bound::Unbounded, |s| {
                     Bound::Included(Term::from_field_date_for_search(
                         field,
-                        DateTime::from_timestamp_secs(s),
+                        crate::schema::instant(s),
                     ))
                 })
             };
@@ -312,6 +366,108 @@ impl Searcher {
         };
         let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
         Ok(self.searcher.search(&query, &top)?)
+    }
+
+    /// Whether `q`'s lifecycle hides anything in this index: some record is superseded, archived,
+    /// takes part in supersession or has an expiry (asked once per searcher).
+    pub fn hides(&self, q: &LexQuery) -> bool {
+        q.lifecycle.is_some()
+            && *self.hideable.get_or_init(|| {
+                let f = &self.fields;
+                let forever = crate::schema::instant(crate::schema::FOREVER);
+                let before = |field| -> Box<dyn Query> {
+                    Box::new(RangeQuery::new(
+                        Bound::Unbounded,
+                        Bound::Excluded(Term::from_field_date_for_search(field, forever)),
+                    ))
+                };
+                let any = BooleanQuery::new(vec![
+                    (Occur::Should, before(f.superseded)),
+                    (Occur::Should, before(f.expires)),
+                    (
+                        Occur::Should,
+                        Box::new(TermQuery::new(
+                            Term::from_field_text(f.status, "archived"),
+                            IndexRecordOption::Basic,
+                        )),
+                    ),
+                    (
+                        Occur::Should,
+                        Box::new(TermQuery::new(
+                            Term::from_field_u64(f.linked, 1),
+                            IndexRecordOption::Basic,
+                        )),
+                    ),
+                ]);
+                // A count that fails reads as "maybe": filtering then costs speed, never records.
+                self.searcher
+                    .search(&any, &tantivy::collector::Count)
+                    .map_or(true, |n| n > 0)
+            })
+    }
+
+    /// Whether the document `id` passes `q`'s filters and lifecycle — what a list from elsewhere
+    /// (the vector store, which knows neither) must ask of each of its documents. Always true when
+    /// `q` neither filters by type or tag nor hides anything here.
+    pub fn visible(&self, id: &str, q: &LexQuery) -> Result<bool, SearchError> {
+        if !self.hides(q) && q.types.is_empty() && q.tags.is_empty() {
+            return Ok(true);
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.id, id),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(self.fields.passage, 0),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ];
+        clauses.extend(self.filter_clauses(q));
+        let n = self
+            .searcher
+            .search(&BooleanQuery::new(clauses), &tantivy::collector::Count)?;
+        Ok(n > 0)
+    }
+
+    /// The passages not current under `l`: superseded or expired at `l.at`, archived, and with
+    /// `as_of`, not yet happened at `l.at`.
+    fn hidden(&self, l: Lifecycle) -> Box<dyn Query> {
+        let f = &self.fields;
+        let at = crate::schema::instant(l.at);
+        let upto = |field| -> Box<dyn Query> {
+            Box::new(RangeQuery::new(
+                Bound::Unbounded,
+                Bound::Included(Term::from_field_date_for_search(field, at)),
+            ))
+        };
+        let mut any: Vec<(Occur, Box<dyn Query>)> = vec![
+            (Occur::Should, upto(f.superseded)),
+            (Occur::Should, upto(f.expires)),
+            (
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.status, "archived"),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ];
+        if l.as_of {
+            any.push((
+                Occur::Should,
+                Box::new(RangeQuery::new(
+                    Bound::Excluded(Term::from_field_date_for_search(f.occurred, at)),
+                    Bound::Unbounded,
+                )),
+            ));
+        }
+        Box::new(BooleanQuery::new(any))
     }
 
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first,

@@ -182,7 +182,13 @@ impl Searcher {
     fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
         let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
         // Near spellings are not terms the bounds can account for: those queries run in one pass.
-        if flat || !q.is_plain() || q.terms.iter().any(|w| self.near_term(w).is_some()) {
+        // A lifecycle that hides records is a filter: one pass (an index without memory records
+        // never has one).
+        if flat
+            || !q.is_plain()
+            || self.hides(q)
+            || q.terms.iter().any(|w| self.near_term(w).is_some())
+        {
             return None;
         }
         let mut plan = Plan::default();

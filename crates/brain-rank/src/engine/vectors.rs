@@ -78,21 +78,35 @@ impl Engine {
             until: filters.until.map(|t| t.as_second()),
         };
         let tz = now.time_zone().clone();
-        Ok(plan
-            .iter()
-            .zip(vectors)
-            .map(|((i, _), v)| {
-                let hits = vs
-                    .hits_with_text(&v, depth, &filter)
-                    .into_iter()
-                    .map(|(mut h, text)| {
-                        self.complete_vec_hit(&mut h, now, &tz);
-                        (h, text)
-                    })
-                    .collect();
-                (*i, hits)
-            })
-            .collect())
+        // The store knows neither memory types, tags nor lifecycles: the lexical index says which
+        // of its documents pass (a few lookups, only where something is filtered or hidden).
+        let lq = crate::rank::lex_query(
+            &crate::query::Query {
+                filters: filters.clone(),
+                ..Default::default()
+            },
+            now.timestamp(),
+        );
+        let ranker = self.ranker().ok();
+        let mut out = Vec::new();
+        for ((i, _), v) in plan.iter().zip(vectors) {
+            let mut hits = Vec::new();
+            for (mut h, text) in vs.hits_with_text(&v, depth, &filter) {
+                let id = format!("{}/{}", h.collection, h.path);
+                if let Some(r) = ranker
+                    && !r
+                        .searcher()
+                        .visible(&id, &lq)
+                        .map_err(crate::rank::RankError::from)?
+                {
+                    continue;
+                }
+                self.complete_vec_hit(&mut h, now, &tz);
+                hits.push((h, text));
+            }
+            out.push((*i, hits));
+        }
+        Ok(out)
     }
 
     /// Give a vector hit what the lexical side gives: the file on disk, the local-calendar age.

@@ -1,0 +1,145 @@
+//! Memory signals (seed 003's composite, made safe): a record's importance, confidence, pinning
+//! and — for memory records, those with a `type` — its recency, applied as one *bounded multiplier*
+//! on the relevance score. Seed 003 adds them (`0.65 · similarity + 0.20 · recency + 0.15 ·
+//! importance + rehearsal ≤ 0.1`), which lets a fresh, important, weak match outrank the exact one —
+//! the complaint users of memory tools make most. Here each signal moves the score by at most its
+//! weight, and all together by at most `cap` either way, so they reorder near-ties and never lift a
+//! match scoring less than `(1 − cap) / (1 + cap)` of another over it (0.74 at the default cap).
+//! Queries routed as literal (quoted text, paths, identifiers, error codes) rank by relevance alone.
+//! Documents without memory fields are untouched: SciFact and plain transcripts rank as before.
+
+use brain_doc::Hit;
+use serde_json::{Map, Value};
+
+use crate::strategy::MemoryWeights;
+
+/// The multiplier of one record, and each signal's part of it (for `signals.memory`).
+pub fn multiplier(h: &Hit, w: &MemoryWeights) -> Option<(f64, Map<String, Value>)> {
+    let m = h.memory.as_ref()?;
+    let mut parts = Map::new();
+    let mut sum = 0.0;
+    let mut add = |name: &str, x: f64| {
+        if x != 0.0 {
+            parts.insert(name.into(), Value::from(round(x)));
+            sum += x;
+        }
+    };
+    // 1 → −weight, 3 → 0, 5 → +weight.
+    add(
+        "importance",
+        w.importance * (f64::from(m.importance.clamp(1, 5)) - 3.0) / 2.0,
+    );
+    let confidence = if m.confidence.is_finite() {
+        m.confidence.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    add("confidence", w.confidence * (confidence - 1.0));
+    if m.pinned {
+        add("pinned", w.pinned);
+    }
+    // Recency only for memory records: a fact of last week over one of last year; a transcript's
+    // age is already what time words and `--since` are for.
+    if m.kind.is_some() {
+        let half = w.recency_half_life_days.max(1.0);
+        add(
+            "recency",
+            w.recency * 0.5_f64.powf(h.age_days.max(0) as f64 / half),
+        );
+    }
+    let cap = w.cap.max(0.0);
+    let total = 1.0 + sum.clamp(-cap, cap);
+    parts.insert("total".into(), Value::from(round(total)));
+    Some((total, parts))
+}
+
+/// Apply the memory multipliers to `hits` (unless `literal`), keep each document's hits together,
+/// best first, and normalize so the best is 1.
+pub fn apply(hits: &mut Vec<Hit>, w: &MemoryWeights, literal: bool) {
+    if literal || hits.iter().all(|h| h.memory.is_none()) {
+        return;
+    }
+    for h in hits.iter_mut() {
+        if let Some((m, parts)) = multiplier(h, w) {
+            h.score *= m;
+            h.signals.insert("memory".into(), Value::Object(parts));
+        }
+    }
+    crate::when::score::regroup(hits, |best, _| best);
+    crate::when::score::normalize(hits);
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brain_doc::HitMemory;
+
+    fn hit(uri: &str, score: f64, importance: u8, kind: Option<&str>, age: i64) -> Hit {
+        let mut h: Hit = serde_json::from_value(serde_json::json!({
+            "schema": 1, "kind": "hit", "rank": 1, "score": score, "uri": uri, "docid": "#000000",
+            "collection": "c", "path": uri, "title": "", "date": "", "age_days": age, "line": 1,
+            "snippet": ""
+        }))
+        .expect("hit");
+        h.memory = Some(HitMemory {
+            kind: kind.map(str::to_string),
+            importance,
+            confidence: 1.0,
+            pinned: false,
+            key: None,
+            occurred_at: None,
+            expires_at: None,
+            state: "current".into(),
+            superseded_by: None,
+        });
+        h
+    }
+
+    #[test]
+    fn importance_decides_near_ties_but_never_a_clear_difference() {
+        let w = MemoryWeights::default();
+        let mut hits = vec![hit("low", 1.0, 1, None, 0), hit("high", 0.98, 5, None, 0)];
+        apply(&mut hits, &w, false);
+        assert_eq!(hits[0].uri, "high");
+        assert_eq!(hits[0].score, 1.0);
+        // A clear relevance gap stays.
+        let mut hits = vec![
+            hit("strong", 1.0, 1, None, 0),
+            hit("weak", 0.7, 5, Some("fact"), 0),
+        ];
+        apply(&mut hits, &w, false);
+        assert_eq!(hits[0].uri, "strong");
+        // Literal queries: relevance alone.
+        let mut hits = vec![hit("low", 1.0, 1, None, 0), hit("high", 0.98, 5, None, 0)];
+        apply(&mut hits, &w, true);
+        assert_eq!(hits[0].uri, "low");
+    }
+
+    #[test]
+    fn the_multiplier_is_bounded_and_shows_its_parts() {
+        let w = MemoryWeights::default();
+        let (m, parts) = multiplier(&hit("a", 1.0, 5, Some("fact"), 0), &w).expect("m");
+        assert!(m <= 1.0 + w.cap + 1e-9);
+        assert!(parts.contains_key("importance") && parts.contains_key("recency"));
+        let (m, _) = multiplier(&hit("a", 1.0, 1, None, 9_000), &w).expect("m");
+        assert!(m >= 1.0 - w.cap - 1e-9);
+        // Recency halves with its half-life and touches only memory records.
+        let (young, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 0), &w).expect("m");
+        let (old, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 365), &w).expect("m");
+        let (plain, parts) = multiplier(&hit("a", 1.0, 3, None, 0), &w).expect("m");
+        assert!(young > old && old > 1.0);
+        assert_eq!(plain, 1.0);
+        assert_eq!(parts.len(), 1); // only the total
+        // Hostile values stay inside the bound.
+        let mut h = hit("a", 1.0, 200, Some("fact"), -5);
+        if let Some(m) = h.memory.as_mut() {
+            m.confidence = f64::NAN;
+        }
+        let (m, _) = multiplier(&h, &w).expect("m");
+        assert!((1.0 - w.cap..=1.0 + w.cap).contains(&m), "{m}");
+    }
+}

@@ -1,0 +1,263 @@
+//! Memory I (issue #22), end to end on a notes home with `--now` fixed: facts superseded by key or
+//! by id are hidden inside the search and come back with `--include-superseded` (marked) or
+//! `--as-of`; expired records disappear after `expires_at`; importance decides near-ties and never
+//! a literal match; bad memory fields are warnings, never a failed run; `type:` and `tag:` filter.
+
+use brain_doc::Hit;
+use brain_tests::{command, run};
+
+/// A notes home with `(name, text)` files, indexed; lexindex's stderr.
+fn home(notes: &[(&str, &str)]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let folder = dir.path().join("notes");
+    brain_tests::notes_home(&home, &folder);
+    for (name, text) in notes {
+        std::fs::write(folder.join(name), text).expect("write");
+    }
+    let out = run(command("lexindex", &home).arg("--all"), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn reindex(dir: &tempfile::TempDir) {
+    let out = run(
+        command("lexindex", &dir.path().join("home")).arg("--all"),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `brain ask --json ARGS…` at `now`: exit code and hits.
+fn ask(dir: &tempfile::TempDir, now: &str, args: &[&str]) -> (Option<i32>, Vec<Hit>) {
+    let out = run(
+        command("brain", &dir.path().join("home"))
+            .args(["ask", "--json", "--now", now])
+            .args(args),
+        b"",
+    );
+    let env: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    let hits = serde_json::from_value(env["hits"].clone()).unwrap_or_default();
+    (out.status.code(), hits)
+}
+
+fn paths(hits: &[Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.path.as_str()).collect()
+}
+
+fn fact(key: &str, occurred: &str, text: &str) -> String {
+    format!("---\ntype: fact\nkey: {key}\noccurred_at: {occurred}\n---\n{text}\n")
+}
+
+const A: &str = "we use Postgres as the database for billing";
+const B: &str = "the database moved to SQLite, embedded in the binary";
+
+#[test]
+fn a_later_fact_of_the_same_key_supersedes_the_earlier_one() {
+    let (dir, _) = home(&[
+        ("a.md", &fact("db.engine", "2026-01-15", A)),
+        ("b.md", &fact("DB.Engine", "2026-06-10", B)),
+    ]);
+    let now = "2026-07-01T12:00:00Z";
+    let (code, hits) = ask(&dir, now, &["which database do we use"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(paths(&hits), ["b.md"], "A is hidden inside the search");
+    let m = hits[0].memory.as_ref().expect("memory");
+    assert_eq!(
+        (m.kind.as_deref(), m.state.as_str()),
+        (Some("fact"), "current")
+    );
+    // Both, the earlier one marked with its successor.
+    let (_, hits) = ask(
+        &dir,
+        now,
+        &["--include-superseded", "which database do we use"],
+    );
+    let mut got = paths(&hits);
+    got.sort();
+    assert_eq!(got, ["a.md", "b.md"]);
+    let a = hits
+        .iter()
+        .find(|h| h.path == "a.md")
+        .and_then(|h| h.memory.clone());
+    let a = a.expect("a's memory");
+    assert_eq!(a.state, "superseded");
+    assert_eq!(a.superseded_by.as_deref(), Some("notes/b.md"));
+    // What did I believe in March: A, and not B (it had not happened yet).
+    let (_, hits) = ask(
+        &dir,
+        now,
+        &["--as-of", "2026-03-01", "which database do we use"],
+    );
+    assert_eq!(paths(&hits), ["a.md"]);
+    assert_eq!(
+        hits[0].memory.as_ref().map(|m| m.state.as_str()),
+        Some("current")
+    );
+    // The recency walk and a literal query hide A too.
+    let (_, hits) = ask(&dir, now, &["--mode", "recent", "type:fact"]);
+    assert_eq!(paths(&hits), ["b.md"]);
+    let (_, hits) = ask(&dir, now, &["\"Postgres\""]);
+    assert!(hits.is_empty(), "{:?}", paths(&hits));
+    // B gone: A is current again (nothing was deleted).
+    std::fs::remove_file(dir.path().join("notes/b.md")).expect("rm");
+    reindex(&dir);
+    let (_, hits) = ask(&dir, now, &["which database do we use"]);
+    assert_eq!(paths(&hits), ["a.md"]);
+    assert_eq!(
+        hits[0].memory.as_ref().map(|m| m.state.as_str()),
+        Some("current")
+    );
+}
+
+#[test]
+fn supersedes_by_id_status_and_expiry_hide_records_and_cycles_do_no_harm() {
+    let (dir, stderr) = home(&[
+        (
+            "old.md",
+            "---\ntype: decision\ndate: 2026-04-01\n---\ncache the embeddings in redis\n",
+        ),
+        (
+            "new.md",
+            "---\ntype: decision\nsupersedes: notes/old.md\noccurred_at: 2026-05-01\n---\ncache the embeddings on disk, not in redis\n",
+        ),
+        (
+            "sprint.md",
+            "---\ntype: event\noccurred_at: 2026-06-01\nttl: 14d\n---\nthe embeddings sprint goal\n",
+        ),
+        (
+            "gone.md",
+            "---\nstatus: archived\ndate: 2026-04-01\n---\nembeddings notes, archived\n",
+        ),
+        // Two records that supersede each other: both hidden, no loop, no crash.
+        (
+            "x.md",
+            "---\nsupersedes: [notes/y.md, notes/x.md]\ndate: 2026-04-01\n---\nembeddings cycle one\n",
+        ),
+        (
+            "y.md",
+            "---\nsupersedes: notes/x.md\ndate: 2026-04-02\n---\nembeddings cycle two\n",
+        ),
+    ]);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let (_, hits) = ask(&dir, "2026-06-05T12:00:00Z", &["embeddings"]);
+    let got = paths(&hits);
+    assert!(
+        got.contains(&"new.md") && got.contains(&"sprint.md"),
+        "{got:?}"
+    );
+    for hidden in ["old.md", "gone.md", "x.md", "y.md"] {
+        assert!(!got.contains(&hidden), "{hidden}: {got:?}");
+    }
+    // After its ttl the event is gone; asked for, it is marked expired.
+    let (_, hits) = ask(&dir, "2026-06-20T12:00:00Z", &["sprint goal"]);
+    assert!(!paths(&hits).contains(&"sprint.md"), "{:?}", paths(&hits));
+    let (_, hits) = ask(
+        &dir,
+        "2026-06-20T12:00:00Z",
+        &["--include-superseded", "sprint goal"],
+    );
+    let sprint = hits.iter().find(|h| h.path == "sprint.md").expect("sprint");
+    assert_eq!(
+        sprint.memory.as_ref().map(|m| m.state.as_str()),
+        Some("expired")
+    );
+    let (_, hits) = ask(
+        &dir,
+        "2026-06-05T12:00:00Z",
+        &["--include-superseded", "archived"],
+    );
+    assert_eq!(
+        hits.iter()
+            .find(|h| h.path == "gone.md")
+            .and_then(|h| h.memory.as_ref())
+            .map(|m| m.state.as_str()),
+        Some("archived")
+    );
+}
+
+#[test]
+fn importance_decides_near_ties_but_never_a_literal_match() {
+    let note = |importance: u8, text: &str| format!("---\nimportance: {importance}\n---\n{text}\n");
+    let (dir, _) = home(&[
+        ("minor.md", &note(1, "the deploy checklist for staging")),
+        ("major.md", &note(5, "the deploy checklist for staging")),
+        (
+            "cold.md",
+            "---\nimportance: 1\ndate: 2024-01-01\n---\nrunbook: rotate the flamingo-7 signing key yearly\n",
+        ),
+        (
+            "hot.md",
+            &note(5, "rotate the signing key, see the runbook"),
+        ),
+    ]);
+    let now = "2026-07-01T12:00:00Z";
+    let (_, hits) = ask(&dir, now, &["deploy checklist"]);
+    assert_eq!(paths(&hits)[..2], ["major.md", "minor.md"]);
+    let memory = &hits[0].signals["memory"];
+    assert_eq!(memory["importance"], 0.1, "{memory}");
+    // A literal query ranks by relevance alone: the cold, unimportant record that holds it first.
+    let (_, hits) = ask(&dir, now, &["\"flamingo-7 signing key\""]);
+    assert_eq!(paths(&hits)[0], "cold.md");
+    let (_, hits) = ask(&dir, now, &["flamingo-7 signing key rotate"]);
+    assert_eq!(paths(&hits)[0], "cold.md");
+}
+
+#[test]
+fn bad_memory_fields_are_warnings_and_type_and_tag_filter() {
+    let (dir, stderr) = home(&[
+        (
+            "bad.md",
+            "---\ntype: fact\nimportance: 9.5\nconfidence: high\nexpires_at: never\nttl: soon\nstatus: maybe\npinned: yes\nkey: [a, b]\ntags: [infra]\n---\nthe bad fields note about queues\n",
+        ),
+        (
+            "pref.md",
+            "---\ntype: preference\ntags: [style]\nimportance: 100\nexpires_at: 9999-12-31\n---\nqueues should be named in kebab case\n",
+        ),
+    ]);
+    for field in [
+        "importance",
+        "confidence",
+        "expires_at",
+        "status",
+        "pinned",
+        "key",
+    ] {
+        assert!(
+            stderr.contains(&format!("notes/bad.md: `{field}:")),
+            "{field}: {stderr}"
+        );
+    }
+    let now = "2026-07-01T12:00:00Z";
+    let (code, hits) = ask(&dir, now, &["queues"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(hits.len(), 2);
+    let pref = hits
+        .iter()
+        .find(|h| h.path == "pref.md")
+        .and_then(|h| h.memory.clone());
+    let pref = pref.expect("pref memory");
+    assert_eq!((pref.importance, pref.state.as_str()), (5, "current"));
+    let (_, hits) = ask(&dir, now, &["queues type:preference"]);
+    assert_eq!(paths(&hits), ["pref.md"]);
+    let (_, hits) = ask(&dir, now, &["--type", "FACT", "queues"]);
+    assert_eq!(paths(&hits), ["bad.md"]);
+    let (_, hits) = ask(&dir, now, &["queues tag:#infra"]);
+    assert_eq!(paths(&hits), ["bad.md"]);
+    let (code, _) = ask(&dir, now, &["queues type:person"]);
+    assert_eq!(code, Some(67));
+    // A date no index can hold (tantivy's dates end in 2262) is held as "never", not a crash.
+    let (code, _) = ask(&dir, now, &["--as-of", "9999-01-01", "queues"]);
+    assert_eq!(code, Some(0));
+    let (code, _) = ask(&dir, now, &["--as-of", "whenever", "queues"]);
+    assert_eq!(code, Some(64));
+}
