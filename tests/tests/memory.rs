@@ -103,6 +103,18 @@ fn a_later_fact_of_the_same_key_supersedes_the_earlier_one() {
         hits[0].memory.as_ref().map(|m| m.state.as_str()),
         Some("current")
     );
+    // Reading A says what replaced it; the text is still all there.
+    let out = run(
+        command("brain", &dir.path().join("home")).args(["get", "notes/a.md"]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Postgres"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("notes/a.md is superseded by notes/b.md since 2026-06-10"),
+        "{err}"
+    );
     // The recency walk and a literal query hide A too.
     let (_, hits) = ask(&dir, now, &["--mode", "recent", "type:fact"]);
     assert_eq!(paths(&hits), ["b.md"]);

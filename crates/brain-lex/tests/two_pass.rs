@@ -80,14 +80,20 @@ const WORDS: &[&str] = &[
 ];
 
 fn corpus(home: &Home, docs: usize) {
+    corpus_with(home, docs, |_| "")
+}
+
+/// The generated corpus, `extra(d)` added to the frontmatter of document `d`.
+fn corpus_with(home: &Home, docs: usize, extra: impl Fn(usize) -> &'static str) {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     std::fs::create_dir_all(home.inbox()).expect("mkdir");
     for d in 0..docs {
         let title: Vec<&str> = (0..3).map(|_| WORDS[rng.zipf(WORDS.len())]).collect();
         let mut body = format!(
-            "---\ntitle: {}\ndate: 2026-03-{:02}\n---\n",
+            "---\ntitle: {}\ndate: 2026-03-{:02}\n{}---\n",
             title.join(" "),
-            1 + d % 28
+            1 + d % 28,
+            extra(d)
         );
         for s in 0..1 + rng.zipf(6) {
             body.push_str(&format!(
@@ -139,6 +145,75 @@ fn same(got: &[(f32, tantivy::DocAddress)], want: &[(f32, tantivy::DocAddress)],
             "{what}: {s1} vs {s2}"
         );
     }
+}
+
+#[test]
+fn two_pass_equals_one_pass_when_the_lifecycle_hides_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = Home::at(dir.path());
+    // Every 50th record archived, every 70th expired, every 90th superseded by key (all but the
+    // last of them).
+    corpus_with(&home, 1500, |d| match d {
+        d if d % 50 == 0 => "status: archived\n",
+        d if d % 70 == 0 => "expires_at: 2026-04-01\n",
+        d if d % 90 == 0 => "key: shared.subject\n",
+        _ => "",
+    });
+    let lex = LexIndex::open(&home).expect("open");
+    let mut s = Searcher::new(&lex).expect("searcher");
+    s.set_one_pass_below(0);
+    let b = Boosts::default();
+    let at = |q: &str, when: i64| LexQuery {
+        lifecycle: Some(brain_lex::search::Lifecycle {
+            at: when,
+            as_of: false,
+        }),
+        ..words(q)
+    };
+    let june = 1_780_000_000; // 2026-05-28
+    let (mut proven, mut compared) = (0, 0);
+    for text in [
+        "test",
+        "lock contention writer",
+        "cache migration fail",
+        "deploy branch review",
+    ] {
+        let q = at(text, june);
+        assert!(s.hides(&q));
+        for limit in [1, 10, 40] {
+            let one = s.candidates_one_pass(&q, &b, limit).expect("one pass");
+            let (two, was_proven) = s
+                .candidates_with_pool(&q, &b, limit, limit * 4)
+                .expect("two pass");
+            same(&two, &one, &format!("{text:?} limit {limit}"));
+            proven += usize::from(was_proven);
+            compared += one.len();
+            // Nothing hidden comes back, and the top is as deep as asked.
+            assert_eq!(one.len(), limit, "{text:?}");
+            for (_, a) in &two {
+                let id = s.passage(*a).expect("passage").id;
+                assert!(s.visible(&id, &q).expect("visible"), "{text:?}: {id}");
+            }
+        }
+    }
+    assert!(proven >= 6, "{proven} proven");
+    assert!(compared > 100, "{compared}");
+    // The comparison means something: unfiltered, hidden records are in those tops.
+    let hidden_in_tops: usize = ["test", "lock contention writer"]
+        .iter()
+        .map(|t| {
+            let all = s
+                .candidates_one_pass(&words(t), &b, 40)
+                .expect("unfiltered");
+            all.iter()
+                .filter(|(_, a)| {
+                    let id = s.passage(*a).expect("passage").id;
+                    !s.visible(&id, &at(t, june)).expect("visible")
+                })
+                .count()
+        })
+        .sum();
+    assert!(hidden_in_tops > 0);
 }
 
 #[test]

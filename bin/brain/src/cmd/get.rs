@@ -53,6 +53,9 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
     out.write_all(lines.text.as_bytes())?;
     out.flush()?;
+    if let Some(note) = doc.id.as_deref().and_then(|id| lifecycle_note(home, id)) {
+        eprintln!("brain: note: {note}");
+    }
     if let Some(at) = lines.stopped_at {
         eprintln!(
             "brain: note: stopped at line {at} ({} bytes, --max-bytes {}); continue with `brain get {reference}:{at}`",
@@ -61,4 +64,37 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         );
     }
     Ok(Exit::Success)
+}
+
+/// What a reader of a record should know first: that it is no longer current, and what replaced
+/// it (nothing is deleted: a superseded record is still read whole). `None` for a current record,
+/// or when the index cannot say.
+fn lifecycle_note(home: &Home, id: &str) -> Option<String> {
+    let lex = brain_lex::LexIndex::open(home).ok()?;
+    let searcher = brain_lex::search::Searcher::new(&lex).ok()?;
+    let m = searcher.document(id).ok()?.into_iter().next()?.memory;
+    let day = |t: i64| {
+        jiff::Timestamp::from_second(t)
+            .map(|t| t.strftime("%Y-%m-%d").to_string())
+            .unwrap_or_default()
+    };
+    if let Some(by) = &m.superseded_by {
+        let since = m
+            .superseded
+            .map(|t| format!(" since {}", day(t)))
+            .unwrap_or_default();
+        return Some(format!(
+            "{id} is superseded by {by}{since} (`brain get {by}`)"
+        ));
+    }
+    if m.status == "superseded" || m.superseded.is_some() {
+        return Some(format!("{id} is marked superseded"));
+    }
+    if m.status == "archived" {
+        return Some(format!("{id} is archived"));
+    }
+    let now = brain_rank::clock::now().timestamp().as_second();
+    m.expires
+        .filter(|t| *t <= now)
+        .map(|t| format!("{id} expired on {}", day(t)))
 }

@@ -438,7 +438,7 @@ impl Searcher {
 
     /// The passages not current under `l`: superseded or expired at `l.at`, archived, and with
     /// `as_of`, not yet happened at `l.at`.
-    fn hidden(&self, l: Lifecycle) -> Box<dyn Query> {
+    pub(crate) fn hidden(&self, l: Lifecycle) -> Box<dyn Query> {
         let f = &self.fields;
         let at = crate::schema::instant(l.at);
         let upto = |field| -> Box<dyn Query> {

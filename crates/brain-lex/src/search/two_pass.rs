@@ -13,6 +13,10 @@ use super::{Boosts, LexQuery, SearchError, Searcher, boosted};
 /// the 10,000-file bench corpus (`examples/two_pass.rs`, docs/query.md): 4× proves most top-k of
 /// queries with common words at once; a larger first pool costs more than it proves.
 pub const POOL_FACTOR: usize = 4;
+/// Most hidden passages (superseded, expired, archived records) a two-pass search drops from a
+/// deeper top rather than running in one pass (our choice, 2026-11-25): a top this much deeper
+/// costs less than one pass over a common word on the bench corpus.
+pub const MAX_HIDDEN_IN_POOL: usize = 1_000;
 /// Floor of the candidate pool.
 pub const MIN_POOL: usize = 200;
 /// Plain word queries whose terms hold fewer postings than this run in one pass: it visits them all
@@ -137,12 +141,51 @@ impl Searcher {
         let pool = limit.saturating_mul(POOL_FACTOR).max(MIN_POOL);
         if let Some(plan) = self.plan(q, b)
             && self.postings(&plan)? >= self.one_pass_below
-            && let Some(found) = self.two_pass(q, &plan, b, limit, pool)?
+            && let Some(found) = self.two_pass_visible(q, &plan, b, limit, pool)?
         {
             return Ok(found);
         }
         // One pass visits every match whatever it keeps: keeping the pool's worth costs little more.
         self.candidates_one_pass(q, b, pool)
+    }
+
+    /// [`Searcher::two_pass`] without the passages `q`'s lifecycle hides: those (few: superseded,
+    /// expired, archived records) are dropped from a top proven that much deeper, so what is left
+    /// is the filtered top, exactly. `None` when the pools do not prove it, or too many passages
+    /// are hidden ([`MAX_HIDDEN_IN_POOL`]).
+    fn two_pass_visible(
+        &self,
+        q: &LexQuery,
+        plan: &Plan,
+        b: &Boosts,
+        limit: usize,
+        pool: usize,
+    ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
+        let Some(hidden) = self.hidden_passages(q)? else {
+            return Ok(None);
+        };
+        let want = limit + hidden.len();
+        let pool = pool.max(want.saturating_mul(POOL_FACTOR));
+        Ok(self.two_pass(q, plan, b, want, pool)?.map(|mut found| {
+            found.retain(|(_, a)| !hidden.contains(a));
+            found
+        }))
+    }
+
+    /// The passages `q`'s lifecycle hides, when few enough to drop from a two-pass top
+    /// ([`MAX_HIDDEN_IN_POOL`]); empty when it hides nothing; `None` when too many (one pass then
+    /// filters them inside the query).
+    fn hidden_passages(
+        &self,
+        q: &LexQuery,
+    ) -> Result<Option<std::collections::HashSet<DocAddress>>, SearchError> {
+        let Some(l) = q.lifecycle.filter(|_| self.hides(q)) else {
+            return Ok(Some(Default::default()));
+        };
+        let found = self
+            .searcher
+            .search(&*self.hidden(l), &tantivy::collector::DocSetCollector)?;
+        Ok((found.len() <= MAX_HIDDEN_IN_POOL).then_some(found))
     }
 
     /// The postings a one-pass search of `plan` would visit: the document frequencies of its terms.
@@ -168,7 +211,7 @@ impl Searcher {
     ) -> Result<(Vec<(Score, DocAddress)>, bool), SearchError> {
         let limit = limit.max(1);
         if let Some(plan) = self.plan(q, b)
-            && let Some(mut found) = self.two_pass(q, &plan, b, limit, pool)?
+            && let Some(mut found) = self.two_pass_visible(q, &plan, b, limit, pool)?
         {
             found.truncate(limit);
             return Ok((found, true));
@@ -182,13 +225,7 @@ impl Searcher {
     fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
         let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
         // Near spellings are not terms the bounds can account for: those queries run in one pass.
-        // A lifecycle that hides records is a filter: one pass (an index without memory records
-        // never has one).
-        if flat
-            || !q.is_plain()
-            || self.hides(q)
-            || q.terms.iter().any(|w| self.near_term(w).is_some())
-        {
+        if flat || !q.is_plain() || q.terms.iter().any(|w| self.near_term(w).is_some()) {
             return None;
         }
         let mut plan = Plan::default();
