@@ -273,3 +273,79 @@ fn bad_memory_fields_are_warnings_and_type_and_tag_filter() {
     let (code, _) = ask(&dir, now, &["--as-of", "whenever", "queues"]);
     assert_eq!(code, Some(64));
 }
+
+#[test]
+fn five_reads_lift_a_record_among_near_ties_never_over_a_clearly_better_one() {
+    let note = |text: &str| format!("---\ndate: 2026-06-01\n---\n{text}\n");
+    let (dir, _) = home(&[
+        ("best.md", &note("retry budget queue")),
+        (
+            "one.md",
+            &note(
+                "the retry budget of the worker queue was raised after the incident of last week in the staging cluster, and the alerts were tuned",
+            ),
+        ),
+        (
+            "two.md",
+            &note(
+                "the retry budget of the worker queue was raised after the incident of last week in the staging cluster, and the alerts were tuned",
+            ),
+        ),
+    ]);
+    let h = dir.path().join("home");
+    let now = "2026-07-01T12:00:00Z";
+    let order = |dir: &tempfile::TempDir| {
+        let (_, hits) = ask(dir, now, &["retry budget queue"]);
+        hits.into_iter().map(|h| h.path).collect::<Vec<_>>()
+    };
+    let before = order(&dir);
+    assert_eq!(before[0], "best.md");
+    // Clearly better: the near-ties score well below the bound's 0.74 of it.
+    let (_, hits) = ask(&dir, now, &["retry budget queue"]);
+    assert!(hits[1].score < 0.74, "{}", hits[1].score);
+    // Read the near-tie that ranks last; being listed (every ask above) counts for nothing.
+    let last = before[2].clone();
+    for _ in 0..5 {
+        let out = run(
+            command("brain", &h).args(["get", &format!("notes/{last}")]),
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let fold = run(command("brain", &h).args(["memory", "fold", "--json"]), b"");
+    assert_eq!(fold.status.code(), Some(0));
+    let r: serde_json::Value = serde_json::from_slice(&fold.stdout).expect("fold report");
+    assert!(r["lines"].as_u64().unwrap_or(0) >= 5, "{r}");
+    let after = order(&dir);
+    assert_eq!(after[0], "best.md", "{after:?}");
+    assert_eq!(after[1], last, "{after:?}");
+    let (_, hits) = ask(&dir, now, &["retry budget queue"]);
+    assert_eq!(
+        hits[1].signals["memory"]["rehearsal"], 0.1,
+        "{:?}",
+        hits[1].signals
+    );
+    // A literal query ranks by relevance alone.
+    let (_, hits) = ask(&dir, now, &["\"retry budget of the worker queue\""]);
+    assert!(hits.iter().all(|h| !h.signals.contains_key("memory")));
+    // The access log is private and empty after the fold; the tiers count what was read as hot.
+    assert!(
+        !h.join("logs/access.jsonl").exists()
+            || std::fs::read(h.join("logs/access.jsonl")).map_or(0, |b| b.len()) > 0
+    );
+    let tiers = run(
+        command("brain", &h)
+            .args(["memory", "tiers", "--json"])
+            .env("BRAIN_NOW", now),
+        b"",
+    );
+    let t: serde_json::Value = serde_json::from_slice(&tiers.stdout).expect("tiers");
+    assert_eq!(
+        t["hot"].as_u64().unwrap_or(0)
+            + t["warm"].as_u64().unwrap_or(0)
+            + t["cold"].as_u64().unwrap_or(0),
+        3,
+        "{t}"
+    );
+    assert!(t["hot"].as_u64().unwrap_or(0) >= 1, "{t}");
+}

@@ -58,6 +58,9 @@ enum Command {
     Inbox(cmd::inbox::Args),
     /// What became visible recently, across collections, newest first, with the collection mix.
     Recent(cmd::recent::Args),
+    /// Rehearsal: fold the access log (what was read) into the registry, count records by tier.
+    #[command(subcommand)]
+    Memory(cmd::memory::Command),
     /// Usage from telemetry: by surface and event, latency p50/p95, zero-hit rate, failures.
     Stats(cmd::stats::Args),
     /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
@@ -85,6 +88,7 @@ fn main() -> std::process::ExitCode {
             Command::Inbox(a) => cmd::inbox::run(&home, a),
             Command::Recent(a) => cmd::recent::run(&home, a),
             Command::Stats(a) => cmd::stats::run(&home, a),
+            Command::Memory(c) => cmd::memory::run(&home, c),
             Command::Model(c) => cmd::model::run(&home, c),
             Command::Stage(argv) => exec::run(&argv),
         }

@@ -114,6 +114,12 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     let mut summary = indexer.finish().map_err(failure)?;
     summary.skipped = summary.skipped.max(warnings.count());
+    // The slow clock folds what was read into the rehearsal table as well.
+    if args.all
+        && let Err(e) = brain_store::access::fold(&home)
+    {
+        warnings.warn(format!("folding the access log: {e}"));
+    }
     // A memory field that does not read is the record's problem, not a skipped record.
     if !args.quiet {
         for w in &summary.field_warnings {

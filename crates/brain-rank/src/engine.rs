@@ -265,7 +265,12 @@ impl Engine {
         }
         // Memory signals reorder near-ties; a literal query ranks by relevance alone.
         let literal = crate::route::is_literal(&plan.original);
-        crate::memory::apply(&mut hits, &self.strategy.memory, literal);
+        if !literal {
+            // Read per search (a small file of the records ever read): a long-lived server sees a
+            // fold at once.
+            let rehearsal = brain_store::access::Rehearsal::load(&self.home);
+            crate::memory::apply(&mut hits, &self.strategy.memory, &rehearsal);
+        }
         fusion::break_ties(&mut hits);
         Ok((lists, hits))
     }

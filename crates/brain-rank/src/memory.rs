@@ -13,9 +13,16 @@ use serde_json::{Map, Value};
 
 use crate::strategy::MemoryWeights;
 
-/// The multiplier of one record, and each signal's part of it (for `signals.memory`).
-pub fn multiplier(h: &Hit, w: &MemoryWeights) -> Option<(f64, Map<String, Value>)> {
-    let m = h.memory.as_ref()?;
+/// Reads after which rehearsal gives its whole weight (seed 003: `least(recalled_count / 50, 0.1)`
+/// saturates at five).
+pub const REHEARSAL_READS: f64 = 5.0;
+
+/// The multiplier of one record read `reads` times, and each signal's part of it (for
+/// `signals.memory`); `None` for a record with neither memory fields nor reads.
+pub fn multiplier(h: &Hit, w: &MemoryWeights, reads: u64) -> Option<(f64, Map<String, Value>)> {
+    if h.memory.is_none() && reads == 0 {
+        return None;
+    }
     let mut parts = Map::new();
     let mut sum = 0.0;
     let mut add = |name: &str, x: f64| {
@@ -23,6 +30,17 @@ pub fn multiplier(h: &Hit, w: &MemoryWeights) -> Option<(f64, Map<String, Value>
             parts.insert(name.into(), Value::from(round(x)));
             sum += x;
         }
+    };
+    // What is read stays close; merely being listed counts for nothing (it would feed on itself).
+    add(
+        "rehearsal",
+        w.rehearsal * (reads as f64 / REHEARSAL_READS).min(1.0),
+    );
+    let Some(m) = h.memory.as_ref() else {
+        let cap = w.cap.max(0.0);
+        let total = 1.0 + sum.clamp(-cap, cap);
+        parts.insert("total".into(), Value::from(round(total)));
+        return Some((total, parts));
     };
     // 1 → −weight, 3 → 0, 5 → +weight.
     add(
@@ -53,17 +71,29 @@ pub fn multiplier(h: &Hit, w: &MemoryWeights) -> Option<(f64, Map<String, Value>
     Some((total, parts))
 }
 
-/// Apply the memory multipliers to `hits` (unless `literal`), keep each document's hits together,
-/// best first, and normalize so the best is 1.
-pub fn apply(hits: &mut Vec<Hit>, w: &MemoryWeights, literal: bool) {
-    if literal || hits.iter().all(|h| h.memory.is_none()) {
+/// Apply the memory multipliers to `hits` (reads from `rehearsal`), keep each document's hits
+/// together, best first, and normalize so the best is 1. The caller skips literal queries.
+pub fn apply(hits: &mut Vec<Hit>, w: &MemoryWeights, rehearsal: &brain_store::access::Rehearsal) {
+    if hits.iter().all(|h| h.memory.is_none()) && rehearsal.is_empty() {
         return;
     }
+    let mut changed = false;
     for h in hits.iter_mut() {
-        if let Some((m, parts)) = multiplier(h, w) {
+        let reads = if rehearsal.is_empty() {
+            0
+        } else {
+            rehearsal
+                .counts(&format!("{}/{}", h.collection, h.path))
+                .reads
+        };
+        if let Some((m, parts)) = multiplier(h, w, reads) {
+            changed = true;
             h.score *= m;
             h.signals.insert("memory".into(), Value::Object(parts));
         }
+    }
+    if !changed {
+        return;
     }
     crate::when::score::regroup(hits, |best, _| best);
     crate::when::score::normalize(hits);
@@ -102,8 +132,9 @@ mod tests {
     #[test]
     fn importance_decides_near_ties_but_never_a_clear_difference() {
         let w = MemoryWeights::default();
+        let none = brain_store::access::Rehearsal::default();
         let mut hits = vec![hit("low", 1.0, 1, None, 0), hit("high", 0.98, 5, None, 0)];
-        apply(&mut hits, &w, false);
+        apply(&mut hits, &w, &none);
         assert_eq!(hits[0].uri, "high");
         assert_eq!(hits[0].score, 1.0);
         // A clear relevance gap stays.
@@ -111,35 +142,36 @@ mod tests {
             hit("strong", 1.0, 1, None, 0),
             hit("weak", 0.7, 5, Some("fact"), 0),
         ];
-        apply(&mut hits, &w, false);
+        apply(&mut hits, &w, &none);
         assert_eq!(hits[0].uri, "strong");
-        // Literal queries: relevance alone.
-        let mut hits = vec![hit("low", 1.0, 1, None, 0), hit("high", 0.98, 5, None, 0)];
-        apply(&mut hits, &w, true);
-        assert_eq!(hits[0].uri, "low");
     }
 
     #[test]
     fn the_multiplier_is_bounded_and_shows_its_parts() {
         let w = MemoryWeights::default();
-        let (m, parts) = multiplier(&hit("a", 1.0, 5, Some("fact"), 0), &w).expect("m");
+        let (m, parts) = multiplier(&hit("a", 1.0, 5, Some("fact"), 0), &w, 0).expect("m");
         assert!(m <= 1.0 + w.cap + 1e-9);
         assert!(parts.contains_key("importance") && parts.contains_key("recency"));
-        let (m, _) = multiplier(&hit("a", 1.0, 1, None, 9_000), &w).expect("m");
+        let (m, _) = multiplier(&hit("a", 1.0, 1, None, 9_000), &w, 0).expect("m");
         assert!(m >= 1.0 - w.cap - 1e-9);
         // Recency halves with its half-life and touches only memory records.
-        let (young, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 0), &w).expect("m");
-        let (old, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 365), &w).expect("m");
-        let (plain, parts) = multiplier(&hit("a", 1.0, 3, None, 0), &w).expect("m");
+        let (young, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 0), &w, 0).expect("m");
+        let (old, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 365), &w, 0).expect("m");
+        let (plain, parts) = multiplier(&hit("a", 1.0, 3, None, 0), &w, 0).expect("m");
         assert!(young > old && old > 1.0);
         assert_eq!(plain, 1.0);
         assert_eq!(parts.len(), 1); // only the total
+        // Rehearsal grows to its weight at five reads, and no further.
+        let reads = |n| multiplier(&hit("a", 1.0, 3, None, 0), &w, n).expect("m").0;
+        assert!(reads(1) > 1.0 && reads(5) > reads(1));
+        assert_eq!(reads(5), reads(500));
+        assert!((reads(5) - 1.0 - w.rehearsal).abs() < 1e-9);
         // Hostile values stay inside the bound.
         let mut h = hit("a", 1.0, 200, Some("fact"), -5);
         if let Some(m) = h.memory.as_mut() {
             m.confidence = f64::NAN;
         }
-        let (m, _) = multiplier(&h, &w).expect("m");
+        let (m, _) = multiplier(&h, &w, u64::MAX).expect("m");
         assert!((1.0 - w.cap..=1.0 + w.cap).contains(&m), "{m}");
     }
 }

@@ -215,6 +215,8 @@ pub struct MemoryWeights {
     pub confidence: f64,
     /// A pinned record adds this much.
     pub pinned: f64,
+    /// A record read five times or more adds this much (less for fewer reads).
+    pub rehearsal: f64,
     /// A memory record (one with a `type`) of today adds this much, halving every half-life.
     pub recency: f64,
     pub recency_half_life_days: f64,
@@ -228,6 +230,7 @@ impl Default for MemoryWeights {
             importance: 0.10,
             confidence: 0.05,
             pinned: 0.05,
+            rehearsal: 0.10,
             recency: 0.05,
             recency_half_life_days: 30.0,
             cap: 0.15,

@@ -11,6 +11,7 @@
 //! * [`Lock`] — one writer at a time;
 //! * [`walk`] — the files of a collection, as every stage that reads the corpus lists them.
 
+pub mod access;
 mod config;
 mod home;
 mod lock;

@@ -134,8 +134,20 @@ pub fn row(surface: &str, event: &str, fields: Map<String, Value>) -> Map<String
 /// writer that waited while another rotated the file holds a lock on the renamed file, so after
 /// locking it checks that its handle is still the file at `path` and starts over if not.
 pub fn append_to(path: &Path, max_bytes: u64, row: &Map<String, Value>) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(row).map_err(std::io::Error::other)?;
-    line.push(b'\n');
+    append_rows_to(path, max_bytes, std::slice::from_ref(row))
+}
+
+/// [`append_to`] for several rows, written in one locked append.
+pub fn append_rows_to(
+    path: &Path,
+    max_bytes: u64,
+    rows: &[Map<String, Value>],
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    for row in rows {
+        serde_json::to_writer(&mut line, row).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+    }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

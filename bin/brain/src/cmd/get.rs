@@ -50,6 +50,15 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     )
     .map_err(failure)?;
     row.set("n_docs", 1);
+    if let Some(id) = doc.id.as_deref() {
+        // Rehearsal: a read keeps a record close (never breaks the read).
+        let _ = brain_store::access::record(
+            home,
+            &[id],
+            brain_store::access::Access::Read,
+            brain_store::telemetry::Surface::from_env().as_str(),
+        );
+    }
     let mut out = Stdout::new();
     out.write_all(lines.text.as_bytes())?;
     out.flush()?;

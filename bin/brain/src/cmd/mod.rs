@@ -10,6 +10,7 @@ pub mod get;
 pub mod hook;
 pub mod inbox;
 pub mod mcp;
+pub mod memory;
 pub mod model;
 pub mod multi_get;
 pub mod recent;

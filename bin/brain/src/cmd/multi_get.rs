@@ -48,6 +48,7 @@ fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         return Ok(Exit::Code(ErrorCode::NoResults));
     }
     let mut out = Stdout::new();
+    let mut read: Vec<&str> = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         let name = d.name();
         if i > 0 {
@@ -55,7 +56,12 @@ fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         }
         writeln!(out, "==> {name} <==")?;
         match read_doc(d, a.max_bytes, None, a.line_numbers) {
-            Body::Text(lines) => out.write_all(lines.text.as_bytes())?,
+            Body::Text(lines) => {
+                out.write_all(lines.text.as_bytes())?;
+                if let Some(id) = d.id.as_deref() {
+                    read.push(id);
+                }
+            }
             Body::Skipped(Skip::TooBig { size, max_bytes }) => writeln!(
                 out,
                 "[skipped: {size} bytes > --max-bytes {max_bytes}; use `brain get {name}`]"
@@ -64,5 +70,11 @@ fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         }
     }
     out.flush()?;
+    let _ = brain_store::access::record(
+        home,
+        &read,
+        brain_store::access::Access::Read,
+        brain_store::telemetry::Surface::from_env().as_str(),
+    );
     Ok(Exit::Success)
 }

@@ -612,20 +612,26 @@ impl Searcher {
 
     /// A phrase in title, headings or body (a one-word phrase is a word there).
     fn phrase(&self, p: &str) -> Option<Box<dyn Query>> {
-        let parts = self.analyzer().tokens(p);
+        // Positions as indexed: the stop words inside a phrase leave their gaps.
+        let mut parts = self.analyzer().positioned_tokens(p);
+        if let Some(first) = parts.first().map(|(at, _)| *at) {
+            for (at, _) in &mut parts {
+                *at -= first;
+            }
+        }
         let f = &self.fields;
         let alts: Vec<(Occur, Box<dyn Query>)> = [f.title, f.headings, f.body]
             .into_iter()
             .filter_map(|field| -> Option<Box<dyn Query>> {
                 match parts.len() {
                     0 => None,
-                    1 => Some(term(field, &parts[0], IndexRecordOption::WithFreqs)),
+                    1 => Some(term(field, &parts[0].1, IndexRecordOption::WithFreqs)),
                     _ => {
                         let terms = parts
                             .iter()
-                            .map(|t| Term::from_field_text(field, t))
+                            .map(|(at, t)| (*at, Term::from_field_text(field, t)))
                             .collect();
-                        Some(Box::new(PhraseQuery::new(terms)))
+                        Some(Box::new(PhraseQuery::new_with_offset(terms)))
                     }
                 }
             })

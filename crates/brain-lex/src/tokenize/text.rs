@@ -99,6 +99,21 @@ impl CachedTextTokenizer {
         });
     }
 
+    /// The tokens of `text` with their positions as the index holds them: a removed word (a stop
+    /// word, one too long) still takes its position, so a phrase with "of the" inside matches the
+    /// text it was copied from.
+    pub fn positioned_tokens(&mut self, text: &str) -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        let mut position = 0;
+        for_each_word(text, |from, to| {
+            if let Some(n) = self.normalize(&text[from..to]) {
+                out.push((position, n.to_string()));
+            }
+            position += 1;
+        });
+        out
+    }
+
     /// The token texts of `text` (what the query side builds its terms from).
     pub fn tokens(&mut self, text: &str) -> Vec<String> {
         let mut out = Vec::new();

@@ -62,6 +62,7 @@ fn describe() -> Value {
 
 fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
+    let home = ctx.handles.home().clone();
     let (reference, from, count) = split_range(&a.file);
     let (config, ids) = ctx.handles.docs()?;
     let doc = Resolver::collections_only(config, ids)
@@ -77,6 +78,8 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     )
     .map_err(super::docs_error)?;
     let id = doc.id.clone().unwrap_or_default();
+    // Rehearsal: an agent's read keeps a record close (never breaks the read).
+    let _ = brain_store::access::record(&home, &[&id], brain_store::access::Access::Read, "mcp");
     let uri = doc.name();
     let collection = doc.collection().unwrap_or_default().to_string();
     let low = config.is_low_trust(&collection);

@@ -75,6 +75,7 @@ fn describe() -> Value {
 
 fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
+    let home = ctx.handles.home().clone();
     let (config, ids) = ctx.handles.docs()?;
     let selected = Resolver::collections_only(config, ids)
         .select(&a.pattern)
@@ -92,6 +93,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     );
     let (mut docs, mut errors, mut text, mut omitted) =
         (Vec::new(), Vec::new(), String::new(), 0usize);
+    let mut read: Vec<String> = Vec::new();
     for (reference, found) in selected {
         if omitted > 0 {
             omitted += 1;
@@ -122,6 +124,9 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
                 };
                 text.push_str(&format!("==> {uri} <==\n{body}\n"));
                 entry["text"] = body.into();
+                if let Some(id) = doc.id.clone() {
+                    read.push(id);
+                }
                 None
             }
             Body::Skipped(Skip::TooBig { size, .. }) if size <= max => {
@@ -146,6 +151,8 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
             "[{omitted} more matching document(s) not read: maxTotalBytes reached; narrow the pattern, raise maxTotalBytes or use get]\n"
         ));
     }
+    let ids: Vec<&str> = read.iter().map(String::as_str).collect();
+    let _ = brain_store::access::record(&home, &ids, brain_store::access::Access::Read, "mcp");
     Ok(Output {
         count: docs.len(),
         structured: json!({"documents": docs, "errors": errors, "omitted": omitted}),

@@ -133,6 +133,17 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         hits.iter()
             .filter_map(|h| stale_warning(h, STALE_AFTER_DAYS)),
     );
+    let listed: Vec<String> = hits
+        .iter()
+        .map(|h| format!("{}/{}", h.collection, h.path))
+        .collect();
+    let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+    let _ = brain_store::access::record(
+        ctx.handles.home(),
+        &listed,
+        brain_store::access::Access::Listed,
+        "mcp",
+    );
     let results: Vec<Value> = hits
         .iter()
         .zip(&low)

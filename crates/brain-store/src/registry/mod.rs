@@ -18,6 +18,8 @@ use crate::Home;
 
 pub use read::{CollectionCounts, FileEntry};
 
+mod access;
+
 /// The migrations, in order. `user_version` = number applied.
 pub const MIGRATIONS: &[&str] = &[
     // 1: documents (lexical registry; vec_* columns reserved for vecindex), recall counts, distill queue.
@@ -46,6 +48,12 @@ pub const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,              -- document id
         enqueued_at INTEGER NOT NULL,
         state TEXT NOT NULL DEFAULT 'pending'
+    );",
+    // 2: rehearsal (crate::access): listings apart from reads, and the access-log files folded.
+    "ALTER TABLE recall_counts ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE access_folded (
+        name TEXT PRIMARY KEY,            -- the log file's name when it was taken aside
+        folded_at INTEGER NOT NULL
     );",
 ];
 

@@ -1,0 +1,95 @@
+//! `brain memory fold | tiers` — the rehearsal side of memory (brain_store::access): fold the
+//! access log into the registry and the table queries read, and count records by tier.
+
+use std::io::Write;
+
+use brain_cli::{Exit, Failure, Stdout};
+use brain_doc::ErrorCode;
+use brain_store::Home;
+use brain_store::access::{Rehearsal, Tier};
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Add the access log (reads by `get`, `multi-get` and MCP; listings apart) to the registry and
+    /// rewrite index/rehearsal.bin, which queries read. `lexindex --all` (the slow clock) does it too.
+    Fold {
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count indexed records by tier: hot (created or read in the last 7 days), warm (8-30),
+    /// cold (older; still searchable); five reads or more make a record one tier warmer.
+    Tiers {
+        /// Print the counts as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
+    let mut out = Stdout::new();
+    match c {
+        Command::Fold { json } => {
+            let r = brain_store::access::fold(home)
+                .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+            if json {
+                brain_doc::ndjson::write_line(&mut out, &r)?;
+            } else {
+                writeln!(
+                    out,
+                    "folded {} access lines ({} malformed, skipped); {} records have counts",
+                    r.lines, r.malformed, r.records
+                )?;
+            }
+        }
+        Command::Tiers { json } => {
+            let t = tiers(home)?;
+            if json {
+                let v = serde_json::json!({
+                    "kind": t.kind, "hot": t.hot, "warm": t.warm, "cold": t.cold,
+                });
+                brain_doc::ndjson::write_line(&mut out, &v)?;
+            } else {
+                writeln!(out, "hot {}  warm {}  cold {}", t.hot, t.warm, t.cold)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// Records by tier.
+#[derive(Debug, Default)]
+pub struct Tiers {
+    pub kind: &'static str,
+    pub hot: u64,
+    pub warm: u64,
+    pub cold: u64,
+}
+
+/// Count the registry's documents by tier, now (`$BRAIN_NOW` respected).
+pub fn tiers(home: &Home) -> anyhow::Result<Tiers> {
+    let mut t = Tiers {
+        kind: "memory_tiers",
+        ..Tiers::default()
+    };
+    let Some(registry) = brain_store::Registry::open_existing(home)
+        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?
+    else {
+        return Ok(t);
+    };
+    let rehearsal = Rehearsal::load(home);
+    let now = brain_rank::clock::now().timestamp().as_second();
+    let entries = registry
+        .entries(None)
+        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+    for e in entries {
+        let created = brain_doc::file::parse_date(&e.date);
+        match Tier::of(created, &rehearsal.counts(&e.id), now) {
+            Tier::Hot => t.hot += 1,
+            Tier::Warm => t.warm += 1,
+            Tier::Cold => t.cold += 1,
+        }
+    }
+    Ok(t)
+}

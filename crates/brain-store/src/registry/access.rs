@@ -1,0 +1,79 @@
+//! The registry's side of rehearsal (crate::access): `recall_counts` and the log files folded.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Registry, RegistryError};
+use crate::access::Counts;
+
+impl Registry {
+    /// Whether the access-log file `name` was folded already.
+    pub fn access_folded(&self, name: &str) -> Result<bool, RegistryError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM access_folded WHERE name = ?1",
+                [name],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|r| r.is_some())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Add `counts` (by document id) and record `name` as folded, in one transaction: a file is
+    /// counted once whatever happens after.
+    pub fn add_access(
+        &self,
+        name: &str,
+        counts: &HashMap<String, Counts>,
+    ) -> Result<(), RegistryError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        tx.execute(
+            "INSERT OR IGNORE INTO access_folded (name, folded_at) VALUES (?1, ?2)",
+            params![name, now],
+        )
+        .map_err(|e| self.err(e))?;
+        for (id, c) in counts {
+            tx.execute(
+                "INSERT INTO recall_counts (id, count, listed, last_recalled_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(id) DO UPDATE SET count = count + excluded.count,
+                   listed = listed + excluded.listed,
+                   last_recalled_at = max(coalesce(last_recalled_at, excluded.last_recalled_at),
+                                          coalesce(excluded.last_recalled_at, last_recalled_at))",
+                params![
+                    id,
+                    c.reads.min(i64::MAX as u64) as i64,
+                    c.listed.min(i64::MAX as u64) as i64,
+                    c.last_read
+                ],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Every record's counts.
+    pub fn access_counts(&self) -> Result<Vec<(String, Counts)>, RegistryError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, count, listed, last_recalled_at FROM recall_counts ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    Counts {
+                        reads: r.get::<_, i64>(1)?.max(0) as u64,
+                        listed: r.get::<_, i64>(2)?.max(0) as u64,
+                        last_read: r.get(3)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+}
