@@ -349,3 +349,61 @@ fn five_reads_lift_a_record_among_near_ties_never_over_a_clearly_better_one() {
     );
     assert!(t["hot"].as_u64().unwrap_or(0) >= 1, "{t}");
 }
+
+#[test]
+fn forget_archives_a_record_kept_on_disk_and_restore_brings_it_back() {
+    let (dir, _) = home(&[
+        (
+            "keep.md",
+            "---\ntitle: Keep\n---\nthe gateway token rotation\n",
+        ),
+        ("drop.md", "the gateway token leak notes\n"),
+    ]);
+    let h = dir.path().join("home");
+    let now = "2026-07-01T12:00:00Z";
+    let forget = |args: &[&str]| run(command("brain", &h).arg("forget").args(args), b"");
+    let out = forget(&["notes/drop.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Kept on disk, the text whole; hidden from searches at once.
+    let text = std::fs::read_to_string(dir.path().join("notes/drop.md")).expect("kept");
+    assert!(text.starts_with("---\nstatus: archived\n---\n") && text.contains("leak notes"));
+    let (_, hits) = ask(&dir, now, &["gateway token"]);
+    assert_eq!(paths(&hits), ["keep.md"]);
+    let (_, hits) = ask(&dir, now, &["--include-superseded", "gateway token leak"]);
+    let dropped = hits
+        .iter()
+        .find(|h| h.path == "drop.md")
+        .expect("still there");
+    assert_eq!(
+        dropped.memory.as_ref().map(|m| m.state.as_str()),
+        Some("archived")
+    );
+    // A full run keeps it archived; --restore undoes it.
+    reindex(&dir);
+    let (_, hits) = ask(&dir, now, &["gateway token"]);
+    assert_eq!(paths(&hits), ["keep.md"]);
+    assert_eq!(
+        forget(&["--restore", "notes/drop.md"]).status.code(),
+        Some(0)
+    );
+    let (_, hits) = ask(&dir, now, &["gateway token"]);
+    assert_eq!(paths(&hits).len(), 2);
+    // What is not a document of a collection is never touched.
+    for bad in [
+        "notes/none.md",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "#ffffff",
+    ] {
+        let out = forget(&[bad]);
+        assert_ne!(out.status.code(), Some(0), "{bad}");
+    }
+    assert!(
+        std::fs::read_to_string("/etc/passwd").map_or(true, |t| !t.contains("status: archived"))
+    );
+}

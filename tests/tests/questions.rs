@@ -335,14 +335,21 @@ fn filters_alone_walk_by_recency_and_a_project_is_named_as_people_spell_it() {
 fn a_phrase_with_stop_words_inside_matches_the_text_it_was_copied_from() {
     let dir = home(&[
         ("a.md", "the retry budget of the worker queue was raised\n"),
-        ("b.md", "the retry budget was raised; the worker queue too\n"),
+        (
+            "b.md",
+            "the retry budget was raised; the worker queue too\n",
+        ),
     ]);
     // Strict (lex mode): only the passage holding the phrase as written, no fallback warning.
     let (code, env) = ask(&dir, &["--mode", "lex", "\"budget of the worker queue\""]);
     assert_eq!(code, Some(0), "{env}");
     let got: Vec<String> = hits(&env).into_iter().map(|h| h.path).collect();
     assert_eq!(got, ["a.md"]);
-    assert!(!warnings(&env).contains("nothing matched"), "{}", warnings(&env));
+    assert!(
+        !warnings(&env).contains("nothing matched"),
+        "{}",
+        warnings(&env)
+    );
     // The gap is where the stop words were: other words there do not match.
     let (code, _) = ask(&dir, &["--mode", "lex", "\"budget worker queue\""]);
     assert_eq!(code, Some(67));

@@ -58,6 +58,8 @@ enum Command {
     Inbox(cmd::inbox::Args),
     /// What became visible recently, across collections, newest first, with the collection mix.
     Recent(cmd::recent::Args),
+    /// Archive a record: hidden from every search, kept on disk (`--restore` undoes it).
+    Forget(cmd::forget::Args),
     /// Rehearsal: fold the access log (what was read) into the registry, count records by tier.
     #[command(subcommand)]
     Memory(cmd::memory::Command),
@@ -89,6 +91,7 @@ fn main() -> std::process::ExitCode {
             Command::Recent(a) => cmd::recent::run(&home, a),
             Command::Stats(a) => cmd::stats::run(&home, a),
             Command::Memory(c) => cmd::memory::run(&home, c),
+            Command::Forget(a) => cmd::forget::run(&home, a),
             Command::Model(c) => cmd::model::run(&home, c),
             Command::Stage(argv) => exec::run(&argv),
         }

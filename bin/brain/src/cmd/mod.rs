@@ -6,6 +6,7 @@ pub mod distill;
 pub mod doctor;
 pub mod eval;
 pub mod explain;
+pub mod forget;
 pub mod get;
 pub mod hook;
 pub mod inbox;
