@@ -32,9 +32,8 @@ pub struct FileFacts<'a> {
     pub session: Option<String>,
     /// `tags`, lowercased, without `#`.
     pub tags: Vec<String>,
-    /// The memory fields ([`crate::memory`]), and what could not be read of them.
-    pub memory: crate::memory::Memory,
-    pub memory_warnings: Vec<String>,
+    /// The whole frontmatter (what `crate::memory::Memory::read` reads the memory fields from).
+    pub frontmatter: Map<String, Value>,
     /// The body (the text after the frontmatter).
     pub body: &'a str,
     /// 1-based line of the file where the body starts.
@@ -76,10 +75,7 @@ impl<'a> FileFacts<'a> {
             .and_then(meta_string)
             .or_else(|| fm.get("agent").and_then(meta_string));
         let rest = after_title_heading(body, &title);
-        let (memory, memory_warnings) = crate::memory::Memory::read(&fm, date_secs);
         FileFacts {
-            memory,
-            memory_warnings,
             title,
             date,
             date_secs,
@@ -92,6 +88,7 @@ impl<'a> FileFacts<'a> {
                 .and_then(|d| parse_date(&d)),
             session: fm.get("session_id").and_then(meta_string),
             tags: meta_tags(fm.get("tags")),
+            frontmatter: fm,
             body: rest,
             body_line: markdown::body_start_line(text, body) + lines_before(body, rest),
         }

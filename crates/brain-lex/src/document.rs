@@ -105,6 +105,7 @@ impl Prepared {
         sha256: String,
     ) -> Prepared {
         let f = FileFacts::read(path, text, mtime_secs);
+        let (memory, memory_warnings) = Memory::read(&f.frontmatter, f.date_secs);
         Prepared {
             id: format!("{collection}/{path}"),
             collection: collection.to_string(),
@@ -120,8 +121,8 @@ impl Prepared {
             session: f.session,
             tags: f.tags,
             sha256,
-            memory: f.memory,
-            memory_warnings: f.memory_warnings,
+            memory,
+            memory_warnings,
             passages: passage::split(f.body, f.body_line),
         }
     }

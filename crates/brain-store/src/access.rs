@@ -237,7 +237,7 @@ impl Rehearsal {
             .is_ok();
         let well_formed = bytes.len() >= MAGIC.len()
             && &bytes[..MAGIC.len()] == MAGIC
-            && (bytes.len() - MAGIC.len()) % ENTRY == 0;
+            && (bytes.len() - MAGIC.len()).is_multiple_of(ENTRY);
         if !ok || !well_formed {
             return Rehearsal::default();
         }
