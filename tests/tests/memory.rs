@@ -103,6 +103,24 @@ fn a_later_fact_of_the_same_key_supersedes_the_earlier_one() {
         hits[0].memory.as_ref().map(|m| m.state.as_str()),
         Some("current")
     );
+    // The doctor lists the key two records hold, the newest current.
+    let doctor = run(
+        command("brain", &dir.path().join("home")).args(["doctor", "--json"]),
+        b"",
+    );
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
+    let memory = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
+        .cloned()
+        .expect("memory check");
+    assert_eq!(memory["outcome"], "pass", "{memory}");
+    assert!(
+        memory
+            .to_string()
+            .contains("key `db.engine`: notes/a.md (superseded), notes/b.md (current)"),
+        "{memory}"
+    );
     // Reading A says what replaced it; the text is still all there.
     let out = run(
         command("brain", &dir.path().join("home")).args(["get", "notes/a.md"]),
@@ -161,6 +179,32 @@ fn supersedes_by_id_status_and_expiry_hide_records_and_cycles_do_no_harm() {
         ),
     ]);
     assert!(!stderr.contains("warning"), "{stderr}");
+    // A supersedes that names nothing the index holds fails the doctor's memory check.
+    std::fs::write(
+        dir.path().join("notes/dangle.md"),
+        "---\nsupersedes: notes/nowhere.md\n---\nembeddings dangling\n",
+    )
+    .expect("write");
+    reindex(&dir);
+    let doctor = run(
+        command("brain", &dir.path().join("home")).args(["doctor", "--json"]),
+        b"",
+    );
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
+    let memory = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
+        .cloned()
+        .expect("memory check");
+    assert_eq!(memory["outcome"], "fail", "{memory}");
+    assert!(
+        memory
+            .to_string()
+            .contains("notes/dangle.md supersedes `notes/nowhere.md`"),
+        "{memory}"
+    );
+    std::fs::remove_file(dir.path().join("notes/dangle.md")).expect("rm");
+    reindex(&dir);
     let (_, hits) = ask(&dir, "2026-06-05T12:00:00Z", &["embeddings"]);
     let got = paths(&hits);
     assert!(

@@ -11,7 +11,7 @@
 mod document;
 mod dump;
 mod index;
-mod lifecycle;
+pub mod lifecycle;
 pub mod passage;
 pub mod schema;
 pub mod search;

@@ -38,14 +38,8 @@ struct Rec {
     by: Option<String>,
 }
 
-/// Bring every candidate's supersession in line; the number of records written again. The caller
-/// commits.
-pub(crate) fn settle(
-    searcher: &Searcher,
-    fields: &Fields,
-    writer: &mut IndexWriter<TantivyDocument>,
-) -> tantivy::Result<usize> {
-    let f = fields;
+/// Every record that takes part in supersession (see the module docs), by id.
+fn candidates(searcher: &Searcher, f: &Fields) -> tantivy::Result<BTreeMap<String, Rec>> {
     let first = |q: Box<dyn Query>| -> Box<dyn Query> {
         Box::new(BooleanQuery::new(vec![
             (Occur::Must, q),
@@ -91,6 +85,18 @@ pub(crate) fn settle(
             recs.insert(r.id.clone(), r);
         }
     }
+    Ok(recs)
+}
+
+/// Bring every candidate's supersession in line; the number of records written again. The caller
+/// commits.
+pub(crate) fn settle(
+    searcher: &Searcher,
+    fields: &Fields,
+    writer: &mut IndexWriter<TantivyDocument>,
+) -> tantivy::Result<usize> {
+    let f = fields;
+    let recs = candidates(searcher, f)?;
     let next = decide(&recs);
     let mut written = 0;
     for (id, r) in &recs {
@@ -113,6 +119,53 @@ pub(crate) fn settle(
         written += 1;
     }
     Ok(written)
+}
+
+/// What the doctor reports of the records' lifecycle: keys held by several records (the newest
+/// current, the others superseded — worth a look when they contradict each other), and
+/// `supersedes` naming a record the index does not hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LifecycleReport {
+    /// `(key, [(id, current?)])`, newest last.
+    pub shared_keys: Vec<(String, Vec<(String, bool)>)>,
+    /// `(id, target it names)`.
+    pub dangling: Vec<(String, String)>,
+}
+
+/// The [`LifecycleReport`] of the index `lex`.
+pub fn report(lex: &crate::LexIndex) -> Result<LifecycleReport, crate::LexError> {
+    let searcher = lex.reader()?.searcher();
+    let recs = candidates(&searcher, lex.fields()).map_err(|source| crate::LexError::Tantivy {
+        path: lex.path().to_path_buf(),
+        source,
+    })?;
+    let mut by_key: BTreeMap<&str, Vec<&Rec>> = BTreeMap::new();
+    for r in recs.values().filter(|r| r.status == "active") {
+        if let Some(k) = &r.key {
+            by_key.entry(k).or_default().push(r);
+        }
+    }
+    let mut out = LifecycleReport::default();
+    for (key, mut group) in by_key.into_iter().filter(|(_, g)| g.len() > 1) {
+        group.sort_by(|a, b| a.occurred.cmp(&b.occurred).then_with(|| a.id.cmp(&b.id)));
+        let n = group.len();
+        out.shared_keys.push((
+            key.to_string(),
+            group
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.id.clone(), i + 1 == n))
+                .collect(),
+        ));
+    }
+    for r in recs.values() {
+        for t in &r.supersedes {
+            if !recs.contains_key(t) {
+                out.dangling.push((r.id.clone(), t.clone()));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The state each record should have: `(instant it stopped being current, successor)`; records

@@ -177,6 +177,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         state::telemetry(home),
         state::model(home),
         state::vector_store(home),
+        state::memory(home),
         state::locks(home),
         install::hooks(host),
         install::schedules(host),

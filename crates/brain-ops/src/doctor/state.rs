@@ -423,3 +423,51 @@ pub fn locks(home: &Home) -> Check {
     )
     .with(stale)
 }
+
+/// Memory records (issue #22): keys held by several active records (the newest is current; the
+/// others are superseded — listed, since two of them may contradict each other) and `supersedes`
+/// naming a record the index does not hold (fails: a replacement that replaces nothing).
+pub fn memory(home: &Home) -> Check {
+    let Ok(lex) = brain_lex::LexIndex::open(home) else {
+        return Check::skip("memory", "no lexical index", "lexindex --all");
+    };
+    let r = match brain_lex::lifecycle::report(&lex) {
+        Ok(r) => r,
+        Err(e) => return Check::fail("memory", e.to_string(), "lexindex --all --rebuild"),
+    };
+    let mut details: Vec<String> = r
+        .shared_keys
+        .iter()
+        .map(|(key, ids)| {
+            let list: Vec<String> = ids
+                .iter()
+                .map(|(id, current)| {
+                    format!("{id} ({})", if *current { "current" } else { "superseded" })
+                })
+                .collect();
+            format!("key `{key}`: {}", list.join(", "))
+        })
+        .collect();
+    details.extend(
+        r.dangling
+            .iter()
+            .map(|(id, t)| format!("{id} supersedes `{t}`, which the index does not hold")),
+    );
+    if !r.dangling.is_empty() {
+        return Check::fail(
+            "memory",
+            format!("{} supersedes naming no record", r.dangling.len()),
+            "name the record as collection/path (brain get shows it), or remove the entry",
+        )
+        .with(details);
+    }
+    Check::pass(
+        "memory",
+        format!(
+            "{} key{} held by several records (the newest is current)",
+            r.shared_keys.len(),
+            if r.shared_keys.len() == 1 { "" } else { "s" }
+        ),
+    )
+    .with(details)
+}
