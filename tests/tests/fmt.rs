@@ -32,11 +32,65 @@ fn json_envelope_carries_query_hits_and_freshness_warnings() {
     assert_eq!(hits[0].docid, "#3f9a1c");
     let warnings: Vec<String> = serde_json::from_value(env["warnings"].clone()).expect("warnings");
     assert_eq!(
-        warnings.len(),
-        1,
-        "only the 40-day-old hit is stale past 1 day: {warnings:?}"
+        warnings,
+        [
+            "1 of 3 results is older than a day: a session or a page says what happened then; check the current state before relying on it"
+        ],
+        "only the 40-day-old hit is past a day, and it says what happened: one line for the list"
     );
-    assert!(warnings[0].contains("#00aa11") && warnings[0].contains("40 days old"));
+}
+
+#[test]
+fn records_whose_age_changes_the_answer_are_flagged_on_their_own_line() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut hits: Vec<Hit> = brain_tests::parse_lines(&hits_input());
+    let memory = |kind: &str, state: &str| brain_doc::HitMemory {
+        kind: Some(kind.into()),
+        importance: 3,
+        confidence: 1.0,
+        pinned: false,
+        key: None,
+        occurred_at: None,
+        expires_at: None,
+        state: state.into(),
+        superseded_by: (state == "superseded").then(|| "notes/new.md".to_string()),
+    };
+    // A fact of 40 days (past its 30), a status of today, a superseded preference.
+    hits[2].memory = Some(memory("fact", "current"));
+    hits[0].memory = Some(memory("status", "current"));
+    hits[1].memory = Some(memory("preference", "superseded"));
+    let input: Vec<u8> = hits
+        .iter()
+        .flat_map(|h| {
+            let mut l = serde_json::to_vec(h).expect("hit");
+            l.push(b'\n');
+            l
+        })
+        .collect();
+    let out = run(command("fmt", home.path()).arg("--json"), &input);
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).expect("envelope");
+    let warnings: Vec<String> = serde_json::from_value(env["warnings"].clone()).expect("warnings");
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("is superseded by notes/new.md: no longer current"))
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("is a fact of 40 days ago"))
+    );
+    let out = run(
+        command("fmt", home.path()).args(["--color", "never"]),
+        &input,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("! a fact of 40 days ago: check it against the current state"),
+        "{text}"
+    );
+    assert!(!text.contains("older than a day"), "{text}");
 }
 
 #[test]

@@ -166,6 +166,48 @@ impl Memory {
     }
 }
 
+/// After how many days a record is old enough that its age changes the answer, by what it is
+/// (`freshness:` in `search_strategy.yaml`; our choice, 2026-11-25). A status goes stale in a day, a
+/// fact or a decision in a month or a quarter, a preference in half a year; everything else — a
+/// session transcript, a browser day, a plain note — says what happened then, and is flagged once
+/// for the whole result list past `history` days instead of on every line.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Freshness {
+    pub status: i64,
+    pub fact: i64,
+    pub decision: i64,
+    pub preference: i64,
+    /// Days past which the rest (transcripts, browser days, notes) count in the list's one line.
+    pub history: i64,
+}
+
+impl Default for Freshness {
+    fn default() -> Self {
+        Freshness {
+            status: 1,
+            fact: 30,
+            decision: 90,
+            preference: 180,
+            history: 1,
+        }
+    }
+}
+
+impl Freshness {
+    /// The days after which a record of `kind` is flagged on its own line; `None` for the kinds
+    /// that record what happened (their age is summed up once per list).
+    pub fn days_for(&self, kind: &str) -> Option<i64> {
+        match kind {
+            "status" => Some(self.status),
+            "fact" => Some(self.fact),
+            "decision" => Some(self.decision),
+            "preference" => Some(self.preference),
+            _ => None,
+        }
+    }
+}
+
 /// A one-line text of at most [`MAX_WORD`] characters.
 fn word(v: &Value) -> Option<String> {
     meta_string(v).filter(|s| s.chars().count() <= MAX_WORD && !s.contains(['\n', '\r']))

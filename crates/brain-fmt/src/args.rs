@@ -35,9 +35,12 @@ pub struct FmtArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    /// Warn about hits older than this many days.
-    #[arg(long, value_name = "DAYS", default_value_t = 1)]
-    pub stale_after: i64,
+    /// Count session transcripts, browser days and notes older than this many days in one warning
+    /// line for the list (facts, decisions, statuses and preferences are flagged on their own line
+    /// past their own age: `freshness:` in search_strategy.yaml).
+    /// [default: `freshness.history` of search_strategy.yaml for `brain ask`, else 1]
+    #[arg(long, value_name = "DAYS")]
+    pub stale_after: Option<i64>,
 
     /// Show every score signal under each hit (bm25, vec, rrf, ranks per list, rerank).
     #[arg(long)]
@@ -73,7 +76,12 @@ impl FmtArgs {
             format: self.format(),
             color,
             hyperlinks: stdout_is_terminal && self.color != ColorChoice::Never,
-            stale_after_days: self.stale_after,
+            freshness: brain_doc::memory::Freshness {
+                history: self
+                    .stale_after
+                    .unwrap_or(brain_doc::memory::Freshness::default().history),
+                ..Default::default()
+            },
             query,
             explain: self.explain,
             time: None,

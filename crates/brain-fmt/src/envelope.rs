@@ -44,8 +44,9 @@ impl Envelope {
         let mut all = warnings.to_vec();
         all.extend(
             hits.iter()
-                .filter_map(|h| stale_warning(h, opts.stale_after_days)),
+                .filter_map(|h| stale_warning(h, &opts.freshness)),
         );
+        all.extend(crate::history_warning(hits, &opts.freshness));
         Envelope {
             schema: brain_doc::SCHEMA,
             kind: "results".into(),

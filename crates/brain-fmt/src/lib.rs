@@ -27,7 +27,7 @@ use std::io::{self, Write};
 
 use brain_doc::Hit;
 
-pub use age::{age_label, stale_warning};
+pub use age::{age_label, history_warning, stale_warning};
 pub use ansi::Paint;
 pub use envelope::Envelope;
 
@@ -50,8 +50,9 @@ pub struct Options {
     pub color: bool,
     /// OSC 8 hyperlinks to the files (terminal format only).
     pub hyperlinks: bool,
-    /// Hits older than this many days carry a freshness warning.
-    pub stale_after_days: i64,
+    /// When a hit's age changes the answer, by kind (per-hit warnings), and past how many days the
+    /// rest count in the list's one line ([`age::history_warning`]).
+    pub freshness: brain_doc::memory::Freshness,
     /// The query, for the JSON envelope and headings.
     pub query: Option<String>,
     /// Show each hit's score signals (terminal and markdown formats; JSON and NDJSON always carry them).

@@ -52,13 +52,12 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         if opts.explain && !h.signals.is_empty() {
             writeln!(out, "   _{}_", crate::terminal::signals_line(&h.signals))?;
         }
-        if h.age_days > opts.stale_after_days {
-            writeln!(
-                out,
-                "   ⚠ {} days old: check it against the current state before relying on it",
-                h.age_days
-            )?;
+        if let Some(w) = crate::stale_warning(h, &opts.freshness) {
+            writeln!(out, "   ⚠ {}", crate::age::own_line(&w))?;
         }
+    }
+    if let Some(w) = crate::history_warning(hits, &opts.freshness) {
+        writeln!(out, "\n⚠ {w}")?;
     }
     Ok(())
 }

@@ -5,7 +5,9 @@
 //!    brain://brain/2026/04/abc.md:42  #a1b2c3  3 days ago
 //!    the writer lock is taken with try_lock so a second lexindex exits 70
 //!    signals: rrf 0.0655 · ranks lex 1, vec 2 · bm25 11.2 · vec 0.58       (with --explain)
-//!    ! 3 days old: check it against the current state before relying on it
+//!    ! a decision of 120 days ago: check it against the current state before relying on it
+//!
+//! ! 3 of 10 results are older than a day: a session or a page says what happened then; …
 //! ```
 
 use std::io::{self, Write};
@@ -39,7 +41,9 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
             paint.dim(&format!("{:.2}", h.score))
         )?;
         let location = format!("{}:{}", h.uri, h.line);
-        let stale = h.age_days > opts.stale_after_days;
+        let warning = crate::stale_warning(h, &opts.freshness);
+        let stale =
+            warning.is_some() || (h.memory.is_none() && h.age_days > opts.freshness.history);
         let age = age_label(h.age_days);
         let age = if stale {
             paint.yellow(&age)
@@ -64,13 +68,13 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         if opts.explain && !h.signals.is_empty() {
             writeln!(out, "   {}", paint.dim(&signals_line(&h.signals)))?;
         }
-        if stale {
-            let warning = format!(
-                "! {} days old: check it against the current state before relying on it",
-                h.age_days
-            );
-            writeln!(out, "   {}", paint.yellow(&warning))?;
+        if let Some(w) = warning {
+            let line = format!("! {}", crate::age::own_line(&w));
+            writeln!(out, "   {}", paint.yellow(&line))?;
         }
+    }
+    if let Some(w) = crate::history_warning(hits, &opts.freshness) {
+        writeln!(out, "\n{}", paint.yellow(&format!("! {w}")))?;
     }
     Ok(())
 }

@@ -82,6 +82,8 @@ pub struct Strategy {
     pub hybrid: HybridWeights,
     /// Memory signals: importance, confidence, pinning, a memory record's recency.
     pub memory: MemoryWeights,
+    /// When a hit's age changes the answer, by kind (freshness warnings).
+    pub freshness: brain_doc::memory::Freshness,
     /// Documents of one session among the top hits before the other sessions' (0: no limit).
     pub per_session: usize,
     /// Hits per query.
@@ -330,6 +332,7 @@ impl Default for Strategy {
             entity: EntityWeights::default(),
             hybrid: HybridWeights::default(),
             memory: MemoryWeights::default(),
+            freshness: brain_doc::memory::Freshness::default(),
             per_session: DEFAULT_PER_SESSION,
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,

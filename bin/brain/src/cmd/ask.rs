@@ -62,6 +62,15 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         no_color,
     );
     opts.time = answer.time.clone();
+    // Freshness by kind comes from the strategy (what was tuned is what runs); --stale-after wins
+    // for the list's one line.
+    if let Ok(strategy) = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
+    {
+        opts.freshness = brain_doc::memory::Freshness {
+            history: a.fmt.stale_after.unwrap_or(strategy.freshness.history),
+            ..strategy.freshness
+        };
+    }
     if a.fmt.explain {
         let mode = answer.mode.map_or("?", |m| m.name());
         eprintln!("brain: mode {mode}; lists: {}", answer.plan.join(" | "));

@@ -3,8 +3,7 @@
 //! age label, line and snippet; text from low-trust collections is fenced.
 
 use brain_doc::{ErrorCode, ErrorRecord, Hit};
-use brain_fmt::{age_label, stale_warning};
-use brain_rank::strategy::STALE_AFTER_DAYS;
+use brain_fmt::{age_label, history_warning, stale_warning};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -129,10 +128,9 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         .iter()
         .map(|h| config.is_low_trust(&h.collection))
         .collect();
-    warnings.extend(
-        hits.iter()
-            .filter_map(|h| stale_warning(h, STALE_AFTER_DAYS)),
-    );
+    let freshness = ctx.handles.engine()?.strategy().freshness;
+    warnings.extend(hits.iter().filter_map(|h| stale_warning(h, &freshness)));
+    warnings.extend(history_warning(&hits, &freshness));
     let listed: Vec<String> = hits
         .iter()
         .map(|h| format!("{}/{}", h.collection, h.path))
