@@ -269,7 +269,13 @@ impl Engine {
             // Read per search (a small file of the records ever read): a long-lived server sees a
             // fold at once.
             let rehearsal = brain_store::access::Rehearsal::load(&self.home);
-            crate::memory::apply(&mut hits, &self.strategy.memory, &rehearsal);
+            let role_of = |c: &str| {
+                self.config
+                    .as_ref()
+                    .and_then(|cfg| cfg.collection(c))
+                    .map(|c| c.role.clone())
+            };
+            crate::memory::apply(&mut hits, &self.strategy.memory, &rehearsal, &role_of);
         }
         fusion::break_ties(&mut hits);
         Ok((lists, hits))

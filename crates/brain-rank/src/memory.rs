@@ -19,8 +19,19 @@ pub const REHEARSAL_READS: f64 = 5.0;
 
 /// The multiplier of one record read `reads` times, and each signal's part of it (for
 /// `signals.memory`); `None` for a record with neither memory fields nor reads.
-pub fn multiplier(h: &Hit, w: &MemoryWeights, reads: u64) -> Option<(f64, Map<String, Value>)> {
-    if h.memory.is_none() && reads == 0 {
+pub fn multiplier(
+    h: &Hit,
+    w: &MemoryWeights,
+    reads: u64,
+    role: Option<&str>,
+) -> Option<(f64, Map<String, Value>)> {
+    let kind_weight = w
+        .collections
+        .get(&h.collection)
+        .or_else(|| role.and_then(|r| w.roles.get(r)))
+        .copied()
+        .filter(|x| x.is_finite() && *x != 0.0);
+    if h.memory.is_none() && reads == 0 && kind_weight.is_none() {
         return None;
     }
     let mut parts = Map::new();
@@ -31,6 +42,9 @@ pub fn multiplier(h: &Hit, w: &MemoryWeights, reads: u64) -> Option<(f64, Map<St
             sum += x;
         }
     };
+    if let Some(x) = kind_weight {
+        add("collection", x);
+    }
     // What is read stays close; merely being listed counts for nothing (it would feed on itself).
     add(
         "rehearsal",
@@ -73,8 +87,14 @@ pub fn multiplier(h: &Hit, w: &MemoryWeights, reads: u64) -> Option<(f64, Map<St
 
 /// Apply the memory multipliers to `hits` (reads from `rehearsal`), keep each document's hits
 /// together, best first, and normalize so the best is 1. The caller skips literal queries.
-pub fn apply(hits: &mut Vec<Hit>, w: &MemoryWeights, rehearsal: &brain_store::access::Rehearsal) {
-    if hits.iter().all(|h| h.memory.is_none()) && rehearsal.is_empty() {
+pub fn apply(
+    hits: &mut Vec<Hit>,
+    w: &MemoryWeights,
+    rehearsal: &brain_store::access::Rehearsal,
+    role_of: &dyn Fn(&str) -> Option<String>,
+) {
+    let kinds = !w.roles.is_empty() || !w.collections.is_empty();
+    if hits.iter().all(|h| h.memory.is_none()) && rehearsal.is_empty() && !kinds {
         return;
     }
     let mut changed = false;
@@ -86,7 +106,8 @@ pub fn apply(hits: &mut Vec<Hit>, w: &MemoryWeights, rehearsal: &brain_store::ac
                 .counts(&format!("{}/{}", h.collection, h.path))
                 .reads
         };
-        if let Some((m, parts)) = multiplier(h, w, reads) {
+        let role = if kinds { role_of(&h.collection) } else { None };
+        if let Some((m, parts)) = multiplier(h, w, reads, role.as_deref()) {
             changed = true;
             h.score *= m;
             h.signals.insert("memory".into(), Value::Object(parts));
@@ -134,7 +155,7 @@ mod tests {
         let w = MemoryWeights::default();
         let none = brain_store::access::Rehearsal::default();
         let mut hits = vec![hit("low", 1.0, 1, None, 0), hit("high", 0.98, 5, None, 0)];
-        apply(&mut hits, &w, &none);
+        apply(&mut hits, &w, &none, &|_| None);
         assert_eq!(hits[0].uri, "high");
         assert_eq!(hits[0].score, 1.0);
         // A clear relevance gap stays.
@@ -142,27 +163,53 @@ mod tests {
             hit("strong", 1.0, 1, None, 0),
             hit("weak", 0.7, 5, Some("fact"), 0),
         ];
-        apply(&mut hits, &w, &none);
+        apply(&mut hits, &w, &none, &|_| None);
         assert_eq!(hits[0].uri, "strong");
+    }
+
+    #[test]
+    fn a_distilled_memo_edges_out_its_raw_session_among_near_ties() {
+        let w = MemoryWeights::default();
+        let none = brain_store::access::Rehearsal::default();
+        let mut raw = hit("raw", 1.0, 3, None, 0);
+        raw.collection = "brain".into();
+        raw.memory = None;
+        let mut memo = hit("memo", 0.97, 3, None, 0);
+        memo.collection = "distilled".into();
+        memo.memory = None;
+        let mut hits = vec![raw, memo];
+        let role = |c: &str| (c == "distilled").then(|| "distilled".to_string());
+        apply(&mut hits, &w, &none, &role);
+        assert_eq!(hits[0].uri, "memo");
+        assert_eq!(hits[0].signals["memory"]["collection"], 0.05);
+        // A collection's own weight wins over its role's, and stays inside the cap.
+        let mut w = MemoryWeights::default();
+        w.collections.insert("distilled".into(), 5.0);
+        let (m, _) = multiplier(&hits[0], &w, 0, Some("distilled")).expect("m");
+        assert_eq!(m, 1.0 + w.cap);
     }
 
     #[test]
     fn the_multiplier_is_bounded_and_shows_its_parts() {
         let w = MemoryWeights::default();
-        let (m, parts) = multiplier(&hit("a", 1.0, 5, Some("fact"), 0), &w, 0).expect("m");
+        let (m, parts) = multiplier(&hit("a", 1.0, 5, Some("fact"), 0), &w, 0, None).expect("m");
         assert!(m <= 1.0 + w.cap + 1e-9);
         assert!(parts.contains_key("importance") && parts.contains_key("recency"));
-        let (m, _) = multiplier(&hit("a", 1.0, 1, None, 9_000), &w, 0).expect("m");
+        let (m, _) = multiplier(&hit("a", 1.0, 1, None, 9_000), &w, 0, None).expect("m");
         assert!(m >= 1.0 - w.cap - 1e-9);
         // Recency halves with its half-life and touches only memory records.
-        let (young, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 0), &w, 0).expect("m");
-        let (old, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 365), &w, 0).expect("m");
-        let (plain, parts) = multiplier(&hit("a", 1.0, 3, None, 0), &w, 0).expect("m");
+        let (young, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 0), &w, 0, None).expect("m");
+        let (old, _) = multiplier(&hit("a", 1.0, 3, Some("fact"), 365), &w, 0, None).expect("m");
+        let (plain, parts) = multiplier(&hit("a", 1.0, 3, None, 0), &w, 0, None).expect("m");
         assert!(young > old && old > 1.0);
         assert_eq!(plain, 1.0);
         assert_eq!(parts.len(), 1); // only the total
         // Rehearsal grows to its weight at five reads, and no further.
-        let reads = |n| multiplier(&hit("a", 1.0, 3, None, 0), &w, n).expect("m").0;
+        let reads = |n| {
+            multiplier(&hit("a", 1.0, 3, None, 0), &w, n, None)
+                .expect("m")
+                .0
+        };
         assert!(reads(1) > 1.0 && reads(5) > reads(1));
         assert_eq!(reads(5), reads(500));
         assert!((reads(5) - 1.0 - w.rehearsal).abs() < 1e-9);
@@ -171,7 +218,7 @@ mod tests {
         if let Some(m) = h.memory.as_mut() {
             m.confidence = f64::NAN;
         }
-        let (m, _) = multiplier(&h, &w, u64::MAX).expect("m");
+        let (m, _) = multiplier(&h, &w, u64::MAX, None).expect("m");
         assert!((1.0 - w.cap..=1.0 + w.cap).contains(&m), "{m}");
     }
 }

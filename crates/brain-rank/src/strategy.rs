@@ -208,7 +208,7 @@ impl HybridWeights {
 /// from seed 003's proportions — importance 0.15 and recency 0.20 against similarity 0.65 — scaled
 /// down to reorder near-ties only): each signal moves a score by at most its weight, all together
 /// by at most `cap`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MemoryWeights {
     /// Importance 5 adds this much, 1 takes it away (3: nothing).
@@ -224,6 +224,11 @@ pub struct MemoryWeights {
     pub recency_half_life_days: f64,
     /// Most all signals together move a score, either way.
     pub cap: f64,
+    /// What a hit of a collection of this role adds (negative: takes away), inside the cap —
+    /// seed 000: "a raw session should not rank like a distilled memo".
+    pub roles: std::collections::BTreeMap<String, f64>,
+    /// The same by collection name (wins over its role).
+    pub collections: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for MemoryWeights {
@@ -236,6 +241,8 @@ impl Default for MemoryWeights {
             recency: 0.05,
             recency_half_life_days: 30.0,
             cap: 0.15,
+            roles: [("distilled".to_string(), 0.05)].into_iter().collect(),
+            collections: std::collections::BTreeMap::new(),
         }
     }
 }
