@@ -35,6 +35,7 @@ use crate::tokenize::{CachedTextTokenizer, ident_analyzer, tokens};
 use crate::{LexError, LexIndex};
 
 mod docs;
+mod hidden;
 mod snippet;
 
 /// A word the index holds in at most this many passages also matches its near spellings (a typo is
@@ -366,108 +367,6 @@ impl Searcher {
         };
         let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
         Ok(self.searcher.search(&query, &top)?)
-    }
-
-    /// Whether `q`'s lifecycle hides anything in this index: some record is superseded, archived,
-    /// takes part in supersession or has an expiry (asked once per searcher).
-    pub fn hides(&self, q: &LexQuery) -> bool {
-        q.lifecycle.is_some()
-            && *self.hideable.get_or_init(|| {
-                let f = &self.fields;
-                let forever = crate::schema::instant(crate::schema::FOREVER);
-                let before = |field| -> Box<dyn Query> {
-                    Box::new(RangeQuery::new(
-                        Bound::Unbounded,
-                        Bound::Excluded(Term::from_field_date_for_search(field, forever)),
-                    ))
-                };
-                let any = BooleanQuery::new(vec![
-                    (Occur::Should, before(f.superseded)),
-                    (Occur::Should, before(f.expires)),
-                    (
-                        Occur::Should,
-                        Box::new(TermQuery::new(
-                            Term::from_field_text(f.status, "archived"),
-                            IndexRecordOption::Basic,
-                        )),
-                    ),
-                    (
-                        Occur::Should,
-                        Box::new(TermQuery::new(
-                            Term::from_field_u64(f.linked, 1),
-                            IndexRecordOption::Basic,
-                        )),
-                    ),
-                ]);
-                // A count that fails reads as "maybe": filtering then costs speed, never records.
-                self.searcher
-                    .search(&any, &tantivy::collector::Count)
-                    .map_or(true, |n| n > 0)
-            })
-    }
-
-    /// Whether the document `id` passes `q`'s filters and lifecycle — what a list from elsewhere
-    /// (the vector store, which knows neither) must ask of each of its documents. Always true when
-    /// `q` neither filters by type or tag nor hides anything here.
-    pub fn visible(&self, id: &str, q: &LexQuery) -> Result<bool, SearchError> {
-        if !self.hides(q) && q.types.is_empty() && q.tags.is_empty() {
-            return Ok(true);
-        }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(self.fields.id, id),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(self.fields.passage, 0),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ];
-        clauses.extend(self.filter_clauses(q));
-        let n = self
-            .searcher
-            .search(&BooleanQuery::new(clauses), &tantivy::collector::Count)?;
-        Ok(n > 0)
-    }
-
-    /// The passages not current under `l`: superseded or expired at `l.at`, archived, and with
-    /// `as_of`, not yet happened at `l.at`.
-    pub(crate) fn hidden(&self, l: Lifecycle) -> Box<dyn Query> {
-        let f = &self.fields;
-        let at = crate::schema::instant(l.at);
-        let upto = |field| -> Box<dyn Query> {
-            Box::new(RangeQuery::new(
-                Bound::Unbounded,
-                Bound::Included(Term::from_field_date_for_search(field, at)),
-            ))
-        };
-        let mut any: Vec<(Occur, Box<dyn Query>)> = vec![
-            (Occur::Should, upto(f.superseded)),
-            (Occur::Should, upto(f.expires)),
-            (
-                Occur::Should,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.status, "archived"),
-                    IndexRecordOption::Basic,
-                )),
-            ),
-        ];
-        if l.as_of {
-            any.push((
-                Occur::Should,
-                Box::new(RangeQuery::new(
-                    Bound::Excluded(Term::from_field_date_for_search(f.occurred, at)),
-                    Bound::Unbounded,
-                )),
-            ));
-        }
-        Box::new(BooleanQuery::new(any))
     }
 
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first,
