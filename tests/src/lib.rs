@@ -124,6 +124,25 @@ pub fn mcp_client() -> Option<PathBuf> {
     None
 }
 
+/// A temporary home (`home/`) whose `notes` collection (`notes/`) holds `(name, text)` files,
+/// indexed by `lexindex --all`; and lexindex's stderr.
+pub fn indexed_notes(notes: &[(&str, &str)]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let folder = dir.path().join("notes");
+    notes_home(&home, &folder);
+    for (name, text) in notes {
+        std::fs::write(folder.join(name), text).expect("write");
+    }
+    let out = run(command("lexindex", &home).arg("--all"), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 /// A command for a built binary with a hermetic environment: `BRAIN_HOME=home`, `TZ=UTC`, `NO_COLOR=1`,
 /// `HOME=home` (so `~` expansion and default locations stay inside the test).
 pub fn command(name: &str, home: &Path) -> Command {

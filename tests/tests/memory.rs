@@ -6,23 +6,7 @@
 use brain_doc::Hit;
 use brain_tests::{command, run};
 
-/// A notes home with `(name, text)` files, indexed; lexindex's stderr.
-fn home(notes: &[(&str, &str)]) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("home");
-    let folder = dir.path().join("notes");
-    brain_tests::notes_home(&home, &folder);
-    for (name, text) in notes {
-        std::fs::write(folder.join(name), text).expect("write");
-    }
-    let out = run(command("lexindex", &home).arg("--all"), b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (dir, String::from_utf8_lossy(&out.stderr).into_owned())
-}
+use brain_tests::indexed_notes as home;
 
 fn reindex(dir: &tempfile::TempDir) {
     let out = run(
@@ -34,6 +18,20 @@ fn reindex(dir: &tempfile::TempDir) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The doctor's `memory` check.
+fn memory_check(dir: &tempfile::TempDir) -> serde_json::Value {
+    let doctor = run(
+        command("brain", &dir.path().join("home")).args(["doctor", "--json"]),
+        b"",
+    );
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
+    report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
+        .cloned()
+        .expect("memory check")
 }
 
 /// `brain ask --json ARGS…` at `now`: exit code and hits.
@@ -104,16 +102,7 @@ fn a_later_fact_of_the_same_key_supersedes_the_earlier_one() {
         Some("current")
     );
     // The doctor lists the key two records hold, the newest current.
-    let doctor = run(
-        command("brain", &dir.path().join("home")).args(["doctor", "--json"]),
-        b"",
-    );
-    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
-    let memory = report["checks"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
-        .cloned()
-        .expect("memory check");
+    let memory = memory_check(&dir);
     assert_eq!(memory["outcome"], "pass", "{memory}");
     assert!(
         memory
@@ -186,16 +175,7 @@ fn supersedes_by_id_status_and_expiry_hide_records_and_cycles_do_no_harm() {
     )
     .expect("write");
     reindex(&dir);
-    let doctor = run(
-        command("brain", &dir.path().join("home")).args(["doctor", "--json"]),
-        b"",
-    );
-    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
-    let memory = report["checks"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
-        .cloned()
-        .expect("memory check");
+    let memory = memory_check(&dir);
     assert_eq!(memory["outcome"], "fail", "{memory}");
     assert!(
         memory

@@ -7,19 +7,7 @@ use brain_tests::{command, run};
 
 /// A notes home with `(name, text)` files, indexed.
 fn home(notes: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("home");
-    let folder = dir.path().join("notes");
-    brain_tests::notes_home(&home, &folder);
-    for (name, text) in notes {
-        std::fs::write(folder.join(name), text).expect("write");
-    }
-    assert!(
-        run(command("lexindex", &home).arg("--all"), b"")
-            .status
-            .success()
-    );
-    dir
+    brain_tests::indexed_notes(notes).0
 }
 
 /// `brain ask --json ARGS…`: exit code and envelope.

@@ -73,6 +73,16 @@ pub fn record(home: &Home, ids: &[&str], access: Access, surface: &str) -> std::
     crate::telemetry::append_rows_to(&log_path(home), MAX_BYTES, &rows)
 }
 
+/// Record that `hits` were listed (shown in a result list): tracked, no boost.
+pub fn record_listed(home: &Home, hits: &[brain_doc::Hit], surface: &str) -> std::io::Result<()> {
+    let ids: Vec<String> = hits
+        .iter()
+        .map(|h| format!("{}/{}", h.collection, h.path))
+        .collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    record(home, &ids, Access::Listed, surface)
+}
+
 /// What a record's reads and listings add up to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {

@@ -87,15 +87,9 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     brain_fmt::render(&hits, &opts, took_ms, &answer.warnings, &mut out)?;
     out.flush()?;
     // Listed, not read: tracked apart, no boost (crate docs of brain_store::access).
-    let listed: Vec<String> = hits
-        .iter()
-        .map(|h| format!("{}/{}", h.collection, h.path))
-        .collect();
-    let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
-    let _ = brain_store::access::record(
+    let _ = brain_store::access::record_listed(
         home,
-        &listed,
-        brain_store::access::Access::Listed,
+        &hits,
         brain_store::telemetry::Surface::from_env().as_str(),
     );
     Ok(if hits.is_empty() {

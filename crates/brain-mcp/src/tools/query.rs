@@ -131,17 +131,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let freshness = ctx.handles.engine()?.strategy().freshness;
     warnings.extend(hits.iter().filter_map(|h| stale_warning(h, &freshness)));
     warnings.extend(history_warning(&hits, &freshness));
-    let listed: Vec<String> = hits
-        .iter()
-        .map(|h| format!("{}/{}", h.collection, h.path))
-        .collect();
-    let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
-    let _ = brain_store::access::record(
-        ctx.handles.home(),
-        &listed,
-        brain_store::access::Access::Listed,
-        "mcp",
-    );
+    let _ = brain_store::access::record_listed(ctx.handles.home(), &hits, "mcp");
     let results: Vec<Value> = hits
         .iter()
         .zip(&low)
