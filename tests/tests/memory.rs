@@ -431,3 +431,101 @@ fn forget_archives_a_record_kept_on_disk_and_restore_brings_it_back() {
         std::fs::read_to_string("/etc/passwd").map_or(true, |t| !t.contains("status: archived"))
     );
 }
+
+#[test]
+fn a_keyed_fact_captured_by_inbox_or_remember_supersedes_the_earlier_one() {
+    let (dir, _) = home(&[("other.md", "unrelated note about queues\n")]);
+    let h = dir.path().join("home");
+    // The inbox is a collection of its own.
+    let yaml = std::fs::read_to_string(h.join("brain.yaml")).expect("brain.yaml");
+    let yaml = yaml.replace(
+        "partition:",
+        &format!(
+            "  - name: inbox\n    path: {}\n    role: inbox\npartition:",
+            h.join("inbox").display()
+        ),
+    );
+    std::fs::write(h.join("brain.yaml"), yaml).expect("brain.yaml");
+    let inbox = |args: &[&str], now: &str| {
+        run(
+            command("brain", &h)
+                .env("BRAIN_NOW", now)
+                .args(["inbox", "--json", "--type", "fact"])
+                .args(args),
+            b"",
+        )
+    };
+    let out = inbox(
+        &[
+            "--key",
+            "db.engine",
+            "--importance",
+            "4",
+            "we use Postgres for the database",
+        ],
+        "2026-01-15T10:00:00Z",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first: serde_json::Value = serde_json::from_slice(&out.stdout).expect("captured");
+    let uri = first["uri"].as_str().expect("uri").to_string();
+    assert!(uri.starts_with("brain://inbox/records/20260115-"), "{uri}");
+    // Its own record, with the fields in its frontmatter, searchable at once.
+    let text = std::fs::read_to_string(first["path"].as_str().expect("path")).expect("record");
+    assert!(
+        text.contains("key: db.engine") && text.contains("importance: 4"),
+        "{text}"
+    );
+    let line = first["line"].as_u64().expect("line") as usize;
+    assert_eq!(
+        text.lines().nth(line - 1),
+        Some("we use Postgres for the database")
+    );
+    // Over MCP, months later: the newer fact of the same key is current, the first hidden.
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"text":"the database moved to SQLite","type":"fact","key":"db.engine","occurredAt":"2026-06-10"}}}"#,
+    ]
+    .join("\n");
+    let out = run(
+        command("brain", &h)
+            .env("BRAIN_NOW", "2026-06-11T10:00:00Z")
+            .arg("mcp"),
+        requests.as_bytes(),
+    );
+    let lines: Vec<serde_json::Value> = brain_tests::parse_lines(&out.stdout);
+    let result = &lines.iter().find(|l| l["id"] == 2).expect("remember")["result"];
+    assert_ne!(result["isError"], true, "{result}");
+    let (_, hits) = ask(&dir, "2026-07-01T12:00:00Z", &["database"]);
+    assert_eq!(hits.len(), 1, "{:?}", paths(&hits));
+    assert!(hits[0].snippet.contains("SQLite"), "{}", hits[0].snippet);
+    let (_, hits) = ask(
+        &dir,
+        "2026-07-01T12:00:00Z",
+        &["--include-superseded", "database"],
+    );
+    assert_eq!(hits.len(), 2);
+    // Bad fields are refused before anything is written (64); a secret in a key is refused (71).
+    let before = std::fs::read_dir(dir.path().join("home/inbox/records")).map_or(0, |d| d.count());
+    for (args, code) in [
+        (&["--importance", "9", "x is y"][..], 64),
+        (&["--ttl", "forever", "x is y"][..], 64),
+        (&["--occurred", "someday", "x is y"][..], 64),
+        (&["--key", "AKIAABCDEFGHIJKLMNOP", "x is y"][..], 71),
+    ] {
+        let out = inbox(args, "2026-07-01T10:00:00Z");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let after = std::fs::read_dir(dir.path().join("home/inbox/records")).map_or(0, |d| d.count());
+    assert_eq!(before, after, "nothing written");
+}

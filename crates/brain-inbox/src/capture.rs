@@ -46,6 +46,8 @@ pub struct Capture {
     pub index: bool,
     /// Bounded wait for the lexical index lock.
     pub index_wait: Duration,
+    /// Memory fields: when any is given, the entry is a record of its own (crate::record).
+    pub record: crate::record::RecordFields,
 }
 
 impl Capture {
@@ -62,6 +64,7 @@ impl Capture {
             lock_wait: LOCK_WAIT,
             index: true,
             index_wait: INDEX_WAIT,
+            record: Default::default(),
         }
     }
 }
@@ -108,6 +111,8 @@ pub enum InboxError {
     Lock(#[from] LockError),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error("{0}; nothing was written")]
+    BadField(String),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -119,9 +124,10 @@ impl InboxError {
     /// The exit-code class: 64 empty, too long or bad brain.yaml; 71 refused or gated; 70 lock held.
     pub fn code(&self) -> ErrorCode {
         match self {
-            InboxError::Empty | InboxError::TooLong { .. } | InboxError::Config(_) => {
-                ErrorCode::BadQuery
-            }
+            InboxError::Empty
+            | InboxError::TooLong { .. }
+            | InboxError::Config(_)
+            | InboxError::BadField(_) => ErrorCode::BadQuery,
             InboxError::Refused(_) | InboxError::Noise(_) => ErrorCode::Refused,
             InboxError::Lock(LockError::Held { .. }) => ErrorCode::Locked,
             InboxError::Lock(_) | InboxError::Io { .. } => ErrorCode::Internal,
@@ -151,6 +157,9 @@ impl InboxError {
                 "another capture is writing the inbox; try again, or wait longer (--wait)"
             }
             InboxError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
+            InboxError::BadField(_) => {
+                "importance is 1-5, dates are YYYY-MM-DD or RFC 3339, ttl like 7d, 12h, 2w, 3mo, 1y (docs/FORMATS.md)"
+            }
             InboxError::Lock(_) | InboxError::Io { .. } => "",
         }
     }
@@ -218,10 +227,11 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     let project = req.project.as_deref().and_then(sanitize::clean_project);
     // Raw and cleaned: removing a control character must not assemble a secret the raw text hid.
     let everything = format!(
-        "{}\n{text}\n{}\n{}",
+        "{}\n{text}\n{}\n{}\n{}",
         req.text,
         req.tags.join(" "),
-        req.project.as_deref().unwrap_or("")
+        req.project.as_deref().unwrap_or(""),
+        req.record.guarded_text()
     );
     if let Some(r) = guard::refusal(&everything) {
         return Err(InboxError::Refused(r));
@@ -242,7 +252,23 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
         source,
     };
     let stored = sanitize::escape(&text);
-    let (entry, line) = {
+    let fields = if req.record.is_set() {
+        Some(
+            crate::record::frontmatter(
+                &req.record,
+                req.kind,
+                &req.now,
+                &stored,
+                &tags,
+                project.as_deref(),
+            )
+            .map_err(InboxError::BadField)?,
+        )
+    } else {
+        None
+    };
+    let records = dir.join("records");
+    let (entry, line, rel, file) = {
         let _lock = Lock::acquire_within(&home.lock_file("inbox"), req.lock_wait)?;
         let mut out = match std::fs::read_to_string(&file) {
             Ok(t) => t,
@@ -265,7 +291,10 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
             Err(e) => return Err(io(e)),
         };
         let prefix = req.now.strftime("%Y%m%d").to_string();
-        let seq = next_seq(&out, &prefix);
+        let seq = match &fields {
+            Some(_) => crate::record::next_seq(next_seq_of(&out, &prefix), &records, &prefix),
+            None => next_seq_of(&out, &prefix),
+        };
         let entry = Entry {
             id: format!("{prefix}-{seq:03}"),
             time: req.now.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
@@ -275,13 +304,31 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
             text: stored,
             line: 0,
         };
-        if !out.ends_with('\n') {
-            out.push('\n');
+        match &fields {
+            Some(fm) => {
+                // A record of its own; the day file is left as it is.
+                let rel = format!("records/{}.md", entry.id);
+                let path = dir.join(&rel);
+                let (md, line) =
+                    crate::record::markdown(fm, &entry.text).map_err(InboxError::BadField)?;
+                brain_doc::atomic::write(&path, md.as_bytes()).map_err(|source| {
+                    InboxError::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+                (entry, line, rel, path)
+            }
+            None => {
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                let line = out.matches('\n').count() as u64 + 2;
+                out.push_str(&dayfile::section(&entry));
+                brain_doc::atomic::write(&file, out.as_bytes()).map_err(io)?;
+                (entry, line, rel.clone(), file.clone())
+            }
         }
-        let line = out.matches('\n').count() as u64 + 2;
-        out.push_str(&dayfile::section(&entry));
-        brain_doc::atomic::write(&file, out.as_bytes()).map_err(io)?;
-        (entry, line)
     };
     let mut warnings = Vec::new();
     let indexed = match (&declared, req.index) {
@@ -321,7 +368,7 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
 
 /// The next entry number of a day file's text: its well-formed headers are read leniently (a file
 /// the user edited still takes new entries).
-fn next_seq(text: &str, prefix: &str) -> u32 {
+fn next_seq_of(text: &str, prefix: &str) -> u32 {
     let entries: Vec<Entry> = text
         .lines()
         .enumerate()

@@ -21,9 +21,11 @@
 mod capture;
 pub mod dayfile;
 pub mod guard;
+mod record;
 pub mod sanitize;
 
 pub use capture::{
     COLLECTION, Capture, Captured, INDEX_WAIT, InboxError, LOCK_WAIT, MAX_BYTES, capture,
 };
 pub use dayfile::{Entry, EntryType};
+pub use record::RecordFields;

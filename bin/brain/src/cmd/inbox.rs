@@ -37,6 +37,28 @@ pub struct Args {
     /// Do not index now (the next `lexindex --all` will).
     #[arg(long)]
     no_index: bool,
+    /// The subject this fact is about (e.g. db.engine): a later entry with the same key supersedes
+    /// it. Any memory flag makes the entry a record of its own, inbox/records/<id>.md.
+    #[arg(long, value_name = "KEY")]
+    key: Option<String>,
+    /// How much it matters, 1-5 (5 = always include).
+    #[arg(long, value_name = "1-5")]
+    importance: Option<u8>,
+    /// When it happened (YYYY-MM-DD or RFC 3339), if not now.
+    #[arg(long, value_name = "WHEN")]
+    occurred: Option<String>,
+    /// How long it holds (7d, 12h, 2w, 3mo, 1y): hidden after that.
+    #[arg(long, value_name = "SPAN", conflicts_with = "expires")]
+    ttl: Option<String>,
+    /// When it stops being true (YYYY-MM-DD or RFC 3339).
+    #[arg(long, value_name = "WHEN")]
+    expires: Option<String>,
+    /// A record this one replaces (collection/path; repeatable).
+    #[arg(long, value_name = "ID")]
+    supersedes: Vec<String>,
+    /// Always include it in a context block.
+    #[arg(long)]
+    pinned: bool,
 }
 
 fn entry_type(s: &str) -> Result<EntryType, String> {
@@ -61,6 +83,15 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     req.surface = Surface::from_env();
     req.lock_wait = Duration::try_from_secs_f64(a.wait.max(0.0)).unwrap_or(brain_inbox::LOCK_WAIT);
     req.index = !a.no_index;
+    req.record = brain_inbox::RecordFields {
+        key: a.key,
+        importance: a.importance,
+        ttl: a.ttl,
+        expires_at: a.expires,
+        occurred_at: a.occurred,
+        supersedes: a.supersedes,
+        pinned: a.pinned,
+    };
     let mut out = Stdout::new();
     match capture(home, &req) {
         Ok(c) => {

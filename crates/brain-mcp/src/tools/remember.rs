@@ -41,6 +41,25 @@ struct Args {
     /// Store text the guard gates as derivable noise (code dumps, logs, transcripts, long pastes). Secrets are refused even so. Default false.
     #[serde(default)]
     force: bool,
+    /// The subject this fact is about (e.g. `db.engine`): a later record with the same key supersedes it, and searches show only the current one. Any memory field makes the entry a record of its own.
+    key: Option<String>,
+    /// How much it matters, 1-5 (5 = always include).
+    #[schemars(range(min = 1, max = 5))]
+    importance: Option<u8>,
+    /// When it happened (YYYY-MM-DD or RFC 3339), if not now.
+    #[serde(rename = "occurredAt")]
+    occurred_at: Option<String>,
+    /// How long it holds (7d, 12h, 2w, 3mo, 1y); hidden after that.
+    ttl: Option<String>,
+    /// When it stops being true (YYYY-MM-DD or RFC 3339).
+    #[serde(rename = "expiresAt")]
+    expires_at: Option<String>,
+    /// Records (collection/path) this one replaces.
+    #[serde(default)]
+    supersedes: Vec<String>,
+    /// Always include it in a context block. Default false.
+    #[serde(default)]
+    pinned: bool,
 }
 
 /// The entry types [`EntryType::ALL`] names.
@@ -95,6 +114,15 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     req.project = a.project;
     req.force = a.force;
     req.surface = Surface::Mcp;
+    req.record = brain_inbox::RecordFields {
+        key: a.key,
+        importance: a.importance,
+        ttl: a.ttl,
+        expires_at: a.expires_at,
+        occurred_at: a.occurred_at,
+        supersedes: a.supersedes,
+        pinned: a.pinned,
+    };
     ctx.logged = true;
     let c = capture(ctx.handles.home(), &req).map_err(|e| {
         if let Some(r) = e.reason() {
