@@ -529,3 +529,69 @@ fn a_keyed_fact_captured_by_inbox_or_remember_supersedes_the_earlier_one() {
     let after = std::fs::read_dir(dir.path().join("home/inbox/records")).map_or(0, |d| d.count());
     assert_eq!(before, after, "nothing written");
 }
+
+#[test]
+fn concurrent_keyed_captures_each_get_a_record_and_huge_fields_do_no_harm() {
+    let (dir, _) = home(&[(
+        "huge.md",
+        &format!(
+            "---\nsupersedes: {}\nkey: {}\ntype: {}\nstatus: {}\n---\nhuge fields note\n",
+            "x".repeat(70_000),
+            "k".repeat(300),
+            "t".repeat(300),
+            "s".repeat(70_000)
+        ),
+    )]);
+    let h = dir.path().join("home");
+    // Over-long key, type and status are warnings and ignored; the record is indexed and found.
+    let (code, hits) = ask(&dir, "2026-07-01T12:00:00Z", &["huge fields"]);
+    assert_eq!((code, paths(&hits)), (Some(0), vec!["huge.md"]));
+    let yaml = std::fs::read_to_string(h.join("brain.yaml")).expect("brain.yaml");
+    let yaml = yaml.replace(
+        "partition:",
+        &format!(
+            "  - name: inbox\n    path: {}\n    role: inbox\npartition:",
+            h.join("inbox").display()
+        ),
+    );
+    std::fs::write(h.join("brain.yaml"), yaml).expect("brain.yaml");
+    // Twelve captures at once: twelve records, twelve distinct ids, none lost or torn.
+    let children: Vec<_> = (0..12)
+        .map(|i| {
+            command("brain", &h)
+                .env("BRAIN_NOW", "2026-07-01T10:00:00Z")
+                .args(["inbox", "--json", "--type", "fact", "--key"])
+                .arg(format!("subject.{i}"))
+                .arg(format!("fact number {i} about the queue"))
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let mut ids = std::collections::BTreeSet::new();
+    for c in children {
+        let out = c.wait_with_output().expect("wait");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("captured");
+        ids.insert(v["entry_id"].as_str().expect("id").to_string());
+    }
+    assert_eq!(ids.len(), 12);
+    let records = std::fs::read_dir(h.join("inbox/records"))
+        .expect("records")
+        .count();
+    assert_eq!(records, 12);
+    for entry in std::fs::read_dir(h.join("inbox/records")).expect("records") {
+        let text = std::fs::read_to_string(entry.expect("entry").path()).expect("record");
+        assert!(
+            text.starts_with("---\n") && text.contains("about the queue\n"),
+            "{text}"
+        );
+    }
+}

@@ -303,15 +303,7 @@ fn hit_memory(m: &brain_lex::search::PassageMemory, at: i64) -> Option<brain_doc
     if plain {
         return None;
     }
-    let state = if m.status == "archived" {
-        "archived"
-    } else if m.status == "superseded" || m.superseded.is_some_and(|t| t <= at) {
-        "superseded"
-    } else if m.expires.is_some_and(|t| t <= at) {
-        "expired"
-    } else {
-        "current"
-    };
+    let state = m.state(at);
     let rfc = |t: Option<i64>| {
         t.and_then(|s| Timestamp::from_second(s).ok())
             .map(|t| t.to_string())

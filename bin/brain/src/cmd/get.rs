@@ -87,23 +87,23 @@ fn lifecycle_note(home: &Home, id: &str) -> Option<String> {
             .map(|t| t.strftime("%Y-%m-%d").to_string())
             .unwrap_or_default()
     };
-    if let Some(by) = &m.superseded_by {
-        let since = m
-            .superseded
-            .map(|t| format!(" since {}", day(t)))
-            .unwrap_or_default();
-        return Some(format!(
-            "{id} is superseded by {by}{since} (`brain get {by}`)"
-        ));
-    }
-    if m.status == "superseded" || m.superseded.is_some() {
-        return Some(format!("{id} is marked superseded"));
-    }
-    if m.status == "archived" {
-        return Some(format!("{id} is archived"));
-    }
     let now = brain_rank::clock::now().timestamp().as_second();
-    m.expires
-        .filter(|t| *t <= now)
-        .map(|t| format!("{id} expired on {}", day(t)))
+    match m.state(now) {
+        "superseded" => Some(match &m.superseded_by {
+            Some(by) => {
+                let since = m
+                    .superseded
+                    .map(|t| format!(" since {}", day(t)))
+                    .unwrap_or_default();
+                format!("{id} is superseded by {by}{since} (`brain get {by}`)")
+            }
+            None => format!("{id} is marked superseded"),
+        }),
+        "archived" => Some(format!("{id} is archived")),
+        "expired" => Some(format!(
+            "{id} expired on {}",
+            m.expires.map(day).unwrap_or_default()
+        )),
+        _ => None,
+    }
 }

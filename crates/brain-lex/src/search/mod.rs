@@ -188,6 +188,22 @@ pub struct PassageMemory {
     pub superseded_by: Option<String>,
 }
 
+impl PassageMemory {
+    /// Where the record stands at `at` (Unix seconds): `archived`, `superseded`, `expired` or
+    /// `current` — the rule the search's own filter ([`Searcher::hides`]) applies.
+    pub fn state(&self, at: i64) -> &'static str {
+        if self.status == "archived" {
+            "archived"
+        } else if self.status == "superseded" || self.superseded.is_some_and(|t| t <= at) {
+            "superseded"
+        } else if self.expires.is_some_and(|t| t <= at) {
+            "expired"
+        } else {
+            "current"
+        }
+    }
+}
+
 /// Why a search failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
