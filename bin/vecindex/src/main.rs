@@ -111,7 +111,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         None => EmbedderSpec::from_env(&home.models()),
     }
     .map_err(fail)?;
-    let dir = home.index().join("vec");
+    let dir = home.vectors();
     if args.embed {
         let t0 = std::time::Instant::now();
         let embedder = brain_vec::backend::open(&spec).map_err(fail)?;

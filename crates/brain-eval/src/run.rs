@@ -358,7 +358,7 @@ fn embed(
     };
     let total = inputs.len();
     let report = brain_vec::index::update(
-        &home.index().join("vec"),
+        &home.vectors(),
         embedder.as_ref(),
         &inputs,
         &opts,

@@ -101,6 +101,9 @@ pub struct Indexer {
     /// The source file of each record indexed by this run ([`Indexer::index_doc`]): a second
     /// record with the same id from another source is a collision, refused, never a replacement.
     given: HashMap<String, String>,
+    /// Records purged by this run ([`Indexer::purge`]): their segments are merged at the end so
+    /// no deleted text stays in a segment file.
+    purged: bool,
     summary: Summary,
     started: Instant,
     now: i64,
@@ -160,6 +163,7 @@ impl Indexer {
             upserts: Vec::new(),
             removals: Vec::new(),
             given: HashMap::new(),
+            purged: false,
             summary: Summary {
                 kind: "lexindex_summary".into(),
                 ..Summary::default()
@@ -431,6 +435,18 @@ impl Indexer {
             .map_err(FileError::Fatal)
     }
 
+    /// Delete record `id` and every passage of it for good (`brain forget --purge`): besides the
+    /// delete, [`Indexer::finish`] rewrites the segments that held it, so its text leaves the
+    /// index files, not only the results.
+    pub fn purge(&mut self, id: &str) -> Result<(), SyncError> {
+        let field = self.lex.fields().id;
+        self.writer()?.delete_term(Term::from_field_text(field, id));
+        self.removals.push(id.to_string());
+        self.summary.removed += 1;
+        self.purged = true;
+        Ok(())
+    }
+
     /// Commit the index (if anything changed), publish it when it was built aside, then update
     /// the registry; wait for merges; report.
     pub fn finish(mut self) -> Result<Summary, SyncError> {
@@ -449,7 +465,21 @@ impl Indexer {
             if self.summary.superseded_changes > 0 {
                 w.commit()?;
             }
-            if self.bulk {
+            if self.purged {
+                // A deleted document stays in its segment's files until the segment is merged.
+                let holding: Vec<tantivy::index::SegmentId> = self
+                    .lex
+                    .index()
+                    .searchable_segment_metas()?
+                    .iter()
+                    .filter(|m| m.has_deletes())
+                    .map(|m| m.id())
+                    .collect();
+                if !holding.is_empty() {
+                    w.merge(&holding).wait()?;
+                }
+                w.wait_merging_threads()?;
+            } else if self.bulk {
                 w.wait_merging_threads()?;
             }
         }

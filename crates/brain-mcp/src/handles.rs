@@ -95,7 +95,7 @@ impl Handles {
         // brain.yaml too: the engine checks collection filters against it.
         let watched = [
             lex_meta(&home),
-            home.index().join("vec").join("manifest.json"),
+            home.vectors().join("manifest.json"),
             home.root().join(Strategy::FILE),
             home.config(),
         ];

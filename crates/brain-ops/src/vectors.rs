@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// The vector store folder of `home`.
 pub fn store_dir(home: &Home) -> PathBuf {
-    home.index().join("vec")
+    home.vectors()
 }
 
 /// The store's manifest: `Ok(None)` when there is no store, `Err(reason)` when it is unreadable.

@@ -168,6 +168,25 @@ pub fn fold(home: &Home) -> Result<FoldReport, FoldError> {
     Ok(report)
 }
 
+/// Forget `ids` for good (`brain forget --purge`): the log is folded first, so no line naming them
+/// stays behind, then their counts leave the registry and the table is written again.
+pub fn forget(home: &Home, ids: &[&str]) -> Result<(), FoldError> {
+    fold(home)?;
+    let registry = Registry::open(home)?;
+    registry.forget_access(ids)?;
+    rewrite_table(home, &registry)?;
+    // The old pages leave the WAL too.
+    registry.checkpoint();
+    Ok(())
+}
+
+/// Write the rehearsal table again from the registry's counts.
+pub fn rewrite_table(home: &Home, registry: &Registry) -> Result<(), FoldError> {
+    let all = registry.access_counts()?;
+    let path = table_path(home);
+    write_table(&path, &all).map_err(|source| FoldError::Io { path, source })
+}
+
 /// Add the lines of one log file to `counts`: (lines read, lines that did not).
 fn read_log(path: &Path, counts: &mut HashMap<String, Counts>) -> std::io::Result<(u64, u64)> {
     let (mut ok, mut bad) = (0, 0);

@@ -64,6 +64,10 @@ impl Home {
     pub fn index(&self) -> PathBuf {
         self.root.join("index")
     }
+    /// `index/vec/`: the vector store (one generation at a time).
+    pub fn vectors(&self) -> PathBuf {
+        self.index().join("vec")
+    }
     /// `state.sqlite`: document registry, recall counts, distill queue.
     pub fn state_db(&self) -> PathBuf {
         self.root.join("state.sqlite")

@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         chunking: ChunkParams::default(),
         prompt: PROMPT_FORMAT.into(),
     };
-    let dir = home.index().join("vec");
+    let dir = home.vectors();
     let mut w = Writer::create(&dir, None, fp.clone())?;
     let mut s = 0x9E37_79B9_7F4A_7C15u64;
     let mut rows_total = 0;

@@ -216,19 +216,50 @@ pub fn update(
             }
             let e = &s.docs[o];
             let fresh = refresh.get(&o).map(|&i| entry(&inputs[i], &e.hash));
-            let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first + e.count)
-                .map(|r| r as usize)
-                .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))
-                .collect();
-            let rows: Vec<(u64, &str, &[f32])> = rows_owned
-                .iter()
-                .map(|(l, t, v)| (*l, *t, v.as_slice()))
-                .collect();
-            writer.push(fresh.unwrap_or_else(|| e.clone()), &rows)?;
+            copy_rows(s, e, fresh.unwrap_or_else(|| e.clone()), &mut writer)?;
         }
     }
     report.generation = writer.commit()?.generation;
     Ok(report)
+}
+
+/// Drop the documents `ids` from the store in `dir` for good (`brain forget --purge`): a new
+/// generation without their rows (text and vectors), the previous one removed. Returns how many
+/// were held; a store without them, or no store, is left as it is.
+pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
+    let old = match Store::open(dir) {
+        Ok(s) => s,
+        Err(VecError::IndexMissing { .. }) => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let gone = |e: &DocEntry| ids.contains(&e.id.as_str());
+    let held = old.docs.iter().filter(|e| gone(e)).count();
+    if held == 0 {
+        return Ok(0);
+    }
+    let mut writer = Writer::create(
+        dir,
+        Some(old.manifest.generation),
+        old.manifest.fingerprint.clone(),
+    )?;
+    for e in old.docs.iter().filter(|e| !gone(e)) {
+        copy_rows(&old, e, e.clone(), &mut writer)?;
+    }
+    writer.commit()?;
+    Ok(held)
+}
+
+/// Push the stored rows of `e` (from `s`) under `entry`.
+fn copy_rows(s: &Store, e: &DocEntry, entry: DocEntry, writer: &mut Writer) -> Result<(), VecError> {
+    let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first + e.count)
+        .map(|r| r as usize)
+        .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))
+        .collect();
+    let rows: Vec<(u64, &str, &[f32])> = rows_owned
+        .iter()
+        .map(|(l, t, v)| (*l, *t, v.as_slice()))
+        .collect();
+    writer.push(entry, &rows)
 }
 
 fn entry(input: &Input, hash: &str) -> DocEntry {

@@ -1,6 +1,12 @@
 //! `brain forget <ref> [--restore]` — archive a record: hidden from every search, kept on disk
 //! (seed 001's no-deletion rule). The record's frontmatter gets `status: archived` (the memory field
 //! every surface reads) and the file is indexed again at once; `--restore` makes it `active`.
+//!
+//! `--purge` is the privacy exit, after confirmation (typing the id at a terminal, or `--yes`):
+//! the file is deleted and so is every trace of the record — its passages (the index segments
+//! that held them are rewritten, so the text leaves the files, not only the results), its vectors
+//! (a new store generation without its chunk text), its reads and listings (the access log is
+//! folded first) and its place in the distillation queue.
 
 use std::io::Write;
 
@@ -14,9 +20,18 @@ pub struct Args {
     /// The record: a path inside a collection, brain://collection/path or #docid.
     reference: String,
     /// Make an archived record active again.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "purge")]
     restore: bool,
+    /// Delete the file and every trace of the record in the indexes (asks first).
+    #[arg(long)]
+    purge: bool,
+    /// With --purge: do not ask (required when stdin is not a terminal).
+    #[arg(long, requires = "purge")]
+    yes: bool,
 }
+
+/// How long a purge waits for an indexing run or a vecindex run to finish.
+const PURGE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let config =
@@ -31,6 +46,9 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         )
         .into());
     };
+    if a.purge {
+        return purge(home, &id, &doc.file, a.yes);
+    }
     let (collection, rel) = id.split_once('/').unwrap_or((id.as_str(), ""));
     let text = std::fs::read_to_string(&doc.file)
         .map_err(|e| Failure::new(ErrorCode::Internal, format!("{}: {e}", doc.file.display())))?;
@@ -60,6 +78,68 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             "archived {id}: hidden from searches, kept on disk (`brain ask --include-superseded` finds it; `brain forget --restore {id}` undoes it)"
         )?;
     }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// Ask at the terminal, or refuse without `--yes` when there is none to ask.
+fn confirmed(id: &str, file: &std::path::Path, yes: bool) -> anyhow::Result<bool> {
+    use std::io::IsTerminal;
+    if yes {
+        return Ok(true);
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(Failure::new(
+            ErrorCode::BadQuery,
+            "brain forget --purge deletes for good and asks first; stdin is not a terminal",
+        )
+        .with_fix(format!("brain forget --purge --yes {id}"))
+        .into());
+    }
+    eprint!(
+        "This deletes {} and every trace of {id} in the indexes; it cannot be undone.\nType the id to confirm: ",
+        brain_store::display_path(file)
+    );
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(line.trim() == id)
+}
+
+/// `brain forget --purge` (see the module docs).
+fn purge(home: &Home, id: &str, file: &std::path::Path, yes: bool) -> anyhow::Result<Exit> {
+    let internal = |e: String| Failure::new(ErrorCode::Internal, e);
+    if !confirmed(id, file, yes)? {
+        return Err(Failure::new(ErrorCode::BadQuery, "not confirmed: nothing was deleted").into());
+    }
+    // The index first: a purge that stops half-way leaves a file without a record (the next
+    // `lexindex --all` would index it again), never a record whose file is gone.
+    let mut ix = brain_lex::Indexer::open_within(home, false, PURGE_WAIT)
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    match std::fs::remove_file(file) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(internal(format!("{}: {e}", file.display())).into()),
+    }
+    ix.purge(id).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    ix.finish()
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    let vectors = {
+        let _lock = brain_store::Lock::acquire_within(&home.lock_file("vecindex"), PURGE_WAIT)
+            .map_err(|e| match e {
+                brain_store::LockError::Held { .. } => {
+                    Failure::new(ErrorCode::Locked, e.to_string())
+                }
+                other => internal(other.to_string()),
+            })?;
+        brain_vec::index::remove(&home.vectors(), &[id]).map_err(|e| Failure::new(e.code(), e.to_string()))?
+    };
+    brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
+    let mut out = Stdout::new();
+    writeln!(
+        out,
+        "purged {id}: file deleted, passages removed from the lexical index{}, reads and listings forgotten",
+        if vectors > 0 { ", vectors removed" } else { "" }
+    )?;
     out.flush()?;
     Ok(Exit::Success)
 }

@@ -37,7 +37,7 @@ impl Engine {
     }
 
     fn vec_dir(&self) -> PathBuf {
-        self.home.index().join("vec")
+        self.home.vectors()
     }
 
     /// The vector handle, opened on first use (model load included).

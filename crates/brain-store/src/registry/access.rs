@@ -56,11 +56,64 @@ impl Registry {
         tx.commit().map_err(|e| self.err(e))
     }
 
-    /// Every record's counts.
+    /// Replace the reads `source` counted elsewhere (an entity's `items.json`) with `counts`, in
+    /// one transaction: a fact that left the file leaves no baseline behind.
+    pub fn set_baselines(
+        &self,
+        source: &str,
+        counts: &[(String, Counts)],
+    ) -> Result<(), RegistryError> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        tx.execute("DELETE FROM recall_baseline WHERE source = ?1", [source])
+            .map_err(|e| self.err(e))?;
+        for (id, c) in counts {
+            tx.execute(
+                "INSERT OR REPLACE INTO recall_baseline (id, count, last_recalled_at, source)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![id, c.reads.min(i64::MAX as u64) as i64, c.last_read, source],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// The sources that set baselines (`set_baselines`), for dropping those whose file is gone.
+    pub fn baseline_sources(&self) -> Result<Vec<String>, RegistryError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT source FROM recall_baseline ORDER BY source")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Forget every count of `ids` (reads, listings, baselines) and their place in the
+    /// distillation queue: `brain forget --purge`.
+    pub fn forget_access(&self, ids: &[&str]) -> Result<(), RegistryError> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        for id in ids {
+            for table in ["recall_counts", "recall_baseline", "distill_queue"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE id = ?1"), [id])
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Every record's counts: reads through brain plus reads counted elsewhere (baselines); the
+    /// later of the two last reads.
     pub fn access_counts(&self) -> Result<Vec<(String, Counts)>, RegistryError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id, count, listed, last_recalled_at FROM recall_counts ORDER BY id")
+            .prepare(
+                "SELECT id, sum(count), sum(listed), max(last_recalled_at) FROM (
+                   SELECT id, count, listed, last_recalled_at FROM recall_counts
+                   UNION ALL
+                   SELECT id, count, 0, last_recalled_at FROM recall_baseline
+                 ) GROUP BY id ORDER BY id",
+            )
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {

@@ -55,6 +55,14 @@ pub const MIGRATIONS: &[&str] = &[
         name TEXT PRIMARY KEY,            -- the log file's name when it was taken aside
         folded_at INTEGER NOT NULL
     );",
+    // 3: reads counted elsewhere (an entity's items.json `accessCount` / `lastAccessed`), by source.
+    "CREATE TABLE recall_baseline (
+        id TEXT PRIMARY KEY,              -- document id
+        count INTEGER NOT NULL DEFAULT 0,
+        last_recalled_at INTEGER,
+        source TEXT NOT NULL              -- what set it (the items.json, as collection/path)
+    );
+    CREATE INDEX recall_baseline_by_source ON recall_baseline(source);",
 ];
 
 /// One registered document.
@@ -145,9 +153,11 @@ impl Registry {
         }
         let mut conn = Connection::open(path).map_err(err)?;
         // WAL: readers (explain, status) never block the single writer; NORMAL sync is durable
-        // enough for a rebuildable cache of what the index holds.
+        // enough for a rebuildable cache of what the index holds. secure_delete: a deleted row's
+        // bytes are overwritten, never left in a free page (`brain forget --purge` relies on it).
         conn.execute_batch(
-            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;",
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;
+             PRAGMA secure_delete=ON;",
         )
         .map_err(err)?;
         // No checkpoint when a connection closes: the stop-hook path would pay a WAL checkpoint
