@@ -60,6 +60,12 @@ pub fn status(s: &Status) -> String {
         s.distill_pending,
         s.model.id
     );
+    let t = &s.tiers;
+    let _ = writeln!(
+        o,
+        "memory tiers: hot {}  warm {}  cold {} (cold stays searchable)",
+        t.hot, t.warm, t.cold
+    );
     let _ = writeln!(o, "last update {}", when(&s.last_update));
     o
 }

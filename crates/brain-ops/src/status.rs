@@ -35,6 +35,10 @@ pub struct Status {
     pub last_update: Option<String>,
     /// brain.yaml does not parse: why (defaults are shown meanwhile).
     pub config_error: Option<String>,
+    /// Indexed records by decay tier now (seed 001: hot ≤ 7 days since created or read, warm
+    /// 8–30, cold beyond; five reads warm a record by one tier).
+    #[serde(default)]
+    pub tiers: brain_store::access::TierCounts,
 }
 
 /// One collection in [`Status`].
@@ -148,6 +152,10 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
         },
         last_update: last.map(rfc3339),
         config_error,
+        tiers: brain_store::access::TierCounts::of(&brain_store::access::tiers(
+            home,
+            brain_store::clock::now().as_second(),
+        )?),
     })
 }
 

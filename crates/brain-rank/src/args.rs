@@ -103,6 +103,11 @@ pub struct RankArgs {
     #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
 
+    /// Only records in this decay tier: hot (created or read in the last 7 days), warm (8-30),
+    /// cold (older); five reads make a record one tier warmer (repeatable: any of).
+    #[arg(long = "tier", value_name = "TIER", value_parser = ["hot", "warm", "cold"])]
+    pub tiers: Vec<String>,
+
     /// Show superseded, expired and archived records too, marked as such (nothing is deleted:
     /// they are only hidden by default).
     #[arg(long)]
@@ -162,6 +167,7 @@ impl RankArgs {
         }
         .scope(&self.collections, &self.projects, &self.agents)
         .kinds(&self.types, &self.tags)
+        .tiers(&self.tiers)?
         .lifecycle(self.include_superseded, self.as_of.as_deref())?
         .since(self.since.as_deref())?
         .until(self.until.as_deref())?

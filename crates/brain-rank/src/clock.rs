@@ -5,11 +5,7 @@ use jiff::Zoned;
 /// The time queries are relative to: now, or `$BRAIN_NOW` (RFC 3339) when set — for reproducible
 /// golden files and evaluations, where `since:7d` and age labels must not drift with the calendar.
 pub fn now() -> Zoned {
-    std::env::var("BRAIN_NOW")
-        .ok()
-        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
-        .unwrap_or_else(jiff::Timestamp::now)
-        .to_zoned(local_tz())
+    brain_store::clock::now().to_zoned(local_tz())
 }
 
 /// "Now" as `--now WHEN` gives it (RFC 3339, or a bare `YYYY-MM-DD`, read as noon local time), or

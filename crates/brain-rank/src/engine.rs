@@ -156,16 +156,17 @@ impl Engine {
 
     fn search_strict(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
         // A project filter names a folder as people spell it; the index holds working directories.
-        let resolved;
-        let req = if req.filters.projects.is_empty() {
-            req
-        } else {
-            let mut r = req.clone();
-            r.filters.projects =
+        // A tier is the ids in it now (one registry read, only when a tier is asked for).
+        let mut resolved: Option<SearchRequest> = None;
+        if !req.filters.projects.is_empty() {
+            resolved.get_or_insert_with(|| req.clone()).filters.projects =
                 crate::entity::resolve_projects(&req.filters.projects, &self.known().projects);
-            resolved = r;
-            &resolved
-        };
+        }
+        if !req.filters.tiers.is_empty() && req.filters.ids.is_none() {
+            let ids = self.tier_ids(&req.filters.tiers, now)?;
+            resolved.get_or_insert_with(|| req.clone()).filters.ids = Some(ids);
+        }
+        let req = resolved.as_ref().unwrap_or(req);
         // A collection that does not exist is a typo, not an empty answer (exit 64, not 67).
         if let Some(config) = &self.config
             && let Err(brain_store::ConfigError::Unknown(name)) =
@@ -347,6 +348,30 @@ impl Engine {
 
     /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
     /// fences.
+    /// The ids of the records in `tiers` at `now`, sorted.
+    fn tier_ids(
+        &self,
+        tiers: &[brain_store::access::Tier],
+        now: &Zoned,
+    ) -> Result<std::sync::Arc<[String]>, RunError> {
+        let all = brain_store::access::tiers(&self.home, now.timestamp().as_second()).map_err(
+            |e| {
+                RunError::Unavailable(crate::error::Unavailable {
+                    code: brain_doc::ErrorCode::Internal,
+                    message: e.to_string(),
+                    fix: "brain doctor".into(),
+                })
+            },
+        )?;
+        let mut ids: Vec<String> = all
+            .into_iter()
+            .filter(|(_, t)| tiers.contains(t))
+            .map(|(id, _)| id)
+            .collect();
+        ids.sort_unstable();
+        Ok(ids.into())
+    }
+
     fn mark_trust(&self, hits: &mut [Hit]) {
         if let Some(config) = &self.config {
             for h in hits {

@@ -30,6 +30,8 @@ pub enum QueryError {
         "cannot read `{0}` as a time: use 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339"
     )]
     BadTime(String),
+    #[error("`tier:{0}`: a tier is hot, warm or cold")]
+    BadTier(String),
     #[error("the query is {bytes} bytes; the most a query may hold is {MAX_QUERY_BYTES}")]
     TooLong { bytes: usize },
 }
@@ -81,6 +83,11 @@ pub struct Filters {
     /// What was current at this instant (`--as-of`): records superseded or expired since come
     /// back, records that happened later go.
     pub as_of: Option<Timestamp>,
+    /// Allowed decay tiers (any of); empty = all. Cold records stay searchable.
+    pub tiers: Vec<brain_store::access::Tier>,
+    /// Only these document ids, sorted: the tiers resolved by the engine (one registry read per
+    /// request), never parsed from a query.
+    pub ids: Option<std::sync::Arc<[String]>>,
 }
 
 impl Query {
@@ -168,6 +175,13 @@ impl Filters {
             "agent" => self.agents.push(value.into()),
             "type" => self.types.push(value.to_lowercase()),
             "tag" => self.tags.push(value.trim_start_matches('#').to_lowercase()),
+            "tier" => {
+                let t = brain_store::access::Tier::parse(value)
+                    .ok_or_else(|| QueryError::BadTier(value.into()))?;
+                if !self.tiers.contains(&t) {
+                    self.tiers.push(t);
+                }
+            }
             "since" => self.since = Some(parse_time(value, now, Edge::Start)?),
             "until" => self.until = Some(parse_time(value, now, Edge::End)?),
             _ => {}
@@ -177,7 +191,7 @@ impl Filters {
 }
 
 /// The `field:` prefixes the parser treats as filters.
-pub const FILTER_FIELDS: [&str; 8] = [
+pub const FILTER_FIELDS: [&str; 9] = [
     "collection",
     "c",
     "project",
@@ -186,6 +200,7 @@ pub const FILTER_FIELDS: [&str; 8] = [
     "until",
     "type",
     "tag",
+    "tier",
 ];
 
 /// Which end of a calendar day a bare date means: `since:2026-01-02` starts at its midnight,
@@ -365,6 +380,14 @@ impl Filters {
         self.until = self.until.or(other.until);
         self.include_superseded |= other.include_superseded;
         self.as_of = self.as_of.or(other.as_of);
+        for t in &other.tiers {
+            if !self.tiers.contains(t) {
+                self.tiers.push(*t);
+            }
+        }
+        if self.ids.is_none() {
+            self.ids = other.ids.clone();
+        }
     }
 }
 

@@ -216,6 +216,15 @@ impl RequestBuilder<'_> {
         self
     }
 
+    /// Only records in these decay tiers (`hot`, `warm`, `cold`; any of). A word that is not a
+    /// tier is a bad query.
+    pub fn tiers(mut self, tiers: &[String]) -> Result<Self, RunError> {
+        for t in tiers {
+            self.req.filters.add("tier", t, self.now)?;
+        }
+        Ok(self)
+    }
+
     /// Which records count as current: all of them (`include_superseded`), or those current at
     /// `as_of` (a time spec: `2026-03-01`, `3mo`, RFC 3339; default now).
     pub fn lifecycle(

@@ -315,6 +315,47 @@ impl Rehearsal {
     }
 }
 
+/// Every indexed record of `home` with its tier at `now` (Unix seconds): one registry read, the
+/// rehearsal table for reads. What `--tier`, `status`, `stats` and `brain memory tiers` count by.
+pub fn tiers(home: &Home, now: i64) -> Result<Vec<(String, Tier)>, RegistryError> {
+    let Some(registry) = Registry::open_existing(home)? else {
+        return Ok(Vec::new());
+    };
+    let rehearsal = Rehearsal::load(home);
+    Ok(registry
+        .entries(None)?
+        .into_iter()
+        .map(|e| {
+            let created = brain_doc::file::parse_date(&e.date);
+            let tier = Tier::of(created, &rehearsal.counts(&e.id), now);
+            (e.id, tier)
+        })
+        .collect())
+}
+
+/// Records by tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TierCounts {
+    pub hot: u64,
+    pub warm: u64,
+    pub cold: u64,
+}
+
+impl TierCounts {
+    /// Count `tiers` ([`tiers`]).
+    pub fn of(tiers: &[(String, Tier)]) -> TierCounts {
+        let mut t = TierCounts::default();
+        for (_, tier) in tiers {
+            match tier {
+                Tier::Hot => t.hot += 1,
+                Tier::Warm => t.warm += 1,
+                Tier::Cold => t.cold += 1,
+            }
+        }
+        t
+    }
+}
+
 /// A record's tier (seed 001).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -342,6 +383,13 @@ impl Tier {
         } else {
             tier
         }
+    }
+
+    /// `hot`, `warm` or `cold` (any case).
+    pub fn parse(s: &str) -> Option<Tier> {
+        [Tier::Hot, Tier::Warm, Tier::Cold]
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(s.trim()))
     }
 
     pub fn name(self) -> &'static str {

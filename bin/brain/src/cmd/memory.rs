@@ -6,7 +6,7 @@ use std::io::Write;
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
 use brain_store::Home;
-use brain_store::access::{Rehearsal, Tier};
+use brain_store::access::TierCounts;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -46,7 +46,7 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
             let t = tiers(home)?;
             if json {
                 let v = serde_json::json!({
-                    "kind": t.kind, "hot": t.hot, "warm": t.warm, "cold": t.cold,
+                    "kind": "memory_tiers", "hot": t.hot, "warm": t.warm, "cold": t.cold,
                 });
                 brain_doc::ndjson::write_line(&mut out, &v)?;
             } else {
@@ -58,38 +58,9 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// Records by tier.
-#[derive(Debug, Default)]
-pub struct Tiers {
-    pub kind: &'static str,
-    pub hot: u64,
-    pub warm: u64,
-    pub cold: u64,
-}
-
 /// Count the registry's documents by tier, now (`$BRAIN_NOW` respected).
-pub fn tiers(home: &Home) -> anyhow::Result<Tiers> {
-    let mut t = Tiers {
-        kind: "memory_tiers",
-        ..Tiers::default()
-    };
-    let Some(registry) = brain_store::Registry::open_existing(home)
-        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?
-    else {
-        return Ok(t);
-    };
-    let rehearsal = Rehearsal::load(home);
-    let now = brain_rank::clock::now().timestamp().as_second();
-    let entries = registry
-        .entries(None)
+fn tiers(home: &Home) -> anyhow::Result<TierCounts> {
+    let all = brain_store::access::tiers(home, brain_store::clock::now().as_second())
         .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
-    for e in entries {
-        let created = brain_doc::file::parse_date(&e.date);
-        match Tier::of(created, &rehearsal.counts(&e.id), now) {
-            Tier::Hot => t.hot += 1,
-            Tier::Warm => t.warm += 1,
-            Tier::Cold => t.cold += 1,
-        }
-    }
-    Ok(t)
+    Ok(TierCounts::of(&all))
 }

@@ -31,7 +31,10 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         None => None,
     };
     let files = stats::files(home);
-    let s = stats::summarize(&files, since)?;
+    let mut s = stats::summarize(&files, since)?;
+    s.tiers = brain_store::access::tiers(home, brain_store::clock::now().as_second())
+        .ok()
+        .map(|t| brain_store::access::TierCounts::of(&t));
     for m in &s.malformed_lines {
         eprintln!(
             "brain stats: warning: {}:{}: {}; skipped",
@@ -103,6 +106,13 @@ fn terminal(s: &Stats, out: &mut Stdout) -> std::io::Result<()> {
         )?;
     }
     writeln!(out)?;
+    if let Some(t) = &s.tiers {
+        writeln!(
+            out,
+            "memory tiers: hot {}  warm {}  cold {}",
+            t.hot, t.warm, t.cold
+        )?;
+    }
     match s.zero_hit_rate {
         Some(r) => writeln!(out, "zero-hit rate (ask): {:.1}%", r * 100.0)?,
         None => writeln!(out, "zero-hit rate (ask): - (no ask with a hit count)")?,

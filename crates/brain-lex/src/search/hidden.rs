@@ -53,6 +53,11 @@ impl Searcher {
     /// (the vector store, which knows neither) must ask of each of its documents. Always true when
     /// `q` neither filters by type or tag nor hides anything here.
     pub fn visible(&self, id: &str, q: &LexQuery) -> Result<bool, SearchError> {
+        if let Some(ids) = &q.ids
+            && ids.binary_search_by(|x| x.as_str().cmp(id)).is_err()
+        {
+            return Ok(false);
+        }
         if !self.hides(q) && q.types.is_empty() && q.tags.is_empty() {
             return Ok(true);
         }

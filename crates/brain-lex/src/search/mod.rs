@@ -78,6 +78,8 @@ pub struct LexQuery {
     /// Hide what is not current at an instant (superseded, expired, archived records); `None` shows
     /// every record (`--include-superseded`).
     pub lifecycle: Option<Lifecycle>,
+    /// Only these document ids, sorted (a decay tier the caller resolved); `None` = all.
+    pub ids: Option<std::sync::Arc<[String]>>,
 }
 
 /// Which records are current: those not superseded, expired or archived at `at`; with `as_of`,
@@ -102,6 +104,7 @@ impl LexQuery {
             && self.until.is_none()
             && self.types.is_empty()
             && self.tags.is_empty()
+            && self.ids.is_none()
     }
 }
 
@@ -338,6 +341,16 @@ impl Searcher {
             if let Some(f) = any_of(field, values) {
                 clauses.push((Occur::Must, f));
             }
+        }
+        if let Some(ids) = &q.ids {
+            let terms = ids.iter().map(|id| Term::from_field_text(self.fields.id, id));
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(
+                    Box::new(tantivy::query::TermSetQuery::new(terms)),
+                    0.0,
+                )),
+            ));
         }
         if let Some(l) = q.lifecycle
             && self.hides(q)

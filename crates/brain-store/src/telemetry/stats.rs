@@ -71,6 +71,9 @@ pub struct Stats {
     pub zero_hit_rate: Option<f64>,
     /// Rows per error class (`no_results` is not an error; `refused`, `locked`, …).
     pub errors: BTreeMap<String, u64>,
+    /// Indexed records by decay tier now (what the usage keeps warm); null when not counted.
+    #[serde(default)]
+    pub tiers: Option<crate::access::TierCounts>,
 }
 
 /// The log files of `home`, oldest first: `usage.jsonl.1` then `usage.jsonl`, those that exist.
