@@ -19,8 +19,7 @@ fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if std::fs::read(&p)
-                .is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle))
+            } else if std::fs::read(&p).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle))
             {
                 out.push(p.display().to_string());
             }
@@ -64,22 +63,32 @@ fn purge_deletes_the_file_and_every_trace_after_confirmation() {
                 .env("BRAIN_EMBEDDER", format!("local:{}", m.display())),
             b"",
         );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         true
     });
     // Read it, so the access log and the registry name it.
     let got = run(command("brain", &h).args(["get", "notes/private.md"]), b"");
     assert_eq!(got.status.code(), Some(0));
-    assert_eq!(run(command("brain", &h).args(["memory", "fold"]), b"").status.code(), Some(0));
+    assert_eq!(
+        run(command("brain", &h).args(["memory", "fold"]), b"")
+            .status
+            .code(),
+        Some(0)
+    );
     assert_eq!(
         ask(&h, secret).first().map(|h| h.path.as_str()),
         Some("private.md")
     );
     // The older record of the key is superseded by the one to purge.
-    assert!(ask(&h, "written on paper").iter().any(|h| h
-        .memory
-        .as_ref()
-        .is_some_and(|m| m.state == "superseded")));
+    assert!(
+        ask(&h, "written on paper")
+            .iter()
+            .any(|h| h.memory.as_ref().is_some_and(|m| m.state == "superseded"))
+    );
 
     // No terminal and no --yes: refused (64), nothing deleted.
     let forget = |args: &[&str]| run(command("brain", &h).arg("forget").args(args), b"");
@@ -88,9 +97,14 @@ fn purge_deletes_the_file_and_every_trace_after_confirmation() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
     assert!(private.is_file());
     // --yes without --purge, --purge with --restore: usage errors.
-    assert_eq!(forget(&["--yes", "notes/private.md"]).status.code(), Some(64));
     assert_eq!(
-        forget(&["--purge", "--restore", "--yes", "notes/private.md"]).status.code(),
+        forget(&["--yes", "notes/private.md"]).status.code(),
+        Some(64)
+    );
+    assert_eq!(
+        forget(&["--purge", "--restore", "--yes", "notes/private.md"])
+            .status
+            .code(),
         Some(64)
     );
 
@@ -134,7 +148,12 @@ fn purge_deletes_the_file_and_every_trace_after_confirmation() {
     assert!(out.status.success());
     assert!(ask(&h, secret).is_empty());
     // Purging what is not there is an error naming it, never a deletion elsewhere.
-    for bad in ["notes/private.md", "../../etc/passwd", "/etc/passwd", "#ffffff"] {
+    for bad in [
+        "notes/private.md",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "#ffffff",
+    ] {
         let out = forget(&["--purge", "--yes", bad]);
         assert_ne!(out.status.code(), Some(0), "{bad}");
     }

@@ -15,7 +15,10 @@ fn note(days_ago: i64, text: &str) -> String {
 }
 
 fn ask(home: &std::path::Path, args: &[&str]) -> (Option<i32>, Vec<Hit>) {
-    let out = run(command("brain", home).args(["ask", "--json"]).args(args), b"");
+    let out = run(
+        command("brain", home).args(["ask", "--json"]).args(args),
+        b"",
+    );
     let env: serde_json::Value =
         serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
     (
@@ -59,7 +62,10 @@ fn tier_filters_inside_the_search_and_counts_agree_everywhere() {
     let (_, hits) = ask(&h, &["heron deploy"]);
     assert_eq!(hits.len(), 4);
     // Not a tier: a bad query, naming it.
-    for bad in [&["--tier", "lukewarm", "heron"][..], &["tier:lukewarm heron"][..]] {
+    for bad in [
+        &["--tier", "lukewarm", "heron"][..],
+        &["tier:lukewarm heron"][..],
+    ] {
         let out = run(command("brain", &h).arg("ask").args(bad), b"");
         assert_eq!(out.status.code(), Some(64), "{bad:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("lukewarm"));
@@ -83,9 +89,15 @@ fn tier_filters_inside_the_search_and_counts_agree_everywhere() {
         status["tiers"],
         serde_json::json!({"hot": 2, "warm": 1, "cold": 1})
     );
-    let tiers = run(command("brain", &h).args(["memory", "tiers", "--json"]), b"");
+    let tiers = run(
+        command("brain", &h).args(["memory", "tiers", "--json"]),
+        b"",
+    );
     let tiers: serde_json::Value = serde_json::from_slice(&tiers.stdout).expect("tiers json");
-    assert_eq!((tiers["hot"].clone(), tiers["cold"].clone()), (2.into(), 1.into()));
+    assert_eq!(
+        (tiers["hot"].clone(), tiers["cold"].clone()),
+        (2.into(), 1.into())
+    );
     let text = run(command("brain", &h).arg("status"), b"");
     assert!(
         String::from_utf8_lossy(&text.stdout).contains("memory tiers: hot 2  warm 1  cold 1"),

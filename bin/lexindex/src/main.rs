@@ -17,7 +17,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// state.sqlite).
 ///
 /// Reads doc NDJSON on stdin (as `partition` writes it: `jsonl2md --new | partition | lexindex`), or
-/// with --all walks every collection of brain.yaml. Incremental: a file whose mtime and size are
+/// with --all walks every collection of brain.yaml — after turning each fact of an entity's
+/// items.json (in a user collection) into a record of its own under inbox/entities/ and folding
+/// the access log. Incremental: a file whose mtime and size are
 /// unchanged is not read, one whose content hash is unchanged is not re-indexed, a deleted file's
 /// passages are removed. Prints nothing on stdout unless --json or --dump; a one-line summary on
 /// stderr. One writer at a time: if another lexindex runs, exits 70.
@@ -96,6 +98,21 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     let mut indexer = Indexer::open(&home, args.rebuild || outdated.is_some()).map_err(failure)?;
     if args.all {
+        // Entity facts (items.json) become records of the inbox first, so this walk indexes them.
+        // Its warnings name items of a file, not skipped documents: not counted as skipped.
+        let said = |w: String| {
+            if !args.quiet {
+                eprintln!("lexindex: warning: {w}");
+            }
+        };
+        match brain_inbox::entities::sync(&home, indexer.config(), &said) {
+            Ok(e) if e.files > 0 && !args.quiet => eprintln!(
+                "lexindex: entity facts: {} files, {} facts ({} written, {} removed, {} skipped)",
+                e.files, e.facts, e.written, e.removed, e.skipped
+            ),
+            Ok(_) => {}
+            Err(e) => warnings.warn(format!("entity facts: {e}")),
+        }
         indexer.sync_all(&|w| warnings.warn(w)).map_err(failure)?;
     } else {
         for item in ndjson::Reader::<_, Doc>::new(stdin.lock(), "<stdin>") {

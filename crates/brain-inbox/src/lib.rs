@@ -20,6 +20,7 @@
 
 mod capture;
 pub mod dayfile;
+pub mod entities;
 pub mod guard;
 mod record;
 pub mod sanitize;

@@ -354,15 +354,14 @@ impl Engine {
         tiers: &[brain_store::access::Tier],
         now: &Zoned,
     ) -> Result<std::sync::Arc<[String]>, RunError> {
-        let all = brain_store::access::tiers(&self.home, now.timestamp().as_second()).map_err(
-            |e| {
+        let all =
+            brain_store::access::tiers(&self.home, now.timestamp().as_second()).map_err(|e| {
                 RunError::Unavailable(crate::error::Unavailable {
                     code: brain_doc::ErrorCode::Internal,
                     message: e.to_string(),
                     fix: "brain doctor".into(),
                 })
-            },
-        )?;
+            })?;
         let mut ids: Vec<String> = all
             .into_iter()
             .filter(|(_, t)| tiers.contains(t))

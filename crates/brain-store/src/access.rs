@@ -333,13 +333,7 @@ pub fn tiers(home: &Home, now: i64) -> Result<Vec<(String, Tier)>, RegistryError
         .collect())
 }
 
-/// Records by tier.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TierCounts {
-    pub hot: u64,
-    pub warm: u64,
-    pub cold: u64,
-}
+pub use crate::tiers::TierCounts;
 
 impl TierCounts {
     /// Count `tiers` ([`tiers`]).

@@ -20,6 +20,7 @@ pub mod partition;
 pub mod privacy;
 mod registry;
 pub mod telemetry;
+pub mod tiers;
 pub mod walk;
 
 pub use config::{

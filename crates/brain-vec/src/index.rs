@@ -250,7 +250,12 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
 }
 
 /// Push the stored rows of `e` (from `s`) under `entry`.
-fn copy_rows(s: &Store, e: &DocEntry, entry: DocEntry, writer: &mut Writer) -> Result<(), VecError> {
+fn copy_rows(
+    s: &Store,
+    e: &DocEntry,
+    entry: DocEntry,
+    writer: &mut Writer,
+) -> Result<(), VecError> {
     let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first + e.count)
         .map(|r| r as usize)
         .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))

@@ -7,6 +7,10 @@
 //! that held them are rewritten, so the text leaves the files, not only the results), its vectors
 //! (a new store generation without its chunk text), its reads and listings (the access log is
 //! folded first) and its place in the distillation queue.
+//!
+//! An entity fact's record (`inbox/entities/…`) is derived from its `items.json`: the fact's
+//! `status` is set there (archive, restore), or the fact is removed from it (purge), and the
+//! records are brought in line before the index.
 
 use std::io::Write;
 
@@ -46,15 +50,35 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         )
         .into());
     };
-    if a.purge {
-        return purge(home, &id, &doc.file, a.yes);
-    }
     let (collection, rel) = id.split_once('/').unwrap_or((id.as_str(), ""));
+    let fact = (collection == brain_inbox::COLLECTION)
+        .then(|| brain_inbox::entities::origin(home, &config, rel))
+        .flatten();
+    if a.purge {
+        if !confirmed(&id, &doc.file, a.yes)? {
+            return Err(
+                Failure::new(ErrorCode::BadQuery, "not confirmed: nothing was deleted").into(),
+            );
+        }
+        if let Some((items, fact_id)) = &fact {
+            edit_fact(items, fact_id, None)?;
+        }
+        return purge(home, &id, &doc.file);
+    }
+    if let Some((items, fact_id)) = &fact {
+        edit_fact(
+            items,
+            fact_id,
+            Some(if a.restore { "active" } else { "archived" }),
+        )?;
+        brain_inbox::entities::sync(home, &config, &|w| eprintln!("brain forget: warning: {w}"))
+            .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+    }
     let text = std::fs::read_to_string(&doc.file)
         .map_err(|e| Failure::new(ErrorCode::Internal, format!("{}: {e}", doc.file.display())))?;
     let status = if a.restore { "active" } else { "archived" };
     let changed = with_status(&text, status);
-    if changed != text {
+    if fact.is_none() && changed != text {
         brain_doc::atomic::write(&doc.file, changed.as_bytes()).map_err(|e| {
             Failure::new(ErrorCode::Internal, format!("{}: {e}", doc.file.display()))
         })?;
@@ -105,12 +129,25 @@ fn confirmed(id: &str, file: &std::path::Path, yes: bool) -> anyhow::Result<bool
     Ok(line.trim() == id)
 }
 
-/// `brain forget --purge` (see the module docs).
-fn purge(home: &Home, id: &str, file: &std::path::Path, yes: bool) -> anyhow::Result<Exit> {
-    let internal = |e: String| Failure::new(ErrorCode::Internal, e);
-    if !confirmed(id, file, yes)? {
-        return Err(Failure::new(ErrorCode::BadQuery, "not confirmed: nothing was deleted").into());
+/// Set (or, with `None`, remove) the fact `fact_id` of `items`.
+fn edit_fact(items: &std::path::Path, fact_id: &str, status: Option<&str>) -> anyhow::Result<()> {
+    match brain_inbox::entities::edit_fact(items, fact_id, status) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Failure::new(
+            ErrorCode::BadQuery,
+            format!(
+                "{} holds no fact `{fact_id}` any more: run `lexindex --all`",
+                brain_store::display_path(items)
+            ),
+        )
+        .into()),
+        Err(e) => Err(Failure::new(ErrorCode::Internal, e.to_string()).into()),
     }
+}
+
+/// `brain forget --purge` (see the module docs), confirmed.
+fn purge(home: &Home, id: &str, file: &std::path::Path) -> anyhow::Result<Exit> {
+    let internal = |e: String| Failure::new(ErrorCode::Internal, e);
     // The index first: a purge that stops half-way leaves a file without a record (the next
     // `lexindex --all` would index it again), never a record whose file is gone.
     let mut ix = brain_lex::Indexer::open_within(home, false, PURGE_WAIT)
@@ -120,7 +157,8 @@ fn purge(home: &Home, id: &str, file: &std::path::Path, yes: bool) -> anyhow::Re
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(internal(format!("{}: {e}", file.display())).into()),
     }
-    ix.purge(id).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    ix.purge(id)
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     ix.finish()
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     let vectors = {
@@ -131,7 +169,8 @@ fn purge(home: &Home, id: &str, file: &std::path::Path, yes: bool) -> anyhow::Re
                 }
                 other => internal(other.to_string()),
             })?;
-        brain_vec::index::remove(&home.vectors(), &[id]).map_err(|e| Failure::new(e.code(), e.to_string()))?
+        brain_vec::index::remove(&home.vectors(), &[id])
+            .map_err(|e| Failure::new(e.code(), e.to_string()))?
     };
     brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
     let mut out = Stdout::new();

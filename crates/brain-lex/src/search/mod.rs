@@ -343,7 +343,9 @@ impl Searcher {
             }
         }
         if let Some(ids) = &q.ids {
-            let terms = ids.iter().map(|id| Term::from_field_text(self.fields.id, id));
+            let terms = ids
+                .iter()
+                .map(|id| Term::from_field_text(self.fields.id, id));
             clauses.push((
                 Occur::Must,
                 Box::new(ConstScoreQuery::new(

@@ -73,7 +73,7 @@ pub struct Stats {
     pub errors: BTreeMap<String, u64>,
     /// Indexed records by decay tier now (what the usage keeps warm); null when not counted.
     #[serde(default)]
-    pub tiers: Option<crate::access::TierCounts>,
+    pub tiers: Option<crate::tiers::TierCounts>,
 }
 
 /// The log files of `home`, oldest first: `usage.jsonl.1` then `usage.jsonl`, those that exist.
