@@ -122,14 +122,34 @@ pub(crate) fn settle(
 }
 
 /// What the doctor reports of the records' lifecycle: keys held by several records (the newest
-/// current, the others superseded — worth a look when they contradict each other), and
-/// `supersedes` naming a record the index does not hold.
+/// current, the others superseded — worth a look when they contradict each other), `supersedes`
+/// naming a record the index does not hold, and records that contradict each other:
+/// * **cycles** — active records that supersede each other (directly or through others): every
+///   one of them is hidden, so the memory has no current answer;
+/// * **backwards** — an active record superseding one that happened after it (an older statement
+///   replacing a newer one: usually a wrong id or a wrong date);
+/// * **near keys** — active records whose keys differ only in case, spaces or punctuation
+///   (`db.engine`, `DB Engine`): two subjects that are probably one, each with its own "current".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LifecycleReport {
     /// `(key, [(id, current?)])`, newest last.
     pub shared_keys: Vec<(String, Vec<(String, bool)>)>,
     /// `(id, target it names)`.
     pub dangling: Vec<(String, String)>,
+    /// Each cycle's ids, sorted; cycles sorted.
+    pub cycles: Vec<Vec<String>>,
+    /// `(id, target that happened after it)`.
+    pub backwards: Vec<(String, String)>,
+    /// `[(key as written, id)]` per group of keys that are one once normalized ([`key_norm`]).
+    pub near_keys: Vec<Vec<(String, String)>>,
+}
+
+/// A key compared loosely: lower case, letters and digits only.
+pub fn key_norm(key: &str) -> String {
+    key.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// The [`LifecycleReport`] of the index `lex`.
@@ -165,7 +185,79 @@ pub fn report(lex: &crate::LexIndex) -> Result<LifecycleReport, crate::LexError>
             }
         }
     }
+    contradictions(&recs, &mut out);
     Ok(out)
+}
+
+/// The contradictions of [`LifecycleReport`] among `recs`.
+fn contradictions(recs: &BTreeMap<String, Rec>, out: &mut LifecycleReport) {
+    let active = |r: &Rec| r.status == "active";
+    // Edges of "supersedes" between active records of the index.
+    let edges: BTreeMap<&str, Vec<&str>> = recs
+        .values()
+        .filter(|r| active(r))
+        .map(|r| {
+            let to = r
+                .supersedes
+                .iter()
+                .filter(|t| **t != r.id && recs.get(*t).is_some_and(active))
+                .map(String::as_str)
+                .collect();
+            (r.id.as_str(), to)
+        })
+        .collect();
+    let reaches = |from: &str, to: &str| {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![from];
+        while let Some(v) = stack.pop() {
+            if v == to {
+                return true;
+            }
+            if seen.insert(v) {
+                stack.extend(edges.get(v).into_iter().flatten().copied());
+            }
+        }
+        false
+    };
+    let mut cycles: std::collections::BTreeSet<Vec<String>> = Default::default();
+    for (s, tos) in &edges {
+        for t in tos {
+            if reaches(t, s) {
+                // The cycle through s: every node reachable from s that reaches s back.
+                let mut members: Vec<String> = edges
+                    .keys()
+                    .filter(|v| reaches(s, v) && reaches(v, s))
+                    .map(|v| v.to_string())
+                    .collect();
+                members.sort();
+                cycles.insert(members);
+            }
+        }
+    }
+    out.cycles = cycles.into_iter().collect();
+    for s in recs.values().filter(|r| active(r)) {
+        for t in &s.supersedes {
+            if let Some(target) = recs.get(t)
+                && target.id != s.id
+                && target.occurred > s.occurred
+            {
+                out.backwards.push((s.id.clone(), target.id.clone()));
+            }
+        }
+    }
+    let mut by_norm: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for r in recs.values().filter(|r| active(r)) {
+        if let Some(k) = &r.key {
+            by_norm
+                .entry(key_norm(k))
+                .or_default()
+                .push((k.clone(), r.id.clone()));
+        }
+    }
+    out.near_keys = by_norm
+        .into_values()
+        .filter(|g| g.iter().any(|(k, _)| *k != g[0].0))
+        .collect();
 }
 
 /// The state each record should have: `(instant it stopped being current, successor)`; records

@@ -425,8 +425,10 @@ pub fn locks(home: &Home) -> Check {
 }
 
 /// Memory records (issue #22): keys held by several active records (the newest is current; the
-/// others are superseded — listed, since two of them may contradict each other) and `supersedes`
-/// naming a record the index does not hold (fails: a replacement that replaces nothing).
+/// others are superseded — listed, since two of them may contradict each other), records that
+/// contradict each other (`brain_lex::lifecycle::LifecycleReport`: a supersedes cycle fails, since
+/// every record in it is hidden; backwards succession and near-identical keys are listed), and
+/// `supersedes` naming a record the index does not hold (fails: a replacement that replaces nothing).
 pub fn memory(home: &Home) -> Check {
     let Ok(lex) = brain_lex::LexIndex::open(home) else {
         return Check::skip("memory", "no lexical index", "lexindex --all");
@@ -453,6 +455,36 @@ pub fn memory(home: &Home) -> Check {
             .iter()
             .map(|(id, t)| format!("{id} supersedes `{t}`, which the index does not hold")),
     );
+    details.extend(r.cycles.iter().map(|ids| {
+        format!(
+            "contradiction: {} supersede each other: all of them are hidden",
+            ids.join(", ")
+        )
+    }));
+    details.extend(
+        r.backwards
+            .iter()
+            .map(|(id, t)| format!("contradiction: {id} supersedes {t}, which happened after it")),
+    );
+    details.extend(r.near_keys.iter().map(|group| {
+        let list: Vec<String> = group.iter().map(|(k, id)| format!("`{k}` ({id})")).collect();
+        format!(
+            "contradiction: keys that differ only in spelling, each with its own current record: {}",
+            list.join(", ")
+        )
+    }));
+    if !r.cycles.is_empty() {
+        return Check::fail(
+            "memory",
+            format!(
+                "{} supersedes cycle{}: the records in it are all hidden",
+                r.cycles.len(),
+                if r.cycles.len() == 1 { "" } else { "s" }
+            ),
+            "remove the `supersedes` of the record that is current (brain get shows each)",
+        )
+        .with(details);
+    }
     if !r.dangling.is_empty() {
         return Check::fail(
             "memory",
@@ -461,12 +493,14 @@ pub fn memory(home: &Home) -> Check {
         )
         .with(details);
     }
+    let contradictions = r.backwards.len() + r.near_keys.len();
     Check::pass(
         "memory",
         format!(
-            "{} key{} held by several records (the newest is current)",
+            "{} key{} held by several records (the newest is current); {contradictions} contradiction{} to look at",
             r.shared_keys.len(),
-            if r.shared_keys.len() == 1 { "" } else { "s" }
+            if r.shared_keys.len() == 1 { "" } else { "s" },
+            if contradictions == 1 { "" } else { "s" }
         ),
     )
     .with(details)
