@@ -85,16 +85,20 @@ fn record_rel(src: &Source, stem: &str) -> String {
 /// Bring `inbox/entities/` in line with every `items.json` of `config`'s user collections (see the
 /// module docs), under the `entities` lock.
 pub fn sync(home: &Home, config: &Config, warn: &dyn Fn(String)) -> Result<Summary, EntitiesError> {
+    let mut summary = Summary::default();
+    let root = folder(home);
+    let found = sources(config, warn);
+    // Nothing to make and nothing made before: no lock, no folder.
+    if found.is_empty() && !root.exists() {
+        return Ok(summary);
+    }
     let _lock = brain_store::Lock::acquire_within(
         &home.lock_file("entities"),
         std::time::Duration::from_secs(30),
     )?;
-    let mut summary = Summary::default();
-    let root = folder(home);
     // rel (inside the inbox) → markdown.
     let mut want: BTreeMap<String, String> = BTreeMap::new();
     let mut baselines: HashMap<String, Vec<(String, Counts)>> = HashMap::new();
-    let found = sources(config, warn);
     // The records are documents of the inbox collection: without it they would be found by nothing.
     if !found.is_empty() && config.collection_dir(crate::COLLECTION) != Some(home.inbox()) {
         warn(format!(
