@@ -158,4 +158,23 @@ fn purge_deletes_the_file_and_every_trace_after_confirmation() {
         assert_ne!(out.status.code(), Some(0), "{bad}");
     }
     assert!(dir.path().join("notes/other.md").is_file());
+
+    // A purge stopped half-way (the file gone, its traces left) is finished by the same command;
+    // once nothing is left it is "not found" again.
+    let other = "the vault door opens at nine";
+    std::fs::remove_file(dir.path().join("notes/other.md")).expect("rm");
+    let out = forget(&["--purge", "--yes", "notes/other.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(files_holding(&h, other.as_bytes()), Vec::<String>::new());
+    assert_ne!(
+        forget(&["--purge", "--yes", "notes/other.md"])
+            .status
+            .code(),
+        Some(0)
+    );
 }

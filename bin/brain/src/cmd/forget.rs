@@ -40,9 +40,25 @@ const PURGE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-    let doc = Resolver::new(&config, home)
-        .resolve(&a.reference)
-        .map_err(super::get::failure)?;
+    let doc = match Resolver::new(&config, home).resolve(&a.reference) {
+        Ok(doc) => doc,
+        // A purge stopped half-way (its file gone, traces left): finish it.
+        Err(e) if a.purge => {
+            let id = a.reference.strip_prefix("brain://").unwrap_or(&a.reference);
+            if !leftovers(home, &config, id) {
+                return Err(super::get::failure(e).into());
+            }
+            if !confirmed(id, &home.root().join("(file already deleted)"), a.yes)? {
+                return Err(Failure::new(
+                    ErrorCode::BadQuery,
+                    "not confirmed: nothing was deleted",
+                )
+                .into());
+            }
+            return purge(home, id, None);
+        }
+        Err(e) => return Err(super::get::failure(e).into()),
+    };
     let Some(id) = doc.id.clone() else {
         return Err(Failure::new(
             ErrorCode::BadQuery,
@@ -63,7 +79,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         if let Some((items, fact_id)) = &fact {
             edit_fact(items, fact_id, None)?;
         }
-        return purge(home, &id, &doc.file);
+        return purge(home, &id, Some(&doc.file));
     }
     if let Some((items, fact_id)) = &fact {
         edit_fact(
@@ -145,20 +161,46 @@ fn edit_fact(items: &std::path::Path, fact_id: &str, status: Option<&str>) -> an
     }
 }
 
-/// `brain forget --purge` (see the module docs), confirmed.
-fn purge(home: &Home, id: &str, file: &std::path::Path) -> anyhow::Result<Exit> {
+/// Whether `id` (`collection/path` of a collection of `config`, its file gone) still has traces a
+/// purge removes: a registry row, vectors, or counts.
+fn leftovers(home: &Home, config: &Config, id: &str) -> bool {
+    let Some((collection, path)) = id.split_once('/') else {
+        return false;
+    };
+    if config.collection(collection).is_none()
+        || path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return false;
+    }
+    let registry = brain_store::Registry::open_existing(home).ok().flatten();
+    let in_registry = registry.as_ref().is_some_and(|r| {
+        r.get(id).ok().flatten().is_some()
+            || r.access_counts()
+                .is_ok_and(|c| c.iter().any(|(i, _)| i == id))
+    });
+    in_registry
+        || brain_vec::store::Store::open(&home.vectors())
+            .is_ok_and(|s| s.docs.iter().any(|d| d.id == id))
+}
+
+/// `brain forget --purge` (see the module docs), confirmed. Every step can be run again: a purge
+/// that stopped half-way is finished by the same command (its file gone, [`leftovers`]).
+fn purge(home: &Home, id: &str, file: Option<&std::path::Path>) -> anyhow::Result<Exit> {
     let internal = |e: String| Failure::new(ErrorCode::Internal, e);
-    // The index first: a purge that stops half-way leaves a file without a record (the next
-    // `lexindex --all` would index it again), never a record whose file is gone.
+    // Under the index lock, so no walk indexes the file again between the two.
     let mut ix = brain_lex::Indexer::open_within(home, false, PURGE_WAIT)
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
-    match std::fs::remove_file(file) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(internal(format!("{}: {e}", file.display())).into()),
-    }
     ix.purge(id)
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    if let Some(file) = file {
+        match std::fs::remove_file(file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(internal(format!("{}: {e}", file.display())).into()),
+        }
+    }
     ix.finish()
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     let vectors = {
