@@ -162,9 +162,23 @@ impl Engine {
             resolved.get_or_insert_with(|| req.clone()).filters.projects =
                 crate::entity::resolve_projects(&req.filters.projects, &self.known().projects);
         }
-        if !req.filters.tiers.is_empty() && req.filters.ids.is_none() {
-            let ids = self.tier_ids(&req.filters.tiers, now)?;
-            resolved.get_or_insert_with(|| req.clone()).filters.ids = Some(ids);
+        if !req.filters.tiers.is_empty() && req.filters.tier_filter.is_none() {
+            let f = brain_store::access::tier_filter(
+                &self.home,
+                &req.filters.tiers,
+                now.timestamp().as_second(),
+            )
+            .map_err(|e| {
+                RunError::Unavailable(crate::error::Unavailable {
+                    code: brain_doc::ErrorCode::Internal,
+                    message: e.to_string(),
+                    fix: "brain doctor".into(),
+                })
+            })?;
+            resolved
+                .get_or_insert_with(|| req.clone())
+                .filters
+                .tier_filter = Some(std::sync::Arc::new(f));
         }
         let req = resolved.as_ref().unwrap_or(req);
         // A collection that does not exist is a typo, not an empty answer (exit 64, not 67).
@@ -348,29 +362,6 @@ impl Engine {
 
     /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
     /// fences.
-    /// The ids of the records in `tiers` at `now`, sorted.
-    fn tier_ids(
-        &self,
-        tiers: &[brain_store::access::Tier],
-        now: &Zoned,
-    ) -> Result<std::sync::Arc<[String]>, RunError> {
-        let all =
-            brain_store::access::tiers(&self.home, now.timestamp().as_second()).map_err(|e| {
-                RunError::Unavailable(crate::error::Unavailable {
-                    code: brain_doc::ErrorCode::Internal,
-                    message: e.to_string(),
-                    fix: "brain doctor".into(),
-                })
-            })?;
-        let mut ids: Vec<String> = all
-            .into_iter()
-            .filter(|(_, t)| tiers.contains(t))
-            .map(|(id, _)| id)
-            .collect();
-        ids.sort_unstable();
-        Ok(ids.into())
-    }
-
     fn mark_trust(&self, hits: &mut [Hit]) {
         if let Some(config) = &self.config {
             for h in hits {

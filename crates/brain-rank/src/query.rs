@@ -85,9 +85,9 @@ pub struct Filters {
     pub as_of: Option<Timestamp>,
     /// Allowed decay tiers (any of); empty = all. Cold records stay searchable.
     pub tiers: Vec<brain_store::access::Tier>,
-    /// Only these document ids, sorted: the tiers resolved by the engine (one registry read per
+    /// The tiers resolved by the engine (one registry read of the records with counts, per
     /// request), never parsed from a query.
-    pub ids: Option<std::sync::Arc<[String]>>,
+    pub tier_filter: Option<std::sync::Arc<brain_store::access::TierFilter>>,
 }
 
 impl Query {
@@ -385,8 +385,8 @@ impl Filters {
                 self.tiers.push(*t);
             }
         }
-        if self.ids.is_none() {
-            self.ids = other.ids.clone();
+        if self.tier_filter.is_none() {
+            self.tier_filter = other.tier_filter.clone();
         }
     }
 }

@@ -369,7 +369,7 @@ pub fn lex_query(q: &Query, now: Timestamp) -> LexQuery {
         agents: q.filters.agents.iter().map(|a| a.to_lowercase()).collect(),
         since: q.filters.since.map(|t| t.as_second()),
         until: q.filters.until.map(|t| t.as_second()),
-        ids: q.filters.ids.clone(),
+        tier: q.filters.tier_filter.clone(),
     }
 }
 

@@ -350,6 +350,47 @@ impl TierCounts {
     }
 }
 
+/// What `--tier` keeps, as a search can apply it without a lookup per document: records whose
+/// creation date falls in one of `windows` (their tier by age, [`Tier::created_window`]), except
+/// `exclude` (reads moved them out), plus `include` (reads moved them in). Only records with reads
+/// can differ from their age's tier, so both lists are short (those read, not the whole corpus).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TierFilter {
+    /// `(first, last)` creation instants, Unix seconds, inclusive; `None` = unbounded.
+    pub windows: Vec<(Option<i64>, Option<i64>)>,
+    /// Ids in the tiers asked for by their reads, though not by their age; sorted.
+    pub include: Vec<String>,
+    /// Ids in a window asked for whose reads put them in another tier; sorted.
+    pub exclude: Vec<String>,
+}
+
+/// The [`TierFilter`] of `tiers` at `now` (Unix seconds): one registry read of the records with
+/// counts, whatever the size of the corpus.
+pub fn tier_filter(home: &Home, tiers: &[Tier], now: i64) -> Result<TierFilter, RegistryError> {
+    let mut f = TierFilter {
+        windows: tiers.iter().map(|t| t.created_window(now)).collect(),
+        ..TierFilter::default()
+    };
+    let Some(registry) = Registry::open_existing(home)? else {
+        return Ok(f);
+    };
+    let counts: HashMap<String, Counts> = registry.access_counts()?.into_iter().collect();
+    for (id, date) in registry.dates_of_counted()? {
+        let Some(c) = counts.get(&id) else { continue };
+        let created = brain_doc::file::parse_date(&date);
+        let by_age = Tier::of(created, &Counts::default(), now);
+        let actual = Tier::of(created, c, now);
+        match (tiers.contains(&by_age), tiers.contains(&actual)) {
+            (true, false) => f.exclude.push(id),
+            (false, true) => f.include.push(id),
+            _ => {}
+        }
+    }
+    f.include.sort_unstable();
+    f.exclude.sort_unstable();
+    Ok(f)
+}
+
 /// A record's tier (seed 001).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -379,6 +420,17 @@ impl Tier {
         }
     }
 
+    /// The creation instants (Unix seconds, inclusive) whose records are in this tier at `now`
+    /// when nothing was read: what [`Tier::of`] says by age alone (a test holds them together).
+    pub fn created_window(self, now: i64) -> (Option<i64>, Option<i64>) {
+        const DAY: i64 = 86_400;
+        match self {
+            Tier::Hot => (Some(now - 8 * DAY + 1), None),
+            Tier::Warm => (Some(now - 31 * DAY + 1), Some(now - 8 * DAY)),
+            Tier::Cold => (None, Some(now - 31 * DAY)),
+        }
+    }
+
     /// `hot`, `warm` or `cold` (any case).
     pub fn parse(s: &str) -> Option<Tier> {
         [Tier::Hot, Tier::Warm, Tier::Cold]
@@ -398,6 +450,27 @@ impl Tier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tiers_creation_window_is_what_its_age_says() {
+        let now = 1_780_000_000;
+        let edges = [86_400 * 8 - 1, 86_400 * 8, 86_400 * 31 - 1, 86_400 * 31];
+        for secs_ago in (0..40 * 86_400).step_by(3_600).chain(edges) {
+            let created = now - secs_ago;
+            let by_age = Tier::of(Some(created), &Counts::default(), now);
+            for t in [Tier::Hot, Tier::Warm, Tier::Cold] {
+                let (lo, hi) = t.created_window(now);
+                let inside = lo.is_none_or(|l| created >= l) && hi.is_none_or(|h| created <= h);
+                assert_eq!(inside, t == by_age, "{secs_ago}s ago, {t:?}");
+            }
+        }
+        // A date in the future is hot, as Tier::of says.
+        assert_eq!(
+            Tier::of(Some(now + 999), &Counts::default(), now),
+            Tier::Hot
+        );
+        assert!(Tier::Hot.created_window(now).1.is_none());
+    }
 
     #[test]
     fn reads_are_folded_once_into_a_table_queries_read() {

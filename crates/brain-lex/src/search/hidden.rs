@@ -53,12 +53,7 @@ impl Searcher {
     /// (the vector store, which knows neither) must ask of each of its documents. Always true when
     /// `q` neither filters by type or tag nor hides anything here.
     pub fn visible(&self, id: &str, q: &LexQuery) -> Result<bool, SearchError> {
-        if let Some(ids) = &q.ids
-            && ids.binary_search_by(|x| x.as_str().cmp(id)).is_err()
-        {
-            return Ok(false);
-        }
-        if !self.hides(q) && q.types.is_empty() && q.tags.is_empty() {
+        if !self.hides(q) && q.types.is_empty() && q.tags.is_empty() && q.tier.is_none() {
             return Ok(true);
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
@@ -116,5 +111,48 @@ impl Searcher {
             ));
         }
         Box::new(BooleanQuery::new(any))
+    }
+}
+
+impl Searcher {
+    /// The clauses of a tier filter: the creation date in one of its windows or the id among its
+    /// inclusions (`must`), and not among its exclusions (`must not`); all scoring 0.
+    pub(super) fn tier_clauses(
+        &self,
+        t: &brain_store::access::TierFilter,
+    ) -> Vec<(Occur, Box<dyn Query>)> {
+        let f = &self.fields;
+        let ids = |list: &[String]| -> Box<dyn Query> {
+            Box::new(tantivy::query::TermSetQuery::new(
+                list.iter().map(|id| Term::from_field_text(f.id, id)),
+            ))
+        };
+        let bound = |s: Option<i64>| {
+            s.map_or(Bound::Unbounded, |s| {
+                Bound::Included(Term::from_field_date_for_search(
+                    f.date,
+                    crate::schema::instant(s),
+                ))
+            })
+        };
+        let mut any: Vec<(Occur, Box<dyn Query>)> = t
+            .windows
+            .iter()
+            .map(|(lo, hi)| {
+                let q: Box<dyn Query> = Box::new(RangeQuery::new(bound(*lo), bound(*hi)));
+                (Occur::Should, q)
+            })
+            .collect();
+        if !t.include.is_empty() {
+            any.push((Occur::Should, ids(&t.include)));
+        }
+        let zero = |q: Box<dyn Query>| -> Box<dyn Query> {
+            Box::new(tantivy::query::ConstScoreQuery::new(q, 0.0))
+        };
+        let mut out = vec![(Occur::Must, zero(Box::new(BooleanQuery::new(any))))];
+        if !t.exclude.is_empty() {
+            out.push((Occur::MustNot, ids(&t.exclude)));
+        }
+        out
     }
 }

@@ -78,8 +78,8 @@ pub struct LexQuery {
     /// Hide what is not current at an instant (superseded, expired, archived records); `None` shows
     /// every record (`--include-superseded`).
     pub lifecycle: Option<Lifecycle>,
-    /// Only these document ids, sorted (a decay tier the caller resolved); `None` = all.
-    pub ids: Option<std::sync::Arc<[String]>>,
+    /// Only records of these decay tiers (resolved by the caller); `None` = all.
+    pub tier: Option<std::sync::Arc<brain_store::access::TierFilter>>,
 }
 
 /// Which records are current: those not superseded, expired or archived at `at`; with `as_of`,
@@ -104,7 +104,7 @@ impl LexQuery {
             && self.until.is_none()
             && self.types.is_empty()
             && self.tags.is_empty()
-            && self.ids.is_none()
+            && self.tier.is_none()
     }
 }
 
@@ -342,17 +342,8 @@ impl Searcher {
                 clauses.push((Occur::Must, f));
             }
         }
-        if let Some(ids) = &q.ids {
-            let terms = ids
-                .iter()
-                .map(|id| Term::from_field_text(self.fields.id, id));
-            clauses.push((
-                Occur::Must,
-                Box::new(ConstScoreQuery::new(
-                    Box::new(tantivy::query::TermSetQuery::new(terms)),
-                    0.0,
-                )),
-            ));
+        if let Some(t) = &q.tier {
+            clauses.extend(self.tier_clauses(t));
         }
         if let Some(l) = q.lifecycle
             && self.hides(q)

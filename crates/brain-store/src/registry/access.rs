@@ -102,18 +102,48 @@ impl Registry {
         tx.commit().map_err(|e| self.err(e))
     }
 
+    /// Whether the baselines table is there: a registry opened for reading only
+    /// ([`Registry::open_existing`]) may predate migration 3 until the next write migrates it.
+    fn has_baselines(&self) -> Result<bool, RegistryError> {
+        Ok(self.version()? >= 3)
+    }
+
+    /// `(id, date)` of the indexed records that have counts (reads, listings or baselines): the
+    /// few whose tier their reads may change.
+    pub fn dates_of_counted(&self) -> Result<Vec<(String, String)>, RegistryError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT d.id, d.date FROM documents d
+                 WHERE d.id IN (SELECT id FROM recall_counts{})",
+                if self.has_baselines()? {
+                    " UNION SELECT id FROM recall_baseline"
+                } else {
+                    ""
+                }
+            ))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
     /// Every record's counts: reads through brain plus reads counted elsewhere (baselines); the
     /// later of the two last reads.
     pub fn access_counts(&self) -> Result<Vec<(String, Counts)>, RegistryError> {
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT id, sum(count), sum(listed), max(last_recalled_at) FROM (
-                   SELECT id, count, listed, last_recalled_at FROM recall_counts
-                   UNION ALL
-                   SELECT id, count, 0, last_recalled_at FROM recall_baseline
+                   SELECT id, count, listed, last_recalled_at FROM recall_counts{}
                  ) GROUP BY id ORDER BY id",
-            )
+                if self.has_baselines()? {
+                    " UNION ALL SELECT id, count, 0, last_recalled_at FROM recall_baseline"
+                } else {
+                    ""
+                }
+            ))
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {

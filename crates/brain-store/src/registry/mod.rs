@@ -409,6 +409,29 @@ mod tests {
     }
 
     #[test]
+    fn a_registry_read_before_migration_3_still_answers_counts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.sqlite");
+        let conn = Connection::open(&path).expect("open");
+        for sql in &MIGRATIONS[..2] {
+            conn.execute_batch(sql).expect("migrate");
+        }
+        conn.execute_batch(
+            "PRAGMA user_version = 2;
+             INSERT INTO recall_counts (id, count, listed) VALUES ('brain/a.md', 4, 1);",
+        )
+        .expect("old rows");
+        drop(conn);
+        let r = Registry::open_existing_path(&path)
+            .expect("open")
+            .expect("there");
+        let counts = r.access_counts().expect("counts");
+        assert_eq!(counts.len(), 1);
+        assert_eq!(counts[0].1.reads, 4);
+        assert!(r.dates_of_counted().expect("dates").is_empty());
+    }
+
+    #[test]
     fn migrations_run_once_and_entries_round_trip() {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = Home::at(dir.path());
