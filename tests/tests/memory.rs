@@ -253,7 +253,7 @@ fn bad_memory_fields_are_warnings_and_type_and_tag_filter() {
     let (dir, stderr) = home(&[
         (
             "bad.md",
-            "---\ntype: fact\nimportance: 9.5\nconfidence: high\nexpires_at: never\nttl: soon\nstatus: maybe\npinned: yes\nkey: [a, b]\ntags: [infra]\n---\nthe bad fields note about queues\n",
+            "---\ntype: fact\nimportance: 9.5\nconfidence: sure\nexpires_at: never\nttl: soon\nstatus: maybe\npinned: yes\nkey: [a, b]\ntags: [infra]\n---\nthe bad fields note about queues\n",
         ),
         (
             "pref.md",

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `type` | word (`fact`, `decision`, `preference`, `event`, `person`, `project`, `note`, …) | the kind of record (filter `type:`) |
 //! | `importance` | 1–5 (5 = always include); 6–100 read on seed 002's 0–100 scale | worth surfacing |
-//! | `confidence` | 0–1 | believed true (distilled artifacts emit one) |
+//! | `confidence` | 0–1, or `high` / `medium` / `low` (0.9 / 0.6 / 0.3: what distilled artifacts write) | believed true |
 //! | `occurred_at` | date or RFC 3339 | when it happened (vs `date`, when captured) |
 //! | `expires_at` / `ttl` | date / `7d`, `12h`, `2w`, `3mo`, `1y` after `occurred_at` (else `date`) | stops being true |
 //! | `key` | text | the subject a fact is about: a later active record of the same key supersedes it |
@@ -101,9 +101,9 @@ impl Memory {
             }
         }
         if let Some(v) = fm.get("confidence") {
-            match v.as_f64().filter(|c| (0.0..=1.0).contains(c)) {
+            match confidence(v) {
                 Some(c) => m.confidence = Some(c),
-                None => bad("confidence", v, "a number from 0 to 1"),
+                None => bad("confidence", v, "a number from 0 to 1, or high / medium / low"),
             }
         }
         if let Some(v) = fm.get("occurred_at") {
@@ -214,6 +214,20 @@ fn word(v: &Value) -> Option<String> {
 }
 
 /// 1–5 as is; 6–100 on seed 002's 0–100 scale (100 = always include → 5): `ceil(v / 20)`.
+/// Confidence as a number from 0 to 1, or the words distilled artifacts write (`High`, `Medium`,
+/// `Low`, any case: 0.9, 0.6, 0.3).
+fn confidence(v: &Value) -> Option<f64> {
+    if let Some(c) = v.as_f64() {
+        return (0.0..=1.0).contains(&c).then_some(c);
+    }
+    match v.as_str()?.trim().to_ascii_lowercase().as_str() {
+        "high" => Some(0.9),
+        "medium" => Some(0.6),
+        "low" => Some(0.3),
+        _ => None,
+    }
+}
+
 fn importance(v: &Value) -> Option<u8> {
     let n = v.as_f64().or_else(|| meta_string(v)?.parse().ok())?;
     if n.fract() != 0.0 || !(0.0..=100.0).contains(&n) {
@@ -251,6 +265,17 @@ mod tests {
     fn fm(yaml: &str) -> Map<String, Value> {
         let v: Value = serde_norway::from_str(yaml).expect("yaml");
         v.as_object().cloned().expect("map")
+    }
+
+    #[test]
+    fn distilled_confidence_words_read_as_numbers() {
+        for (word, want) in [("High", 0.9), ("medium", 0.6), ("LOW", 0.3)] {
+            let (m, w) = Memory::read(&fm(&format!("confidence: {word}\n")), None);
+            assert!(w.is_empty(), "{w:?}");
+            assert_eq!(m.confidence, Some(want));
+        }
+        let (m, w) = Memory::read(&fm("confidence: sure\n"), None);
+        assert_eq!((m.confidence, w.len()), (None, 1));
     }
 
     #[test]
