@@ -103,7 +103,11 @@ impl Memory {
         if let Some(v) = fm.get("confidence") {
             match confidence(v) {
                 Some(c) => m.confidence = Some(c),
-                None => bad("confidence", v, "a number from 0 to 1, or high / medium / low"),
+                None => bad(
+                    "confidence",
+                    v,
+                    "a number from 0 to 1, or high / medium / low",
+                ),
             }
         }
         if let Some(v) = fm.get("occurred_at") {
