@@ -388,8 +388,19 @@ impl Filters {
     }
 }
 
+/// The check `name` of `brain doctor --json` on `home`.
+pub fn doctor_check(home: &Path, name: &str) -> serde_json::Value {
+    let doctor = run(command("brain", home).args(["doctor", "--json"]), b"");
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor json");
+    report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == name))
+        .cloned()
+        .unwrap_or_else(|| panic!("no check {name}"))
+}
+
 /// Every file under `dir` (relative name, bytes), sorted; empty when `dir` is missing.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

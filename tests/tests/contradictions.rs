@@ -5,13 +5,7 @@
 use brain_tests::{command, indexed_notes, run};
 
 fn memory_check(home: &std::path::Path) -> serde_json::Value {
-    let doctor = run(command("brain", home).args(["doctor", "--json"]), b"");
-    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
-    report["checks"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
-        .cloned()
-        .expect("memory check")
+    brain_tests::doctor_check(home, "memory")
 }
 
 #[test]

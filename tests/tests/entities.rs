@@ -106,20 +106,10 @@ fn ask(h: &Path, args: &[&str]) -> Vec<Hit> {
 }
 
 fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).expect("inside").display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
+    brain_tests::tree(dir)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
 }
 
 #[test]

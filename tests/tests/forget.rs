@@ -9,23 +9,11 @@ use brain_tests::{command, indexed_notes, model_dir, run};
 
 /// Every file under `dir` whose bytes contain `needle`.
 fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if std::fs::read(&p).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle))
-            {
-                out.push(p.display().to_string());
-            }
-        }
-    }
-    out
+    brain_tests::tree(dir)
+        .into_iter()
+        .filter(|(_, b)| b.windows(needle.len()).any(|w| w == needle))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 fn ask(home: &Path, query: &str) -> Vec<Hit> {

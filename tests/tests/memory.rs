@@ -22,16 +22,7 @@ fn reindex(dir: &tempfile::TempDir) {
 
 /// The doctor's `memory` check.
 fn memory_check(dir: &tempfile::TempDir) -> serde_json::Value {
-    let doctor = run(
-        command("brain", &dir.path().join("home")).args(["doctor", "--json"]),
-        b"",
-    );
-    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor");
-    report["checks"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["name"] == "memory"))
-        .cloned()
-        .expect("memory check")
+    brain_tests::doctor_check(&dir.path().join("home"), "memory")
 }
 
 /// `brain ask --json ARGS…` at `now`: exit code and hits.
