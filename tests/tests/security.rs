@@ -319,7 +319,10 @@ fn mcp_read_only_neither_lists_nor_runs_remember() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["query", "get", "multi_get", "status", "recent"]);
+    assert_eq!(
+        names,
+        ["query", "context", "get", "multi_get", "status", "recent"]
+    );
     let refused = replies[2]["error"]["message"].as_str().unwrap_or_default();
     assert!(refused.contains("--read-only"), "{}", replies[2]);
     assert_eq!(replies[3]["result"]["isError"], false, "{}", replies[3]);

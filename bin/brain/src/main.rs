@@ -21,6 +21,9 @@ enum Command {
     /// Search and print ranked, provenance-carrying answers (BM25, vector or hybrid, routed by the
     /// query; rank + fmt in one process).
     Ask(Box<cmd::ask::Args>),
+    /// The memory a task needs within a token budget (cl100k_base): guaranteed records, whole
+    /// threads that fit, the best of the rest; near-duplicates and cold records left out.
+    Context(cmd::context::Args),
     /// Print one document: a path, brain://collection/path or #docid, with optional :from[:count].
     Get(cmd::get::Args),
     /// Print several documents: a glob over collection/path, or a comma-separated list.
@@ -75,6 +78,7 @@ fn main() -> std::process::ExitCode {
         let home = brain_store::Home::from_env();
         match cli.command {
             Command::Ask(a) => cmd::ask::run(&home, *a),
+            Command::Context(a) => cmd::context::run(&home, a),
             Command::Get(a) => cmd::get::run(&home, a),
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),

@@ -18,9 +18,23 @@ struct Cli {
     #[command(flatten)]
     fmt: FmtArgs,
 
-    /// The query, shown in the JSON envelope and markdown heading.
+    /// The query, shown in the JSON envelope and markdown heading (with --context: the task).
     #[arg(long, value_name = "TEXT")]
     query: Option<String>,
+
+    /// A memory block for a task instead of a list (what `brain context` prints for the same hits):
+    /// the home's guaranteed records, whole threads that fit, the best of the rest, within --budget
+    /// tokens (cl100k_base).
+    #[arg(long, conflicts_with_all = ["json", "files", "md", "csv"])]
+    context: bool,
+
+    /// With --context: most tokens the block may take.
+    #[arg(long, requires = "context", default_value_t = brain_context::DEFAULT_BUDGET)]
+    budget: usize,
+
+    /// With --context: keep near-duplicates (collapsed by default).
+    #[arg(long, requires = "context")]
+    no_dedup: bool,
 }
 
 fn main() -> std::process::ExitCode {
@@ -58,6 +72,9 @@ fn main() -> std::process::ExitCode {
                 h.untrusted |= config.is_low_trust(&h.collection);
             }
         }
+        if cli.context {
+            return context(&cli, hits);
+        }
         let took_ms = started.elapsed().as_millis() as u64;
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let opts = cli
@@ -71,5 +88,32 @@ fn main() -> std::process::ExitCode {
         } else {
             Exit::Success
         })
+    })
+}
+
+/// `fmt --context`: the block `brain context` prints, for the hits on stdin.
+fn context(cli: &Cli, hits: Vec<Hit>) -> anyhow::Result<Exit> {
+    let fail = |e: brain_rank::RunError| -> anyhow::Error {
+        Failure::new(e.code(), e.to_string())
+            .with_fix(e.fix())
+            .into()
+    };
+    brain_context::check_budget(cli.budget).map_err(|e| Failure::new(ErrorCode::BadQuery, e))?;
+    let home = brain_store::Home::from_env();
+    let now = brain_rank::clock::now();
+    let engine = brain_rank::Engine::open(&home).map_err(fail)?;
+    let opts = brain_context::Options {
+        budget: cli.budget,
+        dedup: !cli.no_dedup,
+    };
+    let task = cli.query.clone().unwrap_or_default();
+    let block = brain_context::from_hits(&engine, &task, hits, opts, &now).map_err(fail)?;
+    let mut out = Stdout::new();
+    out.write_all(block.markdown.as_bytes())?;
+    out.flush()?;
+    Ok(if block.items.is_empty() {
+        Exit::Code(ErrorCode::NoResults)
+    } else {
+        Exit::Success
     })
 }

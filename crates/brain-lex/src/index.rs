@@ -72,6 +72,9 @@ impl LexError {
     }
 }
 
+/// Times a reader starts again when a publish removed the files it was opening ([`LexIndex::reader`]).
+const READER_RETRIES: u64 = 5;
+
 /// The opened lexical index with its field handles.
 pub struct LexIndex {
     index: Index,
@@ -239,15 +242,34 @@ impl LexIndex {
     }
 
     /// A reader on the last commit (manual reload: one process, one query, no background thread).
+    ///
+    /// A reader reads `meta.json`, then opens the segment files it lists, by path. When a rebuild
+    /// publishes ([`LexIndex::publish`]) between the two, the files it names are gone from the
+    /// folder (the new index is there): the reader starts again on the new `meta.json` — a few
+    /// times, since a run of publishes is possible — instead of failing the query.
     pub fn reader(&self) -> Result<IndexReader, LexError> {
-        self.index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|source| LexError::Tantivy {
-                path: self.dir.clone(),
-                source,
-            })
+        let mut tries = 0;
+        loop {
+            match self
+                .index
+                .reader_builder()
+                .reload_policy(ReloadPolicy::Manual)
+                .try_into()
+            {
+                Err(tantivy::TantivyError::OpenReadError(
+                    tantivy::directory::error::OpenReadError::FileDoesNotExist(_),
+                )) if tries < READER_RETRIES => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(5 * tries));
+                }
+                other => {
+                    return other.map_err(|source| LexError::Tantivy {
+                        path: self.dir.clone(),
+                        source,
+                    });
+                }
+            }
+        }
     }
 
     /// A writer with `threads` indexing threads sharing a `memory` budget ([`WRITER_MEMORY`], or

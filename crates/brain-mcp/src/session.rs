@@ -95,7 +95,9 @@ pub fn instructions(home: &Home, read_only: bool) -> String {
         ));
     }
     out.push_str(
-        "\nSearch with `query`: a plain `query` string, or `searches` of typed sub-queries — lex (BM25 keywords, \
+        "\nAt the start of a task, `context` gives the memory it needs as one block within a token budget \
+         (what must always be known, whole threads of related records, the best of the rest).\n\
+         Search with `query`: a plain `query` string, or `searches` of typed sub-queries — lex (BM25 keywords, \
          \"exact phrase\", -exclude, collection:/project:/agent:/since: filters), vec (a question), hyde (a \
          hypothetical answer). Add `since` (7d, 2026-04-01) for recent work and `minScore` to drop weak hits.\n\
          Read with `get` (a result's uri or #docid, fromLine = its line) and `multi_get` (a glob over \

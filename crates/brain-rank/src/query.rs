@@ -88,6 +88,9 @@ pub struct Filters {
     /// The tiers resolved by the engine (one registry read of the records with counts, per
     /// request), never parsed from a query.
     pub tier_filter: Option<std::sync::Arc<brain_store::access::TierFilter>>,
+    /// Only guaranteed records: pinned, importance 5, or of these collections (role `memory`);
+    /// set by `brain context`, never parsed from a query.
+    pub guaranteed: Option<Vec<String>>,
 }
 
 impl Query {
@@ -387,6 +390,9 @@ impl Filters {
         }
         if self.tier_filter.is_none() {
             self.tier_filter = other.tier_filter.clone();
+        }
+        if self.guaranteed.is_none() {
+            self.guaranteed = other.guaranteed.clone();
         }
     }
 }

@@ -370,6 +370,7 @@ pub fn lex_query(q: &Query, now: Timestamp) -> LexQuery {
         since: q.filters.since.map(|t| t.as_second()),
         until: q.filters.until.map(|t| t.as_second()),
         tier: q.filters.tier_filter.clone(),
+        guaranteed: q.filters.guaranteed.clone(),
     }
 }
 

@@ -19,6 +19,10 @@ pub struct Args {
     rank: RankArgs,
     #[command(flatten)]
     fmt: FmtArgs,
+    /// Collapse near-duplicates (word-shingle Jaccard ≥ 0.5 on each hit's text, as in `brain
+    /// context`): the best of each group stays, the count of the others is a warning.
+    #[arg(long)]
+    dedup: bool,
 }
 
 /// Run the query and log an `ask` row (query_len, n_hits, mode, latency_ms; the query text only when
@@ -51,7 +55,19 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     if brain_store::telemetry::queries_opted_in(home) {
         row.set("query", text.trim());
     }
-    let answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
+    let mut answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
+    if a.dedup {
+        let config =
+            brain_store::Config::load(home).unwrap_or_else(|_| brain_store::Config::defaults(home));
+        let (kept, dropped) =
+            brain_context::assemble::dedup_hits(&config, std::mem::take(&mut answer.hits));
+        answer.hits = kept;
+        if dropped > 0 {
+            answer.warnings.push(format!(
+                "{dropped} near-duplicate hit(s) collapsed into the one above them"
+            ));
+        }
+    }
     row.set("n_hits", answer.hits.len());
     row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;

@@ -2,6 +2,7 @@
 
 pub mod ask;
 pub mod collection;
+pub mod context;
 pub mod distill;
 pub mod doctor;
 pub mod eval;

@@ -53,7 +53,12 @@ impl Searcher {
     /// (the vector store, which knows neither) must ask of each of its documents. Always true when
     /// `q` neither filters by type or tag nor hides anything here.
     pub fn visible(&self, id: &str, q: &LexQuery) -> Result<bool, SearchError> {
-        if !self.hides(q) && q.types.is_empty() && q.tags.is_empty() && q.tier.is_none() {
+        if !self.hides(q)
+            && q.types.is_empty()
+            && q.tags.is_empty()
+            && q.tier.is_none()
+            && q.guaranteed.is_none()
+        {
             return Ok(true);
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
@@ -154,5 +159,32 @@ impl Searcher {
             out.push((Occur::MustNot, ids(&t.exclude)));
         }
         out
+    }
+}
+
+impl Searcher {
+    /// Pinned, importance 5, or a document of one of `memory` (the collections of role
+    /// `memory`): what a context block always carries (seed 002's guaranteed memories). Scores 0.
+    pub(super) fn guaranteed_clause(&self, memory: &[String]) -> Box<dyn Query> {
+        let f = &self.fields;
+        let term = |t: Term| -> (Occur, Box<dyn Query>) {
+            (
+                Occur::Should,
+                Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
+            )
+        };
+        let mut any = vec![
+            term(Term::from_field_u64(f.pinned, 1)),
+            term(Term::from_field_u64(f.importance, 5)),
+        ];
+        any.extend(
+            memory
+                .iter()
+                .map(|c| term(Term::from_field_text(f.collection, c))),
+        );
+        Box::new(tantivy::query::ConstScoreQuery::new(
+            Box::new(BooleanQuery::new(any)),
+            0.0,
+        ))
     }
 }

@@ -80,6 +80,9 @@ pub struct LexQuery {
     pub lifecycle: Option<Lifecycle>,
     /// Only records of these decay tiers (resolved by the caller); `None` = all.
     pub tier: Option<std::sync::Arc<brain_store::access::TierFilter>>,
+    /// Only guaranteed records (seed 002): pinned, importance 5, or a document of one of these
+    /// collections (those of role `memory`); `None` = all.
+    pub guaranteed: Option<Vec<String>>,
 }
 
 /// Which records are current: those not superseded, expired or archived at `at`; with `as_of`,
@@ -105,6 +108,7 @@ impl LexQuery {
             && self.types.is_empty()
             && self.tags.is_empty()
             && self.tier.is_none()
+            && self.guaranteed.is_none()
     }
 }
 
@@ -344,6 +348,9 @@ impl Searcher {
         }
         if let Some(t) = &q.tier {
             clauses.extend(self.tier_clauses(t));
+        }
+        if let Some(memory) = &q.guaranteed {
+            clauses.push((Occur::Must, self.guaranteed_clause(memory)));
         }
         if let Some(l) = q.lifecycle
             && self.hides(q)

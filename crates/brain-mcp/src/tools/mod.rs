@@ -5,6 +5,7 @@
 //! error (`isError: true`). Arguments are checked against the tool's own `inputSchema` first
 //! ([`crate::schema`]), so the schema a client sees is the one enforced.
 
+mod context;
 mod get;
 mod multi_get;
 mod query;
@@ -57,6 +58,7 @@ pub struct Tool {
 /// Every tool, in `tools/list` order.
 pub const TOOLS: &[Tool] = &[
     query::TOOL,
+    context::TOOL,
     get::TOOL,
     multi_get::TOOL,
     status::TOOL,

@@ -1,0 +1,74 @@
+//! `brain context "TASK" [--budget N] [--json]` — the memory a task needs, within a token budget
+//! (brain_context: guaranteed records, whole threads, the best of the rest; counted with
+//! cl100k_base; the same block as `rank TASK | fmt --context --task TASK` and the MCP `context`
+//! tool). Exit 67 when there is nothing to put in it.
+
+use std::io::Write;
+
+use brain_cli::{Exit, Failure, Stdout};
+use brain_doc::ErrorCode;
+use brain_store::Home;
+
+use super::usage::Row;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// What the agent is about to do (words, as for `brain ask`).
+    #[arg(required = true)]
+    task: Vec<String>,
+    /// Most tokens the block may take, counted with cl100k_base.
+    #[arg(long, default_value_t = brain_context::DEFAULT_BUDGET)]
+    budget: usize,
+    /// The block and every item's provenance as one JSON object (the markdown is `markdown`).
+    #[arg(long, conflicts_with = "md")]
+    json: bool,
+    /// The markdown block (the default).
+    #[arg(long)]
+    md: bool,
+    /// Keep near-duplicates (collapsed by default).
+    #[arg(long)]
+    no_dedup: bool,
+    /// Answer as if it were now WHEN (RFC 3339 or YYYY-MM-DD) [default: $BRAIN_NOW, else the clock].
+    #[arg(long, value_name = "WHEN")]
+    now: Option<String>,
+}
+
+pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let mut row = Row::new("context");
+    let result = context(home, a, &mut row);
+    row.finish(home, &result);
+    result
+}
+
+fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
+    let fail = |e: brain_rank::RunError| -> anyhow::Error {
+        Failure::new(e.code(), e.to_string())
+            .with_fix(e.fix())
+            .into()
+    };
+    brain_context::check_budget(a.budget).map_err(|e| Failure::new(ErrorCode::BadQuery, e))?;
+    let task = a.task.join(" ");
+    let now = brain_rank::clock::at(a.now.as_deref()).map_err(fail)?;
+    let engine = brain_rank::Engine::open(home).map_err(fail)?;
+    let opts = brain_context::Options {
+        budget: a.budget,
+        dedup: !a.no_dedup,
+    };
+    let block = brain_context::build(&engine, &task, opts, &now).map_err(fail)?;
+    row.set("n_hits", block.items.len());
+    row.set("tokens", block.tokens);
+    let mut out = Stdout::new();
+    if a.json {
+        let mut v = serde_json::to_value(&block)?;
+        v["markdown"] = serde_json::Value::from(block.markdown.clone());
+        brain_doc::ndjson::write_line(&mut out, &v)?;
+    } else {
+        out.write_all(block.markdown.as_bytes())?;
+    }
+    out.flush()?;
+    if block.items.is_empty() {
+        eprintln!("brain context: nothing in memory for this task");
+        return Ok(Exit::Code(ErrorCode::NoResults));
+    }
+    Ok(Exit::Success)
+}

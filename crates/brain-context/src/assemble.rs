@@ -1,0 +1,331 @@
+//! Filling a budget (seed 002's order): guaranteed records first, then whole threads that fit, then
+//! the best remaining records; near-duplicates and cold records left out; every choice ordered so
+//! the same inputs give the same bytes.
+
+use std::collections::{BTreeMap, HashSet};
+
+use brain_doc::Hit;
+use brain_store::Config;
+use brain_store::access::{Rehearsal, Tier};
+use serde_json::Value;
+
+use crate::item::{Item, LeftOut, Section};
+use crate::render;
+use crate::tokens;
+
+/// Most tokens one record brings: a longer document brings the passage the search found, cut at a
+/// line (our choice, 2026-11-25: a 20,000-token block then holds at least 30 records).
+pub const ITEM_MAX_TOKENS: usize = 600;
+
+/// Largest file read for its text; a bigger one brings its snippet only.
+const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// A body longer than this is never counted whole (it cannot fit [`ITEM_MAX_TOKENS`]).
+const WHOLE_BODY_BYTES: usize = 16 * 1024;
+
+/// How to fill.
+#[derive(Debug, Clone, Copy)]
+pub struct Fill {
+    pub budget: usize,
+    pub dedup: bool,
+    /// Unix seconds (tiers).
+    pub now: i64,
+}
+
+/// Read hit `h` as an item of `section`, or `None` when its document is not servable.
+fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
+    let file = brain_store::walk::servable(config, &h.collection, &h.path).ok()?;
+    let meta = std::fs::metadata(&file).ok()?;
+    let (text, line, keys) = if meta.len() > MAX_FILE_BYTES {
+        (h.snippet.clone(), h.line, Vec::new())
+    } else {
+        let raw = std::fs::read(&file).ok()?;
+        let raw = String::from_utf8_lossy(&raw);
+        let facts = brain_doc::file::FileFacts::read(&h.path, &raw, 0);
+        let keys = thread_keys(&facts.frontmatter, h);
+        let body = facts.body.trim();
+        if body.len() <= WHOLE_BODY_BYTES && tokens::count(body) <= ITEM_MAX_TOKENS {
+            (body.to_string(), facts.body_line, keys)
+        } else {
+            let start = h.line.max(facts.body_line);
+            (passage(&raw, start), start, keys)
+        }
+    };
+    Some(Item {
+        section,
+        thread: None,
+        id: format!("{}/{}", h.collection, h.path),
+        uri: h.uri.clone(),
+        line,
+        title: h.title.clone(),
+        date: h.date.clone(),
+        age: age_label(h.age_days),
+        age_days: h.age_days,
+        confidence: h.memory.as_ref().map(|m| m.confidence),
+        untrusted: h.untrusted,
+        score: if section == Section::Always {
+            0.0
+        } else {
+            h.score
+        },
+        tokens: 0,
+        text,
+        keys,
+    })
+}
+
+/// "today", "yesterday", "N days ago".
+fn age_label(days: i64) -> String {
+    match days {
+        ..=0 => "today".into(),
+        1 => "yesterday".into(),
+        n => format!("{n} days ago"),
+    }
+}
+
+/// The lines of `raw` from 1-based line `start` on, until [`ITEM_MAX_TOKENS`] (a line that would
+/// pass it ends the passage; a first line longer than that is cut at a character).
+fn passage(raw: &str, start: u64) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for l in raw.lines().skip(start.saturating_sub(1) as usize) {
+        let n = tokens::count(l) + 1;
+        if used + n > ITEM_MAX_TOKENS {
+            if out.is_empty() {
+                let cut: String = l.chars().take(ITEM_MAX_TOKENS * 2).collect();
+                out.push_str(&cut);
+            }
+            break;
+        }
+        used += n;
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+/// The threads a record belongs to: its memory `key`, its `threads:` values, its `entities:` and
+/// its project (seed 002's threads, from what the records already say).
+fn thread_keys(fm: &serde_json::Map<String, Value>, h: &Hit) -> Vec<String> {
+    let mut keys = Vec::new();
+    let list = |v: Option<&Value>| -> Vec<String> {
+        match v {
+            Some(Value::String(s)) => vec![s.trim().to_lowercase()],
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| s.trim().to_lowercase())
+                .collect(),
+            _ => Vec::new(),
+        }
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect()
+    };
+    keys.extend(list(fm.get("key")).into_iter().map(|k| format!("key:{k}")));
+    keys.extend(
+        list(fm.get("threads"))
+            .into_iter()
+            .map(|k| format!("thread:{k}")),
+    );
+    keys.extend(
+        list(fm.get("entities"))
+            .into_iter()
+            .map(|k| format!("entity:{k}")),
+    );
+    if let Some(p) = h.project.as_deref().filter(|p| !p.is_empty()) {
+        keys.push(format!("project:{p}"));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// `hits` (best first) without the near-duplicates of a better one (by each hit's text, read as
+/// a block item), ranks numbered again; and how many went.
+pub fn dedup_hits(config: &Config, hits: Vec<Hit>) -> (Vec<Hit>, usize) {
+    let texts: Vec<String> = hits
+        .iter()
+        .map(|h| item(config, h, Section::Related).map_or_else(|| h.snippet.clone(), |i| i.text))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let dup = crate::dedup::duplicates_of(&refs);
+    let dropped = dup.iter().filter(|d| d.is_some()).count();
+    let mut kept: Vec<Hit> = hits
+        .into_iter()
+        .zip(dup)
+        .filter(|(_, d)| d.is_none())
+        .map(|(h, _)| h)
+        .collect();
+    for (n, h) in kept.iter_mut().enumerate() {
+        h.rank = n as u32 + 1;
+    }
+    (kept, dropped)
+}
+
+/// The best hit per document, in the order given.
+fn per_document(hits: Vec<Hit>) -> Vec<Hit> {
+    let mut seen = HashSet::new();
+    hits.into_iter()
+        .filter(|h| seen.insert(format!("{}/{}", h.collection, h.path)))
+        .collect()
+}
+
+/// Fill the block (see the module docs). `guaranteed` newest first, `hits` best first.
+pub fn fill(
+    config: &Config,
+    rehearsal: &Rehearsal,
+    guaranteed: Vec<Hit>,
+    hits: Vec<Hit>,
+    f: Fill,
+    task: &str,
+) -> (Vec<Item>, LeftOut) {
+    let mut left = LeftOut::default();
+    let mut always: Vec<Item> = Vec::new();
+    // Pinned first, then importance 5, then the memory files; newest first within each.
+    let mut g = per_document(guaranteed);
+    g.sort_by_key(|h| {
+        let m = h.memory.as_ref();
+        (
+            !m.is_some_and(|m| m.pinned),
+            m.is_none_or(|m| m.importance < 5),
+        )
+    });
+    for h in &g {
+        match item(config, h, Section::Always) {
+            Some(i) => always.push(i),
+            None => left.unreadable += 1,
+        }
+    }
+    let taken: HashSet<String> = always.iter().map(|i| i.id.clone()).collect();
+    let mut rest: Vec<Item> = Vec::new();
+    for h in per_document(hits) {
+        let id = format!("{}/{}", h.collection, h.path);
+        if taken.contains(&id) {
+            continue;
+        }
+        let created = brain_doc::file::parse_date(&h.date);
+        if Tier::of(created, &rehearsal.counts(&id), f.now) == Tier::Cold {
+            left.cold += 1;
+            continue;
+        }
+        match item(config, &h, Section::Related) {
+            Some(i) => rest.push(i),
+            None => left.unreadable += 1,
+        }
+    }
+    // Near-duplicates: of a guaranteed record, or of a better record.
+    if f.dedup {
+        let all: Vec<&str> = always
+            .iter()
+            .chain(rest.iter())
+            .map(|i| i.text.as_str())
+            .collect();
+        let dup = crate::dedup::duplicates_of(&all);
+        let n = always.len();
+        let keep_always: Vec<bool> = dup[..n].iter().map(Option::is_none).collect();
+        let keep_rest: Vec<bool> = dup[n..].iter().map(Option::is_none).collect();
+        left.duplicates = dup.iter().filter(|d| d.is_some()).count();
+        let mut k = keep_always.into_iter();
+        always.retain(|_| k.next().unwrap_or(true));
+        let mut k = keep_rest.into_iter();
+        rest.retain(|_| k.next().unwrap_or(true));
+    }
+    for i in always.iter_mut().chain(rest.iter_mut()) {
+        i.tokens = tokens::count(&render::item_md(i));
+    }
+    let mut budget = Budget {
+        left: f
+            .budget
+            .saturating_sub(tokens::count(&render::frame(task, f.budget))),
+        sections: HashSet::new(),
+    };
+    let mut out: Vec<Item> = Vec::new();
+    for i in always {
+        if budget.take(&i) {
+            out.push(i);
+        } else {
+            left.over_budget += 1;
+        }
+    }
+    // Threads: records sharing a key, scored by their best relevance plus recency.
+    let mut threads: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (n, i) in rest.iter().enumerate() {
+        for k in &i.keys {
+            threads.entry(k.clone()).or_default().push(n);
+        }
+    }
+    let mut ranked: Vec<(f64, String, Vec<usize>)> = threads
+        .into_iter()
+        .filter(|(_, m)| m.len() > 1)
+        .map(|(name, m)| {
+            let best = m.iter().map(|&n| rest[n].score).fold(0.0, f64::max);
+            let newest = m
+                .iter()
+                .map(|&n| rest[n].age_days.max(0))
+                .min()
+                .unwrap_or(0);
+            let recency = 0.5f64.powf(newest as f64 / 30.0);
+            (best + 0.1 * recency, name, m)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut used = vec![false; rest.len()];
+    for (_, name, members) in ranked {
+        let todo: Vec<usize> = members.into_iter().filter(|&n| !used[n]).collect();
+        if todo.len() < 2 {
+            continue;
+        }
+        let need: usize = todo.iter().map(|&n| rest[n].tokens).sum();
+        if need + budget.heading_cost(Section::Thread) > budget.left {
+            continue;
+        }
+        for n in todo {
+            let mut i = rest[n].clone();
+            i.section = Section::Thread;
+            i.thread = Some(name.clone());
+            if budget.take(&i) {
+                used[n] = true;
+                out.push(i);
+            }
+        }
+    }
+    for (n, i) in rest.into_iter().enumerate() {
+        if used[n] {
+            continue;
+        }
+        if budget.take(&i) {
+            out.push(i);
+        } else {
+            left.over_budget += 1;
+        }
+    }
+    (out, left)
+}
+
+/// What is left of the budget, and which section headings are paid for.
+struct Budget {
+    left: usize,
+    sections: HashSet<Section>,
+}
+
+impl Budget {
+    fn heading_cost(&self, s: Section) -> usize {
+        if self.sections.contains(&s) {
+            0
+        } else {
+            tokens::count(&render::heading(s)) + 1
+        }
+    }
+
+    /// Take `i` if it fits (with its section's heading the first time).
+    fn take(&mut self, i: &Item) -> bool {
+        let need = i.tokens + self.heading_cost(i.section) + 1;
+        if need > self.left {
+            return false;
+        }
+        self.left -= need;
+        self.sections.insert(i.section);
+        true
+    }
+}

@@ -1,0 +1,72 @@
+//! What a block holds: items with their provenance, and what was left out.
+
+/// Where an item sits in the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Section {
+    /// Pinned, importance 5, or of a `memory` collection: always carried.
+    Always,
+    /// A record of a thread that fit whole.
+    Thread,
+    /// The best of the rest.
+    Related,
+}
+
+impl Section {
+    pub fn heading(self) -> &'static str {
+        match self {
+            Section::Always => "Always",
+            Section::Thread => "Threads",
+            Section::Related => "Related",
+        }
+    }
+}
+
+/// One record in the block, with its provenance.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Item {
+    pub section: Section,
+    /// The thread it came with (`project:~/work/brain`, `key:db.engine`, `entity:…`, `thread:…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// `collection/path`.
+    pub id: String,
+    /// `brain://collection/path`.
+    pub uri: String,
+    /// 1-based line of the file where `text` starts.
+    pub line: u64,
+    pub title: String,
+    /// RFC 3339.
+    pub date: String,
+    /// `today`, `yesterday`, `N days ago`.
+    pub age: String,
+    /// Whole days since `date`.
+    pub age_days: i64,
+    /// The record's confidence (0–1), when it carries memory fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// From a low-trust collection: fenced in the block.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted: bool,
+    /// The search's score (0 for records carried because they are guaranteed).
+    pub score: f64,
+    /// Tokens of the item as rendered in the block.
+    pub tokens: usize,
+    pub text: String,
+    /// Thread keys (not rendered).
+    #[serde(skip)]
+    pub(crate) keys: Vec<String>,
+}
+
+/// What was left out, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    /// Near-duplicates of an item kept ([`crate::dedup`]).
+    pub duplicates: usize,
+    /// Cold records (seed 001: omitted from context, still searchable).
+    pub cold: usize,
+    /// Records that did not fit the budget.
+    pub over_budget: usize,
+    /// Hits whose document is not servable (not a document of a collection).
+    pub unreadable: usize,
+}

@@ -1,0 +1,172 @@
+//! `brain context "TASK"` (issue #23, seed 002): exactly the memory a task needs, within a token
+//! budget. One assembly serves `brain context`, the stage `rank … | fmt --context` and the MCP
+//! `context` tool, so all three give the same block for the same hits.
+//!
+//! * [`tokens`] — counts with a real BPE table (`cl100k_base`), never characters/4;
+//! * [`dedup`] — near-duplicates by word-shingle Jaccard (also `brain ask --dedup`);
+//! * [`assemble`] — the order of filling: guaranteed records (pinned, importance 5, the `memory`
+//!   collections), whole threads that fit (records sharing a key, `threads:` value, entity or
+//!   project), the best remaining records; cold, superseded and expired records left out;
+//! * [`render`] — the `<memory-context>` block, deterministic to the byte.
+//!
+//! The block never exceeds the budget: items are charged as rendered, and the whole block is
+//! counted again at the end (an item is dropped from the end until it fits; [`Block::slack`] says
+//! how far the sum of the parts was from the count of the whole).
+
+pub mod assemble;
+pub mod dedup;
+pub mod item;
+pub mod render;
+pub mod tokens;
+
+use brain_doc::Hit;
+use brain_rank::{Engine, Filters, RunError, SearchRequest};
+use brain_store::access::Rehearsal;
+use jiff::Zoned;
+
+pub use item::{Item, LeftOut, Section};
+
+/// Default budget (seed 002: 20k tokens, ~10 % of a 200k context).
+pub const DEFAULT_BUDGET: usize = 20_000;
+
+/// Largest budget accepted: past it a block is a corpus dump, not context (our choice).
+pub const MAX_BUDGET: usize = 200_000;
+
+/// Search hits considered for threads and the rest.
+pub const CANDIDATES: usize = 60;
+
+/// Guaranteed records read (newest first) before the budget decides.
+pub const MAX_GUARANTEED: usize = 200;
+
+/// How to assemble.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub budget: usize,
+    /// Collapse near-duplicates (on by default in `context`).
+    pub dedup: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: DEFAULT_BUDGET,
+            dedup: true,
+        }
+    }
+}
+
+/// The assembled block.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Block {
+    /// Always `"context"`.
+    pub kind: &'static str,
+    pub task: String,
+    pub budget: usize,
+    /// Tokens of [`Block::markdown`], counted whole.
+    pub tokens: usize,
+    pub tokenizer: &'static str,
+    pub items: Vec<Item>,
+    pub left_out: LeftOut,
+    /// The whole block's count minus the sum of its parts as charged (negative: the parts
+    /// over-counted); what the final check absorbs.
+    pub slack: i64,
+    #[serde(skip)]
+    pub markdown: String,
+}
+
+/// Why a budget is refused.
+pub fn check_budget(budget: usize) -> Result<(), String> {
+    if budget == 0 || budget > MAX_BUDGET {
+        return Err(format!(
+            "--budget {budget}: give a number of tokens from 1 to {MAX_BUDGET}"
+        ));
+    }
+    Ok(())
+}
+
+/// The guaranteed records of the engine's home, newest first: pinned, importance 5, or of a
+/// collection of role `memory`; superseded and expired ones are hidden as in any search.
+pub fn guaranteed(engine: &Engine, now: &Zoned) -> Result<Vec<Hit>, RunError> {
+    let config = brain_store::Config::load(engine.home())
+        .unwrap_or_else(|_| brain_store::Config::defaults(engine.home()));
+    let memory: Vec<String> = config
+        .collections
+        .iter()
+        .filter(|c| c.role == "memory")
+        .map(|c| c.name.clone())
+        .collect();
+    let filters = Filters {
+        guaranteed: Some(memory),
+        ..Filters::default()
+    };
+    Ok(engine
+        .ranker()?
+        .latest(&filters, MAX_GUARANTEED, now.timestamp())?)
+}
+
+/// `brain context TASK`: search the task, add the guaranteed records, fill the budget.
+pub fn build(engine: &Engine, task: &str, opts: Options, now: &Zoned) -> Result<Block, RunError> {
+    let req = SearchRequest::builder(now)
+        .text(task)?
+        .limit(CANDIDATES, 1)
+        .build();
+    let hits = engine.search(&req, now)?.hits;
+    from_hits(engine, task, hits, opts, now)
+}
+
+/// The block for search `hits` already made (the stage: `rank … | fmt --context`).
+pub fn from_hits(
+    engine: &Engine,
+    task: &str,
+    hits: Vec<Hit>,
+    opts: Options,
+    now: &Zoned,
+) -> Result<Block, RunError> {
+    let empty = tokens::count(&render::markdown(task, opts.budget, &[]));
+    if empty > opts.budget {
+        return Err(RunError::BadInput(format!(
+            "--budget {}: the block's frame alone (with the task) takes {empty} tokens",
+            opts.budget
+        )));
+    }
+    let guaranteed = guaranteed(engine, now)?;
+    let config = brain_store::Config::load(engine.home())
+        .unwrap_or_else(|_| brain_store::Config::defaults(engine.home()));
+    let rehearsal = Rehearsal::load(engine.home());
+    let fill = assemble::Fill {
+        budget: opts.budget,
+        dedup: opts.dedup,
+        now: now.timestamp().as_second(),
+    };
+    let (mut items, mut left) = assemble::fill(&config, &rehearsal, guaranteed, hits, fill, task);
+    // What the fill charged: the frame, each item and its line break, each section's heading once.
+    let charged = |items: &[Item]| -> usize {
+        let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();
+        sections.dedup();
+        tokens::count(&render::frame(task, opts.budget))
+            + items.iter().map(|i| i.tokens + 1).sum::<usize>()
+            + sections
+                .iter()
+                .map(|s| tokens::count(&render::heading(*s)) + 1)
+                .sum::<usize>()
+    };
+    let mut markdown = render::markdown(task, opts.budget, &items);
+    let mut whole = tokens::count(&markdown);
+    let slack = whole as i64 - charged(&items) as i64;
+    while whole > opts.budget && items.pop().is_some() {
+        left.over_budget += 1;
+        markdown = render::markdown(task, opts.budget, &items);
+        whole = tokens::count(&markdown);
+    }
+    Ok(Block {
+        kind: "context",
+        task: task.to_string(),
+        budget: opts.budget,
+        tokens: whole,
+        tokenizer: tokens::TOKENIZER,
+        items,
+        left_out: left,
+        slack,
+        markdown,
+    })
+}

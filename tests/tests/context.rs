@@ -1,0 +1,210 @@
+//! `brain context` (issue #23) on the fixture vault `golden/context/vault`: guaranteed records
+//! first, a whole thread, the best of the rest; the budget held by cl100k_base's count of the
+//! whole block; the duplicate, the superseded and the cold record left out; the same bytes twice,
+//! and the same block from `rank … | fmt --context`; a record cannot close the block.
+
+use std::path::{Path, PathBuf};
+
+use brain_tests::{command, run, workspace};
+
+const NOW: &str = "2026-06-01T12:00:00Z";
+const TASK: &str = "release the billing service";
+
+/// A home over a copy of the vault: `notes` and `memory` (role memory) collections, indexed.
+fn vault() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = workspace().join("golden/context/vault");
+    for sub in ["notes", "memory"] {
+        let to = dir.path().join(sub);
+        std::fs::create_dir_all(&to).expect("mkdir");
+        for e in std::fs::read_dir(src.join(sub)).expect("vault").flatten() {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+        }
+    }
+    let h = dir.path().join("home");
+    std::fs::create_dir_all(&h).expect("home");
+    std::fs::write(
+        h.join("brain.yaml"),
+        format!(
+            "version: 1\ncollections:\n  - name: notes\n    path: {}\n  - name: memory\n    path: {}\n    role: memory\npartition:\n  default: notes\n",
+            dir.path().join("notes").display(),
+            dir.path().join("memory").display()
+        ),
+    )
+    .expect("brain.yaml");
+    let out = run(command("lexindex", &h).arg("--all"), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, h)
+}
+
+fn context(h: &Path, args: &[&str]) -> std::process::Output {
+    run(
+        command("brain", h)
+            .args(["context", "--now", NOW])
+            .args(args),
+        b"",
+    )
+}
+
+fn block(h: &Path, budget: &str) -> serde_json::Value {
+    let out = context(h, &["--json", "--budget", budget, TASK]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("context json")
+}
+
+fn ids(b: &serde_json::Value) -> Vec<String> {
+    b["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn the_block_fills_in_order_within_the_budget_and_leaves_out_what_it_should() {
+    let (_dir, h) = vault();
+    let b = block(&h, "2000");
+    let md = b["markdown"].as_str().expect("markdown");
+    // The budget, by the tokenizer's count of the whole block.
+    let counted = brain_context::tokens::count(md);
+    assert_eq!(b["tokens"], counted);
+    assert!(counted <= 2000, "{counted}");
+    assert_eq!(b["tokenizer"], "cl100k_base");
+    let got = ids(&b);
+    // Guaranteed first: the memory file and the pinned decision.
+    let sections: Vec<&str> = b["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["section"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(&sections[..2], ["always", "always"], "{got:?}");
+    assert!(got[..2].contains(&"memory/MEMORY.md".to_string()));
+    assert!(got[..2].contains(&"notes/pinned.md".to_string()));
+    // The whole thread, together.
+    let thread: Vec<&serde_json::Value> = b["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["thread"] == "thread:billing-release")
+        .collect();
+    assert_eq!(thread.len(), 3, "{got:?}");
+    // One of the two pasted errors; the superseded fact and the cold record left out.
+    let errors = got.iter().filter(|i| i.starts_with("notes/error-")).count();
+    assert_eq!(errors, 1, "{got:?}");
+    assert!(b["left_out"]["duplicates"].as_u64() >= Some(1));
+    assert!(!got.contains(&"notes/db-old.md".to_string()), "{got:?}");
+    assert!(
+        !got.contains(&"notes/old-billing.md".to_string()),
+        "{got:?}"
+    );
+    assert!(b["left_out"]["cold"].as_u64() >= Some(1));
+    // Provenance on every item.
+    for i in b["items"].as_array().expect("items") {
+        assert!(i["uri"].as_str().is_some_and(|u| u.starts_with("brain://")));
+        assert!(i["line"].as_u64().is_some_and(|l| l >= 1));
+        assert!(i["age"].as_str().is_some());
+    }
+    // A record cannot close the block or open another.
+    assert_eq!(md.matches("</memory-context>").count(), 1);
+    assert_eq!(md.matches("<memory-context ").count(), 1);
+    assert!(md.trim_end().ends_with("</memory-context>"));
+
+    // The same inputs, the same bytes; and the stage gives the same block for the same hits.
+    let md_cli = context(&h, &["--budget", "2000", TASK]);
+    assert_eq!(
+        md_cli.stdout,
+        context(&h, &["--budget", "2000", TASK]).stdout
+    );
+    assert_eq!(String::from_utf8_lossy(&md_cli.stdout), md);
+    let hits = run(
+        command("rank", &h)
+            .env("BRAIN_NOW", NOW)
+            .args(["--limit", "60", TASK]),
+        b"",
+    );
+    assert!(hits.status.success());
+    let staged = run(
+        command("fmt", &h).env("BRAIN_NOW", NOW).args([
+            "--context",
+            "--budget",
+            "2000",
+            "--query",
+            TASK,
+        ]),
+        &hits.stdout,
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&staged.stdout),
+        md,
+        "{}",
+        String::from_utf8_lossy(&staged.stderr)
+    );
+}
+
+#[test]
+fn a_small_budget_keeps_the_guaranteed_first_and_bad_budgets_are_refused() {
+    let (_dir, h) = vault();
+    for budget in ["120", "300", "700"] {
+        let b = block(&h, budget);
+        let md = b["markdown"].as_str().expect("markdown");
+        let n: usize = budget.parse().expect("n");
+        assert!(brain_context::tokens::count(md) <= n, "{budget}");
+        if let Some(first) = b["items"].as_array().and_then(|a| a.first()) {
+            assert_eq!(first["section"], "always", "{budget}");
+        }
+    }
+    for bad in ["0", "300000", "-5", "lots"] {
+        assert_eq!(
+            context(&h, &["--budget", bad, TASK]).status.code(),
+            Some(64),
+            "{bad}"
+        );
+    }
+    // A frame that cannot fit: refused, not a block over the budget.
+    assert_eq!(
+        context(&h, &["--budget", "5", TASK]).status.code(),
+        Some(64)
+    );
+    // No task: a usage error.
+    assert_eq!(context(&h, &[]).status.code(), Some(64));
+}
+
+#[test]
+fn ask_dedup_collapses_the_pasted_error() {
+    let (_dir, h) = vault();
+    let ask = |extra: &[&str]| -> Vec<String> {
+        let out = run(
+            command("brain", &h)
+                .args(["ask", "--json", "--now", NOW])
+                .args(extra)
+                .arg("cannot borrow ledger"),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("ask json");
+        v["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .map(|h| h["path"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let all = ask(&[]);
+    assert!(all.contains(&"error-1.md".to_string()) && all.contains(&"error-2.md".to_string()));
+    let deduped = ask(&["--dedup"]);
+    assert_eq!(
+        deduped.iter().filter(|p| p.starts_with("error-")).count(),
+        1,
+        "{deduped:?}"
+    );
+}
