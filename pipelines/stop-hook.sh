@@ -13,7 +13,8 @@
 # It never blocks the agent for long and never fails it: the pipeline runs under a timeout
 # ($BRAIN_HOOK_TIMEOUT seconds, default 10), stage messages go to $BRAIN_HOME/logs/hook.log, one
 # `hook` telemetry row records latency, exit code and documents indexed, and the script always exits 0
-# (exit 2 would tell Claude Code to keep going). Typical cost: tens of milliseconds.
+# (exit 2 would tell Claude Code to keep going). Typical cost: tens of milliseconds. After it, one
+# working-memory turn passes (`brain wm tick`).
 #
 # Stages are found the way `brain` finds them: beside brain, then <prefix>/libexec/brain, then PATH.
 # brain itself: $BRAIN_BIN, else <prefix>/bin/brain beside an installed <prefix>/share/brain/, else
@@ -105,6 +106,8 @@ added=$(printf '%s' "$summary" | sed -n 's/.*"added":\([0-9]*\).*/\1/p')
 updated=$(printf '%s' "$summary" | sed -n 's/.*"updated":\([0-9]*\).*/\1/p')
 elapsed=$(($(now_ms) - started))
 if [ -n "$brain" ]; then
+  # A turn passed: working-memory notes lose one (brain wm; pinned ones never expire).
+  "$brain" wm tick --quiet || true
   "$brain" hook log --latency-ms "$elapsed" --exit-code "$rc" --docs "$((${added:-0} + ${updated:-0}))" || true
 fi
 exit 0

@@ -26,9 +26,10 @@ fn vault() -> (tempfile::TempDir, PathBuf) {
     std::fs::write(
         h.join("brain.yaml"),
         format!(
-            "version: 1\ncollections:\n  - name: notes\n    path: {}\n  - name: memory\n    path: {}\n    role: memory\npartition:\n  default: notes\n",
+            "version: 1\ncollections:\n  - name: notes\n    path: {}\n  - name: memory\n    path: {}\n    role: memory\n  - name: inbox\n    path: {}\n    role: inbox\npartition:\n  default: notes\n",
             dir.path().join("notes").display(),
-            dir.path().join("memory").display()
+            dir.path().join("memory").display(),
+            h.join("inbox").display()
         ),
     )
     .expect("brain.yaml");
@@ -207,4 +208,109 @@ fn ask_dedup_collapses_the_pasted_error() {
         1,
         "{deduped:?}"
     );
+}
+
+#[test]
+fn working_memory_comes_first_expires_after_its_turns_and_promotes_to_a_fact() {
+    let (_dir, h) = vault();
+    let wm = |args: &[&str]| run(command("brain", &h).arg("wm").args(args), b"");
+    let soon = "2026-06-01T15:00:00Z";
+    assert_eq!(
+        wm(&["add", "--ttl", "2", "rerun the ledger test"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let pinned = wm(&["add", "--pin", "--deadline", soon, "the freeze ends today"]);
+    assert_eq!(String::from_utf8_lossy(&pinned.stdout).trim(), "2");
+    // Refused: a fourth pin, a secret, a ttl past 10, an unknown id, an empty note.
+    assert_eq!(wm(&["add", "--pin", "a"]).status.code(), Some(0));
+    assert_eq!(wm(&["add", "--pin", "b"]).status.code(), Some(0));
+    assert_eq!(wm(&["add", "--pin", "c"]).status.code(), Some(64));
+    let secret = format!(
+        "token ghp_{}",
+        "a1B2c3D4e5".repeat(4).get(..36).unwrap_or_default()
+    );
+    assert_eq!(wm(&["add", &secret]).status.code(), Some(71));
+    assert_eq!(wm(&["add", "--ttl", "11", "x"]).status.code(), Some(64));
+    assert_eq!(wm(&["rm", "99"]).status.code(), Some(64));
+    assert_eq!(wm(&["add", " "]).status.code(), Some(64));
+    let stored = std::fs::read_to_string(h.join("state/wm.json")).expect("wm.json");
+    assert!(!stored.contains("ghp_"));
+    assert_eq!(wm(&["unpin", "3"]).status.code(), Some(0));
+    assert_eq!(wm(&["rm", "3"]).status.code(), Some(0));
+    assert_eq!(wm(&["rm", "4"]).status.code(), Some(0));
+
+    // First in the block, due soon marked; two assemblies later the note with two turns is gone.
+    let first = block(&h, "2000");
+    let md = first["markdown"].as_str().expect("md");
+    let wm_at = md
+        .find("## Working memory")
+        .expect("working memory section");
+    assert!(wm_at < md.find("## Always").expect("always"), "{md}");
+    assert!(md.contains("rerun the ledger test (2 turns left)"), "{md}");
+    assert!(md.contains("due soon: 2026-06-01"), "{md}");
+    assert!(brain_context::tokens::count(md) <= 2000);
+    let second = block(&h, "2000");
+    assert!(
+        second["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("(1 turn left)")
+    );
+    let third = block(&h, "2000");
+    let md = third["markdown"].as_str().expect("md");
+    assert!(!md.contains("rerun the ledger test"), "{md}");
+    assert!(md.contains("the freeze ends today"), "pinned never expires");
+    // A stop-hook turn counts too.
+    assert_eq!(
+        wm(&["add", "--ttl", "1", "one turn only"]).status.code(),
+        Some(0)
+    );
+    assert_eq!(wm(&["tick", "--quiet"]).status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&wm(&["list"]).stdout).contains("one turn only"));
+
+    // Promote: a permanent fact, searchable at once, gone from working memory.
+    let out = wm(&["promote", "2", "--key", "freeze.end"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&wm(&["list"]).stdout)
+            .trim()
+            .is_empty()
+    );
+    let found = run(
+        command("brain", &h).args(["ask", "--json", "--now", NOW, "the freeze ends"]),
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&found.stdout).expect("ask json");
+    assert_eq!(v["hits"][0]["collection"], "inbox", "{v}");
+    assert_eq!(v["hits"][0]["memory"]["key"], "freeze.end", "{v}");
+
+    // Twenty writers at once: every note recorded (the lock).
+    let adders: Vec<_> = (0..20)
+        .map(|n| {
+            command("brain", &h)
+                .args(["wm", "add", &format!("parallel note {n}")])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for mut a in adders {
+        assert!(a.wait().expect("wait").success());
+    }
+    let list = wm(&["list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&list.stdout).expect("list json");
+    assert_eq!(v["items"].as_array().map(Vec::len), Some(20));
+    // A torn file is moved aside and named, never a failure.
+    std::fs::write(h.join("state/wm.json"), "{\"items\": [").expect("torn");
+    let out = wm(&["list"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did not read"));
 }

@@ -321,7 +321,15 @@ fn mcp_read_only_neither_lists_nor_runs_remember() {
         .collect();
     assert_eq!(
         names,
-        ["query", "context", "get", "multi_get", "status", "recent"]
+        [
+            "query",
+            "context",
+            "get",
+            "multi_get",
+            "status",
+            "recent",
+            "wm_list"
+        ]
     );
     let refused = replies[2]["error"]["message"].as_str().unwrap_or_default();
     assert!(refused.contains("--read-only"), "{}", replies[2]);

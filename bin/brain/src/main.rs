@@ -66,6 +66,10 @@ enum Command {
     /// Rehearsal: fold the access log (what was read) into the registry, count records by tier.
     #[command(subcommand)]
     Memory(cmd::memory::Command),
+    /// Working memory: short-lived notes carried first in every context block (add, list, pin,
+    /// unpin, rm, promote; `tick` is what the stop hook runs).
+    #[command(subcommand)]
+    Wm(cmd::wm::Command),
     /// Usage from telemetry: by surface and event, latency p50/p95, zero-hit rate, failures.
     Stats(cmd::stats::Args),
     /// Run a stage binary (rank, fmt, lexindex, partition, …) from the libexec folder.
@@ -79,6 +83,7 @@ fn main() -> std::process::ExitCode {
         match cli.command {
             Command::Ask(a) => cmd::ask::run(&home, *a),
             Command::Context(a) => cmd::context::run(&home, a),
+            Command::Wm(c) => cmd::wm::run(&home, c),
             Command::Get(a) => cmd::get::run(&home, a),
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),

@@ -105,6 +105,7 @@ fn context(cli: &Cli, hits: Vec<Hit>) -> anyhow::Result<Exit> {
     let opts = brain_context::Options {
         budget: cli.budget,
         dedup: !cli.no_dedup,
+        tick: true,
     };
     let task = cli.query.clone().unwrap_or_default();
     let block = brain_context::from_hits(&engine, &task, hits, opts, &now).map_err(fail)?;

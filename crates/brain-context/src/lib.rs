@@ -18,6 +18,7 @@ pub mod dedup;
 pub mod item;
 pub mod render;
 pub mod tokens;
+pub mod wm;
 
 use brain_doc::Hit;
 use brain_rank::{Engine, Filters, RunError, SearchRequest};
@@ -44,6 +45,8 @@ pub struct Options {
     pub budget: usize,
     /// Collapse near-duplicates (on by default in `context`).
     pub dedup: bool,
+    /// Count this assembly as a turn of working memory ([`wm`]): every context command does.
+    pub tick: bool,
 }
 
 impl Default for Options {
@@ -51,6 +54,7 @@ impl Default for Options {
         Options {
             budget: DEFAULT_BUDGET,
             dedup: true,
+            tick: true,
         }
     }
 }
@@ -65,8 +69,13 @@ pub struct Block {
     /// Tokens of [`Block::markdown`], counted whole.
     pub tokens: usize,
     pub tokenizer: &'static str,
+    /// Working-memory notes carried first (seed 002), as they were before this turn.
+    pub working: Vec<wm::Item>,
     pub items: Vec<Item>,
     pub left_out: LeftOut,
+    /// Things to know (working memory moved aside because it did not read, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The whole block's count minus the sum of its parts as charged (negative: the parts
     /// over-counted); what the final check absorbs.
     pub slack: i64,
@@ -122,19 +131,30 @@ pub fn from_hits(
     opts: Options,
     now: &Zoned,
 ) -> Result<Block, RunError> {
-    let empty = tokens::count(&render::markdown(task, opts.budget, &[]));
+    let empty = tokens::count(&render::markdown(task, opts.budget, "", &[]));
     if empty > opts.budget {
         return Err(RunError::BadInput(format!(
             "--budget {}: the block's frame alone (with the task) takes {empty} tokens",
             opts.budget
         )));
     }
+    let mut store = wm::Store::open(engine.home())
+        .map_err(|e| RunError::BadInput(format!("working memory: {e}")))?;
+    let secs = now.timestamp().as_second();
+    // Working memory first; the notes that do not fit go from the last (pinned ones stay longest).
+    let mut working = store.items();
+    let mut working_md = render::working(&working, secs);
+    while !working.is_empty() && empty + tokens::count(&working_md) > opts.budget {
+        working.pop();
+        working_md = render::working(&working, secs);
+    }
+    let working_tokens = tokens::count(&working_md);
     let guaranteed = guaranteed(engine, now)?;
     let config = brain_store::Config::load(engine.home())
         .unwrap_or_else(|_| brain_store::Config::defaults(engine.home()));
     let rehearsal = Rehearsal::load(engine.home());
     let fill = assemble::Fill {
-        budget: opts.budget,
+        budget: opts.budget.saturating_sub(working_tokens),
         dedup: opts.dedup,
         now: now.timestamp().as_second(),
     };
@@ -144,19 +164,25 @@ pub fn from_hits(
         let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();
         sections.dedup();
         tokens::count(&render::frame(task, opts.budget))
+            + working_tokens
             + items.iter().map(|i| i.tokens + 1).sum::<usize>()
             + sections
                 .iter()
                 .map(|s| tokens::count(&render::heading(*s)) + 1)
                 .sum::<usize>()
     };
-    let mut markdown = render::markdown(task, opts.budget, &items);
+    let mut markdown = render::markdown(task, opts.budget, &working_md, &items);
     let mut whole = tokens::count(&markdown);
     let slack = whole as i64 - charged(&items) as i64;
     while whole > opts.budget && items.pop().is_some() {
         left.over_budget += 1;
-        markdown = render::markdown(task, opts.budget, &items);
+        markdown = render::markdown(task, opts.budget, &working_md, &items);
         whole = tokens::count(&markdown);
+    }
+    if opts.tick {
+        store
+            .tick()
+            .map_err(|e| RunError::BadInput(format!("working memory: {e}")))?;
     }
     Ok(Block {
         kind: "context",
@@ -164,8 +190,10 @@ pub fn from_hits(
         budget: opts.budget,
         tokens: whole,
         tokenizer: tokens::TOKENIZER,
+        working,
         items,
         left_out: left,
+        warnings: std::mem::take(&mut store.warnings),
         slack,
         markdown,
     })

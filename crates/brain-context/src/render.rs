@@ -66,10 +66,28 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The whole block: the frame, each section's heading once, the items in order.
-pub fn markdown(task: &str, budget: usize, items: &[Item]) -> String {
+/// The working-memory section: its heading and one line per note (empty without notes).
+pub fn working(notes: &[crate::wm::Item], now: i64) -> String {
+    if notes.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("## Working memory\n");
+    for n in notes {
+        let line = n
+            .line(now)
+            .replace("</memory-context", "<\\/memory-context")
+            .replace("<memory-context", "<\\memory-context");
+        o.push_str(&line);
+        o.push('\n');
+    }
+    o
+}
+
+/// The whole block: the frame, the working memory, each section's heading once, the items in order.
+pub fn markdown(task: &str, budget: usize, working: &str, items: &[Item]) -> String {
     let mut o = open(task, budget);
     o.push('\n');
+    o.push_str(working);
     let mut last: Option<Section> = None;
     for i in items {
         if last != Some(i.section) {

@@ -53,8 +53,12 @@ fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let opts = brain_context::Options {
         budget: a.budget,
         dedup: !a.no_dedup,
+        tick: true,
     };
     let block = brain_context::build(&engine, &task, opts, &now).map_err(fail)?;
+    for w in &block.warnings {
+        eprintln!("brain context: warning: {w}");
+    }
     row.set("n_hits", block.items.len());
     row.set("tokens", block.tokens);
     let mut out = Stdout::new();

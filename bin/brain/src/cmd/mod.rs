@@ -21,3 +21,4 @@ pub mod skills;
 pub mod stats;
 pub mod status;
 mod usage;
+pub mod wm;

@@ -79,6 +79,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let opts = brain_context::Options {
         budget,
         dedup: true,
+        tick: true,
     };
     let now = ctx.now.clone();
     let engine = ctx.handles.engine()?;

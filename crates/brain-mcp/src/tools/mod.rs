@@ -12,6 +12,7 @@ mod query;
 mod recent;
 mod remember;
 mod status;
+mod wm;
 
 use brain_doc::{ErrorCode, ErrorRecord};
 use jiff::Zoned;
@@ -64,6 +65,12 @@ pub const TOOLS: &[Tool] = &[
     status::TOOL,
     recent::TOOL,
     remember::TOOL,
+    wm::ADD,
+    wm::LIST,
+    wm::PIN,
+    wm::UNPIN,
+    wm::REMOVE,
+    wm::PROMOTE,
 ];
 
 /// The tool called `name`.

@@ -1,0 +1,270 @@
+//! `wm_add`, `wm_list`, `wm_pin`, `wm_unpin`, `wm_remove`, `wm_promote` — working memory
+//! ([`brain_context::wm`], the same store as `brain wm`): short-lived notes carried first in every
+//! `context` block until their turns run out. Every tool answers with the notes as they are after it.
+
+use brain_context::wm::{self, Store, WmError};
+use brain_doc::ErrorRecord;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Ctx, Output, Tool, decode, descriptor, input_schema};
+
+fn record(e: WmError) -> ErrorRecord {
+    let fix = match e {
+        WmError::NoItem(_) => "wm_list shows the notes and their ids",
+        WmError::Secret(_) => "leave the secret out; never store one",
+        _ => "",
+    };
+    ErrorRecord::new(e.code(), e.to_string(), fix)
+}
+
+fn output_schema() -> Value {
+    let item = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"}, "text": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}}, "pinned": {"type": "boolean"},
+            "ttl": {"type": "integer", "description": "Turns left (ignored while pinned)."},
+            "created": {"type": "string"}, "deadline": {"type": "string"},
+            "due": {"type": ["string", "null"], "enum": ["due soon", "overdue", null]}
+        },
+        "required": ["id", "text", "pinned", "ttl", "created", "due"]
+    });
+    json!({
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["working_memory"]},
+            "id": {"type": "integer", "description": "The note added (wm_add)."},
+            "promoted": {"type": "string", "description": "The fact's uri (wm_promote)."},
+            "items": {"type": "array", "items": item}
+        },
+        "required": ["kind", "items"]
+    })
+}
+
+/// The notes after the call, as text and data.
+fn answer(ctx: &Ctx<'_>, store: &Store, extra: &[(&str, Value)]) -> Output {
+    let now = ctx.now.timestamp().as_second();
+    let items = store.items();
+    let mut data = json!({
+        "kind": "working_memory",
+        "items": items.iter().map(|i| {
+            let mut v = serde_json::to_value(i).unwrap_or_default();
+            v["due"] = Value::from(i.due(now));
+            v
+        }).collect::<Vec<_>>(),
+    });
+    for (k, v) in extra {
+        data[*k] = v.clone();
+    }
+    let mut text: String = items.iter().map(|i| format!("{}\n", i.line(now))).collect();
+    if text.is_empty() {
+        text = "Working memory is empty.\n".into();
+    }
+    Output {
+        text,
+        count: items.len(),
+        structured: data,
+    }
+}
+
+fn open(ctx: &Ctx<'_>) -> Result<Store, ErrorRecord> {
+    Store::open(ctx.handles.home()).map_err(record)
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct AddArgs {
+    /// The note: what to keep in mind for the next turns.
+    #[schemars(length(min = 1, max = wm::MAX_TEXT_BYTES))]
+    text: String,
+    /// Turns it lives (default 5).
+    #[schemars(range(min = 1, max = wm::MAX_TTL))]
+    ttl: Option<u8>,
+    /// Never expires (at most 3 pinned).
+    pinned: Option<bool>,
+    /// When it is due: a date (2026-06-02) or RFC 3339.
+    deadline: Option<String>,
+    /// Tags.
+    tags: Option<Vec<String>>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct IdArgs {
+    /// The note's id (wm_list shows it).
+    id: u32,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PromoteArgs {
+    /// The note's id (wm_list shows it).
+    id: u32,
+    /// The subject the fact is about: a later fact of the same key supersedes it.
+    key: Option<String>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+pub const ADD: Tool = Tool {
+    name: "wm_add",
+    describe: || {
+        descriptor(
+            "wm_add",
+            "Keep a note in working memory",
+            "Keep a short note for the next turns (default 5 context assemblies or turns, at most 10; \
+             pinned: never expires, at most 3): what to do next, what to check, a deadline. Notes come \
+             first in every `context` block. Use `remember` for what should last.",
+            input_schema::<AddArgs>(),
+            output_schema(),
+        )
+    },
+    run: |ctx, args| {
+        let a: AddArgs = decode(args)?;
+        let mut store = open(ctx)?;
+        let id = store
+            .add(
+                &a.text,
+                a.ttl,
+                a.pinned.unwrap_or(false),
+                a.deadline,
+                a.tags.unwrap_or_default(),
+                &ctx.now.timestamp(),
+            )
+            .map_err(record)?;
+        Ok(answer(ctx, &store, &[("id", Value::from(id))]))
+    },
+    writes: true,
+};
+
+pub const LIST: Tool = Tool {
+    name: "wm_list",
+    describe: || {
+        descriptor(
+            "wm_list",
+            "Working memory",
+            "The notes in working memory, pinned first, each with its turns left and a due-soon or \
+             overdue mark.",
+            input_schema::<NoArgs>(),
+            output_schema(),
+        )
+    },
+    run: |ctx, args| {
+        let _: NoArgs = decode(args)?;
+        let store = open(ctx)?;
+        Ok(answer(ctx, &store, &[]))
+    },
+    writes: false,
+};
+
+fn by_id(
+    ctx: &mut Ctx<'_>,
+    args: Value,
+    change: fn(&mut Store, u32) -> Result<(), WmError>,
+) -> Result<Output, ErrorRecord> {
+    let a: IdArgs = decode(args)?;
+    let mut store = open(ctx)?;
+    change(&mut store, a.id).map_err(record)?;
+    Ok(answer(ctx, &store, &[]))
+}
+
+pub const PIN: Tool = Tool {
+    name: "wm_pin",
+    describe: || {
+        descriptor(
+            "wm_pin",
+            "Pin a working-memory note",
+            "Pin a note so it never expires (at most 3 pinned).",
+            input_schema::<IdArgs>(),
+            output_schema(),
+        )
+    },
+    run: |ctx, args| by_id(ctx, args, |s, id| s.pin(id, true)),
+    writes: true,
+};
+
+pub const UNPIN: Tool = Tool {
+    name: "wm_unpin",
+    describe: || {
+        descriptor(
+            "wm_unpin",
+            "Unpin a working-memory note",
+            "Unpin a note: its turns count down again.",
+            input_schema::<IdArgs>(),
+            output_schema(),
+        )
+    },
+    run: |ctx, args| by_id(ctx, args, |s, id| s.pin(id, false)),
+    writes: true,
+};
+
+pub const REMOVE: Tool = Tool {
+    name: "wm_remove",
+    describe: || {
+        descriptor(
+            "wm_remove",
+            "Remove a working-memory note",
+            "Remove a note that is done or wrong.",
+            input_schema::<IdArgs>(),
+            output_schema(),
+        )
+    },
+    run: |ctx, args| by_id(ctx, args, |s, id| s.remove(id).map(|_| ())),
+    writes: true,
+};
+
+pub const PROMOTE: Tool = Tool {
+    name: "wm_promote",
+    describe: || {
+        descriptor(
+            "wm_promote",
+            "Make a working-memory note a fact",
+            "Turn a note that proved worth keeping into a permanent fact (a memory record, searchable at \
+             once; with `key`, a later fact of the same key supersedes it) and remove it from working \
+             memory.",
+            input_schema::<PromoteArgs>(),
+            output_schema(),
+        )
+    },
+    run: |ctx, args| {
+        let a: PromoteArgs = decode(args)?;
+        let captured = wm::promote(
+            ctx.handles.home(),
+            a.id,
+            a.key,
+            brain_store::telemetry::Surface::Mcp,
+            ctx.now.clone(),
+        )
+        .map_err(record)?;
+        let store = open(ctx)?;
+        Ok(answer(
+            ctx,
+            &store,
+            &[("promoted", Value::from(captured.uri))],
+        ))
+    },
+    writes: true,
+};
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_wm_tool_has_a_distinct_name() {
+        let names = [
+            super::ADD,
+            super::LIST,
+            super::PIN,
+            super::UNPIN,
+            super::REMOVE,
+            super::PROMOTE,
+        ]
+        .map(|t| t.name);
+        let mut sorted = names.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+    }
+}
