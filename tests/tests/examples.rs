@@ -1,5 +1,5 @@
 //! The examples in README.md, docs/*.md and the skills are executable: every fenced `brain ask`,
-//! `brain get`, `brain multi-get`, `brain recent` and `rank` line runs on the demo corpus (what `make
+//! `brain get`, `brain multi-get`, `brain recent`, `brain context` and `rank` line runs on the demo corpus (what `make
 //! demo` indexes: the golden sessions and the sample browser History) and must succeed with output —
 //! an example that errors or finds nothing fails the test, naming the file and the line.
 //!
@@ -59,6 +59,7 @@ fn examples(text: &str) -> Vec<(usize, String)> {
             "brain get ",
             "brain multi-get ",
             "brain recent",
+            "brain context ",
             "rank ",
         ]
         .iter()

@@ -20,8 +20,9 @@ pub const ITEM_MAX_TOKENS: usize = 600;
 /// Largest file read for its text; a bigger one brings its snippet only.
 const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 
-/// A body longer than this is never counted whole (it cannot fit [`ITEM_MAX_TOKENS`]).
-const WHOLE_BODY_BYTES: usize = 16 * 1024;
+/// A body longer than this is never counted whole: at 8 bytes a token (more than prose or code
+/// take in cl100k) it could not fit [`ITEM_MAX_TOKENS`] anyway, and counting it would be wasted.
+const WHOLE_BODY_BYTES: usize = ITEM_MAX_TOKENS * 8;
 
 /// How to fill.
 #[derive(Debug, Clone, Copy)]
