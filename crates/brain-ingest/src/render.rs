@@ -9,6 +9,9 @@ use serde_json::Value;
 use crate::session::{Agent, Role, Session};
 use crate::tools::{ToolLine, clip};
 
+/// Most refs a session document lists (files and URLs touched, first touches first).
+const MAX_REFS: usize = 200;
+
 /// Longest title taken from a first prompt.
 const TITLE_MAX: usize = 100;
 
@@ -48,6 +51,24 @@ pub fn to_doc(session: &Session, agent: Agent, id: String, source: Source) -> Do
             .sum::<usize>();
     m.insert("tool_calls".into(), Value::from(tool_calls));
     m.insert("subagents".into(), Value::from(session.subagents.len()));
+    // What the session touched (its own calls and its subagents'), in order of first touch.
+    let mut refs: Vec<String> = Vec::new();
+    for r in session
+        .tools
+        .iter()
+        .chain(session.subagents.iter().flat_map(|s| s.tools.iter()))
+        .flat_map(|t| t.refs.iter())
+    {
+        if refs.len() >= MAX_REFS {
+            break;
+        }
+        if !refs.contains(r) {
+            refs.push(r.clone());
+        }
+    }
+    if !refs.is_empty() {
+        m.insert("refs".into(), Value::from(refs));
+    }
     if session.compactions > 0 {
         m.insert("compactions".into(), Value::from(session.compactions));
     }

@@ -211,6 +211,7 @@ impl Session {
         for t in &mut self.tools {
             t.summary = f(&t.summary);
             t.error = t.error.as_deref().map(&mut *f);
+            t.refs = t.refs.iter().map(|r| f(r)).collect();
         }
         for r in &mut self.reasoning {
             *r = f(r);
@@ -223,6 +224,7 @@ impl Session {
             for t in &mut a.tools {
                 t.summary = f(&t.summary);
                 t.error = t.error.as_deref().map(&mut *f);
+                t.refs = t.refs.iter().map(|r| f(r)).collect();
             }
         }
     }

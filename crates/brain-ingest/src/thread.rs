@@ -40,6 +40,7 @@ impl Thread {
         self.s.tools.push(ToolLine {
             summary,
             error: None,
+            refs: tools::refs_of(name, input),
         });
     }
 
@@ -61,7 +62,11 @@ impl Thread {
             } else {
                 format!("result of an earlier call: {first}")
             };
-            self.s.tools.push(ToolLine { summary, error });
+            self.s.tools.push(ToolLine {
+                summary,
+                error,
+                refs: Vec::new(),
+            });
             return;
         };
         let Some(t) = self.s.tools.get_mut(idx) else {

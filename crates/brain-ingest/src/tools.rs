@@ -18,6 +18,53 @@ pub struct ToolLine {
     pub summary: String,
     /// First line of the error the tool returned, when it failed.
     pub error: Option<String>,
+    /// What the call touched, typed: `file:<path>` (read, written, edited, patched), `url:<url>`
+    /// (fetched) — the session's `refs` ([`refs_of`]).
+    pub refs: Vec<String>,
+}
+
+/// Most refs one call adds (a patch of hundreds of files names the first ones).
+const MAX_REFS_PER_CALL: usize = 50;
+
+/// The files and URLs a call of tool `name` with `input` touched, as typed refs (`file:<path>`,
+/// `url:<url>`): the file tools' path argument, a Codex patch's `*** Add/Update/Delete File:` lines,
+/// a fetch's URL. Searches (`Grep`, `Glob`, `LS`) touch nothing in particular and add none.
+pub fn refs_of(name: &str, input: &Value) -> Vec<String> {
+    let s = |k: &str| {
+        input
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && !v.contains('\n'))
+    };
+    let mut out: Vec<String> = match name {
+        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "read_file" | "write_file"
+        | "replace" | "edit" => s("file_path")
+            .or(s("notebook_path"))
+            .or(s("path"))
+            .or(s("absolute_path"))
+            .map(|p| vec![format!("file:{p}")])
+            .unwrap_or_default(),
+        "WebFetch" | "web_fetch" => s("url")
+            .map(|u| vec![format!("url:{u}")])
+            .unwrap_or_default(),
+        "apply_patch" => {
+            let text = input
+                .as_str()
+                .or_else(|| input.get("input").and_then(Value::as_str))
+                .or_else(|| input.get("patch").and_then(Value::as_str))
+                .unwrap_or_default();
+            patch_lines(text)
+                .into_iter()
+                .filter_map(|l| l.split_once(':').map(|(_, p)| p.trim()))
+                .filter(|p| !p.is_empty())
+                .map(|p| format!("file:{p}"))
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    out.truncate(MAX_REFS_PER_CALL);
+    out
 }
 
 /// Summarize a call of tool `name` with JSON `input`.
@@ -108,7 +155,17 @@ fn command_text(input: &Value) -> Option<String> {
 
 /// `apply_patch` input → the files it touches (`Update File: a.rs, Add File: b.rs`).
 fn patch_files(patch: &str) -> String {
-    let files: Vec<&str> = patch
+    let files = patch_lines(patch);
+    if files.is_empty() {
+        one_line(patch)
+    } else {
+        files.join(", ")
+    }
+}
+
+/// The `Update File: …`, `Add File: …` and `Delete File: …` lines of a Codex patch.
+fn patch_lines(patch: &str) -> Vec<&str> {
+    patch
         .lines()
         .filter_map(|l| l.strip_prefix("*** "))
         .filter(|l| {
@@ -116,12 +173,7 @@ fn patch_files(patch: &str) -> String {
                 || l.starts_with("Add File:")
                 || l.starts_with("Delete File:")
         })
-        .collect();
-    if files.is_empty() {
-        one_line(patch)
-    } else {
-        files.join(", ")
-    }
+        .collect()
 }
 
 /// The first short string argument of an unknown tool (MCP tools and the like), as `key=value`.

@@ -33,6 +33,8 @@ pub struct Prepared {
     /// The agent's session id (`session_id`).
     pub session: Option<String>,
     pub tags: Vec<String>,
+    /// What the document refers to, typed (`file:src/auth.rs`, `url:https://…`): `meta.refs`.
+    pub refs: Vec<String>,
     /// sha256 of the markdown file's bytes.
     pub sha256: String,
     /// The memory fields of its frontmatter, and what could not be read of them.
@@ -74,6 +76,7 @@ impl Prepared {
                 .and_then(|d| parse_date(&d)),
             session: doc.meta.get("session_id").and_then(meta_string),
             tags: meta_tags(doc.meta.get("tags")),
+            refs: meta_refs(doc.meta.get("refs")),
             sha256: brain_doc::sha256_hex(text.as_bytes()),
             memory,
             memory_warnings,
@@ -120,6 +123,7 @@ impl Prepared {
             ended_secs: f.ended_secs,
             session: f.session,
             tags: f.tags,
+            refs: meta_refs(f.frontmatter.get("refs")),
             sha256,
             memory,
             memory_warnings,
@@ -199,12 +203,101 @@ impl Prepared {
                 if linked {
                     d.add_u64(f.linked, 1);
                 }
+                if p.ordinal == 0 {
+                    for r in &self.refs {
+                        d.add_text(f.refs_raw, r);
+                        for t in ref_terms(r) {
+                            d.add_text(f.refs, &t);
+                        }
+                    }
+                }
                 // Current until the lifecycle pass of the run says otherwise (crate::lifecycle).
                 d.add_date(f.superseded, crate::schema::instant(FOREVER));
                 d
             })
             .collect()
     }
+}
+
+/// Kinds of refs (seed 003); a ref of another kind, or none, is kept as written.
+pub const REF_KINDS: [&str; 6] = ["file", "url", "plan", "repo", "doc", "commit"];
+
+/// Most refs a document is indexed with.
+const MAX_REFS: usize = 200;
+
+/// `meta.refs` as typed refs: strings (`file:src/auth.rs`, or a bare path or URL, typed by its
+/// look) and one-key maps (`{file: src/auth.rs}`); at most [`MAX_REFS`].
+pub fn meta_refs(v: Option<&serde_json::Value>) -> Vec<String> {
+    use serde_json::Value;
+    let typed = |kind: Option<&str>, value: &str| -> Option<String> {
+        let value = value.trim();
+        if value.is_empty() || value.contains('\n') {
+            return None;
+        }
+        Some(match kind {
+            Some(k) => format!("{}:{value}", k.trim().to_lowercase()),
+            None if REF_KINDS
+                .iter()
+                .any(|k| value.starts_with(&format!("{k}:"))) =>
+            {
+                value.to_string()
+            }
+            None if value.contains("://") => format!("url:{value}"),
+            None => format!("file:{value}"),
+        })
+    };
+    let one = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => typed(None, s),
+            Value::Object(o) if o.len() == 1 => {
+                let (k, v) = o.iter().next()?;
+                typed(Some(k), v.as_str()?)
+            }
+            _ => None,
+        }
+    };
+    let mut out: Vec<String> = match v {
+        Some(Value::Array(a)) => a.iter().filter_map(one).collect(),
+        Some(other) => one(other).into_iter().collect(),
+        None => Vec::new(),
+    };
+    out.truncate(MAX_REFS);
+    out
+}
+
+/// The terms a `ref:` filter matches for one typed ref: the value without its kind; a path also
+/// by every tail of whole components (`/home/u/brain/src/auth.rs` is found by `src/auth.rs` and
+/// `auth.rs`); a URL also without its scheme. [`ref_query`] normalizes the filter's side alike.
+pub fn ref_terms(r: &str) -> Vec<String> {
+    let value = ref_query(r);
+    let mut out = vec![value.clone()];
+    if let Some((_, rest)) = value.split_once("://") {
+        out.push(rest.to_string());
+    } else {
+        let mut tail = value.as_str();
+        for _ in 0..32 {
+            let Some((_, rest)) = tail.split_once('/') else {
+                break;
+            };
+            if !rest.is_empty() {
+                out.push(rest.to_string());
+            }
+            tail = rest;
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A `ref:` value as the index holds it: its kind (`file:`, `url:`, …) and a leading `./` left out.
+pub fn ref_query(v: &str) -> String {
+    let v = v.trim();
+    let v = REF_KINDS
+        .iter()
+        .find_map(|k| v.strip_prefix(&format!("{k}:")))
+        .unwrap_or(v);
+    v.strip_prefix("./").unwrap_or(v).to_string()
 }
 
 /// A passage document written again from what the index stored of it (`stored`, as read back),
@@ -235,6 +328,11 @@ pub(crate) fn restore(
     d.add_text(f.ident, text(f.headings));
     d.add_text(f.ident, text(f.body));
     d.add_u64(f.tie, brain_doc::tie_key(text(f.id)));
+    for r in stored.get_all(f.refs_raw).filter_map(|v| v.as_str()) {
+        for t in ref_terms(r) {
+            d.add_text(f.refs, &t);
+        }
+    }
     let linked = stored.get_first(f.key).is_some()
         || stored.get_first(f.supersedes).is_some()
         || text(f.status) == Status::Superseded.name();

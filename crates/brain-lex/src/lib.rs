@@ -18,7 +18,7 @@ pub mod search;
 mod sync;
 pub mod tokenize;
 
-pub use document::{Prepared, format_secs, parse_date};
+pub use document::{Prepared, format_secs, meta_refs, parse_date, ref_query, ref_terms};
 pub use dump::{PassageRecord, dump};
 pub use index::{BULK_WRITER_MEMORY, LexError, LexIndex, WRITER_MEMORY};
 pub use sync::{Indexer, Summary, SyncError};

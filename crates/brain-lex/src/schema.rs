@@ -41,6 +41,8 @@
 //! | [`LINKED`] `linked` | u64, indexed | — | no | 1 when the record takes part in supersession (key, supersedes, status) |
 //! | [`SUPERSEDED`] `superseded` | date, fast + indexed | — | yes | derived by the index: when a successor took over, else [`FOREVER`] |
 //! | [`SUPERSEDED_BY`] `superseded_by` | string | raw | yes | derived: the successor's id |
+//! | [`REFS_RAW`] `refs_raw` | string, multi, first passage only | — | yes (not indexed) | `meta.refs` as typed refs (`file:src/auth.rs`, `url:…`) |
+//! | [`REFS`] `refs` | string, multi, first passage only | raw | no | every term a `ref:` filter matches ([`crate::document::ref_terms`]) |
 //!
 //! Analyzers (registered by [`crate::LexIndex::open`]): [`crate::tokenize::TEXT_TOKENIZER`] and
 //! [`crate::tokenize::IDENT_TOKENIZER`]; the query side runs the same analyzers
@@ -59,7 +61,7 @@ use tantivy::schema::{
 use crate::tokenize::{IDENT_TOKENIZER, TEXT_TOKENIZER};
 
 /// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`).
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 pub const ID: &str = "id";
 pub const COLLECTION: &str = "collection";
@@ -93,6 +95,8 @@ pub const SUPERSEDES: &str = "supersedes";
 pub const LINKED: &str = "linked";
 pub const SUPERSEDED: &str = "superseded";
 pub const SUPERSEDED_BY: &str = "superseded_by";
+pub const REFS_RAW: &str = "refs_raw";
+pub const REFS: &str = "refs";
 
 /// The instant that stands for "never" in [`EXPIRES`] and [`SUPERSEDED`] (a range query needs a
 /// value in every document), and the latest instant the index holds: 2255-03-14T16:00:00Z. tantivy
@@ -140,6 +144,8 @@ pub struct Fields {
     pub linked: Field,
     pub superseded: Field,
     pub superseded_by: Field,
+    pub refs_raw: Field,
+    pub refs: Field,
 }
 
 fn text(stored: bool, tokenizer: &str, record: IndexRecordOption) -> TextOptions {
@@ -208,6 +214,8 @@ pub fn build() -> (Schema, Fields) {
         linked: b.add_u64_field(LINKED, INDEXED),
         superseded: b.add_date_field(SUPERSEDED, date_options()),
         superseded_by: b.add_text_field(SUPERSEDED_BY, STRING | STORED),
+        refs_raw: b.add_text_field(REFS_RAW, STORED),
+        refs: b.add_text_field(REFS, STRING),
     };
     (b.build(), fields)
 }
@@ -257,5 +265,7 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         linked: f(LINKED)?,
         superseded: f(SUPERSEDED)?,
         superseded_by: f(SUPERSEDED_BY)?,
+        refs_raw: f(REFS_RAW)?,
+        refs: f(REFS)?,
     })
 }

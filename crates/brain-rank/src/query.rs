@@ -83,6 +83,9 @@ pub struct Filters {
     /// What was current at this instant (`--as-of`): records superseded or expired since come
     /// back, records that happened later go.
     pub as_of: Option<Timestamp>,
+    /// Only documents that refer to one of these (`ref:src/auth.rs`: a file the session touched or
+    /// a note names, a URL; any of); empty = all.
+    pub refs: Vec<String>,
     /// Allowed decay tiers (any of); empty = all. Cold records stay searchable.
     pub tiers: Vec<brain_store::access::Tier>,
     /// The tiers resolved by the engine (one registry read of the records with counts, per
@@ -178,6 +181,12 @@ impl Filters {
             "agent" => self.agents.push(value.into()),
             "type" => self.types.push(value.to_lowercase()),
             "tag" => self.tags.push(value.trim_start_matches('#').to_lowercase()),
+            "ref" => {
+                let r = brain_lex::ref_query(value);
+                if !r.is_empty() && !self.refs.contains(&r) {
+                    self.refs.push(r);
+                }
+            }
             "tier" => {
                 let t = brain_store::access::Tier::parse(value)
                     .ok_or_else(|| QueryError::BadTier(value.into()))?;
@@ -194,7 +203,7 @@ impl Filters {
 }
 
 /// The `field:` prefixes the parser treats as filters.
-pub const FILTER_FIELDS: [&str; 9] = [
+pub const FILTER_FIELDS: [&str; 10] = [
     "collection",
     "c",
     "project",
@@ -204,6 +213,7 @@ pub const FILTER_FIELDS: [&str; 9] = [
     "type",
     "tag",
     "tier",
+    "ref",
 ];
 
 /// Which end of a calendar day a bare date means: `since:2026-01-02` starts at its midnight,
@@ -379,6 +389,7 @@ impl Filters {
         add(&mut self.agents, &other.agents);
         add(&mut self.types, &other.types);
         add(&mut self.tags, &other.tags);
+        add(&mut self.refs, &other.refs);
         self.since = self.since.or(other.since);
         self.until = self.until.or(other.until);
         self.include_superseded |= other.include_superseded;

@@ -371,6 +371,7 @@ pub fn lex_query(q: &Query, now: Timestamp) -> LexQuery {
         until: q.filters.until.map(|t| t.as_second()),
         tier: q.filters.tier_filter.clone(),
         guaranteed: q.filters.guaranteed.clone(),
+        refs: q.filters.refs.clone(),
     }
 }
 

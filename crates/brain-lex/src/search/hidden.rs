@@ -58,6 +58,7 @@ impl Searcher {
             && q.tags.is_empty()
             && q.tier.is_none()
             && q.guaranteed.is_none()
+            && q.refs.is_empty()
         {
             return Ok(true);
         }
@@ -116,75 +117,5 @@ impl Searcher {
             ));
         }
         Box::new(BooleanQuery::new(any))
-    }
-}
-
-impl Searcher {
-    /// The clauses of a tier filter: the creation date in one of its windows or the id among its
-    /// inclusions (`must`), and not among its exclusions (`must not`); all scoring 0.
-    pub(super) fn tier_clauses(
-        &self,
-        t: &brain_store::access::TierFilter,
-    ) -> Vec<(Occur, Box<dyn Query>)> {
-        let f = &self.fields;
-        let ids = |list: &[String]| -> Box<dyn Query> {
-            Box::new(tantivy::query::TermSetQuery::new(
-                list.iter().map(|id| Term::from_field_text(f.id, id)),
-            ))
-        };
-        let bound = |s: Option<i64>| {
-            s.map_or(Bound::Unbounded, |s| {
-                Bound::Included(Term::from_field_date_for_search(
-                    f.date,
-                    crate::schema::instant(s),
-                ))
-            })
-        };
-        let mut any: Vec<(Occur, Box<dyn Query>)> = t
-            .windows
-            .iter()
-            .map(|(lo, hi)| {
-                let q: Box<dyn Query> = Box::new(RangeQuery::new(bound(*lo), bound(*hi)));
-                (Occur::Should, q)
-            })
-            .collect();
-        if !t.include.is_empty() {
-            any.push((Occur::Should, ids(&t.include)));
-        }
-        let zero = |q: Box<dyn Query>| -> Box<dyn Query> {
-            Box::new(tantivy::query::ConstScoreQuery::new(q, 0.0))
-        };
-        let mut out = vec![(Occur::Must, zero(Box::new(BooleanQuery::new(any))))];
-        if !t.exclude.is_empty() {
-            out.push((Occur::MustNot, ids(&t.exclude)));
-        }
-        out
-    }
-}
-
-impl Searcher {
-    /// Pinned, importance 5, or a document of one of `memory` (the collections of role
-    /// `memory`): what a context block always carries (seed 002's guaranteed memories). Scores 0.
-    pub(super) fn guaranteed_clause(&self, memory: &[String]) -> Box<dyn Query> {
-        let f = &self.fields;
-        let term = |t: Term| -> (Occur, Box<dyn Query>) {
-            (
-                Occur::Should,
-                Box::new(TermQuery::new(t, IndexRecordOption::Basic)),
-            )
-        };
-        let mut any = vec![
-            term(Term::from_field_u64(f.pinned, 1)),
-            term(Term::from_field_u64(f.importance, 5)),
-        ];
-        any.extend(
-            memory
-                .iter()
-                .map(|c| term(Term::from_field_text(f.collection, c))),
-        );
-        Box::new(tantivy::query::ConstScoreQuery::new(
-            Box::new(BooleanQuery::new(any)),
-            0.0,
-        ))
     }
 }

@@ -19,12 +19,11 @@
 //! Plain word queries are answered in two passes that provably give the same list (`two_pass`);
 //! a hit's snippet line is chosen in `snippet`.
 
-use std::ops::Bound;
 use std::sync::Mutex;
 
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur,
-    PhraseQuery, Query, RangeQuery, TermQuery,
+    PhraseQuery, Query, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TextAnalyzer;
@@ -35,6 +34,7 @@ use crate::tokenize::{CachedTextTokenizer, ident_analyzer, tokens};
 use crate::{LexError, LexIndex};
 
 mod docs;
+mod filters;
 mod hidden;
 mod snippet;
 
@@ -83,6 +83,9 @@ pub struct LexQuery {
     /// Only guaranteed records (seed 002): pinned, importance 5, or a document of one of these
     /// collections (those of role `memory`); `None` = all.
     pub guaranteed: Option<Vec<String>>,
+    /// Only documents that refer to one of these (`ref:` values: a file path or its tail, a URL;
+    /// [`crate::document::ref_query`] form).
+    pub refs: Vec<String>,
 }
 
 /// Which records are current: those not superseded, expired or archived at `at`; with `as_of`,
@@ -109,6 +112,7 @@ impl LexQuery {
             && self.tags.is_empty()
             && self.tier.is_none()
             && self.guaranteed.is_none()
+            && self.refs.is_empty()
     }
 }
 
@@ -331,58 +335,6 @@ impl Searcher {
         Some(Box::new(BooleanQuery::new(clauses)))
     }
 
-    /// The filters of `q` as `must` clauses scoring 0: collection / project / agent terms and a
-    /// range on the `date` fast field.
-    fn filter_clauses(&self, q: &LexQuery) -> Vec<(Occur, Box<dyn Query>)> {
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (field, values) in [
-            (self.fields.collection, &q.collections),
-            (self.fields.project, &q.projects),
-            (self.fields.agent, &q.agents),
-            (self.fields.mtype, &q.types),
-            (self.fields.tags, &q.tags),
-        ] {
-            if let Some(f) = any_of(field, values) {
-                clauses.push((Occur::Must, f));
-            }
-        }
-        if let Some(t) = &q.tier {
-            clauses.extend(self.tier_clauses(t));
-        }
-        if let Some(memory) = &q.guaranteed {
-            clauses.push((Occur::Must, self.guaranteed_clause(memory)));
-        }
-        if let Some(l) = q.lifecycle
-            && self.hides(q)
-        {
-            clauses.push((Occur::MustNot, self.hidden(l)));
-        }
-        // A session matches a window it overlaps: it ends at or after `since` and starts at or
-        // before `until` (a document without an end is indexed as ending when it starts).
-        let range = |field: Field, lower: Option<i64>, upper: Option<i64>| {
-            let bound = |t: Option<i64>| {
-                t.map_or(Bound::Unbounded, |s| {
-                    Bound::Included(Term::from_field_date_for_search(
-                        field,
-                        crate::schema::instant(s),
-                    ))
-                })
-            };
-            let q: Box<dyn Query> = Box::new(ConstScoreQuery::new(
-                Box::new(RangeQuery::new(bound(lower), bound(upper))),
-                0.0,
-            ));
-            (Occur::Must, q)
-        };
-        if q.since.is_some() {
-            clauses.push(range(self.fields.ended, q.since, None));
-        }
-        if q.until.is_some() {
-            clauses.push(range(self.fields.date, None, q.until));
-        }
-        clauses
-    }
-
     /// [`Searcher::candidates`] in one pass, whatever the query (what the two-pass path must agree
     /// with; tests compare them).
     pub fn candidates_one_pass(
@@ -591,19 +543,4 @@ fn boosted(q: Box<dyn Query>, boost: f32) -> Box<dyn Query> {
     } else {
         Box::new(BoostQuery::new(q, boost))
     }
-}
-
-/// `field` equal to any of `values`, scoring nothing.
-fn any_of(field: Field, values: &[String]) -> Option<Box<dyn Query>> {
-    if values.is_empty() {
-        return None;
-    }
-    let terms: Vec<(Occur, Box<dyn Query>)> = values
-        .iter()
-        .map(|v| (Occur::Should, term(field, v, IndexRecordOption::Basic)))
-        .collect();
-    Some(Box::new(ConstScoreQuery::new(
-        Box::new(BooleanQuery::new(terms)),
-        0.0,
-    )))
 }
