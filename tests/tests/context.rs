@@ -314,3 +314,45 @@ fn working_memory_comes_first_expires_after_its_turns_and_promotes_to_a_fact() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did not read"));
 }
+
+#[test]
+fn fmt_context_serves_only_documents_of_a_collection() {
+    let (dir, h) = vault();
+    // Hits that point outside the collections, or at a file that is not a document.
+    std::fs::write(
+        dir.path().join("notes/secret.txt"),
+        "root:x:0:0 not a document\n",
+    )
+    .expect("txt");
+    let hit = |collection: &str, path: &str| {
+        format!(
+            "{{\"schema\":1,\"kind\":\"hit\",\"rank\":1,\"score\":1.0,\"uri\":\"brain://{collection}/{path}\",\"docid\":\"#000000\",\"collection\":\"{collection}\",\"path\":\"{path}\",\"file\":\"/etc/passwd\",\"title\":\"t\",\"date\":\"2026-05-30T00:00:00Z\",\"age_days\":2,\"line\":1,\"snippet\":\"s\"}}\n"
+        )
+    };
+    let input = [
+        hit("notes", "../../../../etc/passwd"),
+        hit("notes", "secret.txt"),
+        hit("nowhere", "x.md"),
+        hit("notes", "release-1.md"),
+    ]
+    .concat();
+    let out = run(
+        command("fmt", &h).env("BRAIN_NOW", NOW).args([
+            "--context",
+            "--budget",
+            "3000",
+            "--query",
+            "x",
+        ]),
+        input.as_bytes(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(!md.contains("root:"), "{md}");
+    assert!(md.contains("Billing release step 1"), "{md}");
+}
