@@ -388,6 +388,30 @@ impl Filters {
     }
 }
 
+/// The real corpora's sessions (Claude Code, Codex, Gemini) through `jsonl2md` and `partition` in
+/// `home`: the doc records jsonl2md wrote and partition's output. `None` (the test is skipped) without
+/// `../shared/corpora`.
+pub fn real_sessions(home: &Path) -> Option<(Vec<brain_doc::Doc>, Vec<u8>)> {
+    let corpora = shared("corpora")?;
+    let paths: Vec<PathBuf> = ["claude-code", "codex", "gemini"]
+        .iter()
+        .map(|c| corpora.join(c))
+        .collect();
+    let docs = run(command("jsonl2md", home).args(&paths), b"");
+    assert!(
+        docs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&docs.stderr)
+    );
+    let placed = run(&mut command("partition", home), &docs.stdout);
+    assert!(
+        placed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&placed.stderr)
+    );
+    Some((parse_lines(&docs.stdout), placed.stdout))
+}
+
 /// The check `name` of `brain doctor --json` on `home`.
 pub fn doctor_check(home: &Path, name: &str) -> serde_json::Value {
     let doctor = run(command("brain", home).args(["doctor", "--json"]), b"");

@@ -251,22 +251,11 @@ fn doctor_fails_with_65_when_one_transcript_is_held_by_two_session_documents() {
 
 #[test]
 fn every_session_of_the_real_corpora_is_on_disk_after_partition() {
-    let Some(corpora) = brain_tests::shared("corpora") else {
+    let home = tempfile::tempdir().expect("tempdir");
+    let Some((written, placed)) = brain_tests::real_sessions(home.path()) else {
         return;
     };
-    let home = tempfile::tempdir().expect("tempdir");
-    let paths: Vec<std::path::PathBuf> = ["claude-code", "codex", "gemini"]
-        .iter()
-        .map(|c| corpora.join(c))
-        .collect();
-    let mut j = command("jsonl2md", home.path());
-    j.args(&paths);
-    let docs = run(&mut j, b"");
-    ok(&docs);
-    let written: Vec<Doc> = parse_lines(&docs.stdout);
-    let placed = run(&mut command("partition", home.path()), &docs.stdout);
-    ok(&placed);
-    let ids: std::collections::BTreeSet<String> = parse_lines::<Doc>(&placed.stdout)
+    let ids: std::collections::BTreeSet<String> = parse_lines::<Doc>(&placed)
         .into_iter()
         .map(|d| d.id)
         .collect();

@@ -2,8 +2,8 @@
 //! patched, URLs it fetched (`meta.refs`, made by jsonl2md), and a note's own `refs:` — found with
 //! `ref:`. On the real corpora: every file a session touched finds that session by its path's tail.
 
-use brain_doc::{Doc, Hit};
-use brain_tests::{command, indexed_notes, parse_lines, run};
+use brain_doc::Hit;
+use brain_tests::{command, indexed_notes, run};
 
 fn ask(home: &std::path::Path, q: &str) -> (Option<i32>, Vec<Hit>) {
     let out = run(
@@ -58,23 +58,11 @@ fn a_notes_refs_find_it_by_path_tail_and_url_and_with_words_of_any_passage() {
 
 #[test]
 fn every_file_a_real_session_touched_finds_that_session() {
-    let Some(corpora) = brain_tests::shared("corpora") else {
+    let home = tempfile::tempdir().expect("tempdir");
+    let Some((written, placed)) = brain_tests::real_sessions(home.path()) else {
         return;
     };
-    let home = tempfile::tempdir().expect("tempdir");
-    let paths: Vec<std::path::PathBuf> = ["claude-code", "codex", "gemini"]
-        .iter()
-        .map(|c| corpora.join(c))
-        .collect();
-    let docs = run(command("jsonl2md", home.path()).args(&paths), b"");
-    assert!(docs.status.success());
-    let written: Vec<Doc> = parse_lines(&docs.stdout);
-    let placed = run(&mut command("partition", home.path()), &docs.stdout);
-    assert!(placed.status.success());
-    let indexed = run(
-        command("lexindex", home.path()).arg("--quiet"),
-        &placed.stdout,
-    );
+    let indexed = run(command("lexindex", home.path()).arg("--quiet"), &placed);
     assert!(
         indexed.status.success(),
         "{}",
