@@ -63,7 +63,12 @@ impl<'a> FileFacts<'a> {
             .and_then(|d| parse_date(&d).map(|s| (d, s)))
         {
             Some((d, secs)) => (d, Some(secs)),
-            None => (format_secs(mtime_secs), Some(mtime_secs)),
+            // A daily note (`memory/2026-03-01.md`, seed 001) is about the day in its name, not
+            // the day it was last edited.
+            None => match day_of_name(path) {
+                Some(secs) => (format_secs(secs), Some(secs)),
+                None => (format_secs(mtime_secs), Some(mtime_secs)),
+            },
         };
         let source = fm.get("source").and_then(Value::as_object);
         let kind = source
@@ -93,6 +98,15 @@ impl<'a> FileFacts<'a> {
             body_line: markdown::body_start_line(text, body) + lines_before(body, rest),
         }
     }
+}
+
+/// The day a file named `YYYY-MM-DD.md` (any folder) is about: its midnight, UTC, in Unix seconds.
+fn day_of_name(path: &str) -> Option<i64> {
+    let stem = Path::new(path).file_stem()?.to_str()?;
+    if stem.len() != 10 {
+        return None;
+    }
+    parse_date(stem)
 }
 
 /// `body` without its opening `# Title` line when that heading is the title: a note whose first
@@ -173,6 +187,20 @@ pub fn format_secs(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_daily_note_without_a_date_is_dated_by_its_name() {
+        let f = FileFacts::read("memory/2026-03-01.md", "- shipped the fix\n", 1_800_000_000);
+        assert_eq!(f.date_secs, parse_date("2026-03-01"));
+        assert!(f.date.starts_with("2026-03-01"));
+        // A date in the frontmatter wins; a name that is not a date changes nothing.
+        let f = FileFacts::read("memory/2026-03-01.md", "---\ndate: 2026-03-02\n---\nx\n", 0);
+        assert_eq!(f.date_secs, parse_date("2026-03-02"));
+        let f = FileFacts::read("notes/2026-03-01-plan.md", "x\n", 1_800_000_000);
+        assert_eq!(f.date_secs, Some(1_800_000_000));
+        let f = FileFacts::read("notes/2026-13-45.md", "x\n", 1_800_000_000);
+        assert_eq!(f.date_secs, Some(1_800_000_000));
+    }
 
     #[test]
     fn a_plain_note_gets_its_title_from_the_first_heading_outside_fences() {
