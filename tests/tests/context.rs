@@ -179,6 +179,26 @@ fn a_small_budget_keeps_the_guaranteed_first_and_bad_budgets_are_refused() {
     );
     // No task: a usage error.
     assert_eq!(context(&h, &[]).status.code(), Some(64));
+    // A huge task: past the query cap refused (64); under it, a block within the budget or a refusal
+    // when the task itself does not fit the frame — never a block over the budget.
+    let past_cap = "lock ".repeat(14_000);
+    assert_eq!(
+        context(&h, &["--budget", "2000", &past_cap]).status.code(),
+        Some(64)
+    );
+    let long = (0..3_000)
+        .map(|i| format!("w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = context(&h, &["--json", "--budget", "20000", &long]);
+    match out.status.code() {
+        Some(64) => {}
+        _ => {
+            let b: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+            let md = b["markdown"].as_str().expect("md");
+            assert!(brain_context::tokens::count(md) <= 20_000);
+        }
+    }
 }
 
 #[test]

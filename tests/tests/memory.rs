@@ -20,6 +20,19 @@ fn reindex(dir: &tempfile::TempDir) {
     );
 }
 
+/// Add the inbox (a collection of its own) to the notes home `h`.
+fn with_inbox(h: &std::path::Path) {
+    let yaml = std::fs::read_to_string(h.join("brain.yaml")).expect("brain.yaml");
+    let yaml = yaml.replace(
+        "partition:",
+        &format!(
+            "  - name: inbox\n    path: {}\n    role: inbox\npartition:",
+            h.join("inbox").display()
+        ),
+    );
+    std::fs::write(h.join("brain.yaml"), yaml).expect("brain.yaml");
+}
+
 /// The doctor's `memory` check.
 fn memory_check(dir: &tempfile::TempDir) -> serde_json::Value {
     brain_tests::doctor_check(&dir.path().join("home"), "memory")
@@ -428,15 +441,7 @@ fn a_keyed_fact_captured_by_inbox_or_remember_supersedes_the_earlier_one() {
     let (dir, _) = home(&[("other.md", "unrelated note about queues\n")]);
     let h = dir.path().join("home");
     // The inbox is a collection of its own.
-    let yaml = std::fs::read_to_string(h.join("brain.yaml")).expect("brain.yaml");
-    let yaml = yaml.replace(
-        "partition:",
-        &format!(
-            "  - name: inbox\n    path: {}\n    role: inbox\npartition:",
-            h.join("inbox").display()
-        ),
-    );
-    std::fs::write(h.join("brain.yaml"), yaml).expect("brain.yaml");
+    with_inbox(&h);
     let inbox = |args: &[&str], now: &str| {
         run(
             command("brain", &h)
@@ -537,15 +542,7 @@ fn concurrent_keyed_captures_each_get_a_record_and_huge_fields_do_no_harm() {
     // Over-long key, type and status are warnings and ignored; the record is indexed and found.
     let (code, hits) = ask(&dir, "2026-07-01T12:00:00Z", &["huge fields"]);
     assert_eq!((code, paths(&hits)), (Some(0), vec!["huge.md"]));
-    let yaml = std::fs::read_to_string(h.join("brain.yaml")).expect("brain.yaml");
-    let yaml = yaml.replace(
-        "partition:",
-        &format!(
-            "  - name: inbox\n    path: {}\n    role: inbox\npartition:",
-            h.join("inbox").display()
-        ),
-    );
-    std::fs::write(h.join("brain.yaml"), yaml).expect("brain.yaml");
+    with_inbox(&h);
     // Twelve captures at once: twelve records, twelve distinct ids, none lost or torn.
     let children: Vec<_> = (0..12)
         .map(|i| {

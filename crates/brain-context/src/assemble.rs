@@ -60,7 +60,7 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         line,
         title: h.title.clone(),
         date: h.date.clone(),
-        age: age_label(h.age_days),
+        age: brain_fmt::age::age_label(h.age_days),
         age_days: h.age_days,
         confidence: h.memory.as_ref().map(|m| m.confidence),
         untrusted: h.untrusted,
@@ -73,15 +73,6 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         text,
         keys,
     })
-}
-
-/// "today", "yesterday", "N days ago".
-fn age_label(days: i64) -> String {
-    match days {
-        ..=0 => "today".into(),
-        1 => "yesterday".into(),
-        n => format!("{n} days ago"),
-    }
 }
 
 /// The lines of `raw` from 1-based line `start` on, until [`ITEM_MAX_TOKENS`] (a line that would

@@ -95,9 +95,11 @@ pub fn check_budget(budget: usize) -> Result<(), String> {
 
 /// The guaranteed records of the engine's home, newest first: pinned, importance 5, or of a
 /// collection of role `memory`; superseded and expired ones are hidden as in any search.
-pub fn guaranteed(engine: &Engine, now: &Zoned) -> Result<Vec<Hit>, RunError> {
-    let config = brain_store::Config::load(engine.home())
-        .unwrap_or_else(|_| brain_store::Config::defaults(engine.home()));
+pub fn guaranteed(
+    engine: &Engine,
+    config: &brain_store::Config,
+    now: &Zoned,
+) -> Result<Vec<Hit>, RunError> {
     let memory: Vec<String> = config
         .collections
         .iter()
@@ -149,9 +151,9 @@ pub fn from_hits(
         working_md = render::working(&working, secs);
     }
     let working_tokens = tokens::count(&working_md);
-    let guaranteed = guaranteed(engine, now)?;
     let config = brain_store::Config::load(engine.home())
         .unwrap_or_else(|_| brain_store::Config::defaults(engine.home()));
+    let guaranteed = guaranteed(engine, &config, now)?;
     let rehearsal = Rehearsal::load(engine.home());
     let fill = assemble::Fill {
         budget: opts.budget.saturating_sub(working_tokens),
