@@ -472,6 +472,43 @@ fn diff(want: &str, got: &str) -> String {
     )
 }
 
+/// The memory fixture vault (`golden/vault`, its README says what is in it) copied into `work`,
+/// with its home at `work/home` (brain.yaml from the vault; private), indexed with `lexindex
+/// --all` (and `vecindex --all` with `embed`, which needs the test model: `None` when it is not
+/// installed). Returns the home.
+pub fn vault_home(work: &Path, embed: bool) -> Option<PathBuf> {
+    let src = workspace().join("golden/vault");
+    for sub in ["life", "memory", "core", "notes", "sessions"] {
+        copy_dir(&src.join(sub), &work.join(sub)).expect("copy the vault");
+    }
+    let home = work.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::copy(src.join("brain.yaml"), home.join("brain.yaml")).expect("brain.yaml");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(
+        out.status.success(),
+        "lexindex: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if embed {
+        let model = model_dir()?;
+        let out = run(
+            command("vecindex", &home)
+                .env("BRAIN_EMBEDDER", format!("local:{}", model.display()))
+                .args(["--all", "--quiet"]),
+            b"",
+        );
+        assert!(
+            out.status.success(),
+            "vecindex: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Some(home)
+}
+
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {

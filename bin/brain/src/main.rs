@@ -24,6 +24,12 @@ enum Command {
     /// The memory a task needs within a token budget (cl100k_base): guaranteed records, whole
     /// threads that fit, the best of the rest; near-duplicates and cold records left out.
     Context(cmd::context::Args),
+    /// Entities (people, projects, companies, concepts) and their aliases: the page of one
+    /// (summary, facts, related records, timeline), every one, or names that deserve one.
+    Entity(cmd::entity::Args),
+    /// What a record or an entity is related to: typed relations (supports, contradicts, …),
+    /// mentions, projects; --kind to follow some, --depth to walk further.
+    Related(cmd::related::Args),
     /// Print one document: a path, brain://collection/path or #docid, with optional :from[:count].
     Get(cmd::get::Args),
     /// Print several documents: a glob over collection/path, or a comma-separated list.
@@ -84,6 +90,8 @@ fn main() -> std::process::ExitCode {
             Command::Ask(a) => cmd::ask::run(&home, *a),
             Command::Context(a) => cmd::context::run(&home, a),
             Command::Wm(c) => cmd::wm::run(&home, c),
+            Command::Entity(a) => cmd::entity::run(&home, a),
+            Command::Related(a) => cmd::related::run(&home, a),
             Command::Get(a) => cmd::get::run(&home, a),
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),

@@ -37,8 +37,8 @@ pub struct Fill {
 fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
     let file = brain_store::walk::servable(config, &h.collection, &h.path).ok()?;
     let meta = std::fs::metadata(&file).ok()?;
-    let (text, line, keys) = if meta.len() > MAX_FILE_BYTES {
-        (h.snippet.clone(), h.line, Vec::new())
+    let (text, line, keys, whole) = if meta.len() > MAX_FILE_BYTES {
+        (h.snippet.clone(), h.line, Vec::new(), false)
     } else {
         let raw = std::fs::read(&file).ok()?;
         let raw = String::from_utf8_lossy(&raw);
@@ -46,10 +46,10 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         let keys = thread_keys(&facts.frontmatter, h);
         let body = facts.body.trim();
         if body.len() <= WHOLE_BODY_BYTES && tokens::count(body) <= ITEM_MAX_TOKENS {
-            (body.to_string(), facts.body_line, keys)
+            (body.to_string(), facts.body_line, keys, true)
         } else {
             let start = h.line.max(facts.body_line);
-            (passage(&raw, start), start, keys)
+            (passage(&raw, start), start, keys, false)
         }
     };
     Some(Item {
@@ -69,6 +69,7 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         } else {
             h.score
         },
+        whole,
         tokens: 0,
         text,
         keys,
@@ -133,15 +134,47 @@ fn thread_keys(fm: &serde_json::Map<String, Value>, h: &Hit) -> Vec<String> {
     keys
 }
 
-/// `hits` (best first) without the near-duplicates of a better one (by each hit's text, read as
-/// a block item), ranks numbered again; and how many went.
-pub fn dedup_hits(config: &Config, hits: Vec<Hit>) -> (Vec<Hit>, usize) {
-    let texts: Vec<String> = hits
+/// Stored vectors of records by (id, line — `None` for a whole record), all asked at once (one
+/// store open); a record without one is `None`. [`crate::stored_vectors`] reads them.
+pub type Vectors<'a> = &'a dyn Fn(&[(String, Option<u64>)]) -> Vec<Option<Vec<f32>>>;
+
+/// What [`Vectors`] is asked for `items`.
+fn wanted(items: &[&Item]) -> Vec<(String, Option<u64>)> {
+    items
         .iter()
-        .map(|h| item(config, h, Section::Related).map_or_else(|| h.snippet.clone(), |i| i.text))
+        .map(|i| (i.id.clone(), (!i.whole).then_some(i.line)))
+        .collect()
+}
+
+/// `hits` (best first) without the near-duplicates of a better one (by each hit's text, read as
+/// a block item, and its stored vector), ranks numbered again; and how many went.
+pub fn dedup_hits(config: &Config, hits: Vec<Hit>, vectors: Vectors<'_>) -> (Vec<Hit>, usize) {
+    let items: Vec<Item> = hits
+        .iter()
+        .map(|h| {
+            item(config, h, Section::Related).unwrap_or_else(|| Item {
+                section: Section::Related,
+                thread: None,
+                id: format!("{}/{}", h.collection, h.path),
+                uri: h.uri.clone(),
+                line: h.line,
+                title: h.title.clone(),
+                date: h.date.clone(),
+                age: String::new(),
+                age_days: h.age_days,
+                confidence: None,
+                untrusted: h.untrusted,
+                score: h.score,
+                tokens: 0,
+                text: h.snippet.clone(),
+                keys: Vec::new(),
+                whole: false,
+            })
+        })
         .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let dup = crate::dedup::duplicates_of(&refs);
+    let refs: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
+    let vecs = vectors(&wanted(&items.iter().collect::<Vec<_>>()));
+    let dup = crate::dedup::duplicates_with(&refs, &vecs);
     let dropped = dup.iter().filter(|d| d.is_some()).count();
     let mut kept: Vec<Hit> = hits
         .into_iter()
@@ -171,6 +204,7 @@ pub fn fill(
     hits: Vec<Hit>,
     f: Fill,
     task: &str,
+    vectors: Vectors<'_>,
 ) -> (Vec<Item>, LeftOut) {
     let mut left = LeftOut::default();
     let mut always: Vec<Item> = Vec::new();
@@ -208,12 +242,10 @@ pub fn fill(
     }
     // Near-duplicates: of a guaranteed record, or of a better record.
     if f.dedup {
-        let all: Vec<&str> = always
-            .iter()
-            .chain(rest.iter())
-            .map(|i| i.text.as_str())
-            .collect();
-        let dup = crate::dedup::duplicates_of(&all);
+        let all: Vec<&Item> = always.iter().chain(rest.iter()).collect();
+        let texts: Vec<&str> = all.iter().map(|i| i.text.as_str()).collect();
+        let vecs = vectors(&wanted(&all));
+        let dup = crate::dedup::duplicates_with(&texts, &vecs);
         let n = always.len();
         let keep_always: Vec<bool> = dup[..n].iter().map(Option::is_none).collect();
         let keep_rest: Vec<bool> = dup[n..].iter().map(Option::is_none).collect();

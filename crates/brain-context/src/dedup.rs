@@ -1,16 +1,31 @@
 //! Near-duplicate collapse (issue #23): five copies of one pasted error should not fill a result
 //! page or a context block.
 //!
-//! The measure, without vectors: the Jaccard similarity of the two texts' sets of word 3-shingles
-//! (words are runs of letters and digits, lower-cased; a text of fewer than three words is its
-//! words). Two texts are near-duplicates at [`THRESHOLD`] or above. Measured on paraphrased
-//! duplicates of the fixtures: an error pasted again with another path or timestamp scores 0.6–0.9;
-//! two different notes of one project stay below 0.2.
+//! Two measures; two texts are near-duplicates when either says so:
+//! * with vectors (both records embedded by `vecindex`): the cosine of their stored vectors (the
+//!   chunk holding the passage, or the mean of the record's chunks for a whole record) at
+//!   [`COSINE_THRESHOLD`] or above — seed 002's 0.88, which catches paraphrases;
+//! * always: the Jaccard similarity of the two texts' sets of word 3-shingles (words are runs of
+//!   letters and digits, lower-cased; a text of fewer than three words is its words) at
+//!   [`THRESHOLD`] or above. Measured on the fixtures: an error pasted again with another path or
+//!   timestamp scores 0.6–0.9; two different notes of one project stay below 0.2; a paraphrase
+//!   stays below it too (that is what the vectors are for).
 
 use std::collections::HashSet;
 
 /// Shingle Jaccard at or above which two texts are one (our choice, 2026-11-25; see the module docs).
 pub const THRESHOLD: f64 = 0.5;
+
+/// Cosine of stored vectors at or above which two texts are one (seed 002's dedup threshold).
+pub const COSINE_THRESHOLD: f32 = 0.88;
+
+/// Cosine of two unit vectors (0 when their lengths differ).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
 
 /// The word 3-shingles of `text`, hashed.
 pub fn shingles(text: &str) -> HashSet<u64> {
@@ -44,17 +59,30 @@ pub fn similarity(a: &HashSet<u64>, b: &HashSet<u64>) -> f64 {
 }
 
 /// Which of `texts` (best first) are near-duplicates of an earlier one: `out[i] = Some(j)`, `j <
-/// i` the text it repeats.
+/// i` the text it repeats. By shingles alone.
 pub fn duplicates_of(texts: &[&str]) -> Vec<Option<usize>> {
+    duplicates_with(texts, &vec![None; texts.len()])
+}
+
+/// [`duplicates_of`] with each text's stored vector where it has one (`vectors[i]`): a pair is one
+/// by cosine or by shingles (see the module docs).
+pub fn duplicates_with(texts: &[&str], vectors: &[Option<Vec<f32>>]) -> Vec<Option<usize>> {
     let sets: Vec<HashSet<u64>> = texts.iter().map(|t| shingles(t)).collect();
+    let vec_of = |i: usize| vectors.get(i).and_then(Option::as_deref);
     let mut out = vec![None; texts.len()];
     for i in 0..sets.len() {
         // Jaccard ≥ t needs the smaller set to be at least t of the larger: most pairs stop here.
         let fits = |a: usize, b: usize| (a.min(b) as f64) >= THRESHOLD * a.max(b) as f64;
         out[i] = (0..i).find(|&j| {
-            out[j].is_none()
-                && fits(sets[i].len(), sets[j].len())
-                && similarity(&sets[i], &sets[j]) >= THRESHOLD
+            if out[j].is_some() {
+                return false;
+            }
+            if let (Some(a), Some(b)) = (vec_of(i), vec_of(j))
+                && cosine(a, b) >= COSINE_THRESHOLD
+            {
+                return true;
+            }
+            fits(sets[i].len(), sets[j].len()) && similarity(&sets[i], &sets[j]) >= THRESHOLD
         });
     }
     out
@@ -72,5 +100,27 @@ mod tests {
         assert_eq!(duplicates_of(&[a, b, c]), [None, Some(0), None]);
         assert!(similarity(&shingles(a), &shingles(c)) < 0.1);
         assert_eq!(duplicates_of(&["", ""]), [None, None]);
+    }
+
+    #[test]
+    fn vectors_make_a_paraphrase_a_duplicate_and_only_above_the_threshold() {
+        let (a, b, c) = (
+            "rotate the password",
+            "change the secret",
+            "release checklist",
+        );
+        let unit = |x: f32| {
+            let y = (1.0 - x * x).sqrt();
+            Some(vec![x, y])
+        };
+        // cos(a, b) = 0.95, cos(a, c) = 0.6.
+        let v = [Some(vec![1.0, 0.0]), unit(0.95), unit(0.6)];
+        assert_eq!(duplicates_with(&[a, b, c], &v), [None, Some(0), None]);
+        assert_eq!(
+            duplicates_with(&[a, b, c], &[None, None, None]),
+            [None, None, None]
+        );
+        let v = [Some(vec![1.0, 0.0]), unit(0.87), None];
+        assert_eq!(duplicates_with(&[a, b, c], &v), [None, None, None]);
     }
 }

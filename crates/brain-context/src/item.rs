@@ -56,6 +56,10 @@ pub struct Item {
     /// Thread keys (not rendered).
     #[serde(skip)]
     pub(crate) keys: Vec<String>,
+    /// `text` is the record's whole body (else a passage from `line`): which stored vector
+    /// stands for it ([`crate::dedup`]).
+    #[serde(skip)]
+    pub(crate) whole: bool,
 }
 
 /// What was left out, and why.

@@ -83,6 +83,22 @@ pub struct Block {
     pub markdown: String,
 }
 
+/// The stored vectors of `wanted` (record id, line — `None`: the whole record) in `store`
+/// ([`brain_vec::store::Store::text_vector`]); `None` for a record it does not hold.
+pub fn stored_vectors(
+    store: &brain_vec::store::Store,
+    wanted: &[(String, Option<u64>)],
+) -> Vec<Option<Vec<f32>>> {
+    let at = store.positions();
+    wanted
+        .iter()
+        .map(|(id, line)| {
+            at.get(id.as_str())
+                .and_then(|&d| store.text_vector(d, *line))
+        })
+        .collect()
+}
+
 /// Why a budget is refused.
 pub fn check_budget(budget: usize) -> Result<(), String> {
     if budget == 0 || budget > MAX_BUDGET {
@@ -103,7 +119,7 @@ pub fn guaranteed(
     let memory: Vec<String> = config
         .collections
         .iter()
-        .filter(|c| c.role == "memory")
+        .filter(|c| c.role == brain_store::para::ROLE_MEMORY)
         .map(|c| c.name.clone())
         .collect();
     let filters = Filters {
@@ -160,7 +176,13 @@ pub fn from_hits(
         dedup: opts.dedup,
         now: now.timestamp().as_second(),
     };
-    let (mut items, mut left) = assemble::fill(&config, &rehearsal, guaranteed, hits, fill, task);
+    let vectors = |wanted: &[(String, Option<u64>)]| {
+        engine
+            .with_stored_vectors(|s| stored_vectors(s, wanted))
+            .unwrap_or_else(|| vec![None; wanted.len()])
+    };
+    let (mut items, mut left) =
+        assemble::fill(&config, &rehearsal, guaranteed, hits, fill, task, &vectors);
     // What the fill charged: the frame, each item and its line break, each section's heading once.
     let charged = |items: &[Item]| -> usize {
         let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();

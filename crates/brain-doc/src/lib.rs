@@ -23,6 +23,7 @@ pub mod fence;
 pub mod file;
 mod hash;
 mod hit;
+pub mod links;
 pub mod markdown;
 pub mod memory;
 pub mod ndjson;

@@ -16,6 +16,7 @@ pub mod convert;
 pub mod discover;
 pub mod gemini;
 pub mod lines;
+pub mod refs;
 pub mod render;
 pub mod run;
 pub mod session;

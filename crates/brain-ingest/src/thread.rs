@@ -40,7 +40,7 @@ impl Thread {
         self.s.tools.push(ToolLine {
             summary,
             error: None,
-            refs: tools::refs_of(name, input),
+            refs: crate::refs::refs_of(name, input),
         });
     }
 
@@ -74,6 +74,13 @@ impl Thread {
         };
         // A shell whose output shows a failure its exit status did not flag failed too.
         let shell = SHELLS.iter().any(|s| t.summary.starts_with(s));
+        if shell && !is_error && t.summary.contains("git commit") {
+            for r in crate::refs::commits_in_output(text) {
+                if !t.refs.contains(&r) {
+                    t.refs.push(r);
+                }
+            }
+        }
         let failed = is_error || (shell && tools::shows_failure(text));
         if !failed {
             return;

@@ -18,53 +18,9 @@ pub struct ToolLine {
     pub summary: String,
     /// First line of the error the tool returned, when it failed.
     pub error: Option<String>,
-    /// What the call touched, typed: `file:<path>` (read, written, edited, patched), `url:<url>`
-    /// (fetched) — the session's `refs` ([`refs_of`]).
+    /// What the call touched, typed (`file:`, `doc:`, `plan:`, `url:`, `repo:`, `commit:`) — the
+    /// session's `refs` ([`crate::refs`]).
     pub refs: Vec<String>,
-}
-
-/// Most refs one call adds (a patch of hundreds of files names the first ones).
-const MAX_REFS_PER_CALL: usize = 50;
-
-/// The files and URLs a call of tool `name` with `input` touched, as typed refs (`file:<path>`,
-/// `url:<url>`): the file tools' path argument, a Codex patch's `*** Add/Update/Delete File:` lines,
-/// a fetch's URL. Searches (`Grep`, `Glob`, `LS`) touch nothing in particular and add none.
-pub fn refs_of(name: &str, input: &Value) -> Vec<String> {
-    let s = |k: &str| {
-        input
-            .get(k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|v| !v.is_empty() && !v.contains('\n'))
-    };
-    let mut out: Vec<String> = match name {
-        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "read_file" | "write_file"
-        | "replace" | "edit" => s("file_path")
-            .or(s("notebook_path"))
-            .or(s("path"))
-            .or(s("absolute_path"))
-            .map(|p| vec![format!("file:{p}")])
-            .unwrap_or_default(),
-        "WebFetch" | "web_fetch" => s("url")
-            .map(|u| vec![format!("url:{u}")])
-            .unwrap_or_default(),
-        "apply_patch" => {
-            let text = input
-                .as_str()
-                .or_else(|| input.get("input").and_then(Value::as_str))
-                .or_else(|| input.get("patch").and_then(Value::as_str))
-                .unwrap_or_default();
-            patch_lines(text)
-                .into_iter()
-                .filter_map(|l| l.split_once(':').map(|(_, p)| p.trim()))
-                .filter(|p| !p.is_empty())
-                .map(|p| format!("file:{p}"))
-                .collect()
-        }
-        _ => Vec::new(),
-    };
-    out.truncate(MAX_REFS_PER_CALL);
-    out
 }
 
 /// Summarize a call of tool `name` with JSON `input`.
@@ -135,7 +91,7 @@ pub fn summarize(name: &str, input: &Value) -> String {
 }
 
 /// The shell command of a Bash-like call: a string, or an argv array (`["bash","-lc","…"]`).
-fn command_text(input: &Value) -> Option<String> {
+pub(crate) fn command_text(input: &Value) -> Option<String> {
     let v = input.get("command").or_else(|| input.get("cmd"))?;
     match v {
         Value::String(s) => Some(s.trim().to_string()),
@@ -164,7 +120,7 @@ fn patch_files(patch: &str) -> String {
 }
 
 /// The `Update File: …`, `Add File: …` and `Delete File: …` lines of a Codex patch.
-fn patch_lines(patch: &str) -> Vec<&str> {
+pub(crate) fn patch_lines(patch: &str) -> Vec<&str> {
     patch
         .lines()
         .filter_map(|l| l.strip_prefix("*** "))

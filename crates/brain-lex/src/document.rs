@@ -40,16 +40,45 @@ pub struct Prepared {
     /// The memory fields of its frontmatter, and what could not be read of them.
     pub memory: Memory,
     pub memory_warnings: Vec<String>,
+    /// Relations, entities and the entity it defines, as written ([`brain_doc::links`]): the
+    /// registry keeps them ([`crate::graph`]).
+    pub links: Links,
     pub passages: Vec<Passage>,
+}
+
+/// How a document's body is cut into passages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// At headings and, in a long section, paragraphs ([`passage::split`]).
+    #[default]
+    Sections,
+    /// Every block a passage: a daily note ([`passage::split_blocks`]).
+    Blocks,
+}
+
+impl Shape {
+    fn split(self, body: &str, first_line: u64) -> Vec<Passage> {
+        match self {
+            Shape::Sections => passage::split(body, first_line),
+            Shape::Blocks => passage::split_blocks(body, first_line),
+        }
+    }
 }
 
 use brain_doc::file::{FileFacts, meta_string, meta_tags};
 pub use brain_doc::file::{format_secs, parse_date};
+use brain_doc::links::Links;
 use brain_doc::memory::{Memory, Status};
 
 impl Prepared {
     /// A partitioned doc record whose markdown form is `text` (as `partition` wrote it).
-    pub fn from_doc(doc: &Doc, collection: &str, file: &Path, text: &str) -> Prepared {
+    pub fn from_doc(
+        doc: &Doc,
+        collection: &str,
+        file: &Path,
+        text: &str,
+        shape: Shape,
+    ) -> Prepared {
         let first = markdown::body_start_line(text, &doc.body);
         let date_secs = parse_date(&doc.date);
         let (memory, memory_warnings) = Memory::read(&doc.meta, date_secs);
@@ -80,7 +109,8 @@ impl Prepared {
             sha256: brain_doc::sha256_hex(text.as_bytes()),
             memory,
             memory_warnings,
-            passages: passage::split(&doc.body, first),
+            links: brain_doc::links::read(&doc.meta, &doc.body, first),
+            passages: shape.split(&doc.body, first),
         }
     }
 
@@ -94,7 +124,15 @@ impl Prepared {
         mtime_secs: i64,
     ) -> Prepared {
         let sha256 = brain_doc::sha256_hex(text.as_bytes());
-        Self::from_file_hashed(collection, path, file, text, mtime_secs, sha256)
+        Self::from_file_hashed(
+            collection,
+            path,
+            file,
+            text,
+            mtime_secs,
+            sha256,
+            Shape::Sections,
+        )
     }
 
     /// [`Prepared::from_file`] with the sha256 already known (the sync hashes the file's raw bytes
@@ -106,6 +144,7 @@ impl Prepared {
         text: &str,
         mtime_secs: i64,
         sha256: String,
+        shape: Shape,
     ) -> Prepared {
         let f = FileFacts::read(path, text, mtime_secs);
         let (memory, memory_warnings) = Memory::read(&f.frontmatter, f.date_secs);
@@ -127,7 +166,8 @@ impl Prepared {
             sha256,
             memory,
             memory_warnings,
-            passages: passage::split(f.body, f.body_line),
+            links: brain_doc::links::read(&f.frontmatter, f.body, f.body_line),
+            passages: shape.split(f.body, f.body_line),
         }
     }
 
@@ -402,7 +442,7 @@ mod tests {
         doc.path = "2026/04/s.md".into();
         doc.body = "## Conversation\n\n**User**: parse_config fails\n".into();
         let text = doc.to_markdown();
-        let a = Prepared::from_doc(&doc, "brain", Path::new("/h/f.md"), &text);
+        let a = Prepared::from_doc(&doc, "brain", Path::new("/h/f.md"), &text, Shape::Sections);
         let b = Prepared::from_file("brain", "2026/04/s.md", Path::new("/h/f.md"), &text, 0);
         assert_eq!(a, b);
     }

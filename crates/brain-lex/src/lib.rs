@@ -10,6 +10,7 @@
 
 mod document;
 mod dump;
+pub mod graph;
 mod index;
 pub mod lifecycle;
 pub mod passage;
@@ -18,7 +19,7 @@ pub mod search;
 mod sync;
 pub mod tokenize;
 
-pub use document::{Prepared, format_secs, meta_refs, parse_date, ref_query, ref_terms};
+pub use document::{Prepared, Shape, format_secs, meta_refs, parse_date, ref_query, ref_terms};
 pub use dump::{PassageRecord, dump};
 pub use index::{BULK_WRITER_MEMORY, LexError, LexIndex, WRITER_MEMORY};
 pub use sync::{Indexer, Summary, SyncError};

@@ -55,6 +55,30 @@ impl Cutter {
 /// Cut `body` (which starts at 1-based line `first_line` of the file) into passages. Always at least
 /// one passage, possibly with empty text, so a document with an empty body is still findable by title.
 pub fn split(body: &str, first_line: u64) -> Vec<Passage> {
+    cut(body, first_line, false)
+}
+
+/// [`split`] for a daily note (a collection of role `daily`, seed 001): every block is a passage of
+/// its own — a paragraph (up to a blank line), each top-level list item (`- `, `* `, `+ `, `1. `
+/// at the start of a line), each heading's section start — so "what did I note about the deploy
+/// on 3 March" answers with the one entry of that day, at its line.
+pub fn split_blocks(body: &str, first_line: u64) -> Vec<Passage> {
+    cut(body, first_line, true)
+}
+
+/// A top-level list item's first line: `- `, `* `, `+ `, or digits then `. ` / `) `, unindented.
+fn starts_item(line: &str) -> bool {
+    let b = line.as_bytes();
+    if matches!(b, [b'-' | b'*' | b'+', b' ' | b'\t', ..]) {
+        return true;
+    }
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    (1..=9).contains(&digits)
+        && matches!(b.get(digits), Some(b'.' | b')'))
+        && matches!(b.get(digits + 1), Some(b' ' | b'\t'))
+}
+
+fn cut(body: &str, first_line: u64, blocks: bool) -> Vec<Passage> {
     let mut c = Cutter {
         out: Vec::new(),
         text: String::new(),
@@ -73,7 +97,12 @@ pub fn split(body: &str, first_line: u64) -> Vec<Passage> {
                 .map(|(_, t)| t.as_str())
                 .collect::<Vec<_>>()
                 .join(" › ");
-        } else if (class == Class::Blank && c.text.len() >= TARGET_PASSAGE_BYTES)
+            // A block's heading path is its `headings`; the heading line is no block of its own.
+            if blocks {
+                continue;
+            }
+        } else if (class == Class::Blank && (blocks || c.text.len() >= TARGET_PASSAGE_BYTES))
+            || (blocks && class == Class::Text && starts_item(raw) && !c.text.trim().is_empty())
             || (c.text.len() + raw.len() > MAX_PASSAGE_BYTES && !c.text.is_empty())
         {
             c.flush(n);
@@ -87,6 +116,9 @@ pub fn split(body: &str, first_line: u64) -> Vec<Passage> {
             continue;
         }
         if c.text.is_empty() {
+            if blocks && class == Class::Blank {
+                continue;
+            }
             c.line = n;
         }
         c.text.push_str(raw);
@@ -125,6 +157,31 @@ fn chunks(s: &str, max: usize) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_daily_note_is_a_passage_per_block() {
+        let body = "# Morning\n- 09:10 fixed the auth bug\n  with a retry\n- 10:30 met Ana\n\nLunch paragraph\nstill lunch\n\n```\n- not an item\n\n```\n1. first\n";
+        let got: Vec<(u64, String)> = split_blocks(body, 3)
+            .iter()
+            .map(|p| (p.line, p.text.trim_end().to_string()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (4, "- 09:10 fixed the auth bug\n  with a retry".to_string()),
+                (6, "- 10:30 met Ana".to_string()),
+                (8, "Lunch paragraph\nstill lunch".to_string()),
+                (11, "```\n- not an item\n\n```".to_string()),
+                (15, "1. first".to_string()),
+            ]
+        );
+        assert!(
+            split_blocks(body, 3)
+                .iter()
+                .all(|p| p.headings == "Morning")
+        );
+        assert_eq!(split(body, 3).len(), 1);
+    }
 
     #[test]
     fn headings_start_passages_and_carry_their_path() {

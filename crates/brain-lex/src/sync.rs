@@ -12,13 +12,14 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use brain_doc::{Doc, ErrorCode};
 use brain_store::{
-    Config, ConfigError, DocEntry, FileStat, Home, Lock, LockError, Registry, RegistryError,
+    Config, ConfigError, DocEntry, DocLinks, FileStat, Home, Lock, LockError, Registry,
+    RegistryError,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
-use crate::document::Prepared;
+use crate::document::{Prepared, Shape};
 use crate::{LexError, LexIndex};
 
 /// What a run did; `lexindex --json` prints it.
@@ -98,6 +99,8 @@ pub struct Indexer {
     config: Config,
     upserts: Vec<DocEntry>,
     removals: Vec<String>,
+    /// The graph rows of every document put by this run ([`crate::graph`]).
+    links: Vec<DocLinks>,
     /// The source file of each record indexed by this run ([`Indexer::index_doc`]): a second
     /// record with the same id from another source is a collision, refused, never a replacement.
     given: HashMap<String, String>,
@@ -162,6 +165,7 @@ impl Indexer {
             config,
             upserts: Vec::new(),
             removals: Vec::new(),
+            links: Vec::new(),
             given: HashMap::new(),
             purged: false,
             summary: Summary {
@@ -177,6 +181,22 @@ impl Indexer {
     /// The loaded `brain.yaml`.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The role of `collection` (empty when it has none or is not declared).
+    fn role(&self, collection: &str) -> &str {
+        self.config
+            .collection(collection)
+            .map_or("", |c| c.role.as_str())
+    }
+
+    /// How documents of `collection` are cut: a daily note block by block.
+    fn shape(&self, collection: &str) -> Shape {
+        if self.role(collection) == brain_store::para::ROLE_DAILY {
+            Shape::Blocks
+        } else {
+            Shape::Sections
+        }
     }
 
     fn writer(&mut self) -> Result<&mut IndexWriter<TantivyDocument>, SyncError> {
@@ -212,6 +232,12 @@ impl Indexer {
         self.summary
             .field_warnings
             .extend(p.memory_warnings.iter().map(|w| format!("{}: {w}", p.id)));
+        let mut said = p.links.warnings.clone();
+        let links = crate::graph::doc_links(p, self.role(&p.collection), &mut said);
+        self.summary
+            .field_warnings
+            .extend(said.iter().map(|w| format!("{}: {w}", p.id)));
+        self.links.push(links);
         let delete = match &mut self.fresh {
             Some(put) => !put.insert(p.id.clone()),
             None => true,
@@ -274,7 +300,7 @@ impl Indexer {
         };
         let file = dir.join(&doc.path);
         let text = doc.to_markdown();
-        let p = Prepared::from_doc(doc, &collection, &file, &text);
+        let p = Prepared::from_doc(doc, &collection, &file, &text, self.shape(&collection));
         match self.given.get(&p.id) {
             Some(first) if *first != doc.source.file => {
                 self.summary.skipped += 1;
@@ -429,8 +455,15 @@ impl Indexer {
             });
             return Ok(());
         }
-        let p =
-            Prepared::from_file_hashed(collection, rel, path, &text, mtime / 1_000_000_000, sha);
+        let p = Prepared::from_file_hashed(
+            collection,
+            rel,
+            path,
+            &text,
+            mtime / 1_000_000_000,
+            sha,
+            self.shape(collection),
+        );
         self.put(&p, mtime, size, known.is_some())
             .map_err(FileError::Fatal)
     }
@@ -496,7 +529,8 @@ impl Indexer {
                 .collect();
             self.summary.removed = self.removals.len() as u64;
         }
-        self.registry.apply(&self.upserts, &self.removals)?;
+        self.registry
+            .apply(&self.upserts, &self.removals, &self.links)?;
         if self.upserts.len() + self.removals.len() >= BULK_CHECKPOINT {
             self.registry.checkpoint();
         }

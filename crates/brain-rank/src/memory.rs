@@ -31,7 +31,11 @@ pub fn multiplier(
         .or_else(|| role.and_then(|r| w.roles.get(r)))
         .copied()
         .filter(|x| x.is_finite() && *x != 0.0);
-    if h.memory.is_none() && reads == 0 && kind_weight.is_none() {
+    let archived = role == Some(brain_store::para::ROLE_PARA)
+        && brain_store::para::is_archived(&h.path)
+        && w.archived.is_finite()
+        && w.archived != 0.0;
+    if h.memory.is_none() && reads == 0 && kind_weight.is_none() && !archived {
         return None;
     }
     let mut parts = Map::new();
@@ -44,6 +48,9 @@ pub fn multiplier(
     };
     if let Some(x) = kind_weight {
         add("collection", x);
+    }
+    if archived {
+        add("archived", w.archived);
     }
     // What is read stays close; merely being listed counts for nothing (it would feed on itself).
     add(
@@ -93,7 +100,7 @@ pub fn apply(
     rehearsal: &brain_store::access::Rehearsal,
     role_of: &dyn Fn(&str) -> Option<String>,
 ) {
-    let kinds = !w.roles.is_empty() || !w.collections.is_empty();
+    let kinds = !w.roles.is_empty() || !w.collections.is_empty() || w.archived != 0.0;
     if hits.iter().all(|h| h.memory.is_none()) && rehearsal.is_empty() && !kinds {
         return;
     }
@@ -220,5 +227,36 @@ mod tests {
         }
         let (m, _) = multiplier(&h, &w, u64::MAX, None).expect("m");
         assert!((1.0 - w.cap..=1.0 + w.cap).contains(&m), "{m}");
+    }
+
+    #[test]
+    fn a_para_archive_yields_to_an_active_near_tie_but_not_to_a_weak_match() {
+        let w = MemoryWeights::default();
+        let none = brain_store::access::Rehearsal::default();
+        let plain = |uri: &str, score: f64, path: &str| {
+            let mut h = hit(uri, score, 3, None, 0);
+            h.collection = "life".into();
+            h.path = path.into();
+            h.memory = None;
+            h
+        };
+        let role = |c: &str| (c == "life").then(|| "para".to_string());
+        let mut hits = vec![
+            plain("old", 1.0, "archives/projects/x/summary.md"),
+            plain("new", 0.95, "projects/y/summary.md"),
+        ];
+        apply(&mut hits, &w, &none, &role);
+        assert_eq!(hits[0].uri, "new");
+        assert_eq!(hits[1].signals["memory"]["archived"], -0.1);
+        let mut hits = vec![
+            plain("old", 1.0, "archives/projects/x/summary.md"),
+            plain("weak", 0.6, "projects/y/summary.md"),
+        ];
+        apply(&mut hits, &w, &none, &role);
+        assert_eq!(hits[0].uri, "old");
+        // Outside a para collection, a folder named archives is nothing special.
+        let mut hits = vec![plain("a", 1.0, "archives/x.md")];
+        apply(&mut hits, &w, &none, &|_| None);
+        assert!(!hits[0].signals.contains_key("memory"));
     }
 }

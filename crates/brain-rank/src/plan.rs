@@ -89,11 +89,48 @@ impl Plan {
     }
 }
 
-/// The projects and agents the index knows (what a query may name).
+/// The projects and agents the index knows, and the entities the registry defines (what a query
+/// may name).
 #[derive(Debug, Clone, Default)]
 pub struct Known {
     pub projects: Vec<String>,
     pub agents: Vec<String>,
+    /// Entities with their aliases ([`brain_graph::Entities`], definitions only).
+    pub entities: brain_graph::Entities,
+}
+
+/// An entity a query names by one of its names, and the other names it is searched by too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    /// The words of the query that named it.
+    pub words: String,
+    /// Its canonical name.
+    pub name: String,
+    /// Its other names (canonical name and aliases, not the words written), `@` dropped.
+    pub others: Vec<String>,
+}
+
+/// The entities `text` names (strict, [`brain_graph::named_in`]) as expansions.
+fn expansions(known: &Known, text: &str) -> Vec<Expansion> {
+    brain_graph::named_in(&known.entities, text)
+        .into_iter()
+        .map(|n| {
+            let e = known.entities.get(n.entity);
+            let said = brain_doc::links::name_key(&n.words);
+            let mut others: Vec<String> = Vec::new();
+            for name in e.spoken_names() {
+                let bare = name.trim_start_matches('@').to_string();
+                if brain_doc::links::name_key(name) != said && !others.contains(&bare) {
+                    others.push(bare);
+                }
+            }
+            Expansion {
+                words: n.words,
+                name: e.name.clone(),
+                others,
+            }
+        })
+        .collect()
 }
 
 /// Plan `req` at time `now`. `vectors` says whether a vector store and model are there; `known`
@@ -114,11 +151,21 @@ pub fn plan(
 
     let mut when = None;
     let mut named = Vec::new();
+    let mut aliases: Vec<Expansion> = Vec::new();
     if let Some(plain) = &req.plain
         && mode == Mode::Auto
     {
         let k = known();
         named = entity::find(&plain.text, &k.projects, &k.agents);
+        aliases = expansions(&k, &plain.text);
+        warnings.extend(aliases.iter().filter(|a| !a.others.is_empty()).map(|a| {
+            format!(
+                "read `{}` as {}: also searched as {} (soft: a list of its own, not a filter)",
+                a.words,
+                a.name,
+                a.others.join(", ")
+            )
+        }));
         // A hard filter of the same kind wins: no boost on top of it.
         named.retain(|n| match n.kind {
             entity::Kind::Project => filters.projects.is_empty(),
@@ -305,6 +352,36 @@ pub fn plan(
             .filter(|n| n.kind == entity::Kind::Project)
             .map(|n| n.value.clone())
             .collect();
+        // An entity named by one of its names is searched by its others too (seed 003's aliases).
+        let others: Vec<&String> = aliases.iter().flat_map(|a| a.others.iter()).collect();
+        if !others.is_empty() {
+            let mut q = q.clone();
+            for name in &others {
+                for w in name.split_whitespace() {
+                    if q.terms.len() < crate::query::MAX_TERMS
+                        && !q.terms.iter().any(|t| t.eq_ignore_ascii_case(w))
+                    {
+                        q.terms.push(w.to_string());
+                    }
+                }
+            }
+            lists.push(List {
+                kind: SearchKind::Lex,
+                text: format!(
+                    "{text} [entity {}]",
+                    others
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                query: Some(q),
+                weight: strategy.entity.list,
+                name: "entity",
+                share: 1.0,
+                route: None,
+            });
+        }
         if !projects.is_empty() {
             let mut q = q.clone();
             q.filters.projects = projects;

@@ -229,6 +229,9 @@ pub struct MemoryWeights {
     pub roles: std::collections::BTreeMap<String, f64>,
     /// The same by collection name (wins over its role).
     pub collections: std::collections::BTreeMap<String, f64>,
+    /// What a record under `archives/` of a `para` collection adds (negative: demoted, seed 001 —
+    /// inactive items stay searchable but yield to active ones), inside the cap.
+    pub archived: f64,
 }
 
 impl Default for MemoryWeights {
@@ -243,6 +246,9 @@ impl Default for MemoryWeights {
             cap: 0.15,
             roles: [("distilled".to_string(), 0.05)].into_iter().collect(),
             collections: std::collections::BTreeMap::new(),
+            // Our choice (2026-11-25): the most of the cap a signal takes; an archived match
+            // still beats an active one scoring under 0.78 of it.
+            archived: -0.10,
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod clock;
 mod config;
 mod home;
 mod lock;
+pub mod para;
 pub mod partition;
 pub mod privacy;
 mod registry;
@@ -29,4 +30,7 @@ pub use config::{
 };
 pub use home::{Home, display_path, home_dir};
 pub use lock::{Lock, LockError, holder_pid};
-pub use registry::{CollectionCounts, DocEntry, FileEntry, FileStat, Registry, RegistryError};
+pub use registry::{
+    CollectionCounts, DocEntry, DocLinks, EntityDef, FileEntry, FileStat, LinkRow, Registry,
+    RegistryError,
+};

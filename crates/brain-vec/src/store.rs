@@ -389,3 +389,48 @@ impl Store {
             .unwrap_or("")
     }
 }
+
+impl Store {
+    /// Each document's position in [`Store::docs`], by id.
+    pub fn positions(&self) -> std::collections::HashMap<&str, usize> {
+        self.docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.as_str(), i))
+            .collect()
+    }
+
+    /// The stored vector that stands for document `doc`'s text from file line `line` on — the row
+    /// whose chunk holds that line — or, for `None`, for its whole text: the mean of its rows, made
+    /// unit length again. `None` when the document has no rows (what `brain context` compares
+    /// near-duplicates by, issue #23).
+    pub fn text_vector(&self, doc: usize, line: Option<u64>) -> Option<Vec<f32>> {
+        let e = self.docs.get(doc)?;
+        let rows = e.first as usize..(e.first + e.count) as usize;
+        if rows.is_empty() || rows.end > self.rows {
+            return None;
+        }
+        let file_line = |i: usize| e.body_line + u64::from(self.chunk(i).line).saturating_sub(1);
+        match line {
+            Some(l) => {
+                let row = rows
+                    .clone()
+                    .rev()
+                    .find(|&i| file_line(i) <= l)
+                    .unwrap_or(rows.start);
+                Some(self.vector(row)).filter(|v| !v.is_empty())
+            }
+            None => {
+                let dims = self.manifest.fingerprint.dims;
+                let mut sum = vec![0f32; dims];
+                for i in rows {
+                    for (s, x) in sum.iter_mut().zip(self.vector(i)) {
+                        *s += x;
+                    }
+                }
+                let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+                (norm > 0.0).then(|| sum.iter().map(|x| x / norm).collect())
+            }
+        }
+    }
+}

@@ -59,8 +59,17 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     if a.dedup {
         let config =
             brain_store::Config::load(home).unwrap_or_else(|_| brain_store::Config::defaults(home));
-        let (kept, dropped) =
-            brain_context::assemble::dedup_hits(&config, std::mem::take(&mut answer.hits));
+        // Stored vectors make a paraphrase a duplicate too (no model is loaded for it).
+        let store = brain_vec::store::Store::open(&home.vectors()).ok();
+        let vectors = |wanted: &[(String, Option<u64>)]| match &store {
+            Some(s) => brain_context::stored_vectors(s, wanted),
+            None => vec![None; wanted.len()],
+        };
+        let (kept, dropped) = brain_context::assemble::dedup_hits(
+            &config,
+            std::mem::take(&mut answer.hits),
+            &vectors,
+        );
         answer.hits = kept;
         if dropped > 0 {
             answer.warnings.push(format!(

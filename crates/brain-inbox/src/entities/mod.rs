@@ -36,7 +36,7 @@ pub use facts::{MAX_FACT_BYTES, MAX_FILE_BYTES};
 use facts::{Source, read_facts, sources};
 
 /// The records' folder inside the inbox.
-pub const FOLDER: &str = "entities";
+pub const FOLDER: &str = brain_store::para::FACTS_FOLDER;
 /// What one [`sync`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
@@ -79,7 +79,8 @@ pub fn folder(home: &Home) -> PathBuf {
 }
 /// The record id of fact `stem` of `src`: `inbox/entities/<collection>/<entity>/<stem>.md`.
 fn record_rel(src: &Source, stem: &str) -> String {
-    format!("{FOLDER}/{}/{}/{stem}.md", src.collection, src.entity())
+    let dir = brain_store::para::facts_dir(&format!("{}/{}", src.collection, src.entity()));
+    format!("{dir}/{stem}.md")
 }
 
 /// Bring `inbox/entities/` in line with every `items.json` of `config`'s user collections (see the

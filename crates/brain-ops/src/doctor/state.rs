@@ -424,6 +424,70 @@ pub fn locks(home: &Home) -> Check {
     .with(stale)
 }
 
+/// What the memory graph adds to the memory check (issue #23): records that say they contradict
+/// each other (`relations: {contradicts: …}`), typed relations whose target is no record or entity,
+/// and names several entities go by (a query naming one is not expanded; `brain entity` asks which).
+struct GraphFindings {
+    details: Vec<String>,
+    contradictions: usize,
+}
+
+fn graph_findings(home: &Home) -> GraphFindings {
+    let mut out = GraphFindings {
+        details: Vec::new(),
+        contradictions: 0,
+    };
+    let Ok(Some(reg)) = brain_store::Registry::open_existing(home) else {
+        return out;
+    };
+    let Ok(g) = brain_graph::Graph::load(&reg) else {
+        return out;
+    };
+    for e in g.contradictions() {
+        out.contradictions += 1;
+        out.details.push(format!(
+            "contradiction: {} contradicts {} (said at {}:{}; `brain related {} --kind contradicts`)",
+            g.describe(&e.from).1,
+            g.describe(&e.to).1,
+            e.doc,
+            e.line,
+            g.describe(&e.from).1
+        ));
+    }
+    for (row, target) in &g.dangling {
+        let typed = brain_doc::links::RelationKind::parse(&row.kind).is_some_and(|k| {
+            !matches!(
+                k,
+                brain_doc::links::RelationKind::Related
+                    | brain_doc::links::RelationKind::Supersedes
+            )
+        });
+        match target {
+            brain_graph::Target::Ambiguous(ids) => out.details.push(format!(
+                "{}:{}: `{}` names {} entities ({}): not resolved",
+                row.doc_id,
+                row.line,
+                row.target,
+                ids.len(),
+                ids.join(", ")
+            )),
+            _ if typed => out.details.push(format!(
+                "{}:{}: {} `{}`, which is no record or entity",
+                row.doc_id, row.line, row.kind, row.target
+            )),
+            _ => {}
+        }
+    }
+    for (name, ids) in g.entities.ambiguous() {
+        out.details.push(format!(
+            "the name `{name}` belongs to {} entities: {}",
+            ids.len(),
+            ids.join(", ")
+        ));
+    }
+    out
+}
+
 /// Memory records (issue #22): keys held by several active records (the newest is current; the
 /// others are superseded — listed, since two of them may contradict each other), records that
 /// contradict each other (`brain_lex::lifecycle::LifecycleReport`: a supersedes cycle fails, since
@@ -473,6 +537,8 @@ pub fn memory(home: &Home) -> Check {
             list.join(", ")
         )
     }));
+    let graph = graph_findings(home);
+    details.extend(graph.details);
     if !r.cycles.is_empty() {
         return Check::fail(
             "memory",
@@ -493,7 +559,7 @@ pub fn memory(home: &Home) -> Check {
         )
         .with(details);
     }
-    let contradictions = r.backwards.len() + r.near_keys.len();
+    let contradictions = r.backwards.len() + r.near_keys.len() + graph.contradictions;
     Check::pass(
         "memory",
         format!(

@@ -40,6 +40,22 @@ impl Engine {
         self.home.vectors()
     }
 
+    /// Read the stored vectors (no model is loaded): through the store a search opened, else
+    /// one opened now; `None` without a store (or a store that does not open).
+    pub fn with_stored_vectors<T>(
+        &self,
+        f: impl FnOnce(&brain_vec::store::Store) -> T,
+    ) -> Option<T> {
+        if let Some(Ok(vs)) = self.vec.get() {
+            return Some(f(&vs.store));
+        }
+        let dir = self.vec_dir();
+        if !dir.join("manifest.json").is_file() {
+            return None;
+        }
+        brain_vec::store::Store::open(&dir).ok().map(|s| f(&s))
+    }
+
     /// The vector handle, opened on first use (model load included).
     pub fn vectors(&self) -> Result<&VecSearch, Unavailable> {
         self.vec

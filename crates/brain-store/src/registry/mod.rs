@@ -19,6 +19,9 @@ use crate::Home;
 pub use read::{CollectionCounts, FileEntry};
 
 mod access;
+mod links;
+
+pub use links::{DocLinks, EntityDef, LinkRow};
 
 /// The migrations, in order. `user_version` = number applied.
 pub const MIGRATIONS: &[&str] = &[
@@ -63,6 +66,23 @@ pub const MIGRATIONS: &[&str] = &[
         source TEXT NOT NULL              -- what set it (the items.json, as collection/path)
     );
     CREATE INDEX recall_baseline_by_source ON recall_baseline(source);",
+    // 4: the memory graph (links.rs): what each document says it relates to, and the entities
+    // files define. Written with the document; an index of an older schema is rebuilt, filling them.
+    "CREATE TABLE links (
+        doc_id TEXT NOT NULL,             -- the document that says it
+        kind TEXT NOT NULL,               -- derives_from … related, entity, handle, project
+        target TEXT NOT NULL,             -- as written
+        line INTEGER NOT NULL DEFAULT 1   -- 1-based line of the file
+    );
+    CREATE INDEX links_by_doc ON links(doc_id);
+    CREATE TABLE entity_defs (
+        doc_id TEXT PRIMARY KEY,          -- the defining file (summary.md, or one with entity:)
+        entity TEXT NOT NULL,             -- <collection>/<folder>, or the doc id without .md
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        aliases TEXT NOT NULL DEFAULT '[]', -- JSON list of strings
+        archived INTEGER NOT NULL DEFAULT 0
+    );",
 ];
 
 /// One registered document.
@@ -322,14 +342,18 @@ impl Registry {
         work(&tx).and_then(|()| tx.commit()).map_err(err)
     }
 
-    /// Apply upserts and removals (by id) in one transaction. An upsert replacing an entry keeps its
-    /// vector columns only if the content hash did not change (else the vectors are stale: NULL).
+    /// Apply upserts and removals (by id) in one transaction, with the links of the documents
+    /// indexed again (`links`: each replaces what its document held; a removal takes its links).
+    /// An upsert replacing an entry keeps its vector columns only if the content hash did not
+    /// change (else the vectors are stale: NULL).
     pub fn apply(
         &mut self,
         upserts: &[DocEntry],
         removals: &[String],
+        links: &[DocLinks],
     ) -> Result<(), RegistryError> {
         self.in_transaction(|tx| {
+            links::write(tx, links, removals)?;
             let mut del = tx.prepare_cached("DELETE FROM documents WHERE id = ?1")?;
             for id in removals {
                 del.execute([id])?;
@@ -437,7 +461,7 @@ mod tests {
         let home = Home::at(dir.path());
         let mut r = Registry::open(&home).expect("open");
         assert_eq!(r.version().expect("v"), MIGRATIONS.len() as i64);
-        r.apply(&[e("brain/a.md", "x"), e("brain/b.md", "y")], &[])
+        r.apply(&[e("brain/a.md", "x"), e("brain/b.md", "y")], &[], &[])
             .expect("apply");
         drop(r);
         let mut r = Registry::open(&home).expect("reopen");
@@ -445,7 +469,7 @@ mod tests {
             r.get("brain/a.md").expect("get"),
             Some(e("brain/a.md", "x"))
         );
-        r.apply(&[], &["brain/a.md".into()]).expect("remove");
+        r.apply(&[], &["brain/a.md".into()], &[]).expect("remove");
         assert_eq!(r.entries(None).expect("all"), vec![e("brain/b.md", "y")]);
         let counts = r.counts(None).expect("counts");
         assert_eq!(counts.len(), 1);
@@ -455,7 +479,7 @@ mod tests {
         );
         let mut newer = e("brain/c.md", "z");
         newer.mtime_ns = 10;
-        r.apply(&[newer.clone()], &[]).expect("apply");
+        r.apply(&[newer.clone()], &[], &[]).expect("apply");
         assert_eq!(r.changed_since(5).expect("since"), vec![newer.clone()]);
         assert_eq!(r.changed_since(0).expect("all").len(), 2);
     }
@@ -464,12 +488,14 @@ mod tests {
     fn changed_content_clears_vector_freshness() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut r = Registry::open(&Home::at(dir.path())).expect("open");
-        r.apply(&[e("brain/a.md", "x")], &[]).expect("apply");
+        r.apply(&[e("brain/a.md", "x")], &[], &[]).expect("apply");
         r.mark_embedded("m1", 5, ["brain/a.md"]).expect("vec");
         assert_eq!(r.backlog(Some("m1")).expect("backlog"), 0);
-        r.apply(&[e("brain/a.md", "x")], &[]).expect("same content");
+        r.apply(&[e("brain/a.md", "x")], &[], &[])
+            .expect("same content");
         assert_eq!(r.backlog(Some("m1")).expect("backlog"), 0);
-        r.apply(&[e("brain/a.md", "z")], &[]).expect("new content");
+        r.apply(&[e("brain/a.md", "z")], &[], &[])
+            .expect("new content");
         assert_eq!(r.backlog(Some("m1")).expect("backlog"), 1);
     }
 }

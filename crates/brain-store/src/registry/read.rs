@@ -176,6 +176,7 @@ mod tests {
         r.apply(
             &[entry("a", "notes"), entry("b", "notes"), entry("c", "web")],
             &[],
+            &[],
         )
         .expect("apply");
         r.mark_embedded("old-model", 9, ["a", "b", "c"])
