@@ -598,3 +598,42 @@ fn two_applies_at_once_create_one_entity() {
         "Marco"
     );
 }
+
+/// The goldens of `brain entity` and `brain related` run over the vault (home at `$CASE/home`).
+fn golden_vault(work: &Path) {
+    vault_home(work, false).expect("vault");
+}
+
+#[test]
+fn golden_brain_entity() {
+    brain_tests::golden("brain-entity", "brain", golden_vault);
+}
+
+#[test]
+fn golden_brain_related() {
+    brain_tests::golden("brain-related", "brain", golden_vault);
+}
+
+#[test]
+fn the_official_mcp_client_asks_the_graph_tools() {
+    let Some(dir) = brain_tests::mcp_client() else {
+        return;
+    };
+    let (_d, h) = vault(false).expect("vault");
+    let out = run(
+        std::process::Command::new("node")
+            .arg(dir.join("graph.mjs"))
+            .env("BRAIN_BIN", brain_tests::bin("brain"))
+            .env("BRAIN_HOME", &h)
+            .env("BRAIN_NOW", NOW)
+            .env("TZ", "UTC"),
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("5 checks passed over stdio"), "{stdout}");
+}

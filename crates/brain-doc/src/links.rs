@@ -123,8 +123,9 @@ pub struct Links {
     pub relations: Vec<Relation>,
     /// Entities the document is about (`entities:`), as written.
     pub entities: Vec<String>,
-    /// `@handles` in the body's prose (outside code), as written, without the `@`.
-    pub handles: Vec<String>,
+    /// `@handles` in the body's prose (outside code), as written without the `@`, with the line
+    /// of their first use.
+    pub handles: Vec<(String, u64)>,
     /// The entity this file defines, when its frontmatter says so (`entity:`, or `aliases:`).
     pub entity: Option<EntityFields>,
     /// Values that could not be read (`relations: unknown kind `blocks``).
@@ -322,11 +323,12 @@ pub fn read(fm: &Map<String, Value>, body: &str, body_line: u64) -> Links {
     l
 }
 
-/// The `[[wiki link]]` targets (with their lines) and `@handles` of a body's prose: code fences and
-/// inline code are skipped, at most [`MAX_LINKS`] of each.
-pub fn scan_body(body: &str, body_line: u64) -> (Vec<(String, u64)>, Vec<String>) {
+/// The `[[wiki link]]` targets and `@handles` of a body's prose, each with the line of its first
+/// use: code fences and inline code are skipped, at most [`MAX_LINKS`] of each.
+#[allow(clippy::type_complexity)]
+pub fn scan_body(body: &str, body_line: u64) -> (Vec<(String, u64)>, Vec<(String, u64)>) {
     let mut wiki: Vec<(String, u64)> = Vec::new();
-    let mut handles: Vec<String> = Vec::new();
+    let mut handles: Vec<(String, u64)> = Vec::new();
     for (i, (raw, _, class)) in Lines::new(body).enumerate() {
         if class.is_code() || class == Class::Blank {
             continue;
@@ -352,8 +354,8 @@ pub fn scan_body(body: &str, body_line: u64) -> (Vec<(String, u64)>, Vec<String>
             rest = &after[end + 2..];
         }
         for h in handles_in(&prose) {
-            if handles.len() < MAX_LINKS && !handles.contains(&h) {
-                handles.push(h);
+            if handles.len() < MAX_LINKS && !handles.iter().any(|(x, _)| *x == h) {
+                handles.push((h, line));
             }
         }
     }
@@ -507,7 +509,7 @@ mod tests {
             "ping @schen and (@ana.lima.) about it\nmail bob@example.com, npm @types/node\n`@code`\n",
             1,
         );
-        assert_eq!(h, ["schen", "ana.lima"]);
+        assert_eq!(h, [("schen".to_string(), 1), ("ana.lima".to_string(), 1)]);
     }
 
     #[test]

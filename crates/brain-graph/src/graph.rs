@@ -402,6 +402,16 @@ impl Graph {
         }
     }
 
+    /// A node as the head of a listing: `id — title` (an entity: `id — name`).
+    pub fn heading(&self, n: &Node) -> String {
+        let (_, id, title, _) = self.describe(n);
+        if title.is_empty() || title == id {
+            id
+        } else {
+            format!("{id} — {title}")
+        }
+    }
+
     /// (`doc`|`entity`, id, title or name, date).
     pub fn describe(&self, n: &Node) -> (String, String, String, String) {
         match n {

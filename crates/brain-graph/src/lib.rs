@@ -8,6 +8,7 @@
 //! * [`suggest`] — names mentioned often enough to deserve an entity (seed 001).
 //! * [`view`] — what `brain entity NAME` shows: summary, facts, aliases, related, timeline.
 
+pub mod ask;
 pub mod graph;
 pub mod names;
 pub mod render;

@@ -53,8 +53,8 @@ pub fn doc_links(p: &Prepared, role: &str, warnings: &mut Vec<String>) -> DocLin
     }
     // A transcript's `@` is a decorator, a file mention or a scope as often as a person.
     if p.kind != "session" && p.kind != "browser" {
-        for h in &p.links.handles {
-            push(HANDLE, &format!("@{h}"), 1, warnings);
+        for (h, line) in &p.links.handles {
+            push(HANDLE, &format!("@{h}"), *line, warnings);
         }
     }
     if let Some(project) = &p.project {

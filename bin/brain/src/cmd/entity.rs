@@ -5,7 +5,7 @@ use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
-use brain_graph::{Graph, Lookup};
+use brain_graph::Graph;
 use brain_store::{Config, Home, Registry};
 
 #[derive(clap::Args)]
@@ -70,32 +70,15 @@ pub fn load(home: &Home) -> anyhow::Result<Graph> {
     Ok(Graph::load(&reg).map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?)
 }
 
-/// Entity `name` of `g`: 64 when ambiguous (the candidates named), 67 when unknown.
-pub fn find(g: &Graph, name: &str) -> anyhow::Result<usize> {
-    match g.entities.lookup(name) {
-        Lookup::One(i) => Ok(i),
-        Lookup::Ambiguous(v) => {
-            let names: Vec<String> = v
-                .iter()
-                .map(|&i| {
-                    let e = g.entities.get(i);
-                    format!("{} ({}, {})", e.name, e.kind, e.id)
-                })
-                .collect();
-            Err(Failure::new(
-                ErrorCode::BadQuery,
-                format!("`{name}` names {} entities: {}", v.len(), names.join("; ")),
-            )
-            .with_fix("name one of them by its full name or its id")
-            .into())
-        }
-        Lookup::None => Err(Failure::new(
-            ErrorCode::NoResults,
-            format!("no entity goes by `{name}`"),
-        )
-        .with_fix("brain entity list; brain entity suggest")
-        .into()),
-    }
+/// A question the graph cannot answer as asked, as the exit-code contract says: 64 for a bad
+/// one (ambiguous, unknown kind, depth), 67 for nothing there.
+pub fn failure(e: brain_graph::ask::AskError) -> anyhow::Error {
+    let code = if e.is_bad_query() {
+        ErrorCode::BadQuery
+    } else {
+        ErrorCode::NoResults
+    };
+    Failure::new(code, e.to_string()).with_fix(e.fix()).into()
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
@@ -117,7 +100,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         Command::Show { name, json } => {
             let config =
                 Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-            let i = find(&g, &name.join(" "))?;
+            let i = brain_graph::ask::entity(&g, &name.join(" ")).map_err(failure)?;
             let v = brain_graph::view(&g, &config, i);
             if json {
                 brain_doc::ndjson::write_line(&mut out, &v)?;

@@ -4,14 +4,9 @@
 
 use std::io::Write;
 
-use brain_cli::{Exit, Failure, Stdout};
+use brain_cli::{Exit, Stdout};
 use brain_doc::ErrorCode;
-use brain_doc::links::RelationKind;
-use brain_graph::Target;
 use brain_store::Home;
-
-/// Deepest walk allowed.
-pub const MAX_DEPTH: usize = 5;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,62 +28,14 @@ pub struct Args {
     json: bool,
 }
 
-/// The kinds `--kind` accepts.
-fn kinds() -> Vec<&'static str> {
-    let mut k: Vec<&str> = RelationKind::ALL.iter().map(|k| k.name()).collect();
-    k.extend(["mentions", "project"]);
-    k
-}
-
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    if !(1..=MAX_DEPTH).contains(&a.depth) {
-        return Err(Failure::new(
-            ErrorCode::BadQuery,
-            format!("--depth {} is out of range (1 to {MAX_DEPTH})", a.depth),
-        )
-        .into());
-    }
-    let mut wanted = Vec::new();
-    for k in &a.kind {
-        let name =
-            RelationKind::parse(k).map_or_else(|| k.trim().to_lowercase(), |r| r.name().into());
-        if !kinds().contains(&name.as_str()) {
-            return Err(Failure::new(
-                ErrorCode::BadQuery,
-                format!(
-                    "unknown relation kind `{k}` (one of {})",
-                    kinds().join(", ")
-                ),
-            )
-            .into());
-        }
-        wanted.push(name);
-    }
+    let depth = brain_graph::ask::check_depth(a.depth).map_err(super::entity::failure)?;
+    let wanted = brain_graph::ask::parse_kinds(&a.kind).map_err(super::entity::failure)?;
     let g = super::entity::load(home)?;
     let what = a.what.join(" ");
-    let start = match g.start(&what) {
-        Ok(n) => n,
-        Err(Target::Ambiguous(ids)) => {
-            return Err(Failure::new(
-                ErrorCode::BadQuery,
-                format!("`{what}` names {} entities: {}", ids.len(), ids.join(", ")),
-            )
-            .with_fix("name one by its full name or its id")
-            .into());
-        }
-        Err(_) => {
-            return Err(Failure::new(
-                ErrorCode::NoResults,
-                format!("no document or entity `{what}`"),
-            )
-            .with_fix(
-                "a document id as `brain ask` prints it (collection/path), or brain entity list",
-            )
-            .into());
-        }
-    };
+    let start = brain_graph::ask::start(&g, &what).map_err(super::entity::failure)?;
     let reached: Vec<brain_graph::ReachedRecord> = g
-        .related(&start, &wanted, a.depth)
+        .related(&start, &wanted, depth)
         .iter()
         .take(a.limit)
         .map(|r| g.record(r))
@@ -99,13 +46,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             brain_doc::ndjson::write_line(&mut out, r)?;
         }
     } else {
-        let (_, id, title, _) = g.describe(&start);
-        let head = if title.is_empty() || title == id {
-            id
-        } else {
-            format!("{id} — {title}")
-        };
-        out.write_all(brain_graph::render::related(&head, &reached).as_bytes())?;
+        out.write_all(brain_graph::render::related(&g.heading(&start), &reached).as_bytes())?;
     }
     out.flush()?;
     Ok(if reached.is_empty() {

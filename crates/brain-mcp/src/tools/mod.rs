@@ -7,6 +7,7 @@
 
 mod context;
 mod get;
+mod graph;
 mod multi_get;
 mod query;
 mod recent;
@@ -64,6 +65,8 @@ pub const TOOLS: &[Tool] = &[
     multi_get::TOOL,
     status::TOOL,
     recent::TOOL,
+    graph::ENTITY,
+    graph::RELATED,
     remember::TOOL,
     wm::ADD,
     wm::LIST,
