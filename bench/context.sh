@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `brain context` latency (issue #23: ≤ 100 ms for a 20,000-token budget on the bench corpus),
 # fresh process each time, beside `brain ask` on the same home and queries: medians over RUNS runs
-# per query, the block's size, and how the budget was used.
+# per query, the block's size, and how the budget was used — without a vector store, then with one
+# (random unit vectors for the real chunks, crates/brain-vec/examples/synthetic_store.rs: the
+# near-duplicate check reads stored vectors, and what it costs does not depend on what they say).
 #
 #   bench/context.sh    # needs release binaries: cargo build --release -p brain -p lexindex
 #
@@ -48,6 +50,15 @@ time_of() {
 ctx=$(time_of "$BIN/brain" context --budget "$BUDGET")
 ask=$(time_of "$BIN/brain" ask -n 10)
 echo "brain context --budget $BUDGET p50 ${ctx} ms; brain ask p50 ${ask} ms (${#QS[@]} queries x $RUNS runs; target context <= 100 ms); load average $(cut -d' ' -f1 /proc/loadavg)"
+# The same with a vector store: a copy of the home with synthetic vectors.
+VHOME=$BENCH_DIR/context-home-vec
+if [ ! -f "$VHOME/index/vec/manifest.json" ]; then
+  rm -rf "$VHOME" && cp -r "$BRAIN_HOME" "$VHOME"
+  cargo build --release -q -p brain-vec --example synthetic_store || exit 1
+  "${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/synthetic_store" "$VHOME" || exit 1
+fi
+ctxv=$(BRAIN_HOME=$VHOME time_of "$BIN/brain" context --budget "$BUDGET")
+echo "with a vector store ($(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['chunks'])" "$VHOME/index/vec/manifest.json") rows): brain context --budget $BUDGET p50 ${ctxv} ms (near-duplicates by stored vectors as well as shingles)"
 for q in "${QS[@]:0:2}"; do
   "$BIN/brain" context --json --budget "$BUDGET" "$q" | python3 -c '
 import json, sys

@@ -76,7 +76,12 @@ fn every_file_a_real_session_touched_finds_that_session() {
         };
         let Some(file) = refs
             .iter()
-            .filter_map(|r| r.as_str()?.strip_prefix("file:"))
+            .filter_map(|r| {
+                let r = r.as_str()?;
+                ["file:", "doc:", "plan:"]
+                    .iter()
+                    .find_map(|k| r.strip_prefix(k))
+            })
             .find(|f| f.matches('/').count() >= 2 && !f.contains(' '))
         else {
             continue;
@@ -99,4 +104,37 @@ fn every_file_a_real_session_touched_finds_that_session() {
     }
     // Claude Code, Codex and Gemini sessions of the corpora touch files.
     assert!(checked >= 20, "{checked} sessions with file refs");
+    // Commits a session made or showed, repositories it cloned or fetched: each finds it.
+    let mut kinds = std::collections::BTreeMap::new();
+    for d in &written {
+        let session = d
+            .meta
+            .get("session_id")
+            .and_then(|s| s.as_str())
+            .unwrap_or_default();
+        let refs = d.meta.get("refs").and_then(|r| r.as_array());
+        for r in refs.into_iter().flatten().filter_map(|r| r.as_str()) {
+            let Some((kind, value)) = r.split_once(':') else {
+                continue;
+            };
+            if !matches!(kind, "commit" | "repo" | "plan" | "doc") || value.contains(' ') {
+                continue;
+            }
+            *kinds.entry(kind.to_string()).or_insert(0) += 1;
+            let (code, hits) = ask(home.path(), &format!("ref:{value}"));
+            assert_eq!(code, Some(0), "ref:{value}");
+            assert!(
+                hits.iter()
+                    .any(|h| h.session_id.as_deref() == Some(session)),
+                "ref:{value} should find session {session}"
+            );
+        }
+    }
+    eprintln!("refs of the real corpora by kind: {kinds:?}");
+    for kind in ["commit", "repo", "plan", "doc"] {
+        assert!(
+            kinds.get(kind).is_some_and(|n| *n >= 1),
+            "no {kind} ref in {kinds:?}"
+        );
+    }
 }

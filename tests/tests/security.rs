@@ -328,6 +328,8 @@ fn mcp_read_only_neither_lists_nor_runs_remember() {
             "multi_get",
             "status",
             "recent",
+            "entity",
+            "related",
             "wm_list"
         ]
     );

@@ -637,3 +637,34 @@ fn the_official_mcp_client_asks_the_graph_tools() {
     );
     assert!(stdout.contains("5 checks passed over stdio"), "{stdout}");
 }
+
+#[test]
+fn records_naming_one_entity_by_different_aliases_are_one_thread() {
+    let (_d, h) = vault(false).expect("vault");
+    let b = json(&brain(
+        &h,
+        &[
+            "context",
+            "--json",
+            "--budget",
+            "3000",
+            "ledger retry idempotency decisions",
+        ],
+    ));
+    let thread: Vec<&str> = b["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["thread"] == "entity:life/areas/people/sarah-chen")
+        .filter_map(|i| i["id"].as_str())
+        .collect();
+    // `entities: ["@schen"]` and `entities: [Sarah Chen, billing]`: one person, one thread.
+    assert!(
+        thread.contains(&"notes/decisions/retry-policy.md"),
+        "{thread:?}"
+    );
+    assert!(
+        thread.contains(&"notes/decisions/idempotency-keys.md"),
+        "{thread:?}"
+    );
+}

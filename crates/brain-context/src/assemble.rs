@@ -196,16 +196,33 @@ fn per_document(hits: Vec<Hit>) -> Vec<Hit> {
         .collect()
 }
 
+/// What a fill reads besides the hits.
+pub struct Sources<'a> {
+    pub config: &'a Config,
+    pub rehearsal: &'a Rehearsal,
+    /// Entities and their aliases: records naming one entity by different names share a thread.
+    pub entities: &'a brain_graph::Entities,
+    pub vectors: Vectors<'a>,
+}
+
+/// A thread key `entity:<name>` as its entity's id when the name resolves to one (`entity:Sarah
+/// Chen` and `entity:@schen` are one thread); other keys as they are.
+fn canonical(key: String, entities: &brain_graph::Entities) -> String {
+    match key.strip_prefix("entity:").map(|n| entities.lookup(n)) {
+        Some(brain_graph::Lookup::One(i)) => format!("entity:{}", entities.get(i).id),
+        _ => key,
+    }
+}
+
 /// Fill the block (see the module docs). `guaranteed` newest first, `hits` best first.
 pub fn fill(
-    config: &Config,
-    rehearsal: &Rehearsal,
+    src: &Sources<'_>,
     guaranteed: Vec<Hit>,
     hits: Vec<Hit>,
     f: Fill,
     task: &str,
-    vectors: Vectors<'_>,
 ) -> (Vec<Item>, LeftOut) {
+    let (config, rehearsal, vectors) = (src.config, src.rehearsal, src.vectors);
     let mut left = LeftOut::default();
     let mut always: Vec<Item> = Vec::new();
     // Pinned first, then importance 5, then the memory files; newest first within each.
@@ -275,8 +292,15 @@ pub fn fill(
     // Threads: records sharing a key, scored by their best relevance plus recency.
     let mut threads: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (n, i) in rest.iter().enumerate() {
-        for k in &i.keys {
-            threads.entry(k.clone()).or_default().push(n);
+        let mut keys: Vec<String> = i
+            .keys
+            .iter()
+            .map(|k| canonical(k.clone(), src.entities))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        for k in keys {
+            threads.entry(k).or_default().push(n);
         }
     }
     let mut ranked: Vec<(f64, String, Vec<usize>)> = threads

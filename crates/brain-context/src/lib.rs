@@ -181,8 +181,14 @@ pub fn from_hits(
             .with_stored_vectors(|s| stored_vectors(s, wanted))
             .unwrap_or_else(|| vec![None; wanted.len()])
     };
-    let (mut items, mut left) =
-        assemble::fill(&config, &rehearsal, guaranteed, hits, fill, task, &vectors);
+    let entities = brain_graph::Entities::cached(engine.home());
+    let sources = assemble::Sources {
+        config: &config,
+        rehearsal: &rehearsal,
+        entities: &entities,
+        vectors: &vectors,
+    };
+    let (mut items, mut left) = assemble::fill(&sources, guaranteed, hits, fill, task);
     // What the fill charged: the frame, each item and its line break, each section's heading once.
     let charged = |items: &[Item]| -> usize {
         let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();

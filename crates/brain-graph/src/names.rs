@@ -85,6 +85,12 @@ impl Entities {
         Ok(Self::build(reg.entity_defs()?, links))
     }
 
+    /// The defined entities a query may name, from the index's small file
+    /// ([`brain_store::cached_entity_defs`]): no registry is opened.
+    pub fn cached(home: &brain_store::Home) -> Entities {
+        Self::build(brain_store::cached_entity_defs(home), &[])
+    }
+
     /// [`Entities::load`] from rows already read.
     pub fn build(defs: Vec<EntityDef>, links: &[LinkRow]) -> Entities {
         let mut list: Vec<Entity> = Vec::new();

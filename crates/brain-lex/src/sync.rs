@@ -531,6 +531,15 @@ impl Indexer {
         }
         self.registry
             .apply(&self.upserts, &self.removals, &self.links)?;
+        // What queries read to find the entities they may name (a small file, not the registry).
+        // A whole walk writes it whatever changed (a home indexed before the file existed gets it).
+        if (self.bulk || !self.links.is_empty() || !self.removals.is_empty())
+            && let Err(e) = self.registry.write_entities_file(&self.home)
+        {
+            self.summary.field_warnings.push(format!(
+                "{e} (queries expand no alias until the next run writes it)"
+            ));
+        }
         if self.upserts.len() + self.removals.len() >= BULK_CHECKPOINT {
             self.registry.checkpoint();
         }

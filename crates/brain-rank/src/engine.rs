@@ -301,12 +301,8 @@ impl Engine {
         let Ok(r) = self.ranker() else {
             return plan::Known::default();
         };
-        // The entities a query may name by an alias: one small registry read (definitions only).
-        let entities = brain_store::Registry::open_existing(&self.home)
-            .ok()
-            .flatten()
-            .and_then(|reg| brain_graph::Entities::load(&reg, &[]).ok())
-            .unwrap_or_default();
+        // The entities a query may name by an alias: the index's small file (a stat without one).
+        let entities = brain_graph::Entities::cached(&self.home);
         plan::Known {
             projects: r.searcher().projects().unwrap_or_default(),
             agents: r.searcher().agents().unwrap_or_default(),

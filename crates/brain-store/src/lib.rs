@@ -32,5 +32,5 @@ pub use home::{Home, display_path, home_dir};
 pub use lock::{Lock, LockError, holder_pid};
 pub use registry::{
     CollectionCounts, DocEntry, DocLinks, EntityDef, FileEntry, FileStat, LinkRow, Registry,
-    RegistryError,
+    RegistryError, cached_entity_defs, entities_file,
 };

@@ -18,7 +18,9 @@ pub enum Command {
         /// Which files under the folder belong to it.
         #[arg(long, default_value = brain_store::DEFAULT_GLOB)]
         glob: String,
-        /// Retrieval role (notes, wiki, raw, …).
+        /// Retrieval role: `para` (PARA folders: entities, archives demoted), `daily` (daily notes:
+        /// dated by name, a passage per block), `memory` (MEMORY.md, ME.md: always in context), or a
+        /// label for weights (notes, wiki, raw, …).
         #[arg(long, default_value = "notes")]
         role: String,
         /// high, medium or low (low is fenced as untrusted for agents).

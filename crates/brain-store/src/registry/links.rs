@@ -20,7 +20,7 @@ pub struct LinkRow {
 }
 
 /// An entity a file defines (a PARA folder's `summary.md`, or a file with `entity:`/`aliases:`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EntityDef {
     /// The defining document.
     pub doc_id: String,
@@ -83,7 +83,43 @@ pub(super) fn write(
     Ok(())
 }
 
+/// `index/entities.json`: the registry's entity definitions as one small file, written by the
+/// index after a run that changed documents (absent when there are none), so a query learns the
+/// names it may expand without opening the registry (a stat when there is no file: a fresh
+/// `brain ask` stays within its few milliseconds).
+pub fn entities_file(home: &crate::Home) -> std::path::PathBuf {
+    home.index().join("entities.json")
+}
+
+/// The entity definitions [`Registry::write_entities_file`] left, none when there is no file (or
+/// it does not read: the next index run writes it again).
+pub fn cached_entity_defs(home: &crate::Home) -> Vec<EntityDef> {
+    std::fs::read(entities_file(home))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
 impl Registry {
+    /// Write [`entities_file`] from the registry (remove it when no file defines an entity); what
+    /// failed, for the caller to report.
+    pub fn write_entities_file(&self, home: &crate::Home) -> Result<(), String> {
+        let defs = self.entity_defs().map_err(|e| e.to_string())?;
+        let path = entities_file(home);
+        let said = |e: std::io::Error| format!("{}: {e}", path.display());
+        if defs.is_empty() {
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(said(e)),
+                _ => Ok(()),
+            };
+        }
+        let bytes = serde_json::to_vec(&defs).map_err(|e| e.to_string())?;
+        if std::fs::read(&path).is_ok_and(|old| old == bytes) {
+            return Ok(());
+        }
+        brain_doc::atomic::write(&path, &bytes).map_err(said)
+    }
+
     /// Every link of every document, ordered by document, then as written.
     pub fn links(&self) -> Result<Vec<LinkRow>, RegistryError> {
         if self.version()? < 4 {
