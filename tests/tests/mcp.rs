@@ -281,7 +281,8 @@ fn remember_then_query_finds_the_entry_in_the_same_session() {
         day.contains("flamingo") && !day.contains("sk-proj"),
         "{day}"
     );
-    // One telemetry row per call: the capture and the walk log their own, the server the rest.
+    // One telemetry row per call: the capture and the walk log their own, the server the rest;
+    // a get of a query's hit adds a click.
     let log = std::fs::read_to_string(home.join("logs/usage.jsonl")).expect("usage.jsonl");
     let rows: Vec<Value> = parse_lines(log.as_bytes());
     let events: Vec<(&str, &str)> = rows
@@ -300,6 +301,8 @@ fn remember_then_query_finds_the_entry_in_the_same_session() {
             ("tool_call", "query"),
             ("inbox_write", ""),
             ("tool_call", "query"),
+            // The get read a hit of the query before it: a click (issue #24).
+            ("click", ""),
             ("tool_call", "get"),
             ("recent", ""),
             ("inbox_refused", ""),

@@ -39,6 +39,13 @@ enum Command {
     Collection(cmd::collection::Command),
     /// Evaluate retrieval on a BEIR-format set: nDCG@10, MRR@10, Recall@10/100, latency.
     Eval(cmd::eval::Args),
+    /// Improve the search strategy on judgments: try a change, keep it when a dev part improves
+    /// and the train part does not drop, log every experiment (`tune report` shows them).
+    Tune(Box<cmd::tune::Args>),
+    /// The search strategy in force: every knob (show), what differs from the defaults (diff),
+    /// back to the defaults (reset).
+    #[command(subcommand)]
+    Strategy(cmd::strategy::Command),
     /// Install or check the local embedding model ($BRAIN_HOME/models/).
     #[command(subcommand)]
     Model(cmd::model::Command),
@@ -96,6 +103,8 @@ fn main() -> std::process::ExitCode {
             Command::MultiGet(a) => cmd::multi_get::run(&home, a),
             Command::Collection(c) => cmd::collection::run(&home, c),
             Command::Eval(a) => cmd::eval::run(&home, a),
+            Command::Tune(a) => cmd::tune::run(&home, *a),
+            Command::Strategy(c) => cmd::strategy::run(&home, c),
             Command::Distill(a) => cmd::distill::run(&home, a),
             Command::Status(a) => cmd::status::run(&home, a),
             Command::Explain(a) => cmd::explain::run(&home, a),

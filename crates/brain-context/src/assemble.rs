@@ -148,7 +148,12 @@ fn wanted(items: &[&Item]) -> Vec<(String, Option<u64>)> {
 
 /// `hits` (best first) without the near-duplicates of a better one (by each hit's text, read as
 /// a block item, and its stored vector), ranks numbered again; and how many went.
-pub fn dedup_hits(config: &Config, hits: Vec<Hit>, vectors: Vectors<'_>) -> (Vec<Hit>, usize) {
+pub fn dedup_hits(
+    config: &Config,
+    hits: Vec<Hit>,
+    vectors: Vectors<'_>,
+    t: crate::dedup::Thresholds,
+) -> (Vec<Hit>, usize) {
     let items: Vec<Item> = hits
         .iter()
         .map(|h| {
@@ -174,7 +179,7 @@ pub fn dedup_hits(config: &Config, hits: Vec<Hit>, vectors: Vectors<'_>) -> (Vec
         .collect();
     let refs: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
     let vecs = vectors(&wanted(&items.iter().collect::<Vec<_>>()));
-    let dup = crate::dedup::duplicates_with(&refs, &vecs);
+    let dup = crate::dedup::duplicates_with(&refs, &vecs, t);
     let dropped = dup.iter().filter(|d| d.is_some()).count();
     let mut kept: Vec<Hit> = hits
         .into_iter()
@@ -203,6 +208,8 @@ pub struct Sources<'a> {
     /// Entities and their aliases: records naming one entity by different names share a thread.
     pub entities: &'a brain_graph::Entities,
     pub vectors: Vectors<'a>,
+    /// When two records are one (the strategy's `dedup`).
+    pub dedup: crate::dedup::Thresholds,
 }
 
 /// A thread key `entity:<name>` as its entity's id when the name resolves to one (`entity:Sarah
@@ -262,7 +269,7 @@ pub fn fill(
         let all: Vec<&Item> = always.iter().chain(rest.iter()).collect();
         let texts: Vec<&str> = all.iter().map(|i| i.text.as_str()).collect();
         let vecs = vectors(&wanted(&all));
-        let dup = crate::dedup::duplicates_with(&texts, &vecs);
+        let dup = crate::dedup::duplicates_with(&texts, &vecs, src.dedup);
         let n = always.len();
         let keep_always: Vec<bool> = dup[..n].iter().map(Option::is_none).collect();
         let keep_rest: Vec<bool> = dup[n..].iter().map(Option::is_none).collect();

@@ -13,11 +13,38 @@
 
 use std::collections::HashSet;
 
-/// Shingle Jaccard at or above which two texts are one (our choice, 2026-11-25; see the module docs).
+/// Shingle Jaccard at or above which two texts are one by default (our choice, 2026-11-25; see
+/// the module docs); `dedup.shingles` of the strategy.
 pub const THRESHOLD: f64 = 0.5;
 
-/// Cosine of stored vectors at or above which two texts are one (seed 002's dedup threshold).
+/// Cosine of stored vectors at or above which two texts are one by default (seed 002's dedup
+/// threshold); `dedup.cosine` of the strategy.
 pub const COSINE_THRESHOLD: f32 = 0.88;
+
+/// The two thresholds in force.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    pub shingles: f64,
+    pub cosine: f32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            shingles: THRESHOLD,
+            cosine: COSINE_THRESHOLD,
+        }
+    }
+}
+
+impl From<brain_rank::strategy::DedupWeights> for Thresholds {
+    fn from(w: brain_rank::strategy::DedupWeights) -> Self {
+        Thresholds {
+            shingles: w.shingles,
+            cosine: w.cosine as f32,
+        }
+    }
+}
 
 /// Cosine of two unit vectors (0 when their lengths differ).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -61,28 +88,32 @@ pub fn similarity(a: &HashSet<u64>, b: &HashSet<u64>) -> f64 {
 /// Which of `texts` (best first) are near-duplicates of an earlier one: `out[i] = Some(j)`, `j <
 /// i` the text it repeats. By shingles alone.
 pub fn duplicates_of(texts: &[&str]) -> Vec<Option<usize>> {
-    duplicates_with(texts, &vec![None; texts.len()])
+    duplicates_with(texts, &vec![None; texts.len()], Thresholds::default())
 }
 
 /// [`duplicates_of`] with each text's stored vector where it has one (`vectors[i]`): a pair is one
 /// by cosine or by shingles (see the module docs).
-pub fn duplicates_with(texts: &[&str], vectors: &[Option<Vec<f32>>]) -> Vec<Option<usize>> {
+pub fn duplicates_with(
+    texts: &[&str],
+    vectors: &[Option<Vec<f32>>],
+    t: Thresholds,
+) -> Vec<Option<usize>> {
     let sets: Vec<HashSet<u64>> = texts.iter().map(|t| shingles(t)).collect();
     let vec_of = |i: usize| vectors.get(i).and_then(Option::as_deref);
     let mut out = vec![None; texts.len()];
     for i in 0..sets.len() {
         // Jaccard ≥ t needs the smaller set to be at least t of the larger: most pairs stop here.
-        let fits = |a: usize, b: usize| (a.min(b) as f64) >= THRESHOLD * a.max(b) as f64;
+        let fits = |a: usize, b: usize| (a.min(b) as f64) >= t.shingles * a.max(b) as f64;
         out[i] = (0..i).find(|&j| {
             if out[j].is_some() {
                 return false;
             }
             if let (Some(a), Some(b)) = (vec_of(i), vec_of(j))
-                && cosine(a, b) >= COSINE_THRESHOLD
+                && cosine(a, b) >= t.cosine
             {
                 return true;
             }
-            fits(sets[i].len(), sets[j].len()) && similarity(&sets[i], &sets[j]) >= THRESHOLD
+            fits(sets[i].len(), sets[j].len()) && similarity(&sets[i], &sets[j]) >= t.shingles
         });
     }
     out
@@ -115,12 +146,16 @@ mod tests {
         };
         // cos(a, b) = 0.95, cos(a, c) = 0.6.
         let v = [Some(vec![1.0, 0.0]), unit(0.95), unit(0.6)];
-        assert_eq!(duplicates_with(&[a, b, c], &v), [None, Some(0), None]);
+        let t = Thresholds::default();
+        assert_eq!(duplicates_with(&[a, b, c], &v, t), [None, Some(0), None]);
         assert_eq!(
-            duplicates_with(&[a, b, c], &[None, None, None]),
+            duplicates_with(&[a, b, c], &[None, None, None], t),
             [None, None, None]
         );
         let v = [Some(vec![1.0, 0.0]), unit(0.87), None];
-        assert_eq!(duplicates_with(&[a, b, c], &v), [None, None, None]);
+        assert_eq!(duplicates_with(&[a, b, c], &v, t), [None, None, None]);
+        // A lower cosine threshold from the strategy makes it one.
+        let low = Thresholds { cosine: 0.8, ..t };
+        assert_eq!(duplicates_with(&[a, b, c], &v, low), [None, Some(0), None]);
     }
 }

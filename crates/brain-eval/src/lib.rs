@@ -5,10 +5,13 @@
 //! * [`metrics`] — nDCG@k (linear gain, as trec_eval/pytrec_eval compute it for BEIR), MRR@k,
 //!   Recall@k, latency percentiles;
 //! * [`run`] — index a set into a temporary home with the library indexer, rank every query in
-//!   process, and report.
+//!   process, and report;
+//! * [`tune`] — `brain tune`: the keep-or-revert loop over the strategy's knobs, judged on a
+//!   train part and accepted on a dev part (issue #24).
 
 pub mod beir;
 pub mod metrics;
 mod run;
+pub mod tune;
 
-pub use run::{EvalError, EvalOptions, Latency, Report, evaluate};
+pub use run::{Bench, EvalError, EvalOptions, Latency, Report, evaluate, hit_id};

@@ -157,63 +157,131 @@ pub struct ClassScore {
     pub recall_at_5: f64,
 }
 
+/// A set's corpus indexed in a home with an engine open on it: what `brain eval` scores once and
+/// `brain tune` scores again and again (one index, one model, many strategies).
+pub struct Bench {
+    pub engine: Engine,
+    pub mode: Mode,
+    /// Whether vectors are searched.
+    pub vectors: bool,
+    pub passages: u64,
+    pub index_ms: u64,
+    pub embedded: usize,
+    pub embed_ms: u64,
+    now: jiff::Zoned,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+impl Bench {
+    /// Index `corpus` (the set in `dir`) into `home` (a temporary folder when `None`), embed it when
+    /// `mode` needs vectors, and open the engine with `strategy` (a file) or the defaults.
+    pub fn open(
+        dir: &Path,
+        corpus: &[beir::CorpusDoc],
+        home: Option<&Path>,
+        mode: Mode,
+        strategy: Option<&Path>,
+        embedder: Option<&EmbedderSpec>,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<Bench, EvalError> {
+        if mode == Mode::Recent {
+            return Err(EvalError::BadInput(
+                "evaluate --mode lex, vec, hybrid or auto".into(),
+            ));
+        }
+        let mut tmp = None;
+        let root = match home {
+            Some(h) => {
+                std::fs::create_dir_all(h)?;
+                h.to_path_buf()
+            }
+            None => {
+                let t = tempfile::Builder::new().prefix("brain-eval-").tempdir()?;
+                let p = t.path().to_path_buf();
+                tmp = Some(t);
+                p
+            }
+        };
+        let home = Home::at(&root);
+        match strategy {
+            Some(p) => {
+                Strategy::load(p).map_err(|e| EvalError::BadInput(e.to_string()))?;
+                std::fs::copy(p, root.join(Strategy::FILE))?;
+            }
+            None => {
+                let _ = std::fs::remove_file(root.join(Strategy::FILE));
+            }
+        }
+        let started = Instant::now();
+        let passages = index_lexically(&home, dir, corpus)?;
+        let index_ms = started.elapsed().as_millis() as u64;
+        let spec = match embedder {
+            Some(s) => s.clone(),
+            None => EmbedderSpec::from_env(&home.models())?,
+        };
+        // Auto routes to hybrid where vectors exist: it is evaluated as `brain ask` runs with this
+        // embedder — with vectors when the model is there, lexically when it is not.
+        let vectors = match mode {
+            Mode::Lex => false,
+            Mode::Auto => spec.present(),
+            _ => true,
+        };
+        let (mut embedded, mut embed_ms) = (0, 0);
+        if vectors {
+            let t = Instant::now();
+            embedded = embed(&home, &spec, corpus, progress)?;
+            embed_ms = t.elapsed().as_millis() as u64;
+        }
+        let engine = Engine::open_with(&home, spec)?;
+        if vectors {
+            engine.vectors().map_err(RunError::Unavailable)?;
+        }
+        Ok(Bench {
+            engine,
+            mode,
+            vectors,
+            passages,
+            index_ms,
+            embedded,
+            embed_ms,
+            // `$BRAIN_NOW` fixes "now" for a set whose questions say "last week".
+            now: brain_rank::clock::now(),
+            _tmp: tmp,
+        })
+    }
+
+    /// The corpus ids of the best [`DEPTH`] documents for `text`, and the hits themselves.
+    pub fn rank(&self, text: &str, depth: usize) -> Result<Vec<brain_doc::Hit>, EvalError> {
+        let req = SearchRequest::builder(&self.now)
+            .plain(&words_only(text))
+            .map(|b| b.limit(depth, 1).mode(self.mode).snippets(false).build());
+        match req.and_then(|req| self.engine.search(&req, &self.now)) {
+            Ok(a) => Ok(a.hits),
+            // A query with nothing searchable (only stop words) ranks nothing.
+            Err(RunError::Query(_)) => Ok(Vec::new()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// A hit's corpus id (`4983.md` → `4983`).
+pub fn hit_id(h: &brain_doc::Hit) -> String {
+    corpus_id(&h.path)
+}
+
 /// Index the set in `opts.dir` and score every judged query; `progress(done, total)` follows the
 /// embedding of documents.
 pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<Report, EvalError> {
-    if opts.mode == Mode::Recent {
-        return Err(EvalError::BadInput(
-            "evaluate --mode lex, vec, hybrid or auto".into(),
-        ));
-    }
     let set = beir::load(&opts.dir, &opts.split)?;
-    let tmp;
-    let root = match &opts.home {
-        Some(h) => {
-            std::fs::create_dir_all(h)?;
-            h.clone()
-        }
-        None => {
-            tmp = tempfile::Builder::new().prefix("brain-eval-").tempdir()?;
-            tmp.path().to_path_buf()
-        }
-    };
-    let home = Home::at(&root);
-    match &opts.strategy {
-        Some(p) => {
-            Strategy::load(p).map_err(|e| EvalError::BadInput(e.to_string()))?;
-            std::fs::copy(p, root.join(Strategy::FILE))?;
-        }
-        None => {
-            let _ = std::fs::remove_file(root.join(Strategy::FILE));
-        }
-    }
-    let started = Instant::now();
-    let passages = index_lexically(&home, &opts.dir, &set)?;
-    let index_ms = started.elapsed().as_millis() as u64;
-
-    let spec = match &opts.embedder {
-        Some(s) => s.clone(),
-        None => EmbedderSpec::from_env(&home.models())?,
-    };
-    // Auto routes to hybrid where vectors exist: it is evaluated as `brain ask` runs with this
-    // embedder — with vectors when the model is there, lexically when it is not.
-    let needs_vectors = match opts.mode {
-        Mode::Lex => false,
-        Mode::Auto => spec.present(),
-        _ => true,
-    };
-    let (mut embedded, mut embed_ms) = (0, 0);
-    if needs_vectors {
-        let t = Instant::now();
-        embedded = embed(&home, &spec, &set, progress)?;
-        embed_ms = t.elapsed().as_millis() as u64;
-    }
-    let engine = Engine::open_with(&home, spec)?;
-    if needs_vectors {
-        engine.vectors().map_err(RunError::Unavailable)?;
-    }
-    // `$BRAIN_NOW` fixes "now" for a set whose questions say "last week".
-    let now = brain_rank::clock::now();
+    let bench = Bench::open(
+        &opts.dir,
+        &set.corpus,
+        opts.home.as_deref(),
+        opts.mode,
+        opts.strategy.as_deref(),
+        opts.embedder.as_ref(),
+        progress,
+    )?;
     let n = opts
         .max_queries
         .unwrap_or(usize::MAX)
@@ -225,17 +293,9 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
     for q in &set.queries[..n] {
         let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
         let t = Instant::now();
-        let req = SearchRequest::builder(&now)
-            .plain(&words_only(&q.text))
-            .map(|b| b.limit(DEPTH, 1).mode(opts.mode).snippets(false).build());
-        let hits = match req.and_then(|req| engine.search(&req, &now)) {
-            Ok(a) => a.hits,
-            // A query with nothing searchable (only stop words) ranks nothing.
-            Err(RunError::Query(_)) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
+        let hits = bench.rank(&q.text, DEPTH)?;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
-        let ranked: Vec<String> = hits.iter().map(|h| corpus_id(&h.path)).collect();
+        let ranked: Vec<String> = hits.iter().map(hit_id).collect();
         let (n10, m10, re5) = (
             ndcg_at(&ranked, &rels, 10),
             mrr_at(&ranked, &rels, 10),
@@ -281,18 +341,18 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         dataset: dataset_name(&opts.dir),
         split: opts.split.clone(),
         docs: set.corpus.len(),
-        passages,
+        passages: bench.passages,
         queries: n,
         ndcg_at_10: avg(ndcg),
         mrr_at_10: avg(mrr),
         recall_at_5: avg(r5),
         recall_at_10: avg(r10),
         recall_at_100: avg(r100),
-        index_ms,
+        index_ms: bench.index_ms,
         mode: opts.mode.name().into(),
-        vectors: needs_vectors,
-        embedded,
-        embed_ms,
+        vectors: bench.vectors,
+        embedded: bench.embedded,
+        embed_ms: bench.embed_ms,
         per_query,
         classes,
         latency_ms: Latency {
@@ -308,7 +368,11 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
 const CORPUS_SHA: &str = "eval-corpus.sha256";
 
 /// Index the corpus lexically unless the home already holds exactly it; the number of passages.
-fn index_lexically(home: &Home, dir: &Path, set: &beir::BeirSet) -> Result<u64, EvalError> {
+fn index_lexically(
+    home: &Home,
+    dir: &Path,
+    corpus_docs: &[beir::CorpusDoc],
+) -> Result<u64, EvalError> {
     let corpus = dir.join("corpus.jsonl");
     let sha = brain_doc::sha256_hex(&std::fs::read(&corpus)?);
     let mark = home.root().join(CORPUS_SHA);
@@ -330,7 +394,7 @@ fn index_lexically(home: &Home, dir: &Path, set: &beir::BeirSet) -> Result<u64, 
         config.save()?;
     }
     let mut indexer = Indexer::open(home, true)?;
-    for d in &set.corpus {
+    for d in corpus_docs {
         // A BEIR id is not always a safe file name; the document path only has to be unique.
         let _ = indexer.index_doc(&to_doc(d), Some(COLLECTION))?;
     }
@@ -343,12 +407,11 @@ fn index_lexically(home: &Home, dir: &Path, set: &beir::BeirSet) -> Result<u64, 
 fn embed(
     home: &Home,
     spec: &EmbedderSpec,
-    set: &beir::BeirSet,
+    corpus_docs: &[beir::CorpusDoc],
     progress: &dyn Fn(usize, usize),
 ) -> Result<usize, EvalError> {
     let embedder = brain_vec::backend::open(spec)?;
-    let inputs: Vec<brain_vec::index::Input> = set
-        .corpus
+    let inputs: Vec<brain_vec::index::Input> = corpus_docs
         .iter()
         .map(|d| brain_vec::index::Input::from_doc(to_doc(d)))
         .collect();

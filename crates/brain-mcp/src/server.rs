@@ -135,6 +135,7 @@ impl Server {
         };
         let mut logged = false;
         let mut extra = Map::new();
+        let mut row_extra = Map::new();
         let schema = tools::input_schema_of(tool.name).unwrap_or(&Value::Null);
         let outcome = match crate::schema::check(&args, schema) {
             Err(msg) if self.version < ARGUMENT_ERRORS_AS_TOOL_ERRORS_SINCE => {
@@ -154,14 +155,16 @@ impl Server {
                     now: brain_rank::clock::now(),
                     logged: false,
                     error_extra: Map::new(),
+                    row_extra: Map::new(),
                 };
                 let out = (tool.run)(&mut ctx, args);
                 logged = ctx.logged;
                 extra = ctx.error_extra;
+                row_extra = ctx.row_extra;
                 out
             }
         };
-        let mut f = Map::new();
+        let mut f = row_extra;
         f.insert("tool".into(), name.into());
         f.insert("ok".into(), outcome.is_ok().into());
         let result = match outcome {

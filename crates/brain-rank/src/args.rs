@@ -204,6 +204,7 @@ impl RankArgs {
             per_doc: self.per_doc.unwrap_or(strategy.per_doc).max(1),
             boosts: strategy.boosts(),
             snippets: true,
+            pool: strategy.pool,
         }
     }
 }

@@ -123,6 +123,12 @@ impl Engine {
         &self.strategy
     }
 
+    /// Search with `strategy` from now on (`brain tune`: one engine, its index and model loaded
+    /// once, many strategies tried). Nothing a strategy changes is cached by the engine.
+    pub fn set_strategy(&mut self, strategy: Strategy) {
+        self.strategy = strategy;
+    }
+
     /// The lexical ranker, or why there is none.
     pub fn ranker(&self) -> Result<&Ranker, RunError> {
         self.lex
@@ -478,6 +484,7 @@ impl Engine {
             per_doc: req.per_doc,
             boosts: self.strategy.boosts(),
             snippets: req.snippets && snippets,
+            pool: self.strategy.pool,
         };
         Ok(self.ranker()?.rank_with_text(&q, &opts, now.timestamp())?)
     }

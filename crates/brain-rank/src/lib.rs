@@ -19,6 +19,7 @@ pub mod entity;
 mod error;
 pub mod expand;
 pub mod fusion;
+pub mod knobs;
 pub mod memory;
 pub mod plan;
 pub mod query;

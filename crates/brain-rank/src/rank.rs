@@ -8,10 +8,7 @@ use jiff::{Timestamp, tz::TimeZone};
 use serde_json::{Map, Value};
 
 use crate::query::Query;
-use crate::strategy::{
-    CANDIDATES_PER_HIT, DEFAULT_LIMIT, DEFAULT_PER_DOC, EXACT_FORM_BONUS, MIN_CANDIDATES,
-    WIDEN_FACTOR,
-};
+use crate::strategy::{DEFAULT_LIMIT, DEFAULT_PER_DOC, PoolWeights};
 
 /// Why ranking failed.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +46,8 @@ pub struct RankOptions {
     pub boosts: Boosts,
     /// Compute snippets (and their lines); `brain eval` turns this off, it only needs the order.
     pub snippets: bool,
+    /// The candidate pool.
+    pub pool: PoolWeights,
 }
 
 impl Default for RankOptions {
@@ -58,6 +57,7 @@ impl Default for RankOptions {
             per_doc: DEFAULT_PER_DOC,
             boosts: Boosts::default(),
             snippets: true,
+            pool: PoolWeights::default(),
         }
     }
 }
@@ -112,7 +112,8 @@ impl Ranker {
     ) -> Result<Vec<(Hit, String)>, RankError> {
         let lq = lex_query(q, now);
         let per_doc = opts.per_doc.max(1);
-        let mut want = (opts.limit * per_doc * CANDIDATES_PER_HIT).max(MIN_CANDIDATES);
+        let pool = opts.pool;
+        let mut want = (opts.limit * per_doc * pool.per_hit.max(1)).max(pool.min.max(1));
         let mut groups: Vec<(String, Vec<(f32, Passage)>)> = Vec::new();
         // Long transcripts hold many matching passages: when the candidates run out before `limit`
         // documents, fetch a wider list and group it again (a wider pool may rank a passage the
@@ -148,11 +149,11 @@ impl Ranker {
             if groups.len() >= opts.limit || exhausted {
                 break;
             }
-            want *= WIDEN_FACTOR;
+            want *= pool.widen.max(2);
         }
         // Exact word forms decide what the stemmer ties ("customers" and "customize" meet at
         // "custom"): a passage holding the query's words as written scores up to
-        // EXACT_FORM_BONUS more; documents are reordered by their best passage (stable).
+        // `pool.exact_form` (EXACT_FORM_BONUS) more; documents are reordered by their best passage (stable).
         let mut scored: Vec<Vec<(f64, f64, Passage)>> = groups
             .into_iter()
             .map(|(_, ps)| {
@@ -163,25 +164,25 @@ impl Ranker {
                         (f64::from(raw), exact, p)
                     })
                     .collect();
-                ps.sort_by(|a, b| adjusted(b).total_cmp(&adjusted(a)));
+                ps.sort_by(|a, b| adjusted(b, &pool).total_cmp(&adjusted(a, &pool)));
                 ps
             })
             .collect();
         scored.sort_by(|a, b| {
-            let best = |g: &[(f64, f64, Passage)]| g.first().map_or(0.0, adjusted);
+            let best = |g: &[(f64, f64, Passage)]| g.first().map_or(0.0, |c| adjusted(c, &pool));
             best(b).total_cmp(&best(a))
         });
         let top = scored
             .first()
             .and_then(|ps| ps.first())
-            .map_or(1.0, adjusted);
+            .map_or(1.0, |c| adjusted(c, &pool));
         let mut hits = Vec::new();
         for ps in scored {
             for (raw, exact, p) in ps {
                 let rank = hits.len() as u32 + 1;
                 let mut hit = self.hit(rank, raw, top, &p, &lq, now, opts.snippets);
                 hit.score = if top > 0.0 {
-                    round(raw * (1.0 + EXACT_FORM_BONUS * exact) / top)
+                    round(raw * (1.0 + pool.exact_form * exact) / top)
                 } else {
                     0.0
                 };
@@ -322,8 +323,8 @@ fn hit_memory(m: &brain_lex::search::PassageMemory, at: i64) -> Option<brain_doc
 }
 
 /// A candidate's score with the exact-form bonus: (raw BM25, share of query words held as written).
-fn adjusted(c: &(f64, f64, Passage)) -> f64 {
-    c.0 * (1.0 + EXACT_FORM_BONUS * c.1)
+fn adjusted(c: &(f64, f64, Passage), pool: &PoolWeights) -> f64 {
+    c.0 * (1.0 + pool.exact_form * c.1)
 }
 
 /// The share of `terms` that `title` or `body` holds as written (whole words, any case).

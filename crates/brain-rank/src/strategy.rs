@@ -1,7 +1,8 @@
 //! Every tuning constant of retrieval, with where its value came from, and the optional
-//! `$BRAIN_HOME/search_strategy.yaml` that overrides the weights (seed 004's strategy file; a `brain
-//! tune` that edits it is not built yet). `CANDIDATES_PER_HIT`, `WIDEN_FACTOR`, `MIN_CANDIDATES` and
-//! `STALE_AFTER_DAYS` are not in the file.
+//! `$BRAIN_HOME/search_strategy.yaml` that overrides them (seed 004's strategy file, which `brain
+//! tune` edits). Every key of the file is a knob of [`crate::knobs`] (type, range, meaning): a file
+//! with an unknown key or a value out of range does not load (exit 64, naming the key).
+//! `STALE_AFTER_DAYS` is not in the file.
 //!
 //! ```yaml
 //! lex:
@@ -90,6 +91,55 @@ pub struct Strategy {
     pub limit: usize,
     /// Passages per document.
     pub per_doc: usize,
+    /// The lexical candidate pool: how many passages are fetched before folding into documents.
+    pub pool: PoolWeights,
+    /// When two records are one (`brain context`, `brain ask --dedup`).
+    pub dedup: DedupWeights,
+}
+
+/// The lexical candidate pool (our choices, 2026-11-22: see the constants).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PoolWeights {
+    /// Candidate passages per wanted hit ([`CANDIDATES_PER_HIT`]).
+    pub per_hit: usize,
+    /// Fewest candidates ([`MIN_CANDIDATES`]).
+    pub min: usize,
+    /// Growth of a too-narrow list per round ([`WIDEN_FACTOR`]).
+    pub widen: usize,
+    /// Most a passage gains for the words as written ([`EXACT_FORM_BONUS`]).
+    pub exact_form: f64,
+}
+
+impl Default for PoolWeights {
+    fn default() -> Self {
+        PoolWeights {
+            per_hit: CANDIDATES_PER_HIT,
+            min: MIN_CANDIDATES,
+            widen: WIDEN_FACTOR,
+            exact_form: EXACT_FORM_BONUS,
+        }
+    }
+}
+
+/// Near-duplicates (issue #23: seed 002's 0.88 cosine; the shingle measure our choice, measured on
+/// pasted errors and paraphrases — brain_context::dedup).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DedupWeights {
+    /// Word 3-shingle Jaccard at or above which two records are one.
+    pub shingles: f64,
+    /// Cosine of stored vectors at or above which two records are one.
+    pub cosine: f64,
+}
+
+impl Default for DedupWeights {
+    fn default() -> Self {
+        DedupWeights {
+            shingles: 0.5,
+            cosine: 0.88,
+        }
+    }
 }
 
 /// How ranked lists are fused (every constant from QMD's hybrid query, which takes RRF from Cormack
@@ -293,30 +343,31 @@ impl RerankWeights {
     }
 }
 
-/// The lexical weights as they appear in the YAML file.
+/// The lexical weights as they appear in the YAML file (f64 here, so a value reads back as written;
+/// the index takes them as f32).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LexWeights {
-    pub title: f32,
-    pub headings: f32,
-    pub path: f32,
-    pub body: f32,
-    pub ident: f32,
-    pub all_terms: f32,
-    pub tie_breaker: f32,
+    pub title: f64,
+    pub headings: f64,
+    pub path: f64,
+    pub body: f64,
+    pub ident: f64,
+    pub all_terms: f64,
+    pub tie_breaker: f64,
 }
 
 impl Default for LexWeights {
     fn default() -> Self {
         let b = Boosts::default();
         LexWeights {
-            title: b.title,
-            headings: b.headings,
-            path: b.path,
-            body: b.body,
-            ident: b.ident,
-            all_terms: b.all_terms,
-            tie_breaker: b.tie_breaker,
+            title: f64::from(b.title),
+            headings: f64::from(b.headings),
+            path: f64::from(b.path),
+            body: f64::from(b.body),
+            ident: f64::from(b.ident),
+            all_terms: f64::from(b.all_terms),
+            tie_breaker: f64::from(b.tie_breaker),
         }
     }
 }
@@ -324,13 +375,13 @@ impl Default for LexWeights {
 impl From<LexWeights> for Boosts {
     fn from(w: LexWeights) -> Boosts {
         Boosts {
-            title: w.title,
-            headings: w.headings,
-            path: w.path,
-            body: w.body,
-            ident: w.ident,
-            all_terms: w.all_terms,
-            tie_breaker: w.tie_breaker,
+            title: w.title as f32,
+            headings: w.headings as f32,
+            path: w.path as f32,
+            body: w.body as f32,
+            ident: w.ident as f32,
+            all_terms: w.all_terms as f32,
+            tie_breaker: w.tie_breaker as f32,
         }
     }
 }
@@ -349,8 +400,19 @@ impl Default for Strategy {
             per_session: DEFAULT_PER_SESSION,
             limit: DEFAULT_LIMIT,
             per_doc: DEFAULT_PER_DOC,
+            pool: PoolWeights::default(),
+            dedup: DedupWeights::default(),
         }
     }
+}
+
+/// Why a strategy text does not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error(transparent)]
+    Yaml(serde_norway::Error),
+    #[error(transparent)]
+    Knob(crate::knobs::KnobError),
 }
 
 /// Why the strategy file could not be read.
@@ -366,18 +428,30 @@ pub enum StrategyError {
         path: PathBuf,
         source: serde_norway::Error,
     },
+    #[error("{path}: {source}")]
+    Knob {
+        path: PathBuf,
+        source: crate::knobs::KnobError,
+    },
 }
 
 impl Strategy {
     /// The file name inside `$BRAIN_HOME`.
     pub const FILE: &'static str = "search_strategy.yaml";
 
-    /// Load `path`, or the defaults when it does not exist.
+    /// Load `path`, or the defaults when it does not exist: every key checked against the knob
+    /// registry first (an unknown key or a value out of range is an error naming it).
     pub fn load(path: &Path) -> Result<Strategy, StrategyError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => serde_norway::from_str(&text).map_err(|source| StrategyError::Yaml {
-                path: path.into(),
-                source,
+            Ok(text) => Self::parse(&text).map_err(|e| match e {
+                ParseError::Yaml(source) => StrategyError::Yaml {
+                    path: path.into(),
+                    source,
+                },
+                ParseError::Knob(source) => StrategyError::Knob {
+                    path: path.into(),
+                    source,
+                },
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Strategy::default()),
             Err(source) => Err(StrategyError::Io {
@@ -385,6 +459,16 @@ impl Strategy {
                 source,
             }),
         }
+    }
+
+    /// A strategy from the text of a strategy file (checked as [`Strategy::load`] checks it).
+    pub fn parse(text: &str) -> Result<Strategy, ParseError> {
+        let v: serde_json::Value = serde_norway::from_str(text).map_err(ParseError::Yaml)?;
+        crate::knobs::check(&v).map_err(ParseError::Knob)?;
+        if v.is_null() {
+            return Ok(Strategy::default());
+        }
+        serde_norway::from_str(text).map_err(ParseError::Yaml)
     }
 
     /// The lexical boosts.
@@ -410,9 +494,11 @@ mod tests {
         assert_eq!(s.fusion.k, RRF_K);
         std::fs::write(&p, "lex:\n  titel: 3.0\n").expect("write");
         assert!(
-            matches!(Strategy::load(&p), Err(StrategyError::Yaml { .. })),
+            matches!(Strategy::load(&p), Err(StrategyError::Knob { .. })),
             "typos are errors"
         );
+        let e = Strategy::load(&p).expect_err("typo").to_string();
+        assert!(e.contains("unknown key `lex.titel`"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -9,6 +9,7 @@
 //!
 //! [`stats`] reads the log back: usage by surface and event, latency percentiles, zero-hit rate.
 
+pub mod clicks;
 pub mod stats;
 
 use std::fs::{File, OpenOptions};

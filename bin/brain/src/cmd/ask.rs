@@ -65,10 +65,13 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
             Some(s) => brain_context::stored_vectors(s, wanted),
             None => vec![None; wanted.len()],
         };
+        let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
+            .unwrap_or_default();
         let (kept, dropped) = brain_context::assemble::dedup_hits(
             &config,
             std::mem::take(&mut answer.hits),
             &vectors,
+            strategy.dedup.into(),
         );
         answer.hits = kept;
         if dropped > 0 {
@@ -78,6 +81,11 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         }
     }
     row.set("n_hits", answer.hits.len());
+    // What a later `get` of a hit is a click of (issue #24; never the text unless opted in).
+    let docids = brain_store::telemetry::clicks::unique_docids(&answer.hits);
+    for (k, v) in brain_store::telemetry::clicks::query_fields(&text, &docids) {
+        row.set(&k, v);
+    }
     row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());

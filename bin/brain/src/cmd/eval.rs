@@ -17,9 +17,13 @@ pub struct Args {
     /// Only the first N judged queries.
     #[arg(long, value_name = "N")]
     max_queries: Option<usize>,
-    /// A search_strategy.yaml to evaluate instead of the defaults.
-    #[arg(long, value_name = "FILE")]
+    /// A search_strategy.yaml to evaluate [default: $BRAIN_HOME/search_strategy.yaml when there is
+    /// one — what `brain ask` and `brain tune` use — else the defaults].
+    #[arg(long, value_name = "FILE", conflicts_with = "defaults")]
     strategy: Option<PathBuf>,
+    /// Evaluate the built-in defaults, whatever $BRAIN_HOME/search_strategy.yaml says.
+    #[arg(long)]
+    defaults: bool,
     /// What to evaluate: BM25 (lex), vectors alone (vec), both fused (hybrid), or the routing
     /// `brain ask` does (auto: time words, named projects, scaffolding, the vector list weighed by
     /// the query; with vectors when the embedder is installed, else lexical — the report says
@@ -54,12 +58,22 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
             brain_vec::EmbedderSpec::from_env(&home.models()).map_err(|e| bad(e.to_string()))?,
         ),
     };
+    // What was tuned is what is evaluated: the home's strategy unless told otherwise.
+    let mine = home.root().join(brain_rank::Strategy::FILE);
+    let strategy = match (&a.strategy, a.defaults) {
+        (Some(p), _) => Some(p.clone()),
+        (None, false) if mine.is_file() => Some(mine),
+        _ => None,
+    };
+    if let Some(p) = &strategy {
+        eprintln!("brain eval: strategy {}", p.display());
+    }
     let opts = EvalOptions {
         dir: a.dir.clone(),
         split: a.split.clone(),
         max_queries: a.max_queries,
         mode: a.mode,
-        strategy: a.strategy.clone(),
+        strategy,
         home: a.home.clone(),
         per_query: a.per_query,
         embedder,

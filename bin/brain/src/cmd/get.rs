@@ -58,6 +58,12 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
             brain_store::access::Access::Read,
             brain_store::telemetry::Surface::from_env().as_str(),
         );
+        // A read of a recent query's hit is a click of it (issue #24's implicit judgments).
+        brain_store::telemetry::clicks::record_get(
+            home,
+            brain_store::telemetry::Surface::from_env().as_str(),
+            &brain_doc::docid(id),
+        );
     }
     let mut out = Stdout::new();
     out.write_all(lines.text.as_bytes())?;

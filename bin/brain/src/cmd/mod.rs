@@ -22,5 +22,7 @@ pub mod schedule;
 pub mod skills;
 pub mod stats;
 pub mod status;
+pub mod strategy;
+pub mod tune;
 mod usage;
 pub mod wm;

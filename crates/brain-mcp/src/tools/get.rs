@@ -80,6 +80,8 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let id = doc.id.clone().unwrap_or_default();
     // Rehearsal: an agent's read keeps a record close (never breaks the read).
     let _ = brain_store::access::record(&home, &[&id], brain_store::access::Access::Read, "mcp");
+    // A read of a recent query's hit is a click of it (issue #24's implicit judgments).
+    brain_store::telemetry::clicks::record_get(&home, "mcp", &brain_doc::docid(&id));
     let uri = doc.name();
     let collection = doc.collection().unwrap_or_default().to_string();
     let low = config.is_low_trust(&collection);

@@ -33,6 +33,8 @@ pub struct Ctx<'a> {
     pub logged: bool,
     /// Fields a failing handler adds to its error record line (`remember`: the refusal `reason`).
     pub error_extra: Map<String, Value>,
+    /// Fields a handler adds to its telemetry row (`query`: its `query_id` and hits, for clicks).
+    pub row_extra: Map<String, Value>,
 }
 
 /// A successful tool result.

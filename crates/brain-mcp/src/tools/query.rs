@@ -123,6 +123,15 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     };
     let answer = search(ctx.handles, &spec, &ctx.now)?;
     let (hits, mut warnings) = (answer.hits, answer.warnings);
+    // What a later `get` of a hit is a click of (never the text, unless opted in).
+    if let Some(text) = &spec.plain {
+        let docids = brain_store::telemetry::clicks::unique_docids(&hits);
+        ctx.row_extra = brain_store::telemetry::clicks::query_fields(text, &docids);
+        if brain_store::telemetry::queries_opted_in(ctx.handles.home()) {
+            ctx.row_extra
+                .insert("query".into(), Value::from(text.trim()));
+        }
+    }
     let config = ctx.handles.config()?;
     let low: Vec<bool> = hits
         .iter()

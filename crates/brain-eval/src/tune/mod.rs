@@ -1,0 +1,542 @@
+//! `brain tune` (issue #24, seed 004's self-optimizing loop, built on judgments): evaluate →
+//! propose → keep or revert → record, on a train part, accepted on a dev part.
+//!
+//! * [`judge`] — the judged queries: a BEIR set's split cut into train and dev (never `test`),
+//!   or the user's own clicks;
+//! * [`objective`] — nDCG@k (default), MRR@k, Recall@k, or seed 004's proxy;
+//! * [`propose`] — a deterministic coordinate search over the knob registry, or an LLM command;
+//! * [`log`] — `tune-log.jsonl`, one line per experiment and a summary per run;
+//! * [`report`] — the experiment table and the before/after per class.
+//!
+//! A proposal is kept only when dev rises by more than `min_gain` and train does not drop; the run
+//! stops after `patience` reverts in a row, `iterations`, `minutes`, or when the search has nothing
+//! left. Every kept strategy is written at once (atomically; the file before the run is kept as
+//! `<file>.prev`), so an interrupted run leaves the last kept strategy in place. Trials share one
+//! index and one model: only the strategy changes between them (no knob needs a re-index).
+
+pub mod judge;
+pub mod log;
+pub mod objective;
+pub mod propose;
+pub mod report;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use brain_doc::{ErrorCode, Hit};
+use brain_rank::route::Mode;
+use brain_rank::{Engine, Strategy, knobs};
+use brain_store::Home;
+use brain_vec::EmbedderSpec;
+
+use crate::run::{Bench, EvalError};
+use judge::{JudgeError, Parts, Query};
+use log::{Experiment, PartScore, Summary};
+use objective::Objective;
+use propose::{Proposal, Proposer};
+
+/// Where the judged queries come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A BEIR set and the split to tune on.
+    Beir { dir: PathBuf, split: String },
+    /// The clicks of the home's usage log, over the home's own index.
+    Usage,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct TuneOptions {
+    pub source: Source,
+    pub objective: Objective,
+    pub mode: Mode,
+    pub seed: u64,
+    pub iterations: usize,
+    pub minutes: Option<f64>,
+    pub min_gain: f64,
+    pub patience: usize,
+    /// Knobs to search (empty: the default groups of the mode, [`knobs::default_groups`]).
+    pub knobs: Vec<String>,
+    /// An LLM command instead of the coordinate search.
+    pub proposer: Option<brain_exec::Runner>,
+    /// Evaluate the set's `test` split once at the end, before and after.
+    pub final_test: bool,
+    /// Where the tuned strategy is written (default `$BRAIN_HOME/search_strategy.yaml`).
+    pub output: Option<PathBuf>,
+    /// Keep the BEIR set's index here between runs (else a temporary folder).
+    pub eval_home: Option<PathBuf>,
+    pub embedder: Option<EmbedderSpec>,
+}
+
+/// Why a run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneError {
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl TuneError {
+    /// The exit-code class.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            TuneError::Judge(JudgeError::TooFew { .. }) => ErrorCode::NoResults,
+            TuneError::Judge(_) | TuneError::BadInput(_) => ErrorCode::BadQuery,
+            TuneError::Eval(e) => e.code(),
+            TuneError::Io { .. } => ErrorCode::Internal,
+        }
+    }
+}
+
+/// What is searched: a BEIR set's bench, or the home itself.
+enum Target {
+    Beir(Bench),
+    Live {
+        engine: Engine,
+        now: jiff::Zoned,
+        mode: Mode,
+        collections: usize,
+    },
+}
+
+impl Target {
+    fn engine_mut(&mut self) -> &mut Engine {
+        match self {
+            Target::Beir(b) => &mut b.engine,
+            Target::Live { engine, .. } => engine,
+        }
+    }
+
+    fn collections(&self) -> usize {
+        match self {
+            Target::Beir(_) => 1,
+            Target::Live { collections, .. } => *collections,
+        }
+    }
+
+    /// The hits of `text`, and their ids as the judgments name documents.
+    fn rank(&self, text: &str, depth: usize) -> Result<(Vec<Hit>, Vec<String>), TuneError> {
+        match self {
+            Target::Beir(b) => {
+                let hits = b.rank(text, depth)?;
+                let ids = hits.iter().map(crate::run::hit_id).collect();
+                Ok((hits, ids))
+            }
+            Target::Live {
+                engine, now, mode, ..
+            } => {
+                let req = brain_rank::SearchRequest::builder(now)
+                    .plain(text)
+                    .map(|b| b.limit(depth, 1).mode(*mode).snippets(false).build());
+                let hits = match req.and_then(|r| engine.search(&r, now)) {
+                    Ok(a) => a.hits,
+                    Err(brain_rank::RunError::Query(_)) => Vec::new(),
+                    Err(e) => return Err(EvalError::from(e).into()),
+                };
+                let ids = hits.iter().map(|h| h.docid.clone()).collect();
+                Ok((hits, ids))
+            }
+        }
+    }
+
+    /// `queries` scored under the engine's strategy, in parallel, whole and by class.
+    fn score(
+        &self,
+        queries: &[Query],
+        qrels: &HashMap<String, HashMap<String, u32>>,
+        objective: Objective,
+    ) -> Result<PartScore, TuneError> {
+        let empty = HashMap::new();
+        let scores: Vec<(f64, Option<String>)> = queries
+            .par_iter()
+            .map(|q| {
+                let (hits, ids) = self.rank(&q.text, objective.depth())?;
+                let rels = qrels.get(&q.id).unwrap_or(&empty);
+                let s = objective.score(&hits, &ids, rels, self.collections());
+                Ok((s, q.class.clone()))
+            })
+            .collect::<Result<_, TuneError>>()?;
+        let mut by_class: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+        for (s, c) in &scores {
+            if let Some(c) = c {
+                let e = by_class.entry(c.clone()).or_default();
+                e.0 += s;
+                e.1 += 1;
+            }
+        }
+        let n = scores.len().max(1) as f64;
+        Ok(PartScore {
+            score: round(scores.iter().map(|(s, _)| s).sum::<f64>() / n),
+            queries: scores.len(),
+            classes: by_class
+                .into_iter()
+                .map(|(c, (s, k))| (c, round(s / k.max(1) as f64)))
+                .collect(),
+        })
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1_000_000.0).round() / 1_000_000.0
+}
+
+/// A stable id of a run: what it tunes on and with.
+fn run_id(opts: &TuneOptions, set: &str, start: &Strategy, keys: &[String]) -> String {
+    let what = format!(
+        "{set}|{:?}|{}|{}|{}|{}|{}",
+        opts.source,
+        opts.objective,
+        opts.mode.name(),
+        opts.seed,
+        knobs::minimal_yaml(start),
+        keys.join(",")
+    );
+    format!("t{}", &brain_doc::sha256_hex(what.as_bytes())[..10])
+}
+
+/// The knobs searched: `opts.knobs`, or the numeric knobs of the mode's default groups.
+pub fn searched_knobs(opts: &TuneOptions) -> Result<Vec<String>, TuneError> {
+    if !opts.knobs.is_empty() {
+        for k in &opts.knobs {
+            if knobs::find(k).is_none() {
+                return Err(TuneError::BadInput(format!(
+                    "--knobs: unknown knob `{k}` (`brain strategy show` lists them)"
+                )));
+            }
+        }
+        return Ok(opts.knobs.clone());
+    }
+    let groups = knobs::default_groups(opts.mode);
+    Ok(knobs::KNOBS
+        .iter()
+        .filter(|k| groups.contains(&k.group))
+        .filter(|k| matches!(k.kind, knobs::Kind::Float | knobs::Kind::Int))
+        .filter(|k| !k.key.ends_with(".*") && k.key != "pool.widen")
+        .map(|k| k.key.to_string())
+        .collect())
+}
+
+/// What a run reports as it goes.
+pub trait Watch {
+    fn experiment(&self, e: &Experiment, of: usize);
+}
+
+/// Run the loop for the home `home` (its strategy is the start and, unless `opts.output` says
+/// otherwise, where the tuned one goes).
+pub fn tune(
+    home: &Home,
+    opts: &TuneOptions,
+    watch: &dyn Watch,
+) -> Result<(Summary, Vec<Experiment>), TuneError> {
+    let started = Instant::now();
+    let output = opts
+        .output
+        .clone()
+        .unwrap_or_else(|| home.root().join(Strategy::FILE));
+    let start = Strategy::load(&home.root().join(Strategy::FILE))
+        .map_err(|e| TuneError::BadInput(e.to_string()))?;
+    let keys = searched_knobs(opts)?;
+    let (mut target, parts, set_name, test) = open_target(home, opts)?;
+    let run = run_id(opts, &set_name, &start, &keys);
+    let mut proposer: Box<dyn Proposer> = match &opts.proposer {
+        Some(r) => Box::new(propose::Command {
+            runner: r.clone(),
+            keys: keys.clone(),
+        }),
+        None => Box::new(propose::Coordinate::new(&keys, opts.seed).map_err(TuneError::BadInput)?),
+    };
+    let qrels: HashMap<String, HashMap<String, u32>> = parts.qrels.clone().into_iter().collect();
+    let measure =
+        |target: &mut Target, s: &Strategy| -> Result<(PartScore, PartScore), TuneError> {
+            target.engine_mut().set_strategy(s.clone());
+            Ok((
+                target.score(&parts.train, &qrels, opts.objective)?,
+                target.score(&parts.dev, &qrels, opts.objective)?,
+            ))
+        };
+    let t = Instant::now();
+    let (train0, dev0) = measure(&mut target, &start)?;
+    let mut history: Vec<Experiment> = Vec::new();
+    let baseline = Experiment {
+        kind: "tune_experiment".into(),
+        run: run.clone(),
+        iteration: 0,
+        changes: BTreeMap::new(),
+        hypothesis: "the strategy as it is".into(),
+        train: train0.score,
+        dev: dev0.score,
+        delta: 0.0,
+        decision: "baseline".into(),
+        reason: None,
+        ts: log::now(),
+        duration_ms: t.elapsed().as_millis() as u64,
+    };
+    record(home, &baseline, watch, opts.iterations, &mut history)?;
+    let (mut best, mut best_train, mut best_dev) = (start.clone(), train0.clone(), dev0.clone());
+    let (mut kept, mut reverts, mut done) = (0, 0, 0);
+    let mut stopped = "iterations";
+    while done < opts.iterations {
+        if opts
+            .minutes
+            .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
+        {
+            stopped = "minutes";
+            break;
+        }
+        let t = Instant::now();
+        done += 1;
+        let proposal = match proposer.next(&best, &history) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                done -= 1;
+                stopped = "exhausted";
+                break;
+            }
+            Err(reason) => Proposal {
+                changes: Vec::new(),
+                hypothesis: format!("the proposer failed: {reason}"),
+            },
+        };
+        let mut e = Experiment {
+            kind: "tune_experiment".into(),
+            run: run.clone(),
+            iteration: done,
+            changes: BTreeMap::new(),
+            hypothesis: proposal.hypothesis.clone(),
+            train: best_train.score,
+            dev: best_dev.score,
+            delta: 0.0,
+            decision: "rejected".into(),
+            reason: None,
+            ts: String::new(),
+            duration_ms: 0,
+        };
+        match apply(&best, &proposal) {
+            Err(reason) => e.reason = Some(reason),
+            Ok((candidate, changes)) => {
+                e.changes = changes;
+                let (train, dev) = measure(&mut target, &candidate)?;
+                e.train = train.score;
+                e.dev = dev.score;
+                e.delta = round(dev.score - best_dev.score);
+                let keep = e.delta > opts.min_gain && train.score >= best_train.score;
+                e.decision = if keep { "keep" } else { "revert" }.into();
+                if keep {
+                    write_strategy(&output, &candidate, kept == 0)?;
+                    (best, best_train, best_dev) = (candidate, train, dev);
+                    kept += 1;
+                }
+            }
+        }
+        let keep = e.decision == "keep";
+        proposer.feedback(keep);
+        reverts = if keep { 0 } else { reverts + 1 };
+        e.ts = log::now();
+        e.duration_ms = t.elapsed().as_millis() as u64;
+        record(home, &e, watch, opts.iterations, &mut history)?;
+        if reverts >= opts.patience {
+            stopped = "patience";
+            break;
+        }
+    }
+    let moved: BTreeMap<String, (Value, Value)> = knobs::diff(&best)
+        .into_iter()
+        .filter_map(|(key, _, after)| {
+            let before = knobs::get(&start, &key).unwrap_or(Value::Null);
+            (before != after).then_some((key, (before, after)))
+        })
+        .collect();
+    let test = match test {
+        Some(queries) => {
+            target.engine_mut().set_strategy(start.clone());
+            let before = target.score(&queries.0, &queries.1, opts.objective)?;
+            target.engine_mut().set_strategy(best.clone());
+            let after = target.score(&queries.0, &queries.1, opts.objective)?;
+            Some((before, after))
+        }
+        None => None,
+    };
+    let summary = Summary {
+        kind: "tune_summary".into(),
+        run,
+        set: set_name,
+        objective: opts.objective.to_string(),
+        mode: opts.mode.name().into(),
+        seed: opts.seed,
+        parts: parts.how.clone(),
+        iterations: done,
+        kept,
+        stopped: stopped.into(),
+        before: [("train".to_string(), train0), ("dev".to_string(), dev0)].into(),
+        after: [
+            ("train".to_string(), best_train),
+            ("dev".to_string(), best_dev),
+        ]
+        .into(),
+        moved,
+        test,
+        // Relative to the home when inside it: the same run in another home logs the same line.
+        strategy: (kept > 0).then(|| {
+            output
+                .strip_prefix(home.root())
+                .unwrap_or(&output)
+                .display()
+                .to_string()
+        }),
+        ts: log::now(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    log::append(home, &summary).map_err(|source| TuneError::Io {
+        path: home.root().join(log::FILE),
+        source,
+    })?;
+    Ok((summary, history))
+}
+
+fn record(
+    home: &Home,
+    e: &Experiment,
+    watch: &dyn Watch,
+    of: usize,
+    history: &mut Vec<Experiment>,
+) -> Result<(), TuneError> {
+    log::append(home, e).map_err(|source| TuneError::Io {
+        path: home.root().join(log::FILE),
+        source,
+    })?;
+    watch.experiment(e, of);
+    history.push(e.clone());
+    Ok(())
+}
+
+/// `proposal` applied to `s`, every change checked against the registry; the changes as
+/// knob → (old, new).
+#[allow(clippy::type_complexity)]
+fn apply(
+    s: &Strategy,
+    proposal: &Proposal,
+) -> Result<(Strategy, BTreeMap<String, (Value, Value)>), String> {
+    if proposal.changes.is_empty() {
+        return Err(proposal.hypothesis.clone());
+    }
+    let mut out = s.clone();
+    let mut changes = BTreeMap::new();
+    for (key, value) in &proposal.changes {
+        let old = knobs::get(&out, key).unwrap_or(Value::Null);
+        out = knobs::set(&out, key, value.clone()).map_err(|e| e.to_string())?;
+        let new = knobs::get(&out, key).unwrap_or(Value::Null);
+        changes.insert(key.clone(), (old, new));
+    }
+    if changes.values().all(|(a, b)| a == b) {
+        return Err("the proposal changes nothing".into());
+    }
+    Ok((out, changes))
+}
+
+/// Write `s` to `path` atomically (only what differs from the defaults); before the first write of
+/// a run, keep the file as it was in `<path>.prev`.
+fn write_strategy(path: &std::path::Path, s: &Strategy, first: bool) -> Result<(), TuneError> {
+    let io = |source| TuneError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if first {
+        let mut prev = path.as_os_str().to_owned();
+        prev.push(".prev");
+        let old = std::fs::read(path)
+            .unwrap_or_else(|_| b"# no strategy file before `brain tune`: the defaults\n".to_vec());
+        brain_doc::atomic::write(std::path::Path::new(&prev), &old).map_err(io)?;
+    }
+    brain_doc::atomic::write(path, knobs::minimal_yaml(s).as_bytes()).map_err(io)
+}
+
+/// The target, the train/dev parts, the set's name, and the test queries with their judgments
+/// when `--final-test` asks for them.
+#[allow(clippy::type_complexity)]
+fn open_target(
+    home: &Home,
+    opts: &TuneOptions,
+) -> Result<
+    (
+        Target,
+        Parts,
+        String,
+        Option<(Vec<Query>, HashMap<String, HashMap<String, u32>>)>,
+    ),
+    TuneError,
+> {
+    match &opts.source {
+        Source::Beir { dir, split } => {
+            let test = if opts.final_test {
+                let set = crate::beir::load(dir, "test")
+                    .map_err(|e| TuneError::BadInput(format!("--final-test: {e}")))?;
+                Some((
+                    set.queries.iter().map(Query::from).collect(),
+                    set.qrels.into_iter().collect(),
+                ))
+            } else {
+                None
+            };
+            let (corpus, parts) = judge::beir_parts(dir, split, opts.seed)?;
+            let bench = Bench::open(
+                dir,
+                &corpus,
+                opts.eval_home.as_deref(),
+                opts.mode,
+                None,
+                opts.embedder.as_ref(),
+                &|_, _| {},
+            )?;
+            let name = dir
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| dir.display().to_string());
+            Ok((
+                Target::Beir(bench),
+                parts,
+                format!("{name} ({split})"),
+                test,
+            ))
+        }
+        Source::Usage => {
+            if opts.final_test {
+                return Err(TuneError::BadInput(
+                    "--final-test needs a BEIR set with a test split (--set DIR)".into(),
+                ));
+            }
+            let parts = judge::usage_parts(home, opts.seed)?;
+            let engine = match &opts.embedder {
+                Some(s) => Engine::open_with(home, s.clone()),
+                None => Engine::open(home),
+            }
+            .map_err(EvalError::from)?;
+            let collections = brain_store::Config::load(home)
+                .map(|c| c.collections.len())
+                .unwrap_or(1);
+            Ok((
+                Target::Live {
+                    engine,
+                    now: brain_rank::clock::now(),
+                    mode: opts.mode,
+                    collections,
+                },
+                parts,
+                "usage".into(),
+                None,
+            ))
+        }
+    }
+}
