@@ -5,9 +5,15 @@
 //! and `brain tune` searches within it. A new weight joins by a field of [`crate::Strategy`] and a
 //! line here (a test holds every numeric leaf of the default strategy to a knob).
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::strategy::Strategy;
+/// What the knobs are read from and written to: the strategy (`crate::Strategy`), kept generic so
+/// this registry does not import the type it describes (the strategy checks its file here).
+pub trait Tunable: Serialize + DeserializeOwned + Default {}
+
+impl<T: Serialize + DeserializeOwned + Default> Tunable for T {}
 
 /// What a knob holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -527,13 +533,13 @@ fn is_group(path: &str) -> bool {
 }
 
 /// The value of `key` in `s`.
-pub fn get(s: &Strategy, key: &str) -> Option<Value> {
+pub fn get<S: Tunable>(s: &S, key: &str) -> Option<Value> {
     let v = serde_json::to_value(s).ok()?;
     v.pointer(&pointer(key)).cloned()
 }
 
 /// `s` with `key` set to `value`, checked against the registry first.
-pub fn set(s: &Strategy, key: &str, value: Value) -> Result<Strategy, KnobError> {
+pub fn set<S: Tunable>(s: &S, key: &str, value: Value) -> Result<S, KnobError> {
     let knob = find(key).ok_or_else(|| KnobError::Unknown(key.to_string()))?;
     let value = match (knob.kind, value.as_f64()) {
         // A whole number given as 4.0 (a search's arithmetic) is that number.
@@ -566,7 +572,7 @@ fn pointer(key: &str) -> String {
 }
 
 /// Every leaf of `s` as `(key, value)`, in [`KNOBS`] order (map knobs: one per key present).
-pub fn leaves(s: &Strategy) -> Vec<(String, Value)> {
+pub fn leaves<S: Tunable>(s: &S) -> Vec<(String, Value)> {
     let v = serde_json::to_value(s).unwrap_or(Value::Null);
     let mut out = Vec::new();
     for k in KNOBS {
@@ -590,9 +596,9 @@ pub fn leaves(s: &Strategy) -> Vec<(String, Value)> {
 
 /// The knobs whose value in `s` differs from the default, with both values (`None`: not in the
 /// defaults, a map key of the user's).
-pub fn diff(s: &Strategy) -> Vec<(String, Option<Value>, Value)> {
+pub fn diff<S: Tunable>(s: &S) -> Vec<(String, Option<Value>, Value)> {
     let defaults: std::collections::BTreeMap<String, Value> =
-        leaves(&Strategy::default()).into_iter().collect();
+        leaves(&S::default()).into_iter().collect();
     let mut out: Vec<(String, Option<Value>, Value)> = leaves(s)
         .into_iter()
         .filter(|(key, v)| defaults.get(key) != Some(v))
@@ -610,7 +616,7 @@ pub fn diff(s: &Strategy) -> Vec<(String, Option<Value>, Value)> {
 
 /// The YAML of `s` holding only what differs from the defaults (what `brain tune` writes, so a
 /// knob it did not move follows the defaults of later versions).
-pub fn minimal_yaml(s: &Strategy) -> String {
+pub fn minimal_yaml<S: Tunable>(s: &S) -> String {
     let mut root = serde_json::Map::new();
     for (key, _, value) in diff(s) {
         if value.is_null() {
@@ -642,6 +648,7 @@ pub fn minimal_yaml(s: &Strategy) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::strategy::Strategy;
 
     #[test]
     fn every_leaf_of_the_default_strategy_is_a_knob() {
