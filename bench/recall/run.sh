@@ -25,7 +25,9 @@ mkdir -p "$SET/qrels"
 # brain eval reads jsonl2md's doc records as they are (id, title, body, date, ended, project, agent).
 "$BIN/jsonl2md" "$CORPORA/claude-code" "$CORPORA/codex" "$CORPORA/gemini" 2>/dev/null > "$SET/corpus.jsonl"
 cp bench/recall/queries.jsonl "$SET/queries.jsonl"
-cp bench/recall/qrels/test.tsv "$SET/qrels/test.tsv"
+# qrels/all.tsv: every judgment (the set has no held-out part; `brain tune --split all` cuts a
+# seeded dev part off it).
+cp bench/recall/qrels/all.tsv "$SET/qrels/all.tsv"
 echo "recall set: $(wc -l < "$SET/corpus.jsonl") sessions, $(wc -l < "$SET/queries.jsonl") questions"
 # With a model (installed in the home, or named by $BRAIN_EMBEDDER) auto routes with vectors, as
 # `brain ask` does, and hybrid runs too.
@@ -33,5 +35,5 @@ modes="lex auto"
 { [ -d "${BRAIN_HOME:-$HOME/.brain}/models" ] || [ -n "${BRAIN_EMBEDDER:-}" ]; } && modes="$modes hybrid"
 for mode in $modes; do
   echo "== $mode"
-  "$BIN/brain" eval --mode "$mode" "$SET" 2>&1 | grep -v '^index\|^embed' || true
+  "$BIN/brain" eval --split all --mode "$mode" "$SET" 2>&1 | grep -v '^index\|^embed' || true
 done

@@ -26,7 +26,7 @@ fn recall_set(dir: &std::path::Path) -> Option<()> {
     std::fs::write(set.join("corpus.jsonl"), &out.stdout).expect("corpus");
     let src = workspace().join("bench/recall");
     std::fs::copy(src.join("queries.jsonl"), set.join("queries.jsonl")).expect("queries");
-    std::fs::copy(src.join("qrels/test.tsv"), set.join("qrels/test.tsv")).expect("qrels");
+    std::fs::copy(src.join("qrels/all.tsv"), set.join("qrels/all.tsv")).expect("qrels");
     Some(())
 }
 
@@ -34,7 +34,15 @@ fn eval(dir: &std::path::Path, mode: &str) -> serde_json::Value {
     let out = run(
         command("brain", &dir.join("home"))
             .env("BRAIN_NOW", "2026-05-20T12:00:00Z")
-            .args(["eval", "--json", "--per-query", "--mode", mode])
+            .args([
+                "eval",
+                "--json",
+                "--per-query",
+                "--split",
+                "all",
+                "--mode",
+                mode,
+            ])
             .arg(dir.join("recall")),
         b"",
     );
@@ -58,7 +66,7 @@ fn every_judged_session_is_a_document_jsonl2md_writes() {
         .filter_map(|l| serde_json::from_str::<brain_doc::Doc>(l).ok())
         .map(|d| (d.id.clone(), d))
         .collect();
-    let qrels = std::fs::read_to_string(dir.path().join("recall/qrels/test.tsv")).expect("qrels");
+    let qrels = std::fs::read_to_string(dir.path().join("recall/qrels/all.tsv")).expect("qrels");
     let missing: Vec<&str> = qrels
         .lines()
         .skip(1)

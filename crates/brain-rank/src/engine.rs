@@ -227,7 +227,7 @@ impl Engine {
         }
         let fusing = plan.lists.len() > 1 || req.rerank;
         let depth = if fusing {
-            FUSION_DEPTH.max(req.limit)
+            self.strategy.fusion.depth.max(1).max(req.limit)
         } else {
             req.limit
         };
@@ -325,7 +325,9 @@ impl Engine {
         let Some(w) = &plan.when else {
             return Ok(ranker.latest(&plan.filters, limit, now.timestamp())?);
         };
-        let depth = limit.saturating_mul(WALK_DEPTH_PER_HIT).max(limit);
+        let depth = limit
+            .saturating_mul(self.strategy.time.walk_depth.max(1))
+            .max(limit);
         let mut filters = plan.filters.clone();
         let mut hits = Vec::new();
         if let Some((since, until)) = w.widened() {

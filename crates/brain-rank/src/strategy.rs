@@ -155,6 +155,8 @@ pub struct FusionWeights {
     pub top_bonus: f64,
     /// Added for ranks 2–3 in any list.
     pub near_top_bonus: f64,
+    /// Candidates per list before fusion ([`crate::engine::FUSION_DEPTH`]).
+    pub depth: usize,
 }
 
 impl Default for FusionWeights {
@@ -164,6 +166,7 @@ impl Default for FusionWeights {
             original_weight: ORIGINAL_QUERY_WEIGHT,
             top_bonus: TOP_RANK_BONUS,
             near_top_bonus: NEAR_TOP_BONUS,
+            depth: crate::engine::FUSION_DEPTH,
         }
     }
 }
@@ -184,6 +187,9 @@ pub struct TimeWeights {
     /// "latest" / "the first time": hits scoring at least this share of the best are ordered by
     /// session time, ahead of the rest.
     pub relevant: f64,
+    /// Documents the recency walk of a time window reads per hit wanted
+    /// ([`crate::engine::WALK_DEPTH_PER_HIT`]).
+    pub walk_depth: usize,
 }
 
 impl Default for TimeWeights {
@@ -192,6 +198,7 @@ impl Default for TimeWeights {
             boost: 1.0,
             window_list: 1.0,
             relevant: 0.5,
+            walk_depth: crate::engine::WALK_DEPTH_PER_HIT,
         }
     }
 }

@@ -112,10 +112,14 @@ pub fn render(exps: &[Experiment], summary: Option<&Summary>) -> String {
             a.queries
         );
     }
-    if let (Some(b), Some(a)) = (s.before.get("dev"), s.after.get("dev"))
-        && !b.classes.is_empty()
-    {
-        out.push_str("\ndev by class:\n");
+    for part in ["train", "dev"] {
+        let (Some(b), Some(a)) = (s.before.get(part), s.after.get(part)) else {
+            continue;
+        };
+        if b.classes.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{part} by class:");
         for (class, before) in &b.classes {
             let after = a.classes.get(class).copied().unwrap_or(*before);
             let _ = writeln!(
