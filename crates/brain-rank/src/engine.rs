@@ -48,13 +48,7 @@ pub struct Answer {
     pub time: Option<brain_doc::TimeWindow>,
 }
 
-/// Candidates per list before fusion (our choice, 2026-11-22: QMD fuses 30–40 per list; fusion depth
-/// bounds how far down a list a document can come from).
-pub const FUSION_DEPTH: usize = 40;
-
-/// Documents the recency walk of a time window reads per hit wanted, to order them by proximity
-/// (our choice, 2026-11-24: a morning's sessions among a widened day's).
-pub const WALK_DEPTH_PER_HIT: usize = 5;
+pub use crate::strategy::{FUSION_DEPTH, WALK_DEPTH_PER_HIT};
 
 /// The open handles. Lexical index at [`Engine::open`]; vector store and model when first needed.
 pub struct Engine {

@@ -32,6 +32,14 @@ pub const TOP_RANK_BONUS: f64 = 0.05;
 /// Bonus for ranks 2–3 in any fused list (QMD).
 pub const NEAR_TOP_BONUS: f64 = 0.02;
 
+/// Candidates per list before fusion (our choice, 2026-11-22: QMD fuses 30–40 per list; fusion depth
+/// bounds how far down a list a document can come from); `fusion.depth` of the file.
+pub const FUSION_DEPTH: usize = 40;
+
+/// Documents the recency walk of a time window reads per hit wanted, to order them by proximity
+/// (our choice, 2026-11-24: a morning's sessions among a widened day's); `time.walk_depth`.
+pub const WALK_DEPTH_PER_HIT: usize = 5;
+
 /// Hits returned when no `-n` is given (QMD's default for `search`).
 pub const DEFAULT_LIMIT: usize = 10;
 /// Passages per document by default: one hit per file, the best passage.
@@ -155,7 +163,7 @@ pub struct FusionWeights {
     pub top_bonus: f64,
     /// Added for ranks 2–3 in any list.
     pub near_top_bonus: f64,
-    /// Candidates per list before fusion ([`crate::engine::FUSION_DEPTH`]).
+    /// Candidates per list before fusion ([`FUSION_DEPTH`]).
     pub depth: usize,
 }
 
@@ -166,7 +174,7 @@ impl Default for FusionWeights {
             original_weight: ORIGINAL_QUERY_WEIGHT,
             top_bonus: TOP_RANK_BONUS,
             near_top_bonus: NEAR_TOP_BONUS,
-            depth: crate::engine::FUSION_DEPTH,
+            depth: FUSION_DEPTH,
         }
     }
 }
@@ -188,7 +196,7 @@ pub struct TimeWeights {
     /// session time, ahead of the rest.
     pub relevant: f64,
     /// Documents the recency walk of a time window reads per hit wanted
-    /// ([`crate::engine::WALK_DEPTH_PER_HIT`]).
+    /// ([`WALK_DEPTH_PER_HIT`]).
     pub walk_depth: usize,
 }
 
@@ -198,7 +206,7 @@ impl Default for TimeWeights {
             boost: 1.0,
             window_list: 1.0,
             relevant: 0.5,
-            walk_depth: crate::engine::WALK_DEPTH_PER_HIT,
+            walk_depth: WALK_DEPTH_PER_HIT,
         }
     }
 }
