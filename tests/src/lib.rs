@@ -472,6 +472,24 @@ fn diff(want: &str, got: &str) -> String {
     )
 }
 
+/// Run `script` of the MCP client folder (`dir`, [`mcp_client`]) with `node` and `env` (TZ=UTC
+/// added); panics with its output unless it exits 0; its stdout.
+pub fn run_mcp_client(dir: &Path, script: &str, env: &[(&str, &std::ffi::OsStr)]) -> String {
+    let mut cmd = Command::new("node");
+    cmd.arg(dir.join(script)).env("TZ", "UTC");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run(&mut cmd, b"");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// The memory fixture vault (`golden/vault`, its README says what is in it) copied into `work`,
 /// with its home at `work/home` (brain.yaml from the vault; private), indexed with `lexindex
 /// --all` (and `vecindex --all` with `embed`, which needs the test model: `None` when it is not

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 use brain_doc::Hit;
 use brain_tests::{bin, command, parse_lines, run};
@@ -379,20 +379,15 @@ fn the_official_typescript_sdk_client_drives_the_server() {
     };
     let work = fixture();
     let home = work.path().join("home");
-    let out = run(
-        Command::new("node")
-            .arg(dir.join("client.mjs"))
-            .env("BRAIN_BIN", bin("brain"))
-            .env("BRAIN_HOME", &home)
-            .env("BRAIN_NOW", NOW)
-            .env("TZ", "UTC"),
-        b"",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let brain = bin("brain");
+    let stdout = brain_tests::run_mcp_client(
+        &dir,
+        "client.mjs",
+        &[
+            ("BRAIN_BIN", brain.as_os_str()),
+            ("BRAIN_HOME", home.as_os_str()),
+            ("BRAIN_NOW", NOW.as_ref()),
+        ],
     );
     assert!(stdout.contains("checks passed over stdio"), "{stdout}");
 }

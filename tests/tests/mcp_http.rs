@@ -5,10 +5,10 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use brain_tests::{command, run};
+use brain_tests::command;
 use serde_json::{Value, json};
 
 mod fixture;
@@ -169,18 +169,10 @@ fn the_official_typescript_sdk_client_drives_the_http_server() {
     };
     let work = fixture();
     let server = HttpServer::start(&work.path().join("home"));
-    let out = run(
-        Command::new("node")
-            .arg(dir.join("client.mjs"))
-            .env("BRAIN_MCP_URL", &server.url)
-            .env("TZ", "UTC"),
-        b"",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = brain_tests::run_mcp_client(
+        &dir,
+        "client.mjs",
+        &[("BRAIN_MCP_URL", server.url.as_ref())],
     );
     assert!(stdout.contains("checks passed over HTTP"), "{stdout}");
 }

@@ -620,20 +620,15 @@ fn the_official_mcp_client_asks_the_graph_tools() {
         return;
     };
     let (_d, h) = vault(false).expect("vault");
-    let out = run(
-        std::process::Command::new("node")
-            .arg(dir.join("graph.mjs"))
-            .env("BRAIN_BIN", brain_tests::bin("brain"))
-            .env("BRAIN_HOME", &h)
-            .env("BRAIN_NOW", NOW)
-            .env("TZ", "UTC"),
-        b"",
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let bin = brain_tests::bin("brain");
+    let stdout = brain_tests::run_mcp_client(
+        &dir,
+        "graph.mjs",
+        &[
+            ("BRAIN_BIN", bin.as_os_str()),
+            ("BRAIN_HOME", h.as_os_str()),
+            ("BRAIN_NOW", NOW.as_ref()),
+        ],
     );
     assert!(stdout.contains("5 checks passed over stdio"), "{stdout}");
 }
