@@ -1,254 +1,27 @@
-//! A private, read-only snapshot of a History database.
-//!
-//! A running browser holds its History open with an exclusive lock, and its newest visits may still
-//! sit in `History-wal` or `History-journal`. So we copy the database *and* those files into a temp
-//! folder (seed 000 §2: "copies the browser database to a temp path so Chrome's file lock does not
-//! block reads") and open the copy read-only. If the copied journal is hot (the browser was mid-write)
-//! a read-only connection cannot roll it back; the copy is ours, so we then reopen it read-write, which
-//! lets SQLite recover it without touching the original.
-//!
-//! The browser may write while we copy. A copy is taken only when the database and its side files
-//! did not change while it was made ([`Stamp`]: sizes, modification times and the header's change
-//! counter before and after), and a copy that does not open cleanly is taken again: up to
-//! [`ATTEMPTS`] times, backing off from 20 ms, so a run under a busy browser waits a moment rather
-//! than read a torn file.
-//!
-//! Copying a large History costs more than everything else an incremental run does (a fresh 100 MB
-//! copy plus its deletion ≈ 60–90 ms on ext4; rewriting an existing copy in place ≈ 20 ms, measured
-//! 2026-11-22). So a caller that holds the run lock may pass a persistent snapshot folder
-//! (`$BRAIN_HOME/cache/chrome2md/<profile>`, mode 0700): the copy there is overwritten in place, and
-//! stale side files are removed before the new ones are copied.
+//! A private, read-only snapshot of a History database: [`brain_store::sqlite_copy`] (one owner of
+//! copying another program's SQLite database), its failures as [`ChromeError`]s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rusqlite::{Connection, OpenFlags};
+use brain_store::sqlite_copy::CopyError;
+pub use brain_store::sqlite_copy::{ATTEMPTS, Snapshot, backoff};
 
 use crate::error::ChromeError;
 
-/// The first 16 bytes of every SQLite 3 database file (sqlite.org/fileformat.html §1.3.1).
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-/// Side files copied with the database, in this order.
-const SIDE_FILES: [&str; 2] = ["-wal", "-journal"];
-
-/// Copies tried before a run gives up on a History that keeps changing (20 + 40 + 80 + 160 ms of
-/// waiting at most).
-pub(crate) const ATTEMPTS: u32 = 5;
-
-/// What changes when SQLite writes a database: the sizes and modification times of the file and
-/// its side files, and the file change counter in the header (offset 24, bumped by every commit in
-/// rollback-journal mode).
-#[derive(PartialEq, Eq)]
-struct Stamp(Vec<Option<(u64, Option<std::time::SystemTime>)>>, [u8; 4]);
-
-impl Stamp {
-    fn of(history: &Path) -> Stamp {
-        use std::io::{Read, Seek};
-        let files = std::iter::once(history.to_path_buf())
-            .chain(SIDE_FILES.iter().map(|s| {
-                let mut p = history.as_os_str().to_owned();
-                p.push(s);
-                PathBuf::from(p)
-            }))
-            .map(|p| {
-                std::fs::metadata(p)
-                    .ok()
-                    .map(|m| (m.len(), m.modified().ok()))
-            })
-            .collect();
-        let mut counter = [0u8; 4];
-        if let Ok(mut f) = std::fs::File::open(history)
-            && f.seek(std::io::SeekFrom::Start(24)).is_ok()
-        {
-            let _ = f.read_exact(&mut counter);
-        }
-        Stamp(files, counter)
-    }
-}
-
-/// An open snapshot; a temp folder goes away when it is dropped, a persistent one stays for the next
-/// run.
-pub struct Snapshot {
-    /// The connection to the copy.
-    pub conn: Connection,
-    /// The side files (`-wal`, `-journal`) that were copied, as original paths.
-    pub parts: Vec<PathBuf>,
-    _dir: Option<tempfile::TempDir>,
-}
-
-impl Snapshot {
-    /// Copy `history` and its side files to `reuse` (a folder only this run writes to, kept between
-    /// runs) or else to a fresh temp folder, and open the copy.
-    pub fn open(history: &Path, reuse: Option<&Path>) -> Result<Snapshot, ChromeError> {
-        let meta = std::fs::metadata(history).map_err(|_| ChromeError::Missing {
-            path: history.to_path_buf(),
-        })?;
-        if !meta.is_file() {
-            return Err(ChromeError::NotSqlite {
-                path: history.to_path_buf(),
-                reason: "not a regular file".into(),
-            });
-        }
-        check_magic(history)?;
-        let snap_err = |source| ChromeError::Snapshot {
-            path: history.to_path_buf(),
-            source,
-        };
-        let (temp, dir) = match reuse {
-            Some(d) => {
-                private_dir(d).map_err(|source| ChromeError::Snapshot {
-                    path: d.to_path_buf(),
-                    source,
-                })?;
-                (None, d.to_path_buf())
-            }
-            None => {
-                let t = tempfile::Builder::new()
-                    .prefix("chrome2md.")
-                    .tempdir()
-                    .map_err(snap_err)?;
-                let p = t.path().to_path_buf();
-                (Some(t), p)
-            }
-        };
-        let copy = dir.join("History");
-        let mut attempt = 0;
-        let (conn, parts) = loop {
-            attempt += 1;
-            let last = attempt >= ATTEMPTS;
-            let before = Stamp::of(history);
-            let parts = copy_files(history, &dir, &copy)?;
-            if !last && Stamp::of(history) != before {
-                backoff(attempt);
-                continue; // the browser wrote while we copied
-            }
-            let opened = match open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_ONLY, history) {
-                Err(ChromeError::Sqlite { .. }) | Err(ChromeError::Locked { .. }) => {
-                    open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_WRITE, history)
-                }
-                other => other,
-            };
-            match opened {
-                Ok(conn) => break (conn, parts),
-                Err(ChromeError::Corrupt { .. } | ChromeError::Sqlite { .. }) if !last => {
-                    backoff(attempt);
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        Ok(Snapshot {
-            conn,
-            parts,
-            _dir: temp,
-        })
-    }
-}
-
-/// Copy `history` to `copy` and its side files beside it (stale ones removed); the side files
-/// copied, as original paths.
-fn copy_files(history: &Path, dir: &Path, copy: &Path) -> Result<Vec<PathBuf>, ChromeError> {
-    for stale in ["History-wal", "History-journal", "History-shm"] {
-        let _ = std::fs::remove_file(dir.join(stale));
-    }
-    copy_in_place(history, copy).map_err(|source| ChromeError::Snapshot {
-        path: history.to_path_buf(),
-        source,
-    })?;
-    let mut parts = Vec::new();
-    for suffix in SIDE_FILES {
-        let mut side = history.as_os_str().to_owned();
-        side.push(suffix);
-        let side = PathBuf::from(side);
-        if side.is_file() {
-            let to = dir.join(format!("History{suffix}"));
-            match std::fs::copy(&side, &to) {
-                Ok(_) => parts.push(side),
-                // Committed and deleted between the check and the copy: nothing to roll back.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(ChromeError::Snapshot { path: side, source }),
-            }
+impl From<CopyError> for ChromeError {
+    fn from(e: CopyError) -> Self {
+        match e {
+            CopyError::Missing { path } => ChromeError::Missing { path },
+            CopyError::Snapshot { path, source } => ChromeError::Snapshot { path, source },
+            CopyError::NotSqlite { path, reason } => ChromeError::NotSqlite { path, reason },
+            CopyError::Corrupt { path, reason } => ChromeError::Corrupt { path, reason },
+            CopyError::Locked { path, reason } => ChromeError::Locked { path, reason },
+            CopyError::Sqlite { path, reason } => ChromeError::Sqlite { path, reason },
         }
     }
-    Ok(parts)
-}
-
-pub(crate) fn backoff(attempt: u32) {
-    std::thread::sleep(std::time::Duration::from_millis(10 << attempt.min(5)));
-}
-
-/// Overwrite `to` with the bytes of `from` without first deleting it (the kernel copies in place,
-/// `copy_file_range` on Linux), then cut it to length.
-fn copy_in_place(from: &Path, to: &Path) -> std::io::Result<()> {
-    let mut src = std::fs::File::open(from)?;
-    let mut dst = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(to)?;
-    let n = std::io::copy(&mut src, &mut dst)?;
-    dst.set_len(n)
-}
-
-/// Create `dir` readable by its owner only: it holds an unfiltered copy of the browser history.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        b.mode(0o700);
-        b.create(dir)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-    }
-    #[cfg(not(unix))]
-    b.create(dir)
-}
-
-fn check_magic(path: &Path) -> Result<(), ChromeError> {
-    use std::io::Read;
-    let mut head = [0u8; 16];
-    let mut f = std::fs::File::open(path).map_err(|_| ChromeError::Missing {
-        path: path.to_path_buf(),
-    })?;
-    let n = f.read(&mut head).unwrap_or(0);
-    if n < 16 || &head != SQLITE_MAGIC {
-        let reason = if n == 0 {
-            "empty file".to_string()
-        } else {
-            "no SQLite header".to_string()
-        };
-        return Err(ChromeError::NotSqlite {
-            path: path.to_path_buf(),
-            reason,
-        });
-    }
-    Ok(())
-}
-
-/// Open `copy` with `flags` and read the schema once, so a bad file fails here, classified.
-fn open_checked(copy: &Path, flags: OpenFlags, original: &Path) -> Result<Connection, ChromeError> {
-    let flags = flags | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(copy, flags).map_err(|e| classify(original, &e))?;
-    // Page cache for the big ordered scan; no mmap, so file pages do not count against our RSS.
-    // Source: our measurement on the 1M-visit bench (2026-11): 16 MB is past the knee.
-    conn.pragma_update(None, "cache_size", -16_000)
-        .map_err(|e| classify(original, &e))?;
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map_err(|e| classify(original, &e))?;
-    Ok(conn)
 }
 
 /// Map a SQLite error onto our classes (bad input, locked, internal).
 pub fn classify(path: &Path, e: &rusqlite::Error) -> ChromeError {
-    use rusqlite::ErrorCode as C;
-    let path = path.to_path_buf();
-    let reason = e.to_string();
-    match e.sqlite_error_code() {
-        Some(C::NotADatabase) => ChromeError::NotSqlite { path, reason },
-        Some(C::DatabaseCorrupt) => ChromeError::Corrupt { path, reason },
-        Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => ChromeError::Locked { path, reason },
-        _ => ChromeError::Sqlite { path, reason },
-    }
+    brain_store::sqlite_copy::classify(path, e).into()
 }

@@ -20,6 +20,7 @@ pub mod para;
 pub mod partition;
 pub mod privacy;
 mod registry;
+pub mod sqlite_copy;
 pub mod telemetry;
 pub mod tiers;
 pub mod walk;
