@@ -8,7 +8,9 @@
 #   BRAIN_HOME='…' BRAIN_BIN='…/brain' '…/stop-hook.sh'
 # Claude Code passes its hook JSON on stdin ({"session_id", "transcript_path", "cwd", "hook_event_name",
 # "stop_hook_active"}); `jsonl2md --hook` reads transcript_path from it. Without a payload (run by hand),
-# every new session in the default transcript folders is converted.
+# or with one that names no transcript (another agent's stop hook, e.g. Cursor's), every new or changed
+# session in every agent's default places is converted (`jsonl2md --new`: Cursor and OpenCode databases
+# are fingerprinted per conversation, so only the conversations that changed are re-rendered).
 #
 # It never blocks the agent for long and never fails it: the pipeline runs under a timeout
 # ($BRAIN_HOOK_TIMEOUT seconds, default 10), stage messages go to $BRAIN_HOME/logs/hook.log, one

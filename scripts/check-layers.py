@@ -4,8 +4,8 @@
 1. every `brain-*` dependency of a crate lives on a lower floor of crates/README.md's table;
 2. no crate's modules import each other in a circle (`use crate::a` in b and `use crate::b` in a,
    through any number of modules; test modules and comments are not counted);
-3. `rusqlite` is a dependency of brain-store (state.sqlite's owner) and brain-chrome (Chrome's own
-   database) only.
+3. `rusqlite` is a dependency of brain-store (state.sqlite's owner), brain-chrome (Chrome's own
+   database) and brain-ingest (Cursor's and OpenCode's own databases) only.
 
 Exit 1 with one line per violation; prints nothing when all hold.
 """
@@ -14,7 +14,7 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-SQLITE_OWNERS = {"brain-store", "brain-chrome"}
+SQLITE_OWNERS = {"brain-store", "brain-chrome", "brain-ingest"}
 
 
 def floors():

@@ -527,6 +527,30 @@ pub fn vault_home(work: &Path, embed: bool) -> Option<PathBuf> {
     Some(home)
 }
 
+/// Copy the folders a golden case names from `../shared/corpora` into its work folder: each line of
+/// `<work>/shared` is `<path under corpora> <path under work>`. Every file copied gets the same
+/// modification time (2026-01-02T00:00:00Z), so what a reader dates by it is the same on every run.
+pub fn copy_from_corpora(work: &Path, corpora: &Path) {
+    let Ok(list) = std::fs::read_to_string(work.join("shared")) else {
+        return;
+    };
+    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_312_000);
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let (from, to) = line.split_once(' ').expect("`from to` lines");
+        let to = work.join(to.trim());
+        copy_dir(&corpora.join(from.trim()), &to).expect("copy from the corpora");
+        for entry in walkdir::WalkDir::new(&to).into_iter().flatten() {
+            if entry.file_type().is_file() {
+                let f = std::fs::File::options()
+                    .write(true)
+                    .open(entry.path())
+                    .expect("open");
+                f.set_modified(when).expect("mtime");
+            }
+        }
+    }
+}
+
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {

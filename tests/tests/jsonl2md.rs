@@ -519,3 +519,15 @@ fn concurrent_new_runs_record_every_session() {
         .map_or(0, serde_json::Map::len);
     assert_eq!(n, 16, "sessions recorded");
 }
+
+/// Stores of many conversations (Cursor, OpenCode, Aider: issue #26), over copies of the corpora's
+/// fixtures (`golden/jsonl2md-stores/<case>/shared` names them; never committed here).
+#[test]
+fn golden_stores() {
+    let Some(corpora) = brain_tests::shared("corpora") else {
+        return;
+    };
+    golden("jsonl2md-stores", "jsonl2md", |work| {
+        brain_tests::copy_from_corpora(work, &corpora)
+    });
+}

@@ -11,7 +11,12 @@ use brain_ingest::{Options, Sink, discover};
 use brain_store::Home;
 use clap::Parser;
 
-/// Turn Claude Code, Codex and Gemini session transcripts into one markdown document per session.
+/// Turn agent sessions into one markdown document per session: Claude Code, Codex and Gemini
+/// transcripts, Cursor (the IDE's state.vscdb databases, the cursor-agent CLI's store.db, agent
+/// transcripts), OpenCode (opencode.db or its storage/ tree) and Aider (.aider.chat.history.md).
+/// A database or a history file holds many sessions: each is its own document, and --new
+/// re-renders only the conversations that changed. Cursor and OpenCode databases are read from a
+/// private copy (a running editor is never blocked).
 ///
 /// Each session becomes a document with YAML frontmatter (session id, date, project, branch, agent,
 /// models, counts, provenance with sha256, redaction count) and a body with `## Conversation`,
@@ -30,8 +35,13 @@ use clap::Parser;
 #[derive(Parser, Debug)]
 #[command(version, verbatim_doc_comment)]
 struct Args {
-    /// Session files or folders to walk (`.jsonl` transcripts, Gemini `session-*.json`); `-` reads one
-    /// session from stdin. Default: ~/.claude/projects, ~/.codex/sessions and ~/.gemini/tmp.
+    /// Session files or folders to walk (`.jsonl` transcripts, Gemini `session-*.json`, Cursor and
+    /// OpenCode databases, Aider histories); `-` reads one session from stdin. Default: every
+    /// agent's own place that exists — ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
+    /// ~/.cursor/{chats,projects}, Cursor's User folder (~/.config/Cursor/User, ~/Library/Application
+    /// Support/Cursor/User, ~/AppData/Roaming/Cursor/User), OpenCode's data folder
+    /// (~/.local/share/opencode, …) and the .aider.chat.history.md of repositories under ~, ~/code,
+    /// ~/src.
     paths: Vec<PathBuf>,
 
     /// Write one `<id>.md` file per session into this folder instead of NDJSON on stdout.
@@ -108,7 +118,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             opts.inputs = discover::default_roots(&user_home);
             if opts.inputs.is_empty() {
                 eprintln!(
-                    "jsonl2md: no transcripts found in ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp"
+                    "jsonl2md: no sessions of Claude Code, Codex, Gemini, Cursor, OpenCode or Aider in their default places under ~ (`brain doctor` lists them)"
                 );
             }
         }

@@ -9,7 +9,7 @@ use crate::discover::SessionFiles;
 use crate::lines::LineIssue;
 use crate::session::Agent;
 use crate::{claude, codex, gemini, render};
-use brain_redact::{self as redact, Counts};
+use brain_redact as redact;
 
 /// What became of one session.
 #[derive(Debug)]
@@ -36,7 +36,9 @@ impl Status {
         match self {
             Status::Empty => Some("empty: nothing a person or the model said"),
             Status::SummaryOnly => Some("only summary lines, no conversation"),
-            Status::NotASession => Some("not a Claude Code, Codex or Gemini transcript"),
+            Status::NotASession => {
+                Some("not a transcript of Claude Code, Codex, Gemini, Cursor, OpenCode or Aider")
+            }
             Status::DoNotIndex => Some("it contains brain:do-not-index"),
             Status::Doc(_) | Status::Unreadable(_) => None,
         }
@@ -58,6 +60,9 @@ pub struct Outcome {
 
 /// Convert a session read from files.
 pub fn convert(files: &SessionFiles, redact_secrets: bool) -> Outcome {
+    if crate::cursor::transcript::is_transcript(&files.main) {
+        return cursor_transcript(files, redact_secrets);
+    }
     let main = match std::fs::read(&files.main) {
         Ok(b) => b,
         Err(e) => return unreadable(&files.main, e),
@@ -100,6 +105,72 @@ pub fn convert(files: &SessionFiles, redact_secrets: bool) -> Outcome {
     out.bytes = bytes;
     out.fingerprint = fingerprint;
     out
+}
+
+/// A Cursor agent transcript (and its subagents) as a document.
+fn cursor_transcript(files: &SessionFiles, redact_secrets: bool) -> Outcome {
+    let subs: Vec<std::path::PathBuf> = files.subagents.iter().map(|(p, _)| p.clone()).collect();
+    let mut said = Vec::new();
+    let read = crate::cursor::transcript::read(&files.main, &subs, &mut said);
+    let bytes = std::iter::once(&files.main)
+        .chain(subs.iter())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let issues = issues_of(said);
+    match read {
+        Err(e) => Outcome {
+            status: Status::Unreadable(e),
+            issues,
+            bytes,
+            fingerprint: String::new(),
+        },
+        Ok(c) => from_conversation(c, Agent::Cursor, &files.main, issues, bytes, redact_secrets),
+    }
+}
+
+/// What a reader said about lines it skipped (`file:line: why`), as line issues.
+fn issues_of(said: Vec<String>) -> Vec<(String, LineIssue)> {
+    said.into_iter()
+        .map(|w| {
+            let mut parts = w.splitn(3, ':');
+            let (file, line, reason) = (parts.next(), parts.next(), parts.next());
+            match (file, line.and_then(|l| l.parse::<u64>().ok()), reason) {
+                (Some(f), Some(l), Some(r)) => (
+                    f.to_string(),
+                    LineIssue {
+                        line: l,
+                        reason: r.trim().to_string(),
+                    },
+                ),
+                _ => (String::new(), LineIssue { line: 0, reason: w }),
+            }
+        })
+        .collect()
+}
+
+/// A conversation read by a reader of Cursor's formats as an outcome.
+fn from_conversation(
+    c: Option<crate::many::Conversation>,
+    agent: Agent,
+    file: &Path,
+    issues: Vec<(String, LineIssue)>,
+    bytes: u64,
+    redact_secrets: bool,
+) -> Outcome {
+    let (status, fingerprint) = match c {
+        None => (Status::Empty, String::new()),
+        Some(c) => match crate::many::to_doc(agent, file, &c, redact_secrets) {
+            Some(doc) => (Status::Doc(Box::new(doc)), c.fingerprint),
+            None => (Status::DoNotIndex, c.fingerprint),
+        },
+    };
+    Outcome {
+        status,
+        issues,
+        bytes,
+        fingerprint,
+    }
 }
 
 /// A subagent transcript read alongside its session.
@@ -145,6 +216,27 @@ pub fn convert_bytes(
         return outcome(Status::Empty);
     }
     let (agent, mut session) = match detect(main) {
+        Detected::Cursor => {
+            let mut said = Vec::new();
+            let subs: Vec<(String, Vec<u8>)> = subs
+                .iter()
+                .map(|s| (s.path.display().to_string(), s.bytes.clone()))
+                .collect();
+            let mtime = std::fs::metadata(name).and_then(|m| m.modified()).ok();
+            let c = crate::cursor::transcript::parse(name, main, &subs, false, mtime, &mut said);
+            let mut o = from_conversation(
+                c,
+                Agent::Cursor,
+                Path::new(name),
+                issues_of(said),
+                main.len() as u64,
+                redact_secrets,
+            );
+            if o.fingerprint.is_empty() {
+                o.fingerprint = main_sha.to_string();
+            }
+            return o;
+        }
         Detected::Gemini => match gemini::parse(main) {
             Ok(s) => (Agent::Gemini, s),
             Err(_) => return outcome(Status::NotASession),
@@ -233,26 +325,18 @@ pub fn convert_bytes(
     let source = Source {
         kind: "session".into(),
         agent: Some(agent.as_str().into()),
-        file: place_of(name),
+        file: render::place_of(name),
         lines: Some([1, session.lines.max(1)]),
         sha256: Some(main_sha.to_string()),
         parts: subs
             .iter()
             .map(|s| SourcePart {
-                file: place_of(&s.path.display().to_string()),
+                file: render::place_of(&s.path.display().to_string()),
                 sha256: Some(s.sha256.clone()),
             })
             .collect(),
     };
-    let mut counts = Counts::new();
-    session.map_text(&mut |t| {
-        let t = redact::scrub(t);
-        if redact_secrets {
-            redact::redact(&t, &mut counts)
-        } else {
-            t
-        }
-    });
+    let counts = session.redact(redact_secrets);
     // Subagent transcripts whose parent is absent are the parent session's document (named by its
     // id, so the parent's own transcript, once read, takes the same document over).
     let orphan = stem.is_some_and(|s| s.starts_with("agent-")) && session.turns.is_empty();
@@ -270,6 +354,8 @@ pub fn convert_bytes(
 }
 
 enum Detected {
+    /// A Cursor agent transcript given outside its `agent-transcripts/` folder.
+    Cursor,
     Claude,
     Codex,
     Gemini,
@@ -289,6 +375,7 @@ fn detect(bytes: &[u8]) -> Detected {
     match first {
         Some(v) if gemini::sniff(&v) => Detected::Gemini,
         Some(v) if codex::sniff(&v) => Detected::Codex,
+        Some(v) if crate::cursor::transcript::sniff(&v) => Detected::Cursor,
         Some(_) => {
             // JSONL: look a little further for Codex markers (a malformed first line must not decide).
             Detected::Claude
@@ -317,6 +404,8 @@ fn first_object_line(bytes: &[u8]) -> Detected {
         if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(raw) {
             return if codex::sniff(&v) {
                 Detected::Codex
+            } else if crate::cursor::transcript::sniff(&v) {
+                Detected::Cursor
             } else {
                 Detected::Claude
             };
@@ -327,15 +416,6 @@ fn first_object_line(bytes: &[u8]) -> Detected {
 
 /// Lines read to decide what a file with a malformed first line is.
 const SNIFF_LINES: usize = 20;
-
-/// Where a transcript lives, for provenance and its id: the canonical path, home shown as `~`, so
-/// that one file is one source from any working folder (the name as given, for a stream).
-fn place_of(name: &str) -> String {
-    match std::fs::canonicalize(name) {
-        Ok(p) => render::tilde(&p.display().to_string()),
-        Err(_) => name.to_string(),
-    }
-}
 
 /// The file stem used for ids: `rollout-….jsonl` → `rollout-…`, `session-….json` → `session-…`.
 pub fn stem_of(p: &Path) -> String {

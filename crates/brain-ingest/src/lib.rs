@@ -10,12 +10,16 @@
 //! * [`state`] keeps `--new` incremental and appends to the distillation queue; [`run`] ties it together,
 //!   converting sessions in parallel with rayon while writing documents in input order.
 
+pub mod aider;
 pub mod claude;
 pub mod codex;
 pub mod convert;
+pub mod cursor;
 pub mod discover;
 pub mod gemini;
 pub mod lines;
+pub mod many;
+pub mod opencode;
 pub mod refs;
 pub mod render;
 pub mod run;

@@ -216,6 +216,15 @@ fn tool_lines(out: &mut String, tools: &[ToolLine]) {
     }
 }
 
+/// Where a transcript lives, for provenance and its id: the canonical path, home shown as `~`, so
+/// that one file is one source from any working folder (the name as given, for a stream).
+pub(crate) fn place_of(name: &str) -> String {
+    match std::fs::canonicalize(name) {
+        Ok(p) => tilde(&p.display().to_string()),
+        Err(_) => name.to_string(),
+    }
+}
+
 /// A path with the user's home shown as `~` (also for the `/Users/<name>` and `/home/<name>` homes of
 /// transcripts recorded on another machine).
 pub fn tilde(p: &str) -> String {

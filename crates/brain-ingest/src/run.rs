@@ -9,7 +9,9 @@ use brain_doc::Doc;
 use rayon::prelude::*;
 
 use crate::convert::{self, Outcome, Status};
-use crate::discover::{self, SessionFiles};
+use crate::discover::{self, SessionFiles, Store};
+use crate::many::Read;
+use crate::session::Agent;
 use crate::state::{self, State};
 
 /// How sessions are converted and where documents go.
@@ -56,6 +58,10 @@ pub struct Summary {
     pub queued: u64,
     /// Bytes read.
     pub bytes: u64,
+    /// Sessions not written because another store of the run holds the same session: a Cursor
+    /// transcript of a session a database holds (the lossy copy), OpenCode's old tree of a session
+    /// its database holds.
+    pub held_elsewhere: u64,
 }
 
 /// Where documents go.
@@ -76,7 +82,8 @@ pub fn run(
     sink: &mut Sink<'_>,
     warn: &(dyn Fn(String) + Sync),
 ) -> Result<Summary, RunError> {
-    let (sessions, errors) = discover::discover(&opts.inputs);
+    let found = discover::discover_all(&opts.inputs);
+    let (sessions, errors) = (found.sessions, found.errors);
     let mut sum = Summary {
         sessions: sessions.len() as u64,
         ..Summary::default()
@@ -113,7 +120,21 @@ pub fn run(
         todo.push((s, stats));
     }
     let mut queued_ids = Vec::new();
-    let state_dirty = !todo.is_empty() || !opts.state.as_ref().is_some_and(|p| p.exists());
+    // Stores of many conversations first: the sessions a Cursor database holds are not written
+    // again from their lossy transcripts.
+    let mut held = std::collections::HashSet::new();
+    let stores_dirty = run_stores(
+        &found.stores,
+        opts,
+        &mut state,
+        sink,
+        &mut sum,
+        &mut held,
+        &mut queued_ids,
+        warn,
+    )?;
+    let state_dirty =
+        stores_dirty || !todo.is_empty() || !opts.state.as_ref().is_some_and(|p| p.exists());
     for batch in todo.chunks(BATCH) {
         let outcomes: Vec<Outcome> = batch
             .par_iter()
@@ -132,6 +153,12 @@ pub fn run(
                 && state.as_ref().and_then(|st| st.fingerprint(files))
                     == Some(o.fingerprint.as_str());
             match o.status {
+                Status::Doc(doc) if held.contains(&doc.id) => {
+                    sum.held_elsewhere += 1;
+                    if let Some(st) = state.as_mut() {
+                        st.record(files, stats.clone(), o.fingerprint.clone(), doc.id.clone());
+                    }
+                }
                 Status::Doc(doc) => {
                     if let Some(st) = state.as_mut() {
                         st.record(files, stats.clone(), o.fingerprint.clone(), doc.id.clone());
@@ -145,14 +172,7 @@ pub fn run(
                         sum.unchanged += 1;
                         continue;
                     }
-                    sum.redactions += doc
-                        .meta
-                        .get("redactions")
-                        .and_then(serde_json::Value::as_u64)
-                        .unwrap_or(0);
-                    write_doc(sink, &doc)?;
-                    sum.documents += 1;
-                    queued_ids.push(doc.id.clone());
+                    emit(sink, &doc, &mut sum, &mut queued_ids)?;
                 }
                 Status::Empty => sum.empty += 1,
                 Status::SummaryOnly => sum.summary_only += 1,
@@ -235,6 +255,215 @@ pub fn run_bytes(
     Ok(sum)
 }
 
+/// The agent of a store, and what it holds.
+fn read_store(
+    store: &Store,
+    known: crate::cursor::ide::Known<'_>,
+) -> (Agent, Result<Read, String>) {
+    match store {
+        Store::CursorIde {
+            globals,
+            workspaces,
+        } => {
+            let mut ws = crate::cursor::ide::Workspaces::default();
+            let mut all = Read::default();
+            for w in workspaces {
+                match crate::cursor::ide::read_workspace(w, &mut ws) {
+                    Ok(r) => merge(&mut all, in_file(w, r)),
+                    Err(e) => all.unreadable.push(at(w, e)),
+                }
+            }
+            for g in globals {
+                match crate::cursor::ide::read_global(g, &ws, known).map(|r| in_file(g, r)) {
+                    Ok(r) => {
+                        // The global database's composer wins over an old inline copy.
+                        let ids: std::collections::HashSet<&String> = r
+                            .conversations
+                            .iter()
+                            .map(|c| &c.id)
+                            .chain(&r.unchanged)
+                            .collect();
+                        all.conversations.retain(|c| !ids.contains(&c.id));
+                        merge(&mut all, r);
+                    }
+                    // The workspaces' conversations are still read.
+                    Err(e) => all.unreadable.push(at(g, e)),
+                }
+            }
+            (Agent::Cursor, Ok(all))
+        }
+        Store::CursorAgent(db) => {
+            let mut r = Read::default();
+            let out = crate::cursor::cli::read(db, &mut r.issues).map(|c| {
+                match c {
+                    Some(c) => r.conversations.push(c),
+                    None => r.empty += 1,
+                }
+                r
+            });
+            (Agent::Cursor, out.map_err(|e| at(db, e)))
+        }
+        Store::OpenCodeDb(db) => (
+            Agent::OpenCode,
+            crate::opencode::read_db(db).map_err(|e| at(db, e)),
+        ),
+        Store::OpenCodeTree(root) => (Agent::OpenCode, Ok(crate::opencode::read_tree(root))),
+        Store::Aider(p) => (Agent::Aider, crate::aider::read(p)),
+    }
+}
+
+/// `e` said of `path` (once: a snapshot's own errors already name it).
+fn at(path: &std::path::Path, e: String) -> String {
+    let p = path.display().to_string();
+    if e.starts_with(&p) {
+        e
+    } else {
+        format!("{p}: {e}")
+    }
+}
+
+/// `r`'s issues said of the database they are in.
+fn in_file(path: &std::path::Path, mut r: Read) -> Read {
+    r.issues = r.issues.into_iter().map(|i| at(path, i)).collect();
+    r
+}
+
+fn merge(all: &mut Read, r: Read) {
+    all.conversations.extend(r.conversations);
+    all.empty += r.empty;
+    all.issues.extend(r.issues);
+    all.unchanged.extend(r.unchanged);
+    all.unreadable.extend(r.unreadable);
+}
+
+/// Read every store (unless `--new` finds its files unchanged), write each conversation that is
+/// new or changed; `held` gets the ids of every conversation the stores hold. Whether the state
+/// changed.
+#[allow(clippy::too_many_arguments)]
+fn run_stores(
+    stores: &[Store],
+    opts: &Options,
+    state: &mut Option<State>,
+    sink: &mut Sink<'_>,
+    sum: &mut Summary,
+    held: &mut std::collections::HashSet<String>,
+    queued: &mut Vec<String>,
+    warn: &(dyn Fn(String) + Sync),
+) -> Result<bool, RunError> {
+    let mut dirty = false;
+    for store in stores {
+        let key = store.key();
+        let stats = state::stat_paths(&store.files());
+        if opts.only_new
+            && let Some(st) = state.as_ref()
+            && st.entry(&key).is_some_and(|e| e.files == stats)
+        {
+            held.extend(st.ids_under(&key));
+            continue;
+        }
+        let known = |id: &str, fingerprint: &str| {
+            opts.only_new
+                && state
+                    .as_ref()
+                    .and_then(|st| st.entry(&format!("{key}#{id}")))
+                    .is_some_and(|e| e.fingerprint == fingerprint)
+        };
+        let (agent, read) = read_store(store, &known);
+        let read = match read {
+            Ok(r) => r,
+            Err(e) => {
+                sum.unreadable += 1;
+                warn(e);
+                continue;
+            }
+        };
+        sum.bytes += stats.iter().map(|s| s.2).sum::<u64>();
+        // An empty conversation is a session that yields nothing, as an empty transcript is.
+        sum.sessions += read.empty;
+        sum.empty += read.empty;
+        for i in &read.issues {
+            sum.malformed_lines += 1;
+            warn(i.clone());
+        }
+        for e in &read.unreadable {
+            sum.unreadable += 1;
+            warn(e.clone());
+        }
+        for id in &read.unchanged {
+            sum.sessions += 1;
+            sum.unchanged += 1;
+            held.insert(agent.doc_id(None, Some(id), ""));
+        }
+        let file = std::path::PathBuf::from(&key);
+        for c in &read.conversations {
+            sum.sessions += 1;
+            let ckey = format!("{key}#{}", c.id);
+            let id = agent.doc_id(None, Some(&c.id), "");
+            if !held.insert(id.clone()) {
+                // An earlier store of the run has it (stores are read databases first).
+                sum.held_elsewhere += 1;
+                continue;
+            }
+            let same = opts.only_new
+                && state
+                    .as_ref()
+                    .and_then(|st| st.entry(&ckey))
+                    .is_some_and(|e| e.fingerprint == c.fingerprint);
+            if same {
+                sum.unchanged += 1;
+                continue;
+            }
+            let Some(doc) = crate::many::to_doc(agent, &file, c, opts.redact) else {
+                sum.do_not_index += 1;
+                continue;
+            };
+            emit(sink, &doc, sum, queued)?;
+            if let Some(st) = state.as_mut() {
+                st.record_key(
+                    ckey,
+                    state::Entry {
+                        files: Vec::new(),
+                        fingerprint: c.fingerprint.clone(),
+                        id: doc.id.clone(),
+                    },
+                );
+                dirty = true;
+            }
+        }
+        // A store read in part is read again next time, not skipped as unchanged.
+        if let Some(st) = state.as_mut().filter(|_| read.unreadable.is_empty()) {
+            st.record_key(
+                key.clone(),
+                state::Entry {
+                    files: stats,
+                    fingerprint: String::new(),
+                    id: String::new(),
+                },
+            );
+            dirty = true;
+        }
+    }
+    Ok(dirty)
+}
+
+/// Write `doc`, count it and its redactions, queue its id.
+fn emit(
+    sink: &mut Sink<'_>,
+    doc: &Doc,
+    sum: &mut Summary,
+    queued: &mut Vec<String>,
+) -> Result<(), RunError> {
+    sum.redactions += doc
+        .meta
+        .get("redactions")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    write_doc(sink, doc)?;
+    sum.documents += 1;
+    queued.push(doc.id.clone());
+    Ok(())
+}
+
 fn write_doc(sink: &mut Sink<'_>, doc: &Doc) -> Result<(), RunError> {
     match sink {
         Sink::Ndjson(out) => brain_doc::ndjson::write_line(out, doc).map_err(RunError::Write),
@@ -265,7 +494,7 @@ impl Summary {
         let mb = self.bytes as f64 / 1e6;
         let rate = if secs > 0.0 { mb / secs } else { 0.0 };
         format!(
-            "{} sessions → {} documents ({} unchanged, {} empty, {} summary-only, {} not transcripts, {} do-not-index, {} unreadable); {} malformed lines skipped; {} secrets redacted; {} queued; {:.2} MB in {:.3} s ({:.0} MB/s)",
+            "{} sessions → {} documents ({} unchanged, {} empty, {} summary-only, {} not transcripts, {} do-not-index, {} unreadable{}); {} malformed lines skipped; {} secrets redacted; {} queued; {:.2} MB in {:.3} s ({:.0} MB/s)",
             self.sessions,
             self.documents,
             self.unchanged,
@@ -274,6 +503,11 @@ impl Summary {
             self.not_sessions,
             self.do_not_index,
             self.unreadable,
+            if self.held_elsewhere > 0 {
+                format!(", {} held by another store", self.held_elsewhere)
+            } else {
+                String::new()
+            },
             self.malformed_lines,
             self.redactions,
             self.queued,

@@ -11,6 +11,12 @@ pub enum Agent {
     Codex,
     /// Gemini CLI (`~/.gemini/tmp/<hash>/chats/session-*.json`).
     Gemini,
+    /// Cursor: the IDE's `state.vscdb`, the cursor-agent CLI's `store.db`, agent transcripts.
+    Cursor,
+    /// OpenCode: `opencode.db`, or the older `storage/` JSON tree.
+    OpenCode,
+    /// Aider: `.aider.chat.history.md` in each repository.
+    Aider,
 }
 
 impl Agent {
@@ -20,6 +26,9 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::OpenCode => "opencode",
+            Agent::Aider => "aider",
         }
     }
 
@@ -36,7 +45,8 @@ impl Agent {
     ///   the session id with its siblings, so the id alone would merge different texts).
     /// - Else (a stream) the session id; a stream without one is named by its place.
     ///
-    /// Claude keeps the bare id; the others are prefixed with the agent (`codex__…`, `gemini__…`).
+    /// Claude keeps the bare id; the others are prefixed with the agent (`codex__…`, `gemini__…`,
+    /// `cursor__…`, `opencode__…`, `aider__…`: seed 000's prefixes).
     pub fn doc_id(self, stem: Option<&str>, session_id: Option<&str>, place: &str) -> String {
         let sid = session_id.map(safe_id).filter(|s| !s.is_empty());
         let stem = stem.map(safe_id).filter(|s| !s.is_empty());
@@ -52,8 +62,7 @@ impl Agent {
         };
         match self {
             Agent::Claude => base,
-            Agent::Codex => format!("codex__{base}"),
-            Agent::Gemini => format!("gemini__{base}"),
+            other => format!("{}__{base}", other.as_str()),
         }
     }
 }
@@ -200,6 +209,22 @@ impl Session {
             role,
             text: text.to_string(),
         });
+    }
+
+    /// Scrub every piece of text (`brain_redact::scrub`: `<private>` spans, base64 blobs) and, when
+    /// `secrets`, replace secrets: the counts of what was replaced. Done before rendering, for
+    /// every agent alike.
+    pub fn redact(&mut self, secrets: bool) -> brain_redact::Counts {
+        let mut counts = brain_redact::Counts::new();
+        self.map_text(&mut |t| {
+            let t = brain_redact::scrub(t);
+            if secrets {
+                brain_redact::redact(&t, &mut counts)
+            } else {
+                t
+            }
+        });
+        counts
     }
 
     /// Apply `f` to every piece of text the session holds (for scrubbing and redaction before

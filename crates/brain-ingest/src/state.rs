@@ -144,6 +144,34 @@ impl State {
     }
 }
 
+impl State {
+    /// The entry recorded under `key` (a store's path, or `<store>#<conversation>`).
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.sessions.get(key)
+    }
+
+    /// Record `entry` under `key`.
+    pub fn record_key(&mut self, key: String, entry: Entry) {
+        self.touched.insert(key.clone());
+        self.sessions.insert(key, entry);
+    }
+
+    /// The document ids recorded for the conversations of the store `key` (`<key>#…`).
+    pub fn ids_under(&self, key: &str) -> Vec<String> {
+        let prefix = format!("{key}#");
+        self.sessions
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(_, e)| e.id.clone())
+            .collect()
+    }
+}
+
+/// Stats of `paths` (those that exist: a WAL comes and goes).
+pub fn stat_paths(paths: &[PathBuf]) -> Vec<FileStat> {
+    paths.iter().filter_map(|p| stat(p)).collect()
+}
+
 fn key(files: &SessionFiles) -> String {
     files.main.display().to_string()
 }

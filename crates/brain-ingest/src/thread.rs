@@ -107,12 +107,29 @@ impl Thread {
         }
     }
 
+    /// Mark the tool call `id` as turned down by the user (Cursor's `userDecision: rejected`): its
+    /// line says so; it is no error anyone searches for.
+    pub fn reject(&mut self, id: Option<&str>) {
+        let idx = match id.and_then(|id| self.pending.get(id)) {
+            Some(&i) => i,
+            None => self.s.tools.len().saturating_sub(1),
+        };
+        if let Some(t) = self.s.tools.get_mut(idx) {
+            t.error = Some("rejected by the user".into());
+        }
+    }
+
     /// Record a thinking block (empty ones are skipped).
     pub fn reasoning(&mut self, text: &str) {
         let t = text.trim();
         if !t.is_empty() {
             self.s.reasoning.push(t.to_string());
         }
+    }
+
+    /// The session this thread accumulated.
+    pub fn into_session(self) -> Session {
+        self.s
     }
 
     /// Turn this thread into a subagent record.

@@ -55,6 +55,7 @@ pub fn summarize(name: &str, input: &Value) -> String {
         "LS" | "list_directory" => s("path").or(s("dir_path")).map(str::to_string),
         "WebFetch" | "web_fetch" => s("url").or(s("prompt")).map(str::to_string),
         "WebSearch" | "google_web_search" | "web_search" => s("query").map(str::to_string),
+        "codebase_search" | "SemanticSearch" => s("query").map(str::to_string),
         "Task" | "Agent" => {
             let kind = s("subagent_type").or(s("name")).unwrap_or("agent");
             let what = s("description").or(s("prompt")).unwrap_or("");

@@ -236,3 +236,49 @@ pub fn schedules(host: &Host) -> Check {
         .with(bad)
     }
 }
+
+/// Which coding agents keep sessions where `jsonl2md` looks by default (its places under `$HOME`,
+/// `brain_ingest::discover::DEFAULT_PLACES`), and what each place holds. Skipped when none does.
+pub fn agents(host: &Host) -> Check {
+    let census = brain_ingest::discover::census(&host.user_home);
+    let shown = |p: &std::path::Path| match p.strip_prefix(&host.user_home) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => p.display().to_string(),
+    };
+    let mut agents: Vec<&str> = Vec::new();
+    let mut details = Vec::new();
+    for c in &census {
+        let mut parts: Vec<String> = Vec::new();
+        if c.transcripts > 0 {
+            parts.push(format!(
+                "{} transcript{}",
+                c.transcripts,
+                if c.transcripts == 1 { "" } else { "s" }
+            ));
+        }
+        parts.extend(c.stores.iter().cloned());
+        if parts.is_empty() {
+            parts.push("nothing yet".into());
+        } else if !agents.contains(&c.agent) {
+            agents.push(c.agent);
+        }
+        details.push(format!(
+            "{}: {} — {}",
+            c.agent,
+            shown(&c.path),
+            parts.join(", ")
+        ));
+    }
+    if agents.is_empty() {
+        return Check::skip(
+            "agents",
+            format!(
+                "no agent sessions in the default places under {}",
+                host.user_home.display()
+            ),
+            "sessions kept elsewhere convert with `jsonl2md FOLDER | partition | lexindex`",
+        )
+        .with(details);
+    }
+    Check::pass("agents", format!("sessions of {} found", agents.join(", "))).with(details)
+}

@@ -32,8 +32,9 @@ pub enum Outcome {
 /// One check's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
-    /// Stable name (`binaries`, `home`, `config`, `collections`, `lexical_index`, `corpus_sync`,
-    /// `state_db`, `telemetry`, `model`, `vector_store`, `locks`, `hooks`, `schedules`).
+    /// Stable name (`binaries`, `home`, `privacy`, `config`, `collections`, `lexical_index`,
+    /// `corpus_sync`, `identity`, `state_db`, `telemetry`, `model`, `vector_store`, `memory`,
+    /// `locks`, `agents`, `hooks`, `schedules`).
     pub name: String,
     /// pass, fail or skip.
     pub outcome: Outcome,
@@ -179,6 +180,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         state::vector_store(home),
         state::memory(home),
         state::locks(home),
+        install::agents(host),
         install::hooks(host),
         install::schedules(host),
     ]
