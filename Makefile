@@ -5,7 +5,7 @@ LIBEXEC ?= $(PREFIX)/libexec/brain
 SHARE ?= $(PREFIX)/share/brain
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
 
-.PHONY: all build release model mcp-client test lint fuzz golden-update demo bench install clean
+.PHONY: all build release model mcp-client browser test lint fuzz golden-update demo bench install clean
 
 all: build
 
@@ -23,8 +23,12 @@ model:
 mcp-client:
 	bash tests/mcp-client/install.sh
 
-## test: build every binary, the test model and the MCP test client, then run every unit, golden and conformance test.
-test: build model mcp-client
+## browser: Debian's chromium (apt-get, when missing and allowed) and playwright-core, for the `brain browse` browser test.
+browser:
+	bash tests/browser/install.sh
+
+## test: build every binary, the test model, the MCP test client and the browser driver, then run every unit, golden and conformance test.
+test: build model mcp-client browser
 	$(CARGO) test --workspace
 
 ## lint: the layer map (crates/README.md: floors, no module circles, rusqlite in brain-store only),

@@ -19,3 +19,5 @@ model:
     make model
 mcp-client:
     make mcp-client
+browser:
+    make browser

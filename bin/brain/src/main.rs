@@ -52,6 +52,9 @@ enum Command {
     /// Serve the memory to agents over MCP (stdio, or loopback HTTP with --http), or print/write their
     /// config (`install --claude`).
     Mcp(cmd::mcp::Args),
+    /// The memory browser: a local web view (overview, timeline, search, documents, sessions,
+    /// entities), read-only, on 127.0.0.1 with a per-run token; prints its URL.
+    Browse(cmd::browse::Args),
     /// Distill pending sessions into artifacts with your LLM command (seed 004), write and index them.
     Distill(cmd::distill::Args),
     /// Short runtime truth for scripts: collections, counts, last update, embedding backlog, model.
@@ -113,6 +116,7 @@ fn main() -> std::process::ExitCode {
             Command::Schedule(c) => cmd::schedule::run(&home, c),
             Command::Skills(c) => cmd::skills::run(c),
             Command::Mcp(a) => cmd::mcp::run(&home, a),
+            Command::Browse(a) => cmd::browse::run(&home, a),
             Command::Inbox(a) => cmd::inbox::run(&home, a),
             Command::Recent(a) => cmd::recent::run(&home, a),
             Command::Stats(a) => cmd::stats::run(&home, a),

@@ -61,6 +61,9 @@ pub struct Hit {
     /// The record's memory fields (crate::memory), on hits of records that carry any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<HitMemory>,
+    /// Its page in the running `brain browse` (`brain ask --link`), token included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 /// What a hit's record says about itself as a memory, and where it stands at the time asked.

@@ -24,6 +24,7 @@ pub mod file;
 mod hash;
 mod hit;
 pub mod links;
+pub mod loopback;
 pub mod markdown;
 pub mod memory;
 pub mod ndjson;
@@ -115,6 +116,7 @@ mod formats_doc {
                 state: "current".into(),
                 superseded_by: Some("i".into()),
             }),
+            link: Some("http://127.0.0.1:8182/doc/c/p.md?t=0".into()),
         };
         let err = ErrorRecord::new(ErrorCode::Internal, "m", "f");
         let mut all = Vec::new();

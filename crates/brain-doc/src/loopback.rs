@@ -1,9 +1,17 @@
-//! Which `Origin` and `Host` headers the HTTP transport accepts: loopback ones only. A web page the
-//! user visits can make the browser POST to `127.0.0.1`, and DNS rebinding can make a foreign name
-//! resolve to it; both show in these headers (the MCP spec: servers MUST validate `Origin` and answer
-//! 403 to an invalid one). Clients that are not browsers send no `Origin`, and are accepted.
+//! Which `Origin` and `Host` headers brain's loopback HTTP servers (`brain mcp --http`, `brain
+//! browse`) accept: loopback ones only. A web page the user visits can make the browser send a
+//! request to `127.0.0.1`, and DNS rebinding can make a foreign name resolve to it; both show in
+//! these headers (the MCP spec: servers MUST validate `Origin` and answer 403 to an invalid one).
+//! Clients that are not browsers send no `Origin`, and are accepted.
 
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener};
+
+/// A socket listening on `127.0.0.1:port` (0: a free port the system picks), and its address.
+pub fn bind(port: u16) -> std::io::Result<(TcpListener, SocketAddr)> {
+    let socket = TcpListener::bind((Ipv4Addr::LOCALHOST, port))?;
+    let addr = socket.local_addr()?;
+    Ok((socket, addr))
+}
 
 /// Whether `host` (a URL's or `Host` header's host, without port) names this machine: `localhost`
 /// (and `*.localhost`, RFC 6761 §6.3), `127.0.0.0/8` or `::1`.

@@ -31,14 +31,18 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         };
         writeln!(
             out,
-            "{}. **{}** — `{}:{}` {}, {}, score {:.2}",
+            "{}. **{}** — `{}:{}` {}, {}, score {:.2}{}",
             h.rank,
             title.replace('*', "\\*"),
             h.uri,
             h.line,
             h.docid,
             age_label(h.age_days),
-            h.score
+            h.score,
+            h.link
+                .as_deref()
+                .map(|l| format!(" — [open]({l})"))
+                .unwrap_or_default()
         )?;
         if h.untrusted {
             for line in brain_doc::fence::block(&h.snippet, &h.uri).lines() {

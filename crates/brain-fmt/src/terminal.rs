@@ -65,6 +65,9 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         for line in h.snippet.lines().filter(|l| !l.trim().is_empty()) {
             writeln!(out, "   {}", line.trim_end())?;
         }
+        if let Some(link) = &h.link {
+            writeln!(out, "   {}", paint.cyan(link))?;
+        }
         if opts.explain && !h.signals.is_empty() {
             writeln!(out, "   {}", paint.dim(&signals_line(&h.signals)))?;
         }

@@ -43,7 +43,7 @@ pub fn read(h: &mut Handles, params: &Value) -> Result<Value, RpcError> {
     if !uri.starts_with("brain://") {
         return Err(not_found(format!("`{uri}` is not a brain:// uri")));
     }
-    let (config, ids) = h.docs().map_err(|e| not_found(e.message))?;
+    let (config, ids) = crate::handles::docs(h).map_err(|e| not_found(e.message))?;
     let doc = Resolver::collections_only(config, ids)
         .resolve(uri)
         .map_err(|e| not_found(e.to_string()))?;

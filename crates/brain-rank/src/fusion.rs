@@ -362,6 +362,7 @@ mod tests {
             signals: Map::new(),
             untrusted: false,
             memory: None,
+            link: None,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod entity;
 mod error;
 pub mod expand;
 pub mod fusion;
+pub mod handles;
 pub mod knobs;
 pub mod memory;
 pub mod plan;

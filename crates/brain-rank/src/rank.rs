@@ -286,6 +286,7 @@ impl Ranker {
             signals,
             untrusted: false,
             memory: hit_memory(&p.memory, lq.lifecycle.map_or(now.as_second(), |l| l.at)),
+            link: None,
         }
     }
 }

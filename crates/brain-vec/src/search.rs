@@ -127,6 +127,7 @@ impl VecSearch {
                     signals,
                     untrusted: false,
                     memory: None,
+                    link: None,
                 };
                 (hit, s.text(d.row).to_string())
             })

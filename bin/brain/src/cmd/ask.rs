@@ -23,6 +23,11 @@ pub struct Args {
     /// context`): the best of each group stays, the count of the others is a warning.
     #[arg(long)]
     dedup: bool,
+    /// Give each hit its page in the running `brain browse` (a `link` field with --json, a line
+    /// under the hit otherwise; a session hit opens at its turn). Without a server running for this
+    /// home, a warning.
+    #[arg(long)]
+    link: bool,
 }
 
 /// Run the query and log an `ask` row (query_len, n_hits, mode, latency_ms; the query text only when
@@ -116,7 +121,21 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
             eprintln!("brain: warning: {w}");
         }
     }
-    let hits = answer.hits;
+    let mut hits = answer.hits;
+    if a.link {
+        match brain_browse::running(home) {
+            Some(server) => {
+                let config = brain_store::Config::load(home)
+                    .unwrap_or_else(|_| brain_store::Config::defaults(home));
+                for h in &mut hits {
+                    h.link = Some(server.hit_link(&config, h));
+                }
+            }
+            None => eprintln!(
+                "brain: warning: --link: no `brain browse` is running for this home; start one to get links"
+            ),
+        }
+    }
     brain_fmt::render(&hits, &opts, took_ms, &answer.warnings, &mut out)?;
     out.flush()?;
     // Listed, not read: tracked apart, no boost (crate docs of brain_store::access).

@@ -1,6 +1,7 @@
 //! One subcommand, one file.
 
 pub mod ask;
+pub mod browse;
 pub mod collection;
 pub mod context;
 pub mod distill;

@@ -82,19 +82,7 @@ impl Searcher {
     /// The ids of the documents whose session id is `session` (sorted, distinct): a session is
     /// one document, unless two files hold it.
     pub fn session_documents(&self, session: &str) -> Result<Vec<String>, SearchError> {
-        // Each document's first passage only.
-        let term =
-            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
-        let q = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                term(Term::from_field_text(self.fields.session, session)),
-            ),
-            (
-                Occur::Must,
-                term(Term::from_field_u64(self.fields.passage, 0)),
-            ),
-        ]);
+        let q = self.first_passages(Term::from_field_text(self.fields.session, session));
         let top = tantivy::collector::TopDocs::with_limit(10_000).order_by_score();
         let mut ids = Vec::new();
         for (_, addr) in self.searcher.search(&q, &top)? {
@@ -103,6 +91,19 @@ impl Searcher {
         ids.sort();
         ids.dedup();
         Ok(ids)
+    }
+
+    /// The first passage of every document whose memory `key` is `key` (a supersession chain:
+    /// records of one key replace each other), oldest date first.
+    pub fn keyed(&self, key: &str) -> Result<Vec<Passage>, SearchError> {
+        let q = self.first_passages(Term::from_field_text(self.fields.key, key));
+        let top = tantivy::collector::TopDocs::with_limit(1_000).order_by_score();
+        let mut out = Vec::new();
+        for (_, addr) in self.searcher.search(&q, &top)? {
+            out.push(self.passage(addr)?);
+        }
+        out.sort_by(|a, b| a.date.cmp(&b.date).then_with(|| a.id.cmp(&b.id)));
+        Ok(out)
     }
 
     /// Every distinct document id in the index. A deleted document's id stays in its segment's term
@@ -119,6 +120,41 @@ impl Searcher {
     /// Every agent named by a live document (lower case), sorted.
     pub fn agents(&self) -> Result<Vec<String>, SearchError> {
         self.live_values(self.fields.agent)
+    }
+
+    /// How many documents carry each value of a facet, most first (then by value): `kind` (what the
+    /// document is: session, browser, note, …), `type` (its memory type: fact, decision, …) or
+    /// `agent`. Documents without one are not counted. `None` for another name.
+    pub fn facet_counts(&self, facet: &str) -> Result<Option<Vec<(String, u64)>>, SearchError> {
+        let field = match facet {
+            "kind" => self.fields.kind,
+            "type" => self.fields.mtype,
+            "agent" => self.fields.agent,
+            _ => return Ok(None),
+        };
+        let mut out = Vec::new();
+        for value in self.live_values(field)? {
+            if value.is_empty() {
+                continue;
+            }
+            let q = self.first_passages(Term::from_field_text(field, &value));
+            let n = self.searcher.search(&q, &tantivy::collector::Count)? as u64;
+            if n > 0 {
+                out.push((value, n));
+            }
+        }
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(Some(out))
+    }
+
+    /// Each document's first passage that holds `term`: one hit per document.
+    fn first_passages(&self, term: Term) -> BooleanQuery {
+        let q =
+            |t: Term| -> Box<dyn Query> { Box::new(TermQuery::new(t, IndexRecordOption::Basic)) };
+        BooleanQuery::new(vec![
+            (Occur::Must, q(term)),
+            (Occur::Must, q(Term::from_field_u64(self.fields.passage, 0))),
+        ])
     }
 
     /// The distinct values of a raw string field that some live passage carries, sorted.

@@ -9,14 +9,12 @@
 //!
 //! **Loopback only.** The socket is bound to `127.0.0.1`; a request whose `Origin` is not a loopback
 //! origin, or whose `Host` is not a loopback name (DNS rebinding), is refused with `403` before
-//! anything else is looked at ([`loopback`]). Bodies must be `application/json` (so a browser cannot
+//! anything else is looked at ([`brain_doc::loopback`]). Bodies must be `application/json` (so a browser cannot
 //! send one without a CORS preflight, which is not answered) and at most
 //! [`MAX_LINE_BYTES`](crate::jsonrpc::MAX_LINE_BYTES) long (`413`).
 
-mod loopback;
-
 use std::io::{self, Read};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brain_doc::ErrorCode;
@@ -26,7 +24,7 @@ use serde_json::Value;
 use crate::jsonrpc::{self, INVALID_REQUEST, Incoming, MAX_LINE_BYTES, RpcError};
 use crate::{Server, server, session};
 
-pub use loopback::{is_loopback_host, is_loopback_origin};
+pub use brain_doc::loopback::{is_loopback_host, is_loopback_origin};
 
 /// The endpoint path, as QMD's `qmd mcp --http` serves it.
 pub const PATH: &str = "/mcp";
@@ -66,8 +64,7 @@ pub struct Listener {
 /// Bind `127.0.0.1:port` (0: a free port the system picks).
 pub fn bind(port: u16) -> Result<Listener, HttpError> {
     let err = |source| HttpError::Bind { port, source };
-    let socket = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(err)?;
-    let addr = socket.local_addr().map_err(err)?;
+    let (socket, addr) = brain_doc::loopback::bind(port).map_err(err)?;
     let inner = tiny_http::Server::from_listener(socket, None)
         .map_err(|e| err(io::Error::other(e.to_string())))?;
     Ok(Listener { inner, addr })

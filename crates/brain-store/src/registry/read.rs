@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use super::{Registry, RegistryError};
+use super::{DocEntry, Registry, RegistryError};
 
 /// SQL predicate over a `documents` row, with `?1` the current store fingerprint: its vectors are up
 /// to date. The one definition every count of "embedded" and "needs embedding" uses.
@@ -88,6 +88,54 @@ impl Registry {
                     last_vec: r.get(4)?,
                 })
             })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Documents per day of their `date` (its first ten characters: the day as the document wrote
+    /// it) and collection, days ascending; undated documents are not counted (`brain browse`'s
+    /// timeline and its heat strip).
+    pub fn day_counts(&self) -> Result<Vec<(String, String, u64)>, RegistryError> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT substr(date, 1, 10) AS day, collection, count(*) FROM documents
+                 WHERE length(date) >= 10 GROUP BY day, collection ORDER BY day, collection",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)?.max(0) as u64))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The `n` entries with the newest dates up to `until` (RFC 3339, compared as text: a date
+    /// written in another zone may sort a few hours off), newest first.
+    pub fn newest(&self, n: usize, until: &str) -> Result<Vec<DocEntry>, RegistryError> {
+        let sql = format!(
+            "SELECT {} FROM documents WHERE date != '' AND date <= ?2 ORDER BY date DESC, id LIMIT ?1",
+            super::COLUMNS
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(rusqlite::params![n as i64, until], super::entry)
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The entries dated on days `from` ..= `to` (`YYYY-MM-DD`, the first ten characters of their
+    /// `date`), newest first.
+    pub fn entries_on_days(&self, from: &str, to: &str) -> Result<Vec<DocEntry>, RegistryError> {
+        let sql = format!(
+            "SELECT {} FROM documents WHERE substr(date, 1, 10) BETWEEN ?1 AND ?2
+             ORDER BY date DESC, id",
+            super::COLUMNS
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([from, to], super::entry)
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
