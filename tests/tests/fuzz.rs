@@ -1,6 +1,7 @@
 //! A mutation fuzzer over every parser that reads untrusted bytes: the transcript parsers
-//! (`jsonl2md`'s detection and the Claude Code, Codex and Gemini readers), frontmatter, the query
-//! language, History rows (through `chrome2md`) and MCP requests. Seeds are the real files of
+//! (`jsonl2md`'s detection and the Claude Code, Codex and Gemini readers; Cursor agent transcripts
+//! and Aider histories), frontmatter, the query language, History rows (through `chrome2md`), MCP
+//! requests and `brain browse` request targets. Seeds are the real files of
 //! ../shared/corpora and the golden inputs; each case mutates one (bit flips, cut and spliced
 //! ranges, inserted JSON tokens, huge numbers, NULs, invalid UTF-8) and must not panic. The
 //! properties beyond "no panic" are checked where they exist (a parsed frontmatter round-trips; a
@@ -387,4 +388,112 @@ fn fuzz_history_rows() {
         "fuzz history: {cases} databases in {:.1} s, no panic",
         start.elapsed().as_secs_f64()
     );
+}
+
+/// Cursor agent transcripts (JSONL and the older text form), through jsonl2md's detection and the
+/// Cursor reader; Aider histories through theirs (issue #26). Whatever becomes a document
+/// round-trips.
+#[test]
+fn fuzz_cursor_and_aider() {
+    let Some(c) = brain_tests::shared("corpora") else {
+        return;
+    };
+    let transcripts = seeds_in(&c.join("cursor"), &[".jsonl", ".txt"], 80);
+    fuzz("cursor-transcripts", &transcripts, |bytes| {
+        let mut issues = Vec::new();
+        for txt in [false, true] {
+            if let Some(conv) = brain_ingest::cursor::transcript::parse(
+                "/h/.cursor/projects/p/agent-transcripts/fuzz.jsonl",
+                bytes,
+                &[("sub.jsonl".to_string(), bytes.to_vec())],
+                txt,
+                None,
+                &mut issues,
+            ) {
+                let doc = brain_ingest::many::to_doc(
+                    brain_ingest::session::Agent::Cursor,
+                    Path::new("fuzz.jsonl"),
+                    &conv,
+                    true,
+                );
+                if let Some(doc) = doc {
+                    let back =
+                        brain_doc::Doc::from_markdown(&doc.to_markdown()).expect("round trip");
+                    assert_eq!(back, doc);
+                }
+            }
+        }
+    });
+    let histories = seeds_in(&c.join("aider"), &[".md"], 10);
+    fuzz("aider-histories", &histories, |bytes| {
+        let read = brain_ingest::aider::parse(bytes, "fuzz.md", Some("/p".into()));
+        for conv in &read.conversations {
+            assert!(!conv.id.is_empty());
+            if let Some(doc) = brain_ingest::many::to_doc(
+                brain_ingest::session::Agent::Aider,
+                Path::new("fuzz.md"),
+                conv,
+                true,
+            ) {
+                let back = brain_doc::Doc::from_markdown(&doc.to_markdown()).expect("round trip");
+                assert_eq!(back, doc);
+            }
+        }
+    });
+}
+
+/// `brain browse` request targets (issue #27): paths and queries mutated from the pages' own,
+/// answered without a panic, and a file is served only when it is one of the collection's.
+#[test]
+fn fuzz_browse_targets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notes = dir.path().join("notes");
+    brain_tests::notes_home(&dir.path().join("home"), &notes);
+    std::fs::write(
+        notes.join("a.md"),
+        "---\ntitle: A\n---\n# A\n\n**User**: hi\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("home/secret.md"), "SECRET\n").expect("write");
+    let app = std::cell::RefCell::new(brain_browse::App::new(
+        brain_store::Home::at(dir.path().join("home")),
+        "t".repeat(32),
+        8182,
+    ));
+    let seeds: Vec<Vec<u8>> = [
+        "/",
+        "/timeline?day=2026-03-20&days=7&collection=notes",
+        "/search?q=%22ledger%22+-x+since%3A7d&mode=lex&collection=notes&since=7d&until=today&limit=20",
+        "/doc/notes/a.md",
+        "/session/notes/a.md?line=7",
+        "/raw/notes/a.md",
+        "/raw/notes/%2e%2e/home/secret.md",
+        "/entities?kind=person",
+        "/entity/%40schen",
+        "/static/style.css",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    let cookie = "brain_browse_8182=".to_string() + &"t".repeat(32);
+    fuzz("browse-targets", &seeds, |bytes| {
+        let target = String::from_utf8_lossy(bytes);
+        let req = brain_browse::Request {
+            method: "GET",
+            target: &target,
+            host: Some("127.0.0.1:8182"),
+            origins: Vec::new(),
+            cookies: vec![&cookie],
+        };
+        let r = brain_browse::respond(&mut app.borrow_mut(), &req);
+        assert!(
+            [200, 303, 400, 403, 404].contains(&r.status),
+            "{} for {target}",
+            r.status
+        );
+        assert!(
+            !r.body_text().contains("SECRET"),
+            "a file outside the collection was served: {target}"
+        );
+    });
 }

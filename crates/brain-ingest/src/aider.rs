@@ -171,12 +171,18 @@ fn header_time(s: &str) -> Option<String> {
 /// The sessions of an Aider history file.
 pub fn read(path: &Path) -> Result<Read, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8_lossy(&crate::lines::decode(&bytes)).into_owned();
     let place = crate::render::place_of(&path.display().to_string());
-    let place_hash = &brain_doc::sha256_hex(place.as_bytes())[..8];
     let project = std::fs::canonicalize(path)
         .ok()
         .and_then(|p| p.parent().map(|d| d.display().to_string()));
+    Ok(parse(&bytes, &place, project))
+}
+
+/// The sessions of a history's `bytes`, read from `place` (its ids carry a hash of it), in the
+/// repository `project`.
+pub fn parse(bytes: &[u8], place: &str, project: Option<String>) -> Read {
+    let text = String::from_utf8_lossy(&crate::lines::decode(bytes)).into_owned();
+    let place_hash = &brain_doc::sha256_hex(place.as_bytes())[..8];
     let mut out = Read::default();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (stamp, body) in sessions(&text) {
@@ -211,7 +217,7 @@ pub fn read(path: &Path) -> Result<Read, String> {
             meta: vec![("store".into(), Value::from("aider-history"))],
         });
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
