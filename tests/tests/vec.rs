@@ -70,44 +70,65 @@ fn embeddings_match_the_float64_reference() {
         .collect();
     let home = tempfile::tempdir().expect("tempdir");
     let spec = format!("local:{}", model.display());
+    // The f32 kernel (every CPU) matches the reference to 1e-4; the int8 kernel (the default on
+    // AVX-512 VNNI CPUs) to 1e-2 (measured p1 0.996 over 200 SciFact chunks, docs/vectors.md).
+    for (kernel, floor) in [("f32", 0.9999), ("auto", 0.99)] {
+        let out = run(
+            command("vecindex", home.path())
+                .env("BRAIN_EMBED_KERNEL", kernel)
+                .args(["--embed", "--embedder", &spec]),
+            stdin.as_bytes(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        let used = if err.contains("kernel int8-vnni") {
+            "int8-vnni"
+        } else {
+            assert!(err.contains("kernel f32;"), "{err}");
+            "f32"
+        };
+        let floor = if used == "f32" { 0.9999 } else { floor };
+        let got: Vec<Value> = parse_lines(&out.stdout);
+        assert_eq!(got.len(), cases.len());
+        let floats = |v: &Value| -> Vec<f64> {
+            v.as_array()
+                .expect("array")
+                .iter()
+                .filter_map(Value::as_f64)
+                .collect()
+        };
+        for (g, c) in got.iter().zip(cases) {
+            let (a, b) = (floats(&g["embedding"]), floats(&c["embedding"]));
+            assert_eq!(a.len(), 384);
+            let cos = cosine(&a, &b);
+            eprintln!(
+                "{used}: cosine {cos:.7} tokens {} {:?}",
+                c["tokens"],
+                c["text"].as_str().map(|s| &s[..s.len().min(30)])
+            );
+            assert!(cos >= floor, "{used}: cosine {cos} for {}", c["text"]);
+        }
+        if used == "f32" {
+            // The published sentence-transformers values for the first text.
+            let first = floats(&got[0]["embedding"]);
+            for (x, want) in first
+                .iter()
+                .zip([0.067657, 0.063496, 0.048713, 0.079305, 0.037448])
+            {
+                assert!((x - want).abs() < 1e-4, "{x} vs {want}");
+            }
+        }
+    }
+    // An unknown kernel is a usage error naming the variable, before any input is read.
     let out = run(
-        command("vecindex", home.path()).args(["--embed", "--embedder", &spec]),
+        command("vecindex", home.path())
+            .env("BRAIN_EMBED_KERNEL", "fp4")
+            .args(["--embed", "--embedder", &spec]),
         stdin.as_bytes(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Vec<Value> = parse_lines(&out.stdout);
-    assert_eq!(got.len(), cases.len());
-    let floats = |v: &Value| -> Vec<f64> {
-        v.as_array()
-            .expect("array")
-            .iter()
-            .filter_map(Value::as_f64)
-            .collect()
-    };
-    for (g, c) in got.iter().zip(cases) {
-        let (a, b) = (floats(&g["embedding"]), floats(&c["embedding"]));
-        assert_eq!(a.len(), 384);
-        let cos = cosine(&a, &b);
-        eprintln!(
-            "cosine {cos:.7} tokens {} {:?}",
-            c["tokens"],
-            c["text"].as_str().map(|s| &s[..s.len().min(30)])
-        );
-        assert!(cos >= 0.9999, "cosine {cos} for {}", c["text"]);
-    }
-    // The published sentence-transformers values for the first text.
-    let first = floats(&got[0]["embedding"]);
-    for (x, want) in first
-        .iter()
-        .zip([0.067657, 0.063496, 0.048713, 0.079305, 0.037448])
-    {
-        assert!((x - want).abs() < 1e-4, "{x} vs {want}");
-    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{err}");
+    assert!(err.contains("BRAIN_EMBED_KERNEL=fp4"), "{err}");
 }
 
 #[test]

@@ -125,7 +125,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
                 StageError::Output(io) => io.into(),
             })?;
         eprintln!(
-            "vecindex: model load {load_ms:.0} ms; embedded {} texts, {} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
+            "vecindex: model load {load_ms:.0} ms; kernel {}; embedded {} texts, {} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
+            embedder.kernel(),
             speed.texts,
             speed.tokens,
             speed.secs,

@@ -50,9 +50,15 @@ pub fn status(s: &Status) -> String {
         Some(false) => "missing",
         None => "server",
     };
+    let drain = s.drain_secs.map_or(String::new(), |d| {
+        format!(
+            " ({} to embed at the last run's rate)",
+            brain_vec::store::human_secs(d)
+        )
+    });
     let _ = writeln!(
         o,
-        "{} docs; lexical index {}; vector store {}; {} docs need embeddings; {} sessions wait for distillation; model {} {model}",
+        "{} docs; lexical index {}; vector store {}; {} docs need embeddings{drain}; {} sessions wait for distillation; model {} {model}",
         s.docs,
         yes(s.lexical_index),
         yes(s.vector_store),

@@ -27,6 +27,10 @@ pub struct Status {
     pub vector_store: bool,
     /// Indexed documents without up-to-date vectors (the slow clock's lag), all collections.
     pub need_embeddings: u64,
+    /// Projected seconds to embed the backlog at the rate the last `vecindex` run measured
+    /// (absent when there is no backlog or no measured rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_secs: Option<f64>,
     /// Sessions waiting in the distillation queue (`pending_distill.txt`): the other slow-clock lag.
     pub distill_pending: u64,
     /// The embedding model `vecindex` would use.
@@ -136,12 +140,19 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
             need_embeddings: n.need_embeddings(),
         })
         .collect();
+    let need_embeddings: u64 = collections.iter().map(|c| c.need_embeddings).sum();
+    let drain_secs = manifest
+        .as_ref()
+        .filter(|m| m.fingerprint.model == model.id && need_embeddings > 0)
+        .and_then(|m| m.rate.as_ref())
+        .map(|r| r.drain_secs(need_embeddings));
     Ok(Status {
         schema: 1,
         kind: "status".into(),
         home: home.root().display().to_string(),
         docs: collections.iter().map(|c| c.docs).sum(),
-        need_embeddings: collections.iter().map(|c| c.need_embeddings).sum(),
+        need_embeddings,
+        drain_secs,
         collections,
         lexical_index: brain_lex::LexIndex::dir(home).join("meta.json").is_file(),
         vector_store: manifest.is_some(),

@@ -18,7 +18,7 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use crate::VecError;
 use crate::embed::{Embedder, normalize};
-use crate::encoder::{BertConfig, Encoder};
+use crate::encoder::{BertConfig, Encoder, Kernel};
 use crate::weights::Weights;
 
 /// Tokens per forward pass. Measured 2026-11-22 on this 2-core box (bench/embed.sh): 4k–8k tokens per
@@ -55,6 +55,7 @@ impl Bert {
             file("tokenizer.json")?,
             file("model.safetensors")?,
         );
+        let kernel = Kernel::from_env().map_err(VecError::BadInput)?;
         let broken = |reason: String| VecError::ModelBroken {
             path: dir.to_path_buf(),
             reason,
@@ -80,6 +81,7 @@ impl Bert {
                 .map_err(|e| broken(format!("model.safetensors: {e}")))
                 .and_then(|w| {
                     Encoder::load(std::sync::Arc::new(w), &config)
+                        .map(|e| e.with_kernel(kernel))
                         .map_err(|e| broken(format!("model.safetensors: {e}")))
                 });
             let tok = tok
@@ -188,6 +190,10 @@ impl Embedder for Bert {
 
     fn dims(&self) -> usize {
         self.dims
+    }
+
+    fn kernel(&self) -> &'static str {
+        self.model.kernel().name()
     }
 
     fn count_tokens(&self, text: &str) -> Option<usize> {

@@ -26,6 +26,7 @@ use serde::Deserialize;
 use rayon::prelude::*;
 
 use crate::kernels::{BiasAdd, BiasGelu, Softmax};
+use crate::q8::{self, QDense};
 use crate::simd;
 use crate::weights::{Matrix, Weights, transpose};
 
@@ -77,7 +78,44 @@ pub(crate) struct Dense {
     out: usize,
     /// `Wᵀ`, `(in, out)` row-major, for batches; built once, when the first batch needs it.
     wt: OnceLock<Tensor>,
+    /// `W` quantized for the int8 kernel ([`Kernel::Int8`]); built once, when the first batch needs
+    /// it (`None`: the shape does not fit, f32 it is).
+    q8: OnceLock<Option<QDense>>,
     bias: Tensor,
+}
+
+/// How the encoder multiplies batches (queries and other short inputs always take the f32 path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// f32 gemm (every CPU).
+    F32,
+    /// int8 weights × int8 activations on AVX-512 VNNI ([`crate::q8`]); only where the CPU has it.
+    Int8,
+}
+
+impl Kernel {
+    /// The kernel for batch embedding: `$BRAIN_EMBED_KERNEL` = `f32` | `int8` | `auto` (default:
+    /// int8 where the CPU has AVX-512 VNNI, else f32). `int8` on a CPU without it is f32, said by
+    /// [`Kernel::name`] in the run's report. An unknown value is an error naming the variable.
+    pub fn from_env() -> std::result::Result<Kernel, String> {
+        let v = std::env::var("BRAIN_EMBED_KERNEL").unwrap_or_default();
+        let int8 = q8::available();
+        match v.as_str() {
+            "" | "auto" | "int8" => Ok(if int8 { Kernel::Int8 } else { Kernel::F32 }),
+            "f32" => Ok(Kernel::F32),
+            other => Err(format!(
+                "BRAIN_EMBED_KERNEL={other}: expected f32, int8 or auto"
+            )),
+        }
+    }
+
+    /// `f32` or `int8-vnni`, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::F32 => "f32",
+            Kernel::Int8 => "int8-vnni",
+        }
+    }
 }
 
 /// Up to this many rows (a query, a short passage), `x · Wᵀ` is `W · xᵀ` by dot products over the rows
@@ -100,6 +138,7 @@ impl Dense {
             inp,
             out,
             wt: OnceLock::new(),
+            q8: OnceLock::new(),
             bias: w.tensor(&format!("{prefix}.bias"), &[out]).map_err(werr)?,
         })
     }
@@ -115,6 +154,7 @@ impl Dense {
             inp,
             out,
             wt: OnceLock::new(),
+            q8: OnceLock::new(),
             bias,
         })
     }
@@ -129,10 +169,40 @@ impl Dense {
         Ok(self.wt.get_or_init(|| t))
     }
 
+    /// `W` quantized, made on first use (`None` when the shape does not fit the kernel).
+    fn q8(&self) -> Option<&QDense> {
+        self.q8
+            .get_or_init(|| {
+                let parts: Vec<&[f32]> = self.parts.iter().map(|p| p.data()).collect();
+                QDense::new(&parts, self.inp)
+            })
+            .as_ref()
+    }
+
     /// `x · Wᵀ` for a 2-D `x`, without the bias.
-    fn matmul(&self, x: &Tensor) -> Result<Tensor> {
+    fn matmul(&self, x: &Tensor, kernel: Kernel) -> Result<Tensor> {
         let m = x.dim(0)?;
         if m > SHORT_ROWS {
+            if kernel == Kernel::Int8
+                && let Some(q) = self.q8()
+            {
+                let mut y = vec![0f32; m * q.out()];
+                // The input read in place (a contiguous f32 tensor), not copied out.
+                let (storage, layout) = x.storage_and_layout();
+                let candle_core::Storage::Cpu(cpu) = &*storage else {
+                    candle_core::bail!("the int8 kernel runs on the CPU")
+                };
+                let Some((a, b)) = layout.contiguous_offsets() else {
+                    candle_core::bail!("the int8 kernel needs a contiguous input")
+                };
+                let xs = &cpu.as_slice::<f32>()?[a..b];
+                if xs.len() != m * self.inp {
+                    candle_core::bail!("an input of {} numbers for {m} × {}", xs.len(), self.inp)
+                }
+                q.matmul(xs, &mut y);
+                drop(storage);
+                return Tensor::from_vec(y, (m, self.out), &Device::Cpu);
+            }
             return x.matmul(self.wt()?);
         }
         let xs = x.flatten_all()?.to_vec1::<f32>()?;
@@ -160,8 +230,9 @@ impl Dense {
         Tensor::from_vec(y, (m, self.out), &Device::Cpu)
     }
 
-    pub(crate) fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        self.matmul(x)?.apply_op2_no_bwd(&self.bias, &BiasAdd)
+    pub(crate) fn forward(&self, x: &Tensor, kernel: Kernel) -> Result<Tensor> {
+        self.matmul(x, kernel)?
+            .apply_op2_no_bwd(&self.bias, &BiasAdd)
     }
 }
 
@@ -190,6 +261,8 @@ pub struct Encoder {
     pub max_len: usize,
     /// Where the `bert.` weights were (for heads that sit beside them).
     pub(crate) prefixed: bool,
+    /// How batches are multiplied ([`Kernel::F32`] unless [`Encoder::with_kernel`] says otherwise).
+    kernel: Kernel,
 }
 
 fn layer_norm(w: &Weights, prefix: &str, size: usize, eps: f64) -> Result<LayerNorm> {
@@ -280,7 +353,24 @@ impl Encoder {
             max_len: cfg.max_position_embeddings,
             prefixed,
             weights,
+            kernel: Kernel::F32,
         })
+    }
+
+    /// This encoder with batches multiplied by `kernel` ([`Kernel::Int8`] falls back to f32 on a CPU
+    /// without AVX-512 VNNI).
+    pub fn with_kernel(mut self, kernel: Kernel) -> Encoder {
+        self.kernel = if kernel == Kernel::Int8 && !q8::available() {
+            Kernel::F32
+        } else {
+            kernel
+        };
+        self
+    }
+
+    /// The kernel batches are multiplied with.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// Hidden states `(T, hidden)` of a batch of sequences packed end to end: `ids` and `types` hold
@@ -336,7 +426,8 @@ impl Encoder {
         let h = self.hidden;
         let hd = h / self.heads;
         let scale = 1.0 / (hd as f64).sqrt();
-        let qkv = l.qkv.forward(x)?;
+        let kn = self.kernel;
+        let qkv = l.qkv.forward(x, kn)?;
         // Attention per sequence, on its own rows of the packed batch.
         let attend = |&(at, len): &(usize, usize)| -> Result<Tensor> {
             // (len, 3h) → (3, heads, len, hd)
@@ -362,8 +453,10 @@ impl Encoder {
             spans.into_iter().map(attend).collect::<Result<_>>()?
         };
         let ctx = Tensor::cat(&ctx, 0)?;
-        let a = l.ln1.forward(&l.out.forward(&ctx)?.add(x)?)?;
-        let up = l.up.matmul(&a)?.apply_op2_no_bwd(&l.up.bias, &BiasGelu)?;
-        l.ln2.forward(&l.down.forward(&up)?.add(&a)?)
+        let a = l.ln1.forward(&l.out.forward(&ctx, kn)?.add(x)?)?;
+        let up =
+            l.up.matmul(&a, kn)?
+                .apply_op2_no_bwd(&l.up.bias, &BiasGelu)?;
+        l.ln2.forward(&l.down.forward(&up, kn)?.add(&a)?)
     }
 }

@@ -15,6 +15,8 @@
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, Layout, Result, Shape, bail};
 use rayon::prelude::*;
 
+use crate::simd;
+
 /// Rows per rayon task: enough work per task that scheduling stays negligible.
 const ROWS_PER_TASK: usize = 64;
 
@@ -22,7 +24,9 @@ const ROWS_PER_TASK: usize = 64;
 /// work (a query of a dozen tokens spent 15 % of its time switching threads).
 const PARALLEL_ELEMENTS: usize = 1 << 16;
 
-/// Run `f` over matching row chunks of `out` and `src`, in parallel when the data is large.
+/// Run `f` over matching row chunks of `out` and `src`, in parallel when the data is large. `f`
+/// calls its row kernel through [`simd::widest!`]'s dispatcher, compiled for the widest vector unit
+/// the CPU has.
 fn chunked(
     out: &mut [f32],
     src: &[f32],
@@ -73,7 +77,11 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 1.666_666_5e-1;
     p = p * r + 5.000_000_1e-1;
     let y = p * r * r + r + 1.0;
-    y * f32::from_bits(((n as i32 + 127) << 23) as u32)
+    // 2^n from the exponent bits. `n + 127` (1..=254 after the clamp) is an integer, so adding
+    // 1.5·2^23 leaves it in the low mantissa bits, and the shift moves it into the exponent field
+    // (the high bits shift out) — integer lanes the compiler vectorizes, where `n as i32` (a
+    // saturating cast) is scalar code.
+    y * f32::from_bits((n + (127.0 + ROUND)).to_bits() << 23)
 }
 
 /// `erf(x)`, Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7).
@@ -99,12 +107,11 @@ pub struct BiasAdd;
 /// `gelu(x + bias)`.
 pub struct BiasGelu;
 
-fn bias_map(
+fn bias_map<const GELU: bool>(
     x: &CpuStorage,
     lx: &Layout,
     b: &CpuStorage,
     lb: &Layout,
-    f: impl Fn(f32) -> f32 + Sync,
 ) -> Result<(CpuStorage, Shape)> {
     let xs = f32s(x, lx, "bias op input")?;
     let bs = f32s(b, lb, "bias")?;
@@ -114,13 +121,27 @@ fn bias_map(
     }
     let mut out = vec![0f32; xs.len()];
     chunked(&mut out, xs, n * ROWS_PER_TASK, |_, o, x| {
-        for (orow, xrow) in o.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
-            for ((o, &x), &b) in orow.iter_mut().zip(xrow).zip(bs) {
-                *o = f(x + b);
-            }
+        if GELU {
+            bias_gelu_rows(o, x, bs)
+        } else {
+            bias_add_rows(o, x, bs)
         }
     });
     Ok((CpuStorage::F32(out), lx.shape().clone()))
+}
+
+simd::widest!(fn bias_add_rows(o: &mut [f32], x: &[f32], bs: &[f32]) => bias_rows::<false>);
+simd::widest!(fn bias_gelu_rows(o: &mut [f32], x: &[f32], bs: &[f32]) => bias_rows::<true>);
+
+/// `o = x + bias` (or `gelu(x + bias)`) row by row.
+#[inline(always)]
+fn bias_rows<const GELU: bool>(o: &mut [f32], x: &[f32], bs: &[f32]) {
+    let n = bs.len().max(1);
+    for (orow, xrow) in o.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
+        for ((o, &x), &b) in orow.iter_mut().zip(xrow).zip(bs) {
+            *o = if GELU { gelu(x + b) } else { x + b };
+        }
+    }
 }
 
 impl CustomOp2 for BiasAdd {
@@ -134,7 +155,7 @@ impl CustomOp2 for BiasAdd {
         b: &CpuStorage,
         lb: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        bias_map(x, lx, b, lb, |v| v)
+        bias_map::<false>(x, lx, b, lb)
     }
 }
 
@@ -149,7 +170,7 @@ impl CustomOp2 for BiasGelu {
         b: &CpuStorage,
         lb: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
-        bias_map(x, lx, b, lb, gelu)
+        bias_map::<true>(x, lx, b, lb)
     }
 }
 
@@ -187,16 +208,24 @@ impl CustomOp1 for Softmax {
         }
         let mut out = vec![0f32; xs.len()];
         chunked(&mut out, xs, k * ROWS_PER_TASK, |_, o, x| {
-            for (orow, xrow) in o.chunks_exact_mut(k).zip(x.chunks_exact(k)) {
-                let max = lanes(xrow, f32::NEG_INFINITY, f32::max);
-                for (o, &x) in orow.iter_mut().zip(xrow) {
-                    *o = exp(x - max);
-                }
-                let inv = 1.0 / lanes(orow, 0.0, |a, b| a + b);
-                orow.iter_mut().for_each(|o| *o *= inv);
-            }
+            softmax_wide(o, x, k)
         });
         Ok((CpuStorage::F32(out), l.shape().clone()))
+    }
+}
+
+simd::widest!(fn softmax_wide(o: &mut [f32], x: &[f32], k: usize) => softmax_rows);
+
+/// Softmax of each `k`-long row of `x` into `o`.
+#[inline(always)]
+fn softmax_rows(o: &mut [f32], x: &[f32], k: usize) {
+    for (orow, xrow) in o.chunks_exact_mut(k).zip(x.chunks_exact(k)) {
+        let max = lanes(xrow, f32::NEG_INFINITY, f32::max);
+        for (o, &x) in orow.iter_mut().zip(xrow) {
+            *o = exp(x - max);
+        }
+        let inv = 1.0 / lanes(orow, 0.0, |a, b| a + b);
+        orow.iter_mut().for_each(|o| *o *= inv);
     }
 }
 

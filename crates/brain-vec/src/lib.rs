@@ -28,6 +28,7 @@ pub mod fetch;
 pub mod http;
 pub mod index;
 mod kernels;
+mod q8;
 mod scan;
 pub mod search;
 mod simd;

@@ -38,13 +38,17 @@ pub struct ChunkRecord {
 }
 
 /// `vecindex --status`: one collection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusRecord {
     pub collection: String,
     /// Documents in the input.
     pub docs: usize,
     /// Of them, those without up-to-date vectors.
     pub need_embeddings: usize,
+    /// Projected seconds to embed them at the rate the last run measured (absent: no backlog, or
+    /// no run has measured a rate yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_secs: Option<f64>,
 }
 
 /// `vecindex --embed`: one text and its vector.
@@ -115,6 +119,11 @@ pub fn status_records(
             collection,
             docs,
             need_embeddings,
+            drain_secs: store
+                .as_ref()
+                .filter(|s| s.manifest.fingerprint == fp && need_embeddings > 0)
+                .and_then(|s| s.manifest.rate.as_ref())
+                .map(|r| r.drain_secs(need_embeddings as u64)),
         })
         .collect()
 }
@@ -268,7 +277,8 @@ mod tests {
             [StatusRecord {
                 collection: "notes".into(),
                 docs: 2,
-                need_embeddings: 2
+                need_embeddings: 2,
+                drain_secs: None,
             }]
         );
     }

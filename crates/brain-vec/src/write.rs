@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::VecError;
 use crate::embed::Fingerprint;
 use crate::scan::quantize;
-use crate::store::{ChunkRec, DocEntry, Manifest, day_number, file, q8_rows_bytes};
+use crate::store::{ChunkRec, DocEntry, Manifest, Rate, day_number, file, q8_rows_bytes};
 
 /// Builds the next generation; nothing is visible until [`Writer::commit`].
 pub struct Writer {
@@ -24,6 +24,7 @@ pub struct Writer {
     text_off: u64,
     rows: u64,
     docs: Vec<DocEntry>,
+    rate: Option<Rate>,
 }
 
 impl Writer {
@@ -58,6 +59,7 @@ impl Writer {
             text: create("text")?,
             q8: create("q8")?,
             q8_params: Vec::new(),
+            rate: None,
             q8_row: Vec::new(),
             fingerprint,
             text_off: 0,
@@ -111,6 +113,11 @@ impl Writer {
         Ok(())
     }
 
+    /// Record the embedding rate in the manifest this generation commits.
+    pub fn set_rate(&mut self, rate: Option<Rate>) {
+        self.rate = rate;
+    }
+
     /// Flush, sync, write the docs table and swap the manifest; then remove the previous generation.
     pub fn commit(mut self) -> Result<Manifest, VecError> {
         let (dir, g) = (self.dir.clone(), self.generation);
@@ -148,6 +155,7 @@ impl Writer {
             chunks: self.rows,
             docs: self.docs.len() as u64,
             int8: true,
+            rate: self.rate,
         };
         let mpath = dir.join("manifest.json");
         let text =

@@ -221,3 +221,119 @@ fn equal_scores_keep_the_documents_of_the_lowest_tie_keys_whatever_the_order_of_
         "the same answer from the reversed build"
     );
 }
+
+#[test]
+fn a_cut_off_run_embeds_the_newest_documents_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let docs = vec![
+        input("a/old.md", "2025-01-01", "abc"),
+        input("a/newest.md", "2026-03-03T09:00:00Z", "bcd"),
+        input("a/undated.md", "", "cde"),
+        input("a/newer.md", "2026-03-01", "def"),
+    ];
+    let opts = Options {
+        limit: Some(2),
+        ..Options::default()
+    };
+    let r = update(dir.path(), &e, &docs, &opts, &|_| {}).expect("limited");
+    assert_eq!((r.embedded, r.pending), (2, 2));
+    let s = Store::open(dir.path()).expect("open");
+    let mut ids: Vec<&str> = s.docs.iter().map(|d| d.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, ["a/newer.md", "a/newest.md"]);
+    let r = update(dir.path(), &e, &docs, &opts, &|_| {}).expect("next");
+    assert_eq!((r.embedded, r.pending), (2, 0));
+    let s = Store::open(dir.path()).expect("open");
+    assert!(
+        s.docs.iter().any(|d| d.id == "a/undated.md"),
+        "undated last"
+    );
+}
+
+#[test]
+fn no_chunk_text_is_embedded_twice_within_a_run_or_across_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let long = "abc def\n\n".repeat(1000); // several chunks
+    let n = brain_vec::chunk::chunk(&long, ChunkParams::default()).len();
+    assert!(n > 2, "{n} chunks");
+    // Three copies in one run: embedded once.
+    let docs: Vec<Input> = (0..3)
+        .map(|i| input(&format!("a/{i}.md"), "2026-01-01", &long))
+        .collect();
+    let r = update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("first");
+    assert_eq!((r.embedded, r.chunks), (3, 3 * n));
+    let distinct = {
+        let mut t: Vec<String> = brain_vec::chunk::chunk(&long, ChunkParams::default())
+            .into_iter()
+            .map(|c| c.text)
+            .collect();
+        t.sort();
+        t.dedup();
+        t.len()
+    };
+    assert_eq!(e.calls.load(Ordering::Relaxed), distinct);
+    assert_eq!(r.reused, 3 * n - distinct);
+    // A later run: a renamed copy and a document that grew (a snapshot transcript repeating its
+    // history) embed only what is new.
+    let grown = format!("{long}ghh fff\n");
+    let more = vec![
+        input("a/renamed.md", "2026-01-02", &long),
+        input("a/grown.md", "2026-01-02", &grown),
+    ];
+    let before = e.calls.load(Ordering::Relaxed);
+    let r = update(dir.path(), &e, &more, &Options::default(), &|_| {}).expect("second");
+    assert_eq!(r.embedded, 2);
+    let computed = e.calls.load(Ordering::Relaxed) - before;
+    assert!(computed <= 1, "{computed} texts embedded for one new chunk");
+    // Reused vectors are the vectors: a search finds the copies with the same score.
+    let s = Store::open(dir.path()).expect("open");
+    let hits = s.search(&query(&e, "abc def"), 10, &Filter::default());
+    let score = |id: &str| {
+        hits.iter()
+            .find(|h| s.docs[h.doc].id == id)
+            .map(|h| h.score)
+    };
+    assert_eq!(score("a/0.md"), score("a/renamed.md"));
+    assert!(score("a/0.md").is_some());
+}
+
+#[test]
+fn a_run_records_its_rate_and_status_projects_the_backlog_with_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let docs: Vec<Input> = (0..40)
+        .map(|i| {
+            let body = format!("{} {i}", "abcdefgh".repeat(i % 7 + 1));
+            input(&format!("a/{i}.md"), "2026-01-01", &body)
+        })
+        .collect();
+    let r = update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("first");
+    assert!(r.chunks - r.reused >= brain_vec::store::Rate::MIN_CHUNKS);
+    let s = Store::open(dir.path()).expect("open");
+    let rate = s.manifest.rate.clone().expect("a rate");
+    assert_eq!((rate.docs, rate.kernel.as_str()), (40, "remote"));
+    assert!(rate.secs_per_doc > 0.0 && rate.secs_per_chunk > 0.0);
+    // A run that embeds too little to measure keeps the rate it had.
+    let mut more = docs.clone();
+    more.push(input("b/new.md", "2026-02-01", "hhh"));
+    update(dir.path(), &e, &more, &Options::default(), &|_| {}).expect("small");
+    let s = Store::open(dir.path()).expect("open");
+    assert_eq!(s.manifest.rate.as_ref(), Some(&rate));
+    // Status: pending documents × the measured seconds per document.
+    more.push(input("b/later.md", "2026-02-02", "ggg"));
+    more.push(input("b/last.md", "2026-02-03", "fff"));
+    let recs = brain_vec::stage::status_records(
+        dir.path(),
+        "letters".into(),
+        ChunkParams::default(),
+        &more,
+    );
+    let b = recs.iter().find(|r| r.collection == "b").expect("b");
+    assert_eq!(b.need_embeddings, 2);
+    let d = b.drain_secs.expect("projected");
+    assert!((d - 2.0 * rate.secs_per_doc).abs() < 1e-12, "{d}");
+    let a = recs.iter().find(|r| r.collection == "a").expect("a");
+    assert_eq!((a.need_embeddings, a.drain_secs), (0, None));
+}
