@@ -341,3 +341,67 @@ fn an_ollama_server_is_used_and_a_silent_one_times_out_with_66() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("timed out"));
 }
+
+/// The default model's tokenizer is built in code from vocab.txt (a fresh process's model load
+/// without the 466 KB JSON): it must cut every text exactly as the JSON-described one does — every
+/// file of ../shared/corpora, SciFact, and text made to trip it (special tokens written out,
+/// control and zero-width characters, accents, CJK, a 200-letter word, emoji, NUL).
+#[test]
+fn the_built_tokenizer_cuts_every_text_as_the_json_one_does() {
+    let Some(model) = model_dir() else { return };
+    let json = std::fs::read(model.join("tokenizer.json")).expect("tokenizer.json");
+    assert!(
+        brain_vec::bert::known_bert_uncased(&json, &model.join("vocab.txt")),
+        "the test model's tokenizer is the known all-MiniLM-L6-v2 one: the fast path is taken"
+    );
+    let slow = brain_vec::bert::json_tokenizer(&json, 512).expect("json");
+    let fast = brain_vec::bert::bert_uncased(&model.join("vocab.txt"), 512).expect("built");
+    let mut texts: Vec<String> = [
+        "[CLS] already [SEP] inside [MASK] and [PAD][UNK]",
+        "tab\there\u{0}nul \u{200b}zero\u{feff}width \u{7}bell \u{fffd}",
+        "Café naïve résumé ÅNGSTRÖM Straße ǅ İstanbul",
+        "中文字符 and 日本語 mixed with 한국어",
+        "emoji 🎉🚀 and ✓ marks, «quotes» — dashes … ellipsis",
+        &"a".repeat(200),
+        "x",
+        "",
+        "   ",
+        "snake_case camelCase kebab-case path/to/file.rs:42 0x1f 1e-9 v2.3.4",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let shared = workspace().join("../shared");
+    for dir in ["corpora", "ir/scifact"] {
+        for e in walkdir::WalkDir::new(shared.join(dir))
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+        {
+            let Ok(bytes) = std::fs::read(e.path()) else {
+                continue;
+            };
+            if bytes.len() > 4 << 20
+                || bytes.contains(&0) && !e.path().to_string_lossy().ends_with(".txt")
+            {
+                continue; // binary databases; huge files are sampled by their first lines below
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            texts.extend(
+                text.lines()
+                    .take(400)
+                    .map(|l| l.chars().take(4000).collect::<String>()),
+            );
+        }
+    }
+    assert!(texts.len() > 5_000, "{} texts", texts.len());
+    let mut tokens = 0;
+    for t in &texts {
+        let a = slow.encode(t.as_str(), true).expect("slow");
+        let b = fast.encode(t.as_str(), true).expect("fast");
+        assert_eq!(a.get_ids(), b.get_ids(), "{t:?}");
+        assert_eq!(a.get_offsets(), b.get_offsets(), "{t:?}");
+        tokens += a.get_ids().len();
+    }
+    eprintln!("{} texts, {tokens} tokens: identical", texts.len());
+}

@@ -94,6 +94,7 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    brain_doc::timings::start();
     brain_cli::main("brain", |cli: Cli| {
         let home = brain_store::Home::from_env();
         match cli.command {

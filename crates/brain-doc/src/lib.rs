@@ -28,6 +28,7 @@ pub mod loopback;
 pub mod markdown;
 pub mod memory;
 pub mod ndjson;
+pub mod timings;
 
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{ErrorCode, ErrorRecord};

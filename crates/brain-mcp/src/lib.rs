@@ -67,6 +67,8 @@ pub fn serve(
             serde_json::to_writer(&mut output, &r)?;
             output.write_all(b"\n")?;
             output.flush()?;
+            // After the answer is out: the model, once loaded, readies itself for the next queries.
+            server.idle();
         }
     }
 }

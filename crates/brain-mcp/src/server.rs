@@ -55,6 +55,14 @@ impl Server {
         }
     }
 
+    /// Between requests (the last answer written): let the open engine prepare its model for the
+    /// queries to come ([`brain_rank::Engine::prepare_vectors`]; once, only after a vector query).
+    pub fn idle(&mut self) {
+        if let Some(e) = self.handles.engine_if_open() {
+            e.prepare_vectors();
+        }
+    }
+
     /// Handle one line; the response to write, if any.
     pub fn handle_line(&mut self, line: &[u8]) -> Option<Value> {
         self.handle(jsonrpc::parse(line))

@@ -62,6 +62,8 @@ pub struct Engine {
     /// The last [`Engine::vector_lag`] answer and what it was computed from (store generation,
     /// registry file stats): a warm session asks the registry again only when one of them changed.
     lag: std::sync::Mutex<Option<(LagKey, Option<String>)>>,
+    /// Whether [`Engine::prepare_vectors`] ran.
+    prepared: std::sync::Once,
 }
 
 impl Engine {
@@ -78,6 +80,7 @@ impl Engine {
     }
 
     fn build(home: &Home, spec: Result<EmbedderSpec, String>) -> Result<Engine, RunError> {
+        let _t = brain_doc::timings::span("engine.open");
         let strategy = Strategy::load(&home.root().join(Strategy::FILE))?;
         Ok(Engine {
             home: home.clone(),
@@ -92,6 +95,7 @@ impl Engine {
             vec: OnceLock::new(),
             reranker: OnceLock::new(),
             lag: std::sync::Mutex::new(None),
+            prepared: std::sync::Once::new(),
         })
     }
 
@@ -191,6 +195,7 @@ impl Engine {
                 known: config.names(),
             });
         }
+        let t_plan = brain_doc::timings::span("plan");
         let plan = plan::plan(
             req,
             now,
@@ -198,6 +203,7 @@ impl Engine {
             &|| self.known(),
             &self.strategy,
         )?;
+        drop(t_plan);
         let mut ans = Answer {
             hits: Vec::new(),
             mode: Some(plan.mode),
@@ -216,7 +222,9 @@ impl Engine {
             self.mark_trust(&mut ans.hits);
             return Ok(ans);
         }
-        if matches!(plan.mode, Mode::Vec | Mode::Hybrid) {
+        // Vectors alone: nothing to do while the model loads, so an unusable model fails first.
+        // Hybrid: the lexical lists run while it loads (run_lists), and its failure comes from there.
+        if plan.mode == Mode::Vec {
             self.vectors().map_err(RunError::Unavailable)?;
         }
         let fusing = plan.lists.len() > 1 || req.rerank;
@@ -233,14 +241,20 @@ impl Engine {
             (lists, hits) = self.ranked(&plan, req, now, fusing, depth + 2 * moved)?;
         }
         if matches!(plan.mode, Mode::Vec | Mode::Hybrid)
-            && let Some(w) = self.vector_lag()
+            && let Some(w) = {
+                let _t = brain_doc::timings::span("backlog");
+                self.vector_lag()
+            }
         {
             ans.warnings.push(w);
         }
         fusion::spread_sessions(&mut hits, self.strategy.per_session);
         hits.retain(|h| h.score >= req.min_score);
         fusion::truncate_docs(&mut hits, req.limit);
-        self.fill_snippets(&mut hits, &plan, &lists)?;
+        {
+            let _t = brain_doc::timings::span("snippets");
+            self.fill_snippets(&mut hits, &plan, &lists)?;
+        }
         self.mark_trust(&mut hits);
         ans.hits = hits;
         Ok(ans)
@@ -257,6 +271,7 @@ impl Engine {
         depth: usize,
     ) -> Result<(Vec<fusion::HitList>, Vec<Hit>), RunError> {
         let lists = self.run_lists(plan, req, now, fusing, depth)?;
+        let _t = brain_doc::timings::span("fusion");
         let mut hits = if lists.len() == 1 && !req.rerank {
             let mut hits = lists.first().map(|l| l.hits.clone()).unwrap_or_default();
             normalize(&mut hits);
@@ -428,8 +443,18 @@ impl Engine {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, l)| Some((i, l.query.as_ref()?)))
-                .map(|(i, q)| (i, self.lex_list(q, &plan.filters, depth, req, now, !fusing)))
+                .map(|(i, q)| {
+                    let _t = brain_doc::timings::span("lex.list");
+                    (i, self.lex_list(q, &plan.filters, depth, req, now, !fusing))
+                })
                 .collect();
+            // The embedding backlog (a registry count) while the query is embedded and scanned:
+            // waits for the model to open, then runs beside the vector thread's work; the warning
+            // later reads the cached answer.
+            if vec_job.is_some() {
+                let _t = brain_doc::timings::span("backlog");
+                let _ = self.vector_lag();
+            }
             let vec = vec_job.map(|j| {
                 j.join().unwrap_or_else(|_| {
                     Err(RunError::Unavailable(Unavailable {

@@ -89,6 +89,11 @@ impl Handles {
         })
     }
 
+    /// The engine if one is open (nothing is opened or refreshed).
+    pub fn engine_if_open(&self) -> Option<&Engine> {
+        self.engine.as_ref().map(|c| &c.value)
+    }
+
     /// The search engine (strategy, lexical index; vectors and model when first needed).
     pub fn engine(&mut self) -> Result<&Engine, ErrorRecord> {
         let home = self.home.clone();

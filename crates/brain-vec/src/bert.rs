@@ -71,15 +71,15 @@ impl Bert {
         // The tokenizer (a large JSON) and the weights load at the same time.
         let (tokenizer, model) = std::thread::scope(|s| {
             let tok = s.spawn(|| -> Result<Tokenizer, VecError> {
-                let mut t = Tokenizer::from_file(&tok_path)
-                    .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-                fix_tokenizer(&mut t, max_len)
-                    .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-                Ok(t)
+                let _t = brain_doc::timings::span("tokenizer.load");
+                load_tokenizer(&tok_path, max_len)
+                    .map_err(|e| broken(format!("tokenizer.json: {e}")))
             });
+            let _t = brain_doc::timings::span("weights.load");
             let model = Weights::open(&weights_path)
                 .map_err(|e| broken(format!("model.safetensors: {e}")))
                 .and_then(|w| {
+                    let _t = brain_doc::timings::span("encoder.load");
                     Encoder::load(std::sync::Arc::new(w), &config)
                         .map(|e| e.with_kernel(kernel))
                         .map_err(|e| broken(format!("model.safetensors: {e}")))
@@ -145,6 +145,92 @@ impl Bert {
     }
 }
 
+/// sha256 of `(tokenizer.json, vocab.txt)` pairs whose pipeline [`bert_uncased`] rebuilds exactly:
+/// BertNormalizer (clean text, CJK spacing, accents stripped, lowercase), BertPreTokenizer, WordPiece
+/// (`[UNK]`, `##`, 100 characters), `[CLS] $A [SEP]`, the five special tokens. Today: the files of
+/// sentence-transformers/all-MiniLM-L6-v2 (the default model). Equality with the JSON-loaded
+/// tokenizer is tested token for token over every corpus text (tests/tests/vec.rs).
+const BERT_UNCASED: &[(&str, &str)] = &[(
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+)];
+
+/// The tokenizer of the model whose `tokenizer.json` is `path`, truncating at `max_len`. A known
+/// BERT-uncased tokenizer is built from `vocab.txt` beside it ([`bert_uncased`]: ~2 ms) instead of
+/// deserializing the JSON (18–25 ms, the longest step of a fresh process's model load, measured
+/// 2026-11-25 with BRAIN_TIMINGS); any other is read from its JSON.
+pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokenizer, String> {
+    let json = std::fs::read(path).map_err(|e| e.to_string())?;
+    let vocab_path = path.with_file_name("vocab.txt");
+    if known_bert_uncased(&json, &vocab_path) {
+        return bert_uncased(&vocab_path, max_len);
+    }
+    json_tokenizer(&json, max_len)
+}
+
+/// Whether `tokenizer.json` (its bytes) and the `vocab.txt` at `vocab` are a pair [`bert_uncased`]
+/// rebuilds exactly.
+pub fn known_bert_uncased(json: &[u8], vocab: &Path) -> bool {
+    let Ok(vocab) = std::fs::read(vocab) else {
+        return false;
+    };
+    let pair = (brain_doc::sha256_hex(json), brain_doc::sha256_hex(&vocab));
+    BERT_UNCASED
+        .iter()
+        .any(|(t, v)| *t == pair.0 && *v == pair.1)
+}
+
+/// A tokenizer from its `tokenizer.json` bytes, with the trap undone.
+pub fn json_tokenizer(json: &[u8], max_len: usize) -> Result<Tokenizer, String> {
+    let mut t = Tokenizer::from_bytes(json).map_err(|e| e.to_string())?;
+    fix_tokenizer(&mut t, max_len)?;
+    Ok(t)
+}
+
+/// The BERT-uncased pipeline built in code from the `vocab.txt` at `vocab` (one token per line, the
+/// line number its id) — what the known `tokenizer.json` files describe, without parsing them.
+pub fn bert_uncased(vocab: &Path, max_len: usize) -> Result<Tokenizer, String> {
+    use tokenizers::Model;
+    use tokenizers::normalizers::bert::BertNormalizer;
+    use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
+    use tokenizers::processors::template::TemplateProcessing;
+    use tokenizers::{AddedToken, models::wordpiece::WordPiece};
+    let path = vocab
+        .to_str()
+        .ok_or("vocab.txt: a path that is not UTF-8")?;
+    let model = WordPiece::from_file(path)
+        .unk_token("[UNK]".into())
+        .continuing_subword_prefix("##".into())
+        .max_input_chars_per_word(100)
+        .build()
+        .map_err(|e| format!("vocab.txt: {e}"))?;
+    let id = |t: &str| {
+        model
+            .token_to_id(t)
+            .ok_or_else(|| format!("vocab.txt has no {t}"))
+    };
+    let (cls, sep) = (id("[CLS]")?, id("[SEP]")?);
+    let post = TemplateProcessing::builder()
+        .try_single("[CLS] $A [SEP]")
+        .and_then(|b| b.try_pair("[CLS] $A [SEP] $B:1 [SEP]:1"))
+        .map_err(|e| e.to_string())?
+        .special_tokens(vec![("[CLS]", cls), ("[SEP]", sep)])
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut t = Tokenizer::new(model);
+    t.with_normalizer(Some(BertNormalizer::new(true, true, None, true)))
+        .map_err(|e| e.to_string())?;
+    t.with_pre_tokenizer(Some(BertPreTokenizer));
+    t.with_post_processor(Some(post));
+    let special: Vec<AddedToken> = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        .into_iter()
+        .map(|s| AddedToken::from(s, true))
+        .collect();
+    t.add_special_tokens(special).map_err(|e| e.to_string())?;
+    fix_tokenizer(&mut t, max_len)?;
+    Ok(t)
+}
+
 /// Undo the tokenizer.json trap: pad to the batch's longest input, truncate at the model limit.
 fn fix_tokenizer(tok: &mut Tokenizer, max_len: usize) -> Result<(), String> {
     let pad = tok.get_padding().cloned().unwrap_or_default();
@@ -194,6 +280,10 @@ impl Embedder for Bert {
 
     fn kernel(&self) -> &'static str {
         self.model.kernel().name()
+    }
+
+    fn prepare(&self) {
+        self.model.prepare();
     }
 
     fn count_tokens(&self, text: &str) -> Option<usize> {

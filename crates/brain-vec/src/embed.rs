@@ -30,6 +30,10 @@ pub trait Embedder: Send + Sync {
     /// Embed a batch of texts, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError>;
     /// How many tokens the model sees for `text`, when the backend knows.
+    /// Get ready for many short calls (a long-lived process, after its first query): the local
+    /// model quantizes its weights so queries take the int8 kernel. Nothing by default.
+    fn prepare(&self) {}
+
     /// How this embedder computes (e.g. the local model's batch kernel, `int8-vnni`), for reports.
     fn kernel(&self) -> &'static str {
         "remote"

@@ -179,30 +179,35 @@ impl Dense {
             .as_ref()
     }
 
-    /// `x · Wᵀ` for a 2-D `x`, without the bias.
+    /// `x · Wᵀ` for a 2-D `x`, without the bias. With [`Kernel::Int8`]: batches always take the
+    /// int8 kernel (quantizing `W` on first use); short inputs (queries) only once `W` is quantized
+    /// ([`Encoder::prepare`]: a long-lived process), since quantizing costs a fresh process more
+    /// than the f32 query path.
     fn matmul(&self, x: &Tensor, kernel: Kernel) -> Result<Tensor> {
         let m = x.dim(0)?;
-        if m > SHORT_ROWS {
-            if kernel == Kernel::Int8
-                && let Some(q) = self.q8()
-            {
-                let mut y = vec![0f32; m * q.out()];
-                // The input read in place (a contiguous f32 tensor), not copied out.
-                let (storage, layout) = x.storage_and_layout();
-                let candle_core::Storage::Cpu(cpu) = &*storage else {
-                    candle_core::bail!("the int8 kernel runs on the CPU")
-                };
-                let Some((a, b)) = layout.contiguous_offsets() else {
-                    candle_core::bail!("the int8 kernel needs a contiguous input")
-                };
-                let xs = &cpu.as_slice::<f32>()?[a..b];
-                if xs.len() != m * self.inp {
-                    candle_core::bail!("an input of {} numbers for {m} × {}", xs.len(), self.inp)
-                }
-                q.matmul(xs, &mut y);
-                drop(storage);
-                return Tensor::from_vec(y, (m, self.out), &Device::Cpu);
+        let prepared = self.q8.get().is_some_and(Option::is_some);
+        if kernel == Kernel::Int8
+            && (m > SHORT_ROWS || prepared)
+            && let Some(q) = self.q8()
+        {
+            let mut y = vec![0f32; m * q.out()];
+            // The input read in place (a contiguous f32 tensor), not copied out.
+            let (storage, layout) = x.storage_and_layout();
+            let candle_core::Storage::Cpu(cpu) = &*storage else {
+                candle_core::bail!("the int8 kernel runs on the CPU")
+            };
+            let Some((a, b)) = layout.contiguous_offsets() else {
+                candle_core::bail!("the int8 kernel needs a contiguous input")
+            };
+            let xs = &cpu.as_slice::<f32>()?[a..b];
+            if xs.len() != m * self.inp {
+                candle_core::bail!("an input of {} numbers for {m} × {}", xs.len(), self.inp)
             }
+            q.matmul(xs, &mut y);
+            drop(storage);
+            return Tensor::from_vec(y, (m, self.out), &Device::Cpu);
+        }
+        if m > SHORT_ROWS {
             return x.matmul(self.wt()?);
         }
         let xs = x.flatten_all()?.to_vec1::<f32>()?;
@@ -371,6 +376,20 @@ impl Encoder {
     /// The kernel batches are multiplied with.
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// Quantize every linear layer now (~20 ms), so that short inputs — queries — take the int8
+    /// kernel too (a warm MCP session's query embedding: docs/vectors.md). Nothing with
+    /// [`Kernel::F32`].
+    pub fn prepare(&self) {
+        if self.kernel != Kernel::Int8 {
+            return;
+        }
+        self.layers.par_iter().for_each(|l| {
+            for d in [&l.qkv, &l.out, &l.up, &l.down] {
+                let _ = d.q8();
+            }
+        });
     }
 
     /// Hidden states `(T, hidden)` of a batch of sequences packed end to end: `ids` and `types` hold

@@ -28,6 +28,17 @@ impl VecSearch {
     /// model (else [`VecError::FingerprintMismatch`]). The model is checked first: no model → exit 65.
     /// The store and the model load at the same time (both ~15–35 ms in a fresh process).
     pub fn open(dir: &Path, spec: &EmbedderSpec) -> Result<VecSearch, VecError> {
+        Self::open_embedding(dir, spec, &[]).map(|(vs, _)| vs)
+    }
+
+    /// [`VecSearch::open`], and `texts` embedded as soon as the model is loaded — while the store
+    /// is still opening on the other thread (a fresh query's embedding need not wait for the
+    /// store's document table). Returns the handle and the texts' vectors.
+    pub fn open_embedding(
+        dir: &Path,
+        spec: &EmbedderSpec,
+        texts: &[&str],
+    ) -> Result<(VecSearch, Vec<Vec<f32>>), VecError> {
         if let EmbedderSpec::Local { dir: m } = spec
             && !m.join("model.safetensors").is_file()
         {
@@ -35,18 +46,32 @@ impl VecSearch {
                 path: m.join("model.safetensors"),
             });
         }
-        let (store, embedder) = std::thread::scope(|s| {
-            let store = s.spawn(|| Store::open(dir));
-            let embedder = open(spec);
+        let (store, embedder, vectors) = std::thread::scope(|s| {
+            let store = s.spawn(|| {
+                let _t = brain_doc::timings::span("store.open");
+                Store::open(dir)
+            });
+            let embedder = {
+                let _t = brain_doc::timings::span("model.load");
+                open(spec)
+            };
+            let vectors = match &embedder {
+                Ok(e) if !texts.is_empty() => {
+                    let _t = brain_doc::timings::span("query.embed");
+                    e.embed(texts)
+                }
+                _ => Ok(Vec::new()),
+            };
             let store = store.join().unwrap_or_else(|_| {
                 Err(VecError::Inference(
                     "opening the vector store panicked".into(),
                 ))
             });
-            (store, embedder)
+            (store, embedder, vectors)
         });
         let store = store?;
         let embedder = embedder?;
+        let vectors = vectors?;
         let fp = Fingerprint::of(embedder.as_ref(), store.manifest.fingerprint.chunking);
         if fp != store.manifest.fingerprint {
             return Err(VecError::FingerprintMismatch {
@@ -54,7 +79,7 @@ impl VecSearch {
                 query: fp.id(),
             });
         }
-        Ok(VecSearch { store, embedder })
+        Ok((VecSearch { store, embedder }, vectors))
     }
 
     /// The best `k` documents for `query` as hits (rank 1-based, score = cosine), given today's day number

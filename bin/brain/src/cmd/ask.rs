@@ -36,6 +36,10 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let mut row = Row::new("ask");
     let result = ask(home, a, &mut row);
     row.finish(home, &result);
+    // BRAIN_TIMINGS=1: where the time went, one JSON line on stderr (docs/query.md).
+    if let Some(t) = brain_doc::timings::report() {
+        eprintln!("{t}");
+    }
     result
 }
 
@@ -60,7 +64,9 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     if brain_store::telemetry::queries_opted_in(home) {
         row.set("query", text.trim());
     }
+    let t_search = brain_doc::timings::span("search");
     let mut answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
+    drop(t_search);
     if a.dedup {
         let config =
             brain_store::Config::load(home).unwrap_or_else(|_| brain_store::Config::defaults(home));
@@ -136,8 +142,11 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
             ),
         }
     }
+    let t_out = brain_doc::timings::span("render");
     brain_fmt::render(&hits, &opts, took_ms, &answer.warnings, &mut out)?;
     out.flush()?;
+    drop(t_out);
+    let _t = brain_doc::timings::span("record_listed");
     // Listed, not read: tracked apart, no boost (crate docs of brain_store::access).
     let _ = brain_store::access::record_listed(
         home,

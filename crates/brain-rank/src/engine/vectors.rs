@@ -56,11 +56,39 @@ impl Engine {
         brain_vec::store::Store::open(&dir).ok().map(|s| f(&s))
     }
 
+    /// A long-lived surface between requests: once the model is loaded, let it get ready for many
+    /// queries ([`brain_vec::Embedder::prepare`], once; ~20 ms, off the request's clock).
+    pub fn prepare_vectors(&self) {
+        if let Some(Ok(vs)) = self.vec.get() {
+            self.prepared.call_once(|| vs.embedder.prepare());
+        }
+    }
+
     /// The vector handle, opened on first use (model load included).
     pub fn vectors(&self) -> Result<&VecSearch, Unavailable> {
-        self.vec
+        self.vectors_embedding(&[]).map(|(vs, _)| vs)
+    }
+
+    /// [`Engine::vectors`], and `texts` embedded: when this call opens the handle, as soon as the
+    /// model is loaded, while the store is still opening ([`VecSearch::open_embedding`]); when the
+    /// handle is open already, then and there.
+    fn vectors_embedding(
+        &self,
+        texts: &[&str],
+    ) -> Result<(&VecSearch, Vec<Vec<f32>>), Unavailable> {
+        let mut early: Option<Vec<Vec<f32>>> = None;
+        let vs = self
+            .vec
             .get_or_init(|| match &self.spec {
-                Ok(spec) => VecSearch::open(&self.vec_dir(), spec).map_err(|e| (&e).into()),
+                Ok(spec) => {
+                    let _t = brain_doc::timings::span("vec.open");
+                    VecSearch::open_embedding(&self.vec_dir(), spec, texts)
+                        .map(|(vs, v)| {
+                            early = Some(v);
+                            vs
+                        })
+                        .map_err(|e| (&e).into())
+                }
                 Err(m) => Err(Unavailable {
                     code: ErrorCode::BadQuery,
                     message: m.clone(),
@@ -68,7 +96,18 @@ impl Engine {
                 }),
             })
             .as_ref()
-            .map_err(Clone::clone)
+            .map_err(Clone::clone)?;
+        let vectors = match early {
+            Some(v) if v.len() == texts.len() => v,
+            _ if texts.is_empty() => Vec::new(),
+            _ => {
+                let _t = brain_doc::timings::span("query.embed");
+                vs.embedder
+                    .embed(texts)
+                    .map_err(|e| Unavailable::from(&e))?
+            }
+        };
+        Ok((vs, vectors))
     }
 
     /// The vector lists of `plan` (index into the plan, hits with their chunk texts).
@@ -80,12 +119,10 @@ impl Engine {
         depth: usize,
         now: &Zoned,
     ) -> Result<Vec<(usize, Vec<(Hit, String)>)>, RunError> {
-        let vs = self.vectors().map_err(RunError::Unavailable)?;
         let texts: Vec<&str> = plan.iter().map(|(_, text)| *text).collect();
-        let vectors = vs
-            .embedder
-            .embed(&texts)
-            .map_err(|e| RunError::Unavailable((&e).into()))?;
+        let (vs, vectors) = self
+            .vectors_embedding(&texts)
+            .map_err(RunError::Unavailable)?;
         let filter = brain_vec::store::Filter {
             collections: filters.collections.clone(),
             projects: filters.projects.clone(),
@@ -107,7 +144,11 @@ impl Engine {
         let mut out = Vec::new();
         for ((i, _), v) in plan.iter().zip(vectors) {
             let mut hits = Vec::new();
-            for (mut h, text) in vs.hits_with_text(&v, depth, &filter) {
+            let t_scan = brain_doc::timings::span("vec.scan");
+            let found = vs.hits_with_text(&v, depth, &filter);
+            drop(t_scan);
+            let _t = brain_doc::timings::span("vec.hits");
+            for (mut h, text) in found {
                 let id = format!("{}/{}", h.collection, h.path);
                 if let Some(r) = ranker
                     && !r
