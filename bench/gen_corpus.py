@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a deterministic, sessions-like markdown corpus for indexing benchmarks.
 
-    python3 bench/gen_corpus.py OUT_DIR [--files 10000] [--mb 200] [--seed 7]
+    python3 bench/gen_corpus.py OUT_DIR [--files 10000] [--mb 200] [--seed 7] [--vocab pairs|zipf]
 
 Writes OUT_DIR/YYYY/MM/<session-id>.md: YAML frontmatter (id, title, date, project, branch, agent,
 tags, source) and a body shaped like `jsonl2md` output (## Conversation with **User**/**Assistant**
@@ -9,6 +9,13 @@ turns, fenced code, shell commands with flags, file paths, snake_case/camelCase 
 strings and stack traces; ## Tools Used). The same arguments always give byte-identical files. The
 total size is close to --mb megabytes (file sizes are skewed like real transcripts: many small, a
 few very long).
+
+--vocab picks how identifiers and paths are made:
+  pairs  every identifier a fresh random word pair (the original generator, kept for comparison: the
+         10,000-file corpus holds ~1.4 M distinct identifier terms);
+  zipf   identifiers and paths drawn from fixed pools (3,000 identifiers, 1,200 paths) with Zipf
+         weights (s = 1.07), so a few recur everywhere and most are rare — as in real transcripts
+         (3,439 distinct identifier terms over all of ../shared/corpora).
 """
 
 import argparse
@@ -54,7 +61,33 @@ COMMANDS = [
 ]
 
 
+VOCAB = "pairs"
+POOLS = {}
+
+
+def zipf_pool(r, make, n, s=1.07):
+    """`n` items made by `make(r)` (deduplicated) and their cumulative Zipf weights."""
+    items, seen = [], set()
+    while len(items) < n:
+        x = make(r)
+        if x not in seen:
+            seen.add(x)
+            items.append(x)
+    cum, t = [], 0.0
+    for k in range(1, n + 1):
+        t += 1.0 / k**s
+        cum.append(t)
+    return items, cum
+
+
 def ident(r):
+    if VOCAB == "zipf":
+        items, cum = POOLS["ident"]
+        return r.choices(items, cum_weights=cum)[0]
+    return pair_ident(r)
+
+
+def pair_ident(r):
     a, b = r.choice(WORDS), r.choice(WORDS)
     style = r.randrange(4)
     if style == 0:
@@ -67,6 +100,13 @@ def ident(r):
 
 
 def path(r):
+    if VOCAB == "zipf":
+        items, cum = POOLS["path"]
+        return r.choices(items, cum_weights=cum)[0]
+    return pair_path(r)
+
+
+def pair_path(r):
     return f"src/{r.choice(MODULES)}/{r.choice(WORDS)}_{r.choice(WORDS)}.{r.choice(EXTS)}"
 
 
@@ -161,8 +201,15 @@ def main():
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--mb", type=float, default=200)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--vocab", choices=["pairs", "zipf"], default="pairs")
     a = ap.parse_args()
     r = random.Random(a.seed)
+    global VOCAB
+    VOCAB = a.vocab
+    if VOCAB == "zipf":
+        pr = random.Random(a.seed * 1000 + 1)
+        POOLS["ident"] = zipf_pool(pr, pair_ident, 3000)
+        POOLS["path"] = zipf_pool(pr, pair_path, 1200)
     mean = a.mb * 1_000_000 / a.files
     total = 0
     for i in range(a.files):
@@ -174,7 +221,7 @@ def main():
         with open(p, "w", encoding="utf-8") as f:
             f.write(text)
         total += len(text.encode())
-    print(f"gen_corpus: {a.files} files, {total / 1e6:.1f} MB in {a.out}")
+    print(f"gen_corpus: {a.files} files, {total / 1e6:.1f} MB ({a.vocab} vocabulary) in {a.out}")
 
 
 if __name__ == "__main__":

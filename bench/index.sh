@@ -5,7 +5,9 @@
 #   bench/index.sh            # needs release binaries: cargo build --release -p lexindex -p partition
 #
 # Env: QMD (default bench/.qmd/bin/qmd), BENCH_DIR (default /tmp/brain-bench: corpus and homes live there, never in the repo),
-#      FILES / MB (corpus size), RUNS (default 3 full builds, 5 small runs), CARGO_TARGET_DIR.
+#      FILES / MB (corpus size), VOCAB (pairs, the original random word pairs, default; or zipf,
+#      repeated identifiers as in real transcripts: bench/gen_corpus.py), RUNS (default 3 full
+#      builds, 5 small runs), CARGO_TARGET_DIR.
 # Prints medians and ratios; never fails on a figure (benchmarks do not gate CI).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,12 +17,14 @@ BENCH_DIR=${BENCH_DIR:-/tmp/brain-bench}
 FILES=${FILES:-10000}
 MB=${MB:-200}
 RUNS=${RUNS:-3}
+VOCAB=${VOCAB:-pairs}
 CORPUS=$BENCH_DIR/corpus-$FILES-$MB
+[ "$VOCAB" = pairs ] || CORPUS=$BENCH_DIR/corpus-$VOCAB-$FILES-$MB
 
 for b in lexindex partition; do
   [ -x "$BIN/$b" ] || { echo "bench/index.sh: $BIN/$b missing: cargo build --release -p lexindex -p partition" >&2; exit 1; }
 done
-[ -d "$CORPUS" ] || python3 bench/gen_corpus.py "$CORPUS" --files "$FILES" --mb "$MB" || exit 1
+[ -d "$CORPUS" ] || python3 bench/gen_corpus.py "$CORPUS" --files "$FILES" --mb "$MB" --vocab "$VOCAB" || exit 1
 NFILES=$(find "$CORPUS" -name '*.md' | wc -l)
 BYTES=$(find "$CORPUS" -name '*.md' -printf '%s\n' | awk '{s+=$1} END {print s}')
 
@@ -51,7 +55,7 @@ partition:
       kind: session
 EOF
 
-echo "corpus: $NFILES files, $((BYTES / 1000000)) MB ($CORPUS)"
+echo "corpus: $NFILES files, $((BYTES / 1000000)) MB, $VOCAB vocabulary ($CORPUS)"
 
 # 1. Full build (wall, CPU and peak RSS from /usr/bin/time; CPU matters on a shared, loaded machine).
 full=(); cpu=(); RSS=0

@@ -18,6 +18,10 @@
 # (exit 2 would tell Claude Code to keep going). Typical cost: tens of milliseconds. After it, one
 # working-memory turn passes (`brain wm tick`).
 #
+# BRAIN_HOOK_EMBED=1 also embeds the new session when it needs at most BRAIN_HOOK_EMBED_MAX_CHUNKS
+# (default 48) chunks computed (`vecindex --max-chunks`; see the pipeline below): its vectors are
+# fresh at once instead of at the next `vecindex --all`.
+#
 # Stages are found the way `brain` finds them: beside brain, then <prefix>/libexec/brain, then PATH.
 # brain itself: $BRAIN_BIN, else <prefix>/bin/brain beside an installed <prefix>/share/brain/, else
 # target/{release,debug}/brain of the checkout holding this script, else PATH.
@@ -25,12 +29,23 @@
 if [ "${1-}" = "--pipeline" ]; then
   # Inner run, under the timeout: $2 = 1 when stdin carries a hook payload.
   set -o pipefail
+  docs=/dev/null
+  [ -n "${VECINDEX-}" ] && docs=$(mktemp "$BRAIN_HOME/logs/.hook-docs.XXXXXX")
   if [ "$2" = 1 ]; then
     "$JSONL2MD" --hook --new --queue "$QUEUE" --quiet
   else
     "$JSONL2MD" --new --queue "$QUEUE" --quiet </dev/null
-  fi | "$PARTITION" --quiet | "$LEXINDEX" --json --quiet
-  exit
+  fi | "$PARTITION" --quiet | tee "$docs" | "$LEXINDEX" --json --quiet
+  rc=$?
+  # Opt-in (BRAIN_HOOK_EMBED=1): the new session's vectors too, when it is small — at most
+  # BRAIN_HOOK_EMBED_MAX_CHUNKS chunks to compute (default 48: ~1 s at 12k tokens/s, ~2 s at 6k),
+  # chunks embedded before not counted; a bigger one is left to the nightly `vecindex --all`, as is
+  # everything when another vecindex holds the lock. Its report goes to the log, not the summary.
+  if [ "$rc" = 0 ] && [ -n "${VECINDEX-}" ] && [ -s "$docs" ]; then
+    "$VECINDEX" --max-chunks "${BRAIN_HOOK_EMBED_MAX_CHUNKS:-48}" --quiet <"$docs" >&2 || true
+  fi
+  [ "$docs" != /dev/null ] && rm -f "$docs"
+  exit "$rc"
 fi
 
 now_ms() {
@@ -72,7 +87,9 @@ mkdir -p "$BRAIN_HOME/logs" 2>/dev/null
 exec 2>>"$log"
 
 JSONL2MD=$(stage jsonl2md) PARTITION=$(stage partition) LEXINDEX=$(stage lexindex)
-export JSONL2MD PARTITION LEXINDEX
+VECINDEX=
+[ "${BRAIN_HOOK_EMBED-}" = 1 ] && VECINDEX=$(stage vecindex)
+export JSONL2MD PARTITION LEXINDEX VECINDEX
 if [ -z "$JSONL2MD" ] || [ -z "$PARTITION" ] || [ -z "$LEXINDEX" ]; then
   echo "stop-hook: $(date -u +%FT%TZ): stage binaries not found (brain: ${brain:-none}); run \`brain doctor\`" >&2
   exit 0

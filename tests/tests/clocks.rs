@@ -274,3 +274,63 @@ fn hook_install_refuses_invalid_settings_and_reports_io_failures() {
     let out = run(command("brain", &home).args(["hook", "install"]), b"");
     assert_eq!(out.status.code(), Some(64), "--claude is required");
 }
+
+/// BRAIN_HOOK_EMBED=1: a small session gets its vectors in the hook itself; one over
+/// BRAIN_HOOK_EMBED_MAX_CHUNKS is left to the nightly run (nothing half-written), and no
+/// temporary copy of the session is left in the home.
+#[test]
+fn the_stop_hook_embeds_a_small_session_when_asked_and_leaves_a_big_one() {
+    let (Some(dir), Some(model)) = (corpus("claude-code"), brain_tests::model_dir()) else {
+        return;
+    };
+    let transcript = dir.join("daaain-claude-code-log/representative_messages.jsonl");
+    let payload = format!(
+        r#"{{"session_id":"s","transcript_path":{},"cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":false}}"#,
+        serde_json::to_string(&transcript.display().to_string()).expect("json")
+    );
+    let spec = format!("local:{}", model.display());
+    for (cap, embedded) in [("1", false), ("48", true)] {
+        let t = tempfile::tempdir().expect("tempdir");
+        let home = t.path().join("home");
+        let env = [
+            ("BRAIN_HOOK_EMBED", "1"),
+            ("BRAIN_HOOK_EMBED_MAX_CHUNKS", cap),
+            ("BRAIN_EMBEDDER", spec.as_str()),
+        ];
+        let out = stop_hook(&home, &bin("brain"), &payload, &env);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+        let manifest = home.join("index/vec/manifest.json");
+        assert_eq!(manifest.is_file(), embedded, "cap {cap}");
+        let log = std::fs::read_to_string(home.join("logs/hook.log")).unwrap_or_default();
+        if embedded {
+            let store = brain_vec::store::Store::open(&home.join("index/vec")).expect("store");
+            assert_eq!(store.docs.len(), 1);
+            assert!(store.len() >= 2, "{} chunks", store.len());
+            let lex = run(
+                command("brain", &home).env("BRAIN_EMBEDDER", &spec).args([
+                    "ask",
+                    "--mode",
+                    "hybrid",
+                    "--json",
+                    "python decorators",
+                ]),
+                b"",
+            );
+            assert_eq!(
+                lex.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&lex.stderr)
+            );
+        } else {
+            assert!(log.contains("\"over_cap\""), "{log}");
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(home.join("logs"))
+            .expect("logs")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".hook-docs"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}

@@ -33,6 +33,11 @@ struct Args {
     /// Start no new batch after SECS seconds (the rest stay pending).
     #[arg(long, value_name = "SECS")]
     budget: Option<f64>,
+    /// Embed nothing if this run would compute more than N chunks (chunks already embedded, in
+    /// the store or earlier in the run, do not count): the stop hook's size cap. The report's
+    /// `over_cap` says how many it would have been; the documents stay pending.
+    #[arg(long, value_name = "N")]
+    max_chunks: Option<usize>,
     /// Print the chunks each document would be embedded as (NDJSON) and embed nothing; needs no model.
     #[arg(long, conflicts_with_all = ["status", "search"])]
     chunks: bool,
@@ -178,6 +183,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         limit: args.limit,
         budget: args.budget.map(|s| Duration::from_secs_f64(s.max(0.0))),
         prune: args.all,
+        max_chunks: args.max_chunks,
     };
     let bar = brain_cli::bar(inputs.len() as u64, "embedding");
     let report = index::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {

@@ -73,6 +73,9 @@ pub struct Options {
     pub budget: Option<Duration>,
     /// The input is the whole corpus: drop stored documents that are not in it.
     pub prune: bool,
+    /// Embed nothing when the run would compute more than this many chunks (those the chunk cache
+    /// does not hold): the stop hook's cap, which leaves a big session to the next `--all` run.
+    pub max_chunks: Option<usize>,
 }
 
 /// What a run did.
@@ -101,6 +104,9 @@ pub struct Report {
     /// Seconds spent embedding in this run (the model's forward passes).
     #[serde(default)]
     pub embed_secs: f64,
+    /// `--max-chunks` refused the run: the chunks it would have computed (nothing was written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_cap: Option<usize>,
 }
 
 /// A chunk text's key: the first 128 bits of the sha256 of the text the model sees.
@@ -250,6 +256,24 @@ pub fn update(
     }
 
     let mut cache = ChunkCache::new(if todo.is_empty() { None } else { old.as_ref() });
+    if let Some(cap) = opts.max_chunks {
+        let mut need: std::collections::HashSet<ChunkKey> = Default::default();
+        for &i in &todo[..cap_docs(&todo, opts)] {
+            let d = &inputs[i].doc;
+            for c in chunk::chunk(&d.body, opts.chunking) {
+                let k = chunk_key(&chunk::embed_text(&d.title, &c.text));
+                if !cache.contains(&k) {
+                    need.insert(k);
+                }
+            }
+        }
+        if need.len() > cap {
+            report.pending = todo.len();
+            report.over_cap = Some(need.len());
+            report.generation = previous_gen.unwrap_or(0);
+            return Ok(report);
+        }
+    }
     let mut writer = Writer::create(dir, previous_gen, fp)?;
     // Fresh embeddings first, so a stale copy of the same doc is skipped below.
     let mut replaced = vec![false; seen.len()];
@@ -347,6 +371,11 @@ pub fn update(
     }
     report.generation = writer.commit()?.generation;
     Ok(report)
+}
+
+/// How many of the documents to embed `--limit` lets this run take.
+fn cap_docs(todo: &[usize], opts: &Options) -> usize {
+    opts.limit.unwrap_or(usize::MAX).min(todo.len())
 }
 
 /// The rate a run measured, when it computed enough chunks to measure one.

@@ -337,3 +337,33 @@ fn a_run_records_its_rate_and_status_projects_the_backlog_with_it() {
     let a = recs.iter().find(|r| r.collection == "a").expect("a");
     assert_eq!((a.need_embeddings, a.drain_secs), (0, None));
 }
+
+#[test]
+fn max_chunks_refuses_a_big_run_whole_and_counts_only_chunks_not_yet_embedded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let body: String = (0..400).map(|i| format!("para {i} abc\n\n")).collect();
+    let n = brain_vec::chunk::chunk(&body, ChunkParams::default()).len();
+    assert!(n > 3, "{n}");
+    let capped = |cap| Options {
+        max_chunks: Some(cap),
+        ..Options::default()
+    };
+    let docs = [input("a/s.md", "2026-01-01", &body)];
+    let r = update(dir.path(), &e, &docs, &capped(n - 1), &|_| {}).expect("over");
+    assert_eq!((r.embedded, r.pending, r.over_cap), (0, 1, Some(n)));
+    assert_eq!(e.calls.load(Ordering::Relaxed), 0, "nothing embedded");
+    assert!(Store::open(dir.path()).is_err(), "nothing written");
+    let r = update(dir.path(), &e, &docs, &capped(n), &|_| {}).expect("at the cap");
+    assert_eq!((r.embedded, r.over_cap), (1, None));
+    // The session grows by one turn: one chunk to compute, under a cap of 1.
+    let grown = [input(
+        "a/s.md",
+        "2026-01-01",
+        &format!("{body}para new ghh\n"),
+    )];
+    let before = e.calls.load(Ordering::Relaxed);
+    let r = update(dir.path(), &e, &grown, &capped(1), &|_| {}).expect("grown");
+    assert_eq!((r.embedded, r.over_cap), (1, None));
+    assert!(e.calls.load(Ordering::Relaxed) - before <= 1);
+}
