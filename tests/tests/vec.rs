@@ -405,3 +405,78 @@ fn the_built_tokenizer_cuts_every_text_as_the_json_one_does() {
     }
     eprintln!("{} texts, {tokens} tokens: identical", texts.len());
 }
+
+/// The quantized weights kept between processes (`.brain-int8.bin` beside the model): written by
+/// the first run that quantizes (a batch), read by the next fresh process so its short inputs
+/// (queries) take the int8 kernel; a cut-short copy or one made from other weights is ignored
+/// (f32 path, exact to the reference). Only where the CPU has AVX-512 VNNI.
+#[test]
+fn the_saved_int8_weights_serve_fresh_queries_and_a_bad_copy_is_ignored() {
+    let Some(src) = model_dir() else { return };
+    let t = tempfile::tempdir().expect("tempdir");
+    let model = t.path().join("model");
+    std::fs::create_dir_all(&model).expect("mkdir");
+    for f in [
+        "config.json",
+        "tokenizer.json",
+        "vocab.txt",
+        "model.safetensors",
+    ] {
+        std::fs::copy(src.join(f), model.join(f)).expect("copy model");
+    }
+    let spec = format!("local:{}", model.display());
+    let home = t.path().join("home");
+    let embed = |text: &str| -> (Vec<f64>, String) {
+        let out = run(
+            command("vecindex", &home).args(["--embed", "--embedder", &spec]),
+            (json!({"text": text}).to_string() + "\n").as_bytes(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        let rec: Vec<Value> = parse_lines(&out.stdout);
+        let v = rec[0]["embedding"]
+            .as_array()
+            .expect("embedding")
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        (v, err)
+    };
+    let query = "authorization failures in the gateway";
+    let (reference, err) = embed(query);
+    if !err.contains("kernel int8-vnni") {
+        eprintln!("no AVX-512 VNNI here: the int8 copy is not used");
+        return;
+    }
+    let copy = model.join(brain_vec::bert::INT8_COPY);
+    assert!(!copy.exists(), "a query alone quantizes nothing");
+    // A batch (over 32 tokens) quantizes, and keeps the copy.
+    embed(&"the quick brown fox jumps over the lazy dog ".repeat(12));
+    let len = std::fs::metadata(&copy).expect("the copy").len();
+    assert!(len > 10_000_000, "{len} bytes");
+    // The next fresh process's query takes the int8 kernel: close to f32, not equal.
+    let (q8, _) = embed(query);
+    let cos = cosine(&q8, &reference);
+    assert!((0.99..0.99999).contains(&cos), "cosine {cos}");
+    // A copy cut short is ignored: f32 again.
+    let bytes = std::fs::read(&copy).expect("read");
+    std::fs::write(&copy, &bytes[..bytes.len() / 2]).expect("truncate");
+    let (back, _) = embed(query);
+    assert!(cosine(&back, &reference) > 0.999999);
+    // A copy made from other weights (the model file replaced, as `brain model fetch` does) too.
+    std::fs::write(&copy, &bytes).expect("restore");
+    let (q8_again, _) = embed(query);
+    assert!(
+        cosine(&q8_again, &reference) < 0.99999,
+        "the copy restored is used"
+    );
+    let w = model.join("model.safetensors");
+    let tmp = model.join("model.safetensors.new");
+    std::fs::copy(&w, &tmp).expect("copy");
+    std::fs::rename(&tmp, &w).expect("replace");
+    let (fresh, _) = embed(query);
+    assert!(
+        cosine(&fresh, &reference) > 0.999999,
+        "a stale copy is not read"
+    );
+}

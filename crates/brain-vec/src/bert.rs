@@ -32,6 +32,24 @@ pub struct Bert {
     id: String,
     dims: usize,
     max_len: usize,
+    /// Where the quantized weights are kept between processes, and what they were made from.
+    int8_copy: Option<(PathBuf, Vec<u8>)>,
+    /// Whether that copy was read or written (at most one write per process).
+    int8_saved: std::sync::Once,
+}
+
+/// The saved copy of the quantized weights, beside the model (derived from public weights: no
+/// user data). Read in place by a fresh process, so its queries take the int8 kernel without
+/// quantizing (~20 ms); written by the first process that quantizes (a `vecindex` batch, a
+/// long-lived surface's [`Embedder::prepare`]). Keyed by the weights file's size, modification
+/// time and inode: a replaced model (installed by a rename) never reads a stale copy.
+pub const INT8_COPY: &str = ".brain-int8.bin";
+
+/// What the saved quantized weights of `weights` are keyed by.
+fn int8_key(weights: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(weights).ok()?;
+    Some(format!("{} {} {} {}", m.len(), m.mtime(), m.mtime_nsec(), m.ino()).into_bytes())
 }
 
 impl Bert {
@@ -90,6 +108,23 @@ impl Bert {
             (tok, model)
         });
         let (tokenizer, model) = (tokenizer?, model?);
+        let int8_copy = (model.kernel() == crate::encoder::Kernel::Int8)
+            .then(|| int8_key(&weights_path).map(|k| (dir.join(INT8_COPY), k)))
+            .flatten();
+        let int8_saved = std::sync::Once::new();
+        if let Some((path, key)) = &int8_copy
+            && let Ok(file) = std::fs::File::open(path)
+        {
+            let _t = brain_doc::timings::span("int8.load");
+            // SAFETY: the copy is written by an atomic rename and never modified in place.
+            #[allow(unsafe_code)]
+            let map = unsafe { memmap2::Mmap::map(&file) };
+            if let Ok(map) = map
+                && model.load_int8(&std::sync::Arc::new(map), key)
+            {
+                int8_saved.call_once(|| {});
+            }
+        }
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -100,7 +135,25 @@ impl Bert {
             id: format!("local:{name}"),
             dims,
             max_len,
+            int8_copy,
+            int8_saved,
         })
+    }
+
+    /// Keep the quantized weights for the next process, once every layer is quantized (best effort:
+    /// a model folder that is not writable keeps none, and queries there take the f32 path).
+    fn save_int8(&self) {
+        let Some((path, key)) = &self.int8_copy else {
+            return;
+        };
+        if self.int8_saved.is_completed() {
+            return;
+        }
+        if let Some(bytes) = self.model.int8_bytes(key) {
+            self.int8_saved.call_once(|| {
+                let _ = brain_doc::atomic::write(path, &bytes);
+            });
+        }
     }
 
     /// The token ids of `text` as the model sees them (with `[CLS]`/`[SEP]`, truncated, unpadded).
@@ -284,6 +337,7 @@ impl Embedder for Bert {
 
     fn prepare(&self) {
         self.model.prepare();
+        self.save_int8();
     }
 
     fn count_tokens(&self, text: &str) -> Option<usize> {
@@ -307,6 +361,7 @@ impl Embedder for Bert {
                 out[*i] = v;
             }
         }
+        self.save_int8();
         Ok(out)
     }
 }

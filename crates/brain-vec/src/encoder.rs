@@ -280,6 +280,9 @@ fn layer_norm(w: &Weights, prefix: &str, size: usize, eps: f64) -> Result<LayerN
     Ok(LayerNorm::new(t(a)?, t(b)?, eps))
 }
 
+/// The first bytes of a saved copy of the quantized weights (the last byte: its format version).
+const INT8_MAGIC: &[u8] = b"BRAINQ8\x01";
+
 /// Matmuls below this many multiply-adds run on one thread. gemm's default (48·48·256 ≈ 0.6 M) wakes
 /// the pool for every linear layer of a query (≈ 5–7 M each), and on 2 cores the wake-up costs more
 /// than it saves: one query-sized linear took 250 µs on one thread and 460 µs on two (2026-11-22).
@@ -376,6 +379,71 @@ impl Encoder {
     /// The kernel batches are multiplied with.
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// The linear layers in a fixed order (the saved copy's).
+    fn denses(&self) -> impl Iterator<Item = &Dense> {
+        self.layers
+            .iter()
+            .flat_map(|l| [&l.qkv, &l.out, &l.up, &l.down])
+    }
+
+    /// The quantized weights as bytes for [`Encoder::load_int8`], under `key` (what they were made
+    /// from); `None` unless every layer is quantized.
+    pub fn int8_bytes(&self, key: &[u8]) -> Option<Vec<u8>> {
+        if self.kernel != Kernel::Int8
+            || !self.denses().all(|d| matches!(d.q8.get(), Some(Some(_))))
+        {
+            return None;
+        }
+        let mut out = Vec::with_capacity(24 << 20);
+        out.extend_from_slice(INT8_MAGIC);
+        out.extend_from_slice(&(key.len() as u32).to_le_bytes());
+        out.extend_from_slice(key);
+        out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
+        for d in self.denses() {
+            d.q8.get()?.as_ref()?.write_to(&mut out);
+        }
+        Some(out)
+    }
+
+    /// Take the quantized weights from a copy [`Encoder::int8_bytes`] wrote (mapped, read in
+    /// place): every layer or none. False when the copy is not for `key`, not for this model's
+    /// shapes, or cut short — then nothing changes.
+    pub fn load_int8(&self, map: &Arc<memmap2::Mmap>, key: &[u8]) -> bool {
+        if self.kernel != Kernel::Int8 || !map.starts_with(INT8_MAGIC) {
+            return false;
+        }
+        let mut at = INT8_MAGIC.len();
+        let u32_next = |at: &mut usize| -> Option<usize> {
+            let b = map.get(*at..*at + 4)?;
+            *at += 4;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        let Some(klen) = u32_next(&mut at) else {
+            return false;
+        };
+        if map.get(at..at + klen) != Some(key) {
+            return false;
+        }
+        at += klen;
+        if u32_next(&mut at) != Some(self.layers.len()) {
+            return false;
+        }
+        let mut got = Vec::new();
+        for d in self.denses() {
+            match QDense::from_bytes(map, &mut at, d.out, d.inp) {
+                Some(q) => got.push(q),
+                None => return false,
+            }
+        }
+        if at != map.len() {
+            return false;
+        }
+        for (d, q) in self.denses().zip(got) {
+            let _ = d.q8.set(Some(q));
+        }
+        true
     }
 
     /// Quantize every linear layer now (~20 ms), so that short inputs — queries — take the int8

@@ -41,12 +41,18 @@ pub fn available() -> bool {
     }
 }
 
+/// Packed int8 weights: made here, or read in place from a saved copy ([`QDense::from_bytes`]).
+enum Packed {
+    Owned(Vec<i8>),
+    Mapped(std::sync::Arc<memmap2::Mmap>, std::ops::Range<usize>),
+}
+
 /// A linear layer's weights, quantized and packed for the kernel.
 pub(crate) struct QDense {
     n: usize,
     k: usize,
     /// `n / 64` panels of `k / 4` groups of `64 × 4` bytes.
-    packed: Vec<i8>,
+    packed: Packed,
     /// Per output row: its scale `s_j`.
     scale: Vec<f32>,
     /// Per output row: `128 · Σ q_j`.
@@ -144,7 +150,67 @@ impl QDense {
         Some(QDense {
             n,
             k,
-            packed,
+            packed: Packed::Owned(packed),
+            scale,
+            shift,
+        })
+    }
+
+    fn packed(&self) -> &[i8] {
+        match &self.packed {
+            Packed::Owned(v) => v,
+            Packed::Mapped(m, r) => bytemuck::cast_slice(m.get(r.clone()).unwrap_or_default()),
+        }
+    }
+
+    /// Append this layer to a saved copy: `n`, `k` (u32 LE), the scales (f32 LE), the shifts (i32
+    /// LE), the packed bytes.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.n as u32).to_le_bytes());
+        out.extend_from_slice(&(self.k as u32).to_le_bytes());
+        self.scale
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        self.shift
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        out.extend_from_slice(bytemuck::cast_slice(self.packed()));
+    }
+
+    /// Read a layer written by [`QDense::write_to`] at `*at` of `map`, expecting `n × k`; the packed
+    /// bytes stay in the mapping. `None` (and `*at` unspecified) when it does not hold one.
+    pub(crate) fn from_bytes(
+        map: &std::sync::Arc<memmap2::Mmap>,
+        at: &mut usize,
+        n: usize,
+        k: usize,
+    ) -> Option<QDense> {
+        let take = |at: &mut usize, len: usize| -> Option<&[u8]> {
+            let s = map.get(*at..at.checked_add(len)?)?;
+            *at += len;
+            Some(s)
+        };
+        let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+        if u32_at(take(at, 4)?) != n || u32_at(take(at, 4)?) != k || !n.is_multiple_of(PANEL) {
+            return None;
+        }
+        let scale: Vec<f32> = take(at, 4 * n)?
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let shift: Vec<i32> = take(at, 4 * n)?
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let start = *at;
+        take(at, n * k)?;
+        if scale.iter().any(|s| !s.is_finite()) {
+            return None;
+        }
+        Some(QDense {
+            n,
+            k,
+            packed: Packed::Mapped(std::sync::Arc::clone(map), start..start + n * k),
             scale,
             shift,
         })
@@ -199,7 +265,7 @@ impl QDense {
                 let (panel, lane) = (j / PANEL, j % PANEL);
                 let mut acc = 0i32;
                 for (c, &av) in ai.iter().enumerate() {
-                    let w = self.packed[((panel * groups + c / 4) * PANEL + lane) * 4 + c % 4];
+                    let w = self.packed()[((panel * groups + c / 4) * PANEL + lane) * 4 + c % 4];
                     acc += i32::from(av) * i32::from(w);
                 }
                 y[i * n + j] = (acc - self.shift[j]) as f32 * (ti * self.scale[j]);
@@ -220,8 +286,12 @@ mod vnni {
         let (n, k) = (q.n, q.k);
         let rows = t.len();
         let groups = k / 4;
+        let packed = q.packed();
+        if packed.len() != n * k {
+            return;
+        }
         for p in 0..n / PANEL {
-            let panel = &q.packed[p * groups * PANEL * 4..(p + 1) * groups * PANEL * 4];
+            let panel = &packed[p * groups * PANEL * 4..(p + 1) * groups * PANEL * 4];
             let mut r = 0;
             while r + MR <= rows {
                 unsafe { tile::<MR>(q, p, panel, &a[r * k..], k, &t[r..], &mut y[r * n..]) };
