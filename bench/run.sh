@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 status=0
 for b in bench/*.sh bench/*/run.sh; do
   [ "$b" = bench/run.sh ] && continue
-  case "$b" in bench/setup-*) continue;; esac
+  case "$b" in bench/setup-*|bench/lib.sh) continue;; esac
   echo "=== $b"
   bash "$b" || { echo "bench: $b failed" >&2; status=1; }
 done

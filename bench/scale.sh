@@ -32,29 +32,19 @@ RUNS=${RUNS:-5}
 MODEL=${MODEL:-$ROOT/target/models/all-MiniLM-L6-v2}
 export BRAIN_NOW=2026-04-10T12:00:00Z BRAIN_TELEMETRY=off NO_COLOR=1
 
-for b in brain lexindex; do
-  [ -x "$BIN/$b" ] || { echo "bench/scale.sh: $BIN/$b missing: cargo build --release --workspace --bins" >&2; exit 1; }
-done
-[ -f "$MODEL/model.safetensors" ] || { echo "bench/scale.sh: no model in $MODEL (make model)" >&2; exit 1; }
-export BRAIN_EMBEDDER=local:$MODEL
+. bench/lib.sh
+need_bins brain lexindex
+need_model "$MODEL"
 cargo build --release -q -p brain-vec --example synthetic_store --example scan || exit 1
 
-[ -n "${EPOCHREALTIME:-}" ] || { echo "$0: needs bash >= 5 (EPOCHREALTIME)" >&2; exit 1; }
 ms_since() { local e=${EPOCHREALTIME/./}; echo $(( (e - $1) / 1000 )); }
-pct() { sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; printf "%.1f", a[i] / 1000}'; }
 rss_mb() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident/ {printf "%.0f", $2/1024}'; }
 du_mb() { du -sm "$@" 2>/dev/null | awk '{s+=$1} END {print s+0}'; }
 
-QUERIES=("why did the cache migration fail" "retry timeout in the worker queue" "flaky test panic thread"
-         "how do we deploy a branch for review" "lock contention between two writers" "what broke the embedding model")
 fresh() { # mode → "p50 p95" in ms over RUNS × queries
-  local mode=$1 t=()
-  for q in "${QUERIES[@]}"; do
-    for _ in $(seq "$RUNS"); do
-      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --mode "$mode" -n 10 "$q" >/dev/null 2>&1; local e=${EPOCHREALTIME/./}; t+=($(( e - s )))
-    done
-  done
-  echo "$(printf '%s\n' "${t[@]}" | pct 0.5) $(printf '%s\n' "${t[@]}" | pct 0.95)"
+  local t
+  t=$(fresh_us "$1")
+  echo "$(pct 0.5 <<<"$t") $(pct 0.95 <<<"$t")"
 }
 
 printf '%-8s %6s %6s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %7s\n' \
@@ -65,7 +55,7 @@ for size in $SIZES; do
   [ -d "$corpus" ] || python3 bench/gen_corpus.py "$corpus" --files "$files" --mb "$mb" --vocab "$VOCAB" >&2 || exit 1
   export BRAIN_HOME=$BENCH_DIR/scale-home-$VOCAB-$files-$mb
   rm -rf "$BRAIN_HOME"; mkdir -p "$BRAIN_HOME"
-  printf 'version: 1\ncollections:\n  - name: bench\n    path: %s\n    role: sessions\npartition:\n  default: bench\n' "$corpus" > "$BRAIN_HOME/brain.yaml"
+  sessions_home "$corpus"
   sync
   s=${EPOCHREALTIME/./}
   build_mb=$(rss_mb "$BIN/lexindex" --all -q)

@@ -1,0 +1,45 @@
+# Shared by the query benchmarks (bench/hybrid.sh, bench/scale.sh): sourced, not run.
+#
+#   need_bins NAME…      release binaries present, else a message naming the cargo command, exit 1
+#   need_model DIR       the model folder present, else exit 1; exports BRAIN_EMBEDDER=local:DIR
+#   sessions_home DIR    a home at $BRAIN_HOME with one `bench` sessions collection in DIR
+#   fresh_us MODE        one `brain ask --mode MODE -n 10` per query of QUERIES, RUNS times each:
+#                        wall microseconds, one per line
+#   median, pct P        of numbers on stdin (pct: P in 0..1, printed / 1000, one decimal)
+#
+# Timings read bash's own clock (`${EPOCHREALTIME/./}`, microseconds) with no command substitution:
+# `$(date …)` forks a process per reading, ~1.7 ms that was counted into every timed run (measured
+# 2026-11-23: /bin/true timed 2.8 ms that way, 1.0 ms this way).
+[ -n "${EPOCHREALTIME:-}" ] || { echo "$0: needs bash >= 5 (EPOCHREALTIME)" >&2; exit 1; }
+
+QUERIES=("why did the cache migration fail" "retry timeout in the worker queue" "flaky test panic thread"
+         "how do we deploy a branch for review" "lock contention between two writers" "what broke the embedding model")
+
+need_bins() {
+  for b in "$@"; do
+    [ -x "$BIN/$b" ] || { echo "$0: $BIN/$b missing: cargo build --release --workspace --bins" >&2; exit 1; }
+  done
+}
+
+need_model() {
+  [ -f "$1/model.safetensors" ] || { echo "$0: no model in $1 (make model)" >&2; exit 1; }
+  export BRAIN_EMBEDDER=local:$1
+}
+
+sessions_home() {
+  mkdir -p "$BRAIN_HOME"
+  printf 'version: 1\ncollections:\n  - name: bench\n    path: %s\n    role: sessions\npartition:\n  default: bench\n' "$1" > "$BRAIN_HOME/brain.yaml"
+}
+
+fresh_us() {
+  local mode=$1 q
+  for q in "${QUERIES[@]}"; do
+    for _ in $(seq "$RUNS"); do
+      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --mode "$mode" -n 10 "$q" >/dev/null 2>&1; local e=${EPOCHREALTIME/./}
+      echo $(( e - s ))
+    done
+  done
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+pct() { sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; printf "%.1f", a[i] / 1000}'; }
