@@ -435,11 +435,8 @@ impl Engine {
             .filter(|(_, l)| l.kind.is_vector())
             .map(|(i, l)| (i, l.text.as_str()))
             .collect();
-        let (lex_results, vec_results) = std::thread::scope(|scope| {
-            let vec_job = (!vec_plan.is_empty())
-                .then(|| scope.spawn(|| self.vector_lists(&vec_plan, &plan.filters, depth, now)));
-            let lex: Vec<(usize, Result<Vec<(Hit, String)>, RunError>)> = plan
-                .lists
+        let lex_lists = || -> Vec<(usize, Result<Vec<(Hit, String)>, RunError>)> {
+            plan.lists
                 .iter()
                 .enumerate()
                 .filter_map(|(i, l)| Some((i, l.query.as_ref()?)))
@@ -447,25 +444,50 @@ impl Engine {
                     let _t = brain_doc::timings::span("lex.list");
                     (i, self.lex_list(q, &plan.filters, depth, req, now, !fusing))
                 })
-                .collect();
-            // The embedding backlog (a registry count) while the query is embedded and scanned:
-            // waits for the model to open, then runs beside the vector thread's work; the warning
-            // later reads the cached answer.
-            if vec_job.is_some() {
-                let _t = brain_doc::timings::span("backlog");
-                let _ = self.vector_lag();
-            }
-            let vec = vec_job.map(|j| {
-                j.join().unwrap_or_else(|_| {
+                .collect()
+        };
+        let vec_lists = || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.vector_lists(&vec_plan, &plan.filters, depth, now)
+            }))
+            .unwrap_or_else(|_| {
+                Err(RunError::Unavailable(Unavailable {
+                    code: ErrorCode::Internal,
+                    message: "the vector search panicked".into(),
+                    fix: String::new(),
+                }))
+            })
+        };
+        let (lex_results, vec_results) = if vec_plan.is_empty() {
+            (lex_lists(), None)
+        } else if matches!(self.vec.get(), Some(Ok(_))) {
+            // Warm (model and store open): both sides are CPU work; as tasks of the one pool they
+            // share its two workers instead of a third thread preempting the scan's.
+            let (lex, vec) = rayon::join(lex_lists, vec_lists);
+            (lex, Some(vec))
+        } else {
+            // Fresh: the vector side blocks on loading the model and the store; the lexical lists
+            // and the backlog count run meanwhile on this thread.
+            std::thread::scope(|scope| {
+                let vec_job = scope.spawn(vec_lists);
+                let lex = lex_lists();
+                // The embedding backlog (a registry count) while the query is embedded and
+                // scanned: waits for the model to open, then runs beside the vector thread's
+                // work; the warning later reads the cached answer.
+                {
+                    let _t = brain_doc::timings::span("backlog");
+                    let _ = self.vector_lag();
+                }
+                let vec = vec_job.join().unwrap_or_else(|_| {
                     Err(RunError::Unavailable(Unavailable {
                         code: ErrorCode::Internal,
                         message: "the vector search thread panicked".into(),
                         fix: String::new(),
                     }))
-                })
-            });
-            (lex, vec)
-        });
+                });
+                (lex, Some(vec))
+            })
+        };
         let mut lists: Vec<Option<fusion::HitList>> = plan.lists.iter().map(|_| None).collect();
         for (i, r) in lex_results {
             let (hits, texts) = r?.into_iter().unzip();
