@@ -324,3 +324,37 @@ fn run_rank_env(f: &Fixture, args: &[&str], env: &[(&str, &Path)]) -> (Vec<Hit>,
     let out = run(c.args(args), b"");
     (parse_lines(&out.stdout), out)
 }
+
+/// The backlog count kept between processes (`state/vector-backlog.json`): a file cut short,
+/// garbage, or a record counted from another store is not believed — the registry is counted
+/// again and the file rewritten whole.
+#[test]
+fn a_broken_or_stale_backlog_record_is_counted_again() {
+    let Some(f) = fixture() else { return };
+    let file = f.home.join("state/vector-backlog.json");
+    let (_, out) = f.rank(&["--mode", "hybrid", "authorization failures"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let good: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("written")).expect("whole json");
+    assert_eq!(good["backlog"], 0, "{good}");
+    let stale = serde_json::json!({"stamp": {"generation": 999, "fingerprint": "x", "files": "[]"}, "backlog": 123456});
+    for bad in [
+        b"{\"stamp\":".to_vec(),
+        b"\x00\xff not json".to_vec(),
+        stale.to_string().into_bytes(),
+    ] {
+        std::fs::write(&file, &bad).expect("break");
+        let (hits, out) = f.rank(&["--mode", "hybrid", "authorization failures"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(!hits.is_empty());
+        assert!(!err.contains("123456"), "a stale count was believed: {err}");
+        let again: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("rewritten")).expect("whole json");
+        assert_eq!(again, good);
+    }
+}
