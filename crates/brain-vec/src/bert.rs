@@ -28,7 +28,7 @@ pub const BATCH_TOKENS: usize = 4096;
 /// A loaded local model. Load once, reuse for every batch.
 pub struct Bert {
     model: Encoder,
-    tokenizer: Tokenizer,
+    tokenizer: Tokens,
     id: String,
     dims: usize,
     max_len: usize,
@@ -36,6 +36,28 @@ pub struct Bert {
     int8_copy: Option<(PathBuf, Vec<u8>)>,
     /// Whether that copy was read or written (at most one write per process).
     int8_saved: std::sync::Once,
+}
+
+/// How a model's text becomes token ids: the BERT-uncased tokenizer built in code for a known
+/// `tokenizer.json` ([`crate::wordpiece`]), or any other read from its JSON.
+pub enum Tokens {
+    /// Built from `vocab.txt` (~1 ms instead of 8–25).
+    Built(crate::wordpiece::BertUncased),
+    /// Read from `tokenizer.json`.
+    Json(Box<Tokenizer>),
+}
+
+impl Tokens {
+    /// The ids of `text` with `[CLS]`/`[SEP]`, truncated at the model limit, unpadded.
+    pub fn ids(&self, text: &str) -> Result<Vec<u32>, String> {
+        match self {
+            Tokens::Built(t) => Ok(t.encode(text)),
+            Tokens::Json(t) => t
+                .encode(text, true)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| e.to_string()),
+        }
+    }
 }
 
 /// The saved copy of the quantized weights, beside the model (derived from public weights: no
@@ -88,7 +110,7 @@ impl Bert {
         }
         // The tokenizer (a large JSON) and the weights load at the same time.
         let (tokenizer, model) = std::thread::scope(|s| {
-            let tok = s.spawn(|| -> Result<Tokenizer, VecError> {
+            let tok = s.spawn(|| -> Result<Tokens, VecError> {
                 let _t = brain_doc::timings::span("tokenizer.load");
                 load_tokenizer(&tok_path, max_len)
                     .map_err(|e| broken(format!("tokenizer.json: {e}")))
@@ -158,11 +180,7 @@ impl Bert {
 
     /// The token ids of `text` as the model sees them (with `[CLS]`/`[SEP]`, truncated, unpadded).
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, VecError> {
-        let enc = self
-            .tokenizer
-            .encode(text, true)
-            .map_err(|e| VecError::Inference(e.to_string()))?;
-        let mut ids = enc.get_ids().to_vec();
+        let mut ids = self.tokenizer.ids(text).map_err(VecError::Inference)?;
         ids.truncate(self.max_len);
         Ok(ids)
     }
@@ -198,88 +216,43 @@ impl Bert {
     }
 }
 
-/// sha256 of `(tokenizer.json, vocab.txt)` pairs whose pipeline [`bert_uncased`] rebuilds exactly:
+/// sha256 of `(tokenizer.json, vocab.txt)` pairs whose pipeline [`crate::wordpiece`] rebuilds exactly:
 /// BertNormalizer (clean text, CJK spacing, accents stripped, lowercase), BertPreTokenizer, WordPiece
 /// (`[UNK]`, `##`, 100 characters), `[CLS] $A [SEP]`, the five special tokens. Today: the files of
 /// sentence-transformers/all-MiniLM-L6-v2 (the default model). Equality with the JSON-loaded
 /// tokenizer is tested token for token over every corpus text (tests/tests/vec.rs).
-const BERT_UNCASED: &[(&str, &str)] = &[(
+pub const BERT_UNCASED: &[(&str, &str)] = &[(
     "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
 )];
 
 /// The tokenizer of the model whose `tokenizer.json` is `path`, truncating at `max_len`. A known
-/// BERT-uncased tokenizer is built from `vocab.txt` beside it ([`bert_uncased`]: ~2 ms) instead of
-/// deserializing the JSON (18–25 ms, the longest step of a fresh process's model load, measured
-/// 2026-11-25 with BRAIN_TIMINGS); any other is read from its JSON.
-pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokenizer, String> {
+/// BERT-uncased tokenizer is built from `vocab.txt` beside it ([`crate::wordpiece`]: ~1 ms)
+/// instead of deserializing the JSON (18–25 ms, the longest step of a fresh process's model load,
+/// measured 2026-11-25 with BRAIN_TIMINGS); any other is read from its JSON.
+pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokens, String> {
     let json = std::fs::read(path).map_err(|e| e.to_string())?;
-    let vocab_path = path.with_file_name("vocab.txt");
-    if known_bert_uncased(&json, &vocab_path) {
-        return bert_uncased(&vocab_path, max_len);
+    if let Some(vocab) = known_bert_uncased(&json, &path.with_file_name("vocab.txt")) {
+        return crate::wordpiece::BertUncased::new(vocab, max_len).map(Tokens::Built);
     }
-    json_tokenizer(&json, max_len)
+    json_tokenizer(&json, max_len).map(|t| Tokens::Json(Box::new(t)))
 }
 
-/// Whether `tokenizer.json` (its bytes) and the `vocab.txt` at `vocab` are a pair [`bert_uncased`]
-/// rebuilds exactly.
-pub fn known_bert_uncased(json: &[u8], vocab: &Path) -> bool {
-    let Ok(vocab) = std::fs::read(vocab) else {
-        return false;
-    };
+/// The text of the `vocab.txt` at `vocab` if it and `tokenizer.json` (its bytes) are a pair
+/// [`crate::wordpiece`] rebuilds exactly.
+pub fn known_bert_uncased(json: &[u8], vocab: &Path) -> Option<String> {
+    let vocab = std::fs::read(vocab).ok()?;
     let pair = (brain_doc::sha256_hex(json), brain_doc::sha256_hex(&vocab));
     BERT_UNCASED
         .iter()
         .any(|(t, v)| *t == pair.0 && *v == pair.1)
+        .then(|| String::from_utf8(vocab).ok())
+        .flatten()
 }
 
 /// A tokenizer from its `tokenizer.json` bytes, with the trap undone.
 pub fn json_tokenizer(json: &[u8], max_len: usize) -> Result<Tokenizer, String> {
     let mut t = Tokenizer::from_bytes(json).map_err(|e| e.to_string())?;
-    fix_tokenizer(&mut t, max_len)?;
-    Ok(t)
-}
-
-/// The BERT-uncased pipeline built in code from the `vocab.txt` at `vocab` (one token per line, the
-/// line number its id) — what the known `tokenizer.json` files describe, without parsing them.
-pub fn bert_uncased(vocab: &Path, max_len: usize) -> Result<Tokenizer, String> {
-    use tokenizers::Model;
-    use tokenizers::normalizers::bert::BertNormalizer;
-    use tokenizers::pre_tokenizers::bert::BertPreTokenizer;
-    use tokenizers::processors::template::TemplateProcessing;
-    use tokenizers::{AddedToken, models::wordpiece::WordPiece};
-    let path = vocab
-        .to_str()
-        .ok_or("vocab.txt: a path that is not UTF-8")?;
-    let model = WordPiece::from_file(path)
-        .unk_token("[UNK]".into())
-        .continuing_subword_prefix("##".into())
-        .max_input_chars_per_word(100)
-        .build()
-        .map_err(|e| format!("vocab.txt: {e}"))?;
-    let id = |t: &str| {
-        model
-            .token_to_id(t)
-            .ok_or_else(|| format!("vocab.txt has no {t}"))
-    };
-    let (cls, sep) = (id("[CLS]")?, id("[SEP]")?);
-    let post = TemplateProcessing::builder()
-        .try_single("[CLS] $A [SEP]")
-        .and_then(|b| b.try_pair("[CLS] $A [SEP] $B:1 [SEP]:1"))
-        .map_err(|e| e.to_string())?
-        .special_tokens(vec![("[CLS]", cls), ("[SEP]", sep)])
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut t = Tokenizer::new(model);
-    t.with_normalizer(Some(BertNormalizer::new(true, true, None, true)))
-        .map_err(|e| e.to_string())?;
-    t.with_pre_tokenizer(Some(BertPreTokenizer));
-    t.with_post_processor(Some(post));
-    let special: Vec<AddedToken> = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-        .into_iter()
-        .map(|s| AddedToken::from(s, true))
-        .collect();
-    t.add_special_tokens(special).map_err(|e| e.to_string())?;
     fix_tokenizer(&mut t, max_len)?;
     Ok(t)
 }

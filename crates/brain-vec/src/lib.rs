@@ -35,6 +35,7 @@ mod simd;
 pub mod stage;
 pub mod store;
 pub mod weights;
+pub mod wordpiece;
 pub mod write;
 
 pub use embed::{Embedder, EmbedderSpec, Fingerprint};
