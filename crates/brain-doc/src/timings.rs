@@ -16,9 +16,16 @@ pub fn enabled() -> bool {
 /// A phase: `(name, start ms, duration ms, thread)`.
 type Phase = (&'static str, f64, f64, String);
 
+fn clock() -> &'static Mutex<Option<Instant>> {
+    static T0: OnceLock<Mutex<Option<Instant>>> = OnceLock::new();
+    T0.get_or_init(|| Mutex::new(None))
+}
+
 fn origin() -> Instant {
-    static T0: OnceLock<Instant> = OnceLock::new();
-    *T0.get_or_init(Instant::now)
+    match clock().lock() {
+        Ok(mut t) => *t.get_or_insert_with(Instant::now),
+        Err(_) => Instant::now(),
+    }
 }
 
 fn phases() -> &'static Mutex<Vec<Phase>> {
@@ -30,6 +37,20 @@ fn phases() -> &'static Mutex<Vec<Phase>> {
 pub fn start() {
     if enabled() {
         origin();
+    }
+}
+
+/// Start the clock again and forget the phases recorded so far: a long-lived process (`brain
+/// mcp`) times each request on its own.
+pub fn restart() {
+    if !enabled() {
+        return;
+    }
+    if let Ok(mut t) = clock().lock() {
+        *t = Some(Instant::now());
+    }
+    if let Ok(mut p) = phases().lock() {
+        p.clear();
     }
 }
 

@@ -92,7 +92,12 @@ impl Server {
             }
             "ping" => Ok(json!({})),
             "tools/list" => Ok(json!({"tools": tools::listed(self.read_only)})),
-            "tools/call" => self.call(params),
+            "tools/call" => {
+                brain_doc::timings::restart();
+                let out = self.call(params);
+                report_timings();
+                out
+            }
             "resources/list" => Ok(resources::list()),
             "resources/templates/list" => Ok(resources::templates()),
             "resources/read" => {
@@ -198,6 +203,15 @@ impl Server {
             ((started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0).into(),
         );
         let _ = telemetry::append(self.handles.home(), "mcp", event, fields);
+    }
+}
+
+/// `BRAIN_TIMINGS=1 brain mcp`: each tool call's phases on stderr, one JSON line (the server's log;
+/// nothing when the variable is unset).
+#[allow(clippy::print_stderr)]
+fn report_timings() {
+    if let Some(t) = brain_doc::timings::report() {
+        eprintln!("{t}");
     }
 }
 

@@ -85,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             store
                 .docs
                 .get(1)
-                .map_or_else(String::new, |d| d.collection.clone()),
+                .map_or_else(String::new, |d| d.collection.to_owned()),
         ],
         ..Filter::default()
     });

@@ -26,6 +26,7 @@ use brain_doc::Doc;
 
 use crate::VecError;
 use crate::chunk::{self, ChunkParams};
+use crate::docs::DocRef;
 use crate::embed::{Embedder, Fingerprint};
 use crate::store::{DocEntry, Rate, Store};
 use crate::write::Writer;
@@ -139,8 +140,8 @@ impl<'s> ChunkCache<'s> {
                 (0..s.len())
                     .into_par_iter()
                     .map(|r| {
-                        let doc = &s.docs[s.chunk_doc(r) as usize];
-                        (chunk_key(&chunk::embed_text(&doc.title, s.text(r))), r)
+                        let title = s.docs.get(s.chunk_doc(r) as usize).map_or("", |d| d.title);
+                        (chunk_key(&chunk::embed_text(title, s.text(r))), r)
                     })
                     .collect()
             })
@@ -198,13 +199,7 @@ pub fn update(
     };
     let by_id: HashMap<&str, usize> = old
         .as_ref()
-        .map(|s| {
-            s.docs
-                .iter()
-                .enumerate()
-                .map(|(i, d)| (d.id.as_str(), i))
-                .collect()
-        })
+        .map(|s| s.docs.iter().enumerate().map(|(i, d)| (d.id, i)).collect())
         .unwrap_or_default();
 
     let hashes: Vec<String> = inputs.iter().map(Input::hash).collect();
@@ -219,10 +214,14 @@ pub fn update(
             Some(&o) => {
                 seen[o] = true;
                 keep.push(o);
-                if let Some(s) = old.as_ref().filter(|s| s.docs[o].hash == hashes[i]) {
+                if let Some(e) = old
+                    .as_ref()
+                    .and_then(|s| s.docs.get(o))
+                    .filter(|e| e.hash == hashes[i])
+                {
                     report.unchanged += 1;
                     let fresh = entry(input, &hashes[i]);
-                    if !same_meta(&fresh, &s.docs[o]) {
+                    if !same_meta(&fresh, &e) {
                         refresh.insert(o, i);
                     }
                 } else {
@@ -364,9 +363,9 @@ pub fn update(
             if replaced[o] {
                 continue;
             }
-            let e = &s.docs[o];
-            let fresh = refresh.get(&o).map(|&i| entry(&inputs[i], &e.hash));
-            copy_rows(s, e, fresh.unwrap_or_else(|| e.clone()), &mut writer)?;
+            let Some(e) = s.docs.get(o) else { continue };
+            let fresh = refresh.get(&o).map(|&i| entry(&inputs[i], e.hash));
+            copy_rows(s, &e, fresh.unwrap_or_else(|| e.to_entry()), &mut writer)?;
         }
     }
     report.generation = writer.commit()?.generation;
@@ -402,7 +401,7 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
         Err(VecError::IndexMissing { .. }) => return Ok(0),
         Err(e) => return Err(e),
     };
-    let gone = |e: &DocEntry| ids.contains(&e.id.as_str());
+    let gone = |e: &DocRef<'_>| ids.contains(&e.id);
     let held = old.docs.iter().filter(|e| gone(e)).count();
     if held == 0 {
         return Ok(0);
@@ -414,7 +413,7 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
     )?;
     writer.set_rate(old.manifest.rate.clone());
     for e in old.docs.iter().filter(|e| !gone(e)) {
-        copy_rows(&old, e, e.clone(), &mut writer)?;
+        copy_rows(&old, &e, e.to_entry(), &mut writer)?;
     }
     writer.commit()?;
     Ok(held)
@@ -423,11 +422,11 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
 /// Push the stored rows of `e` (from `s`) under `entry`.
 fn copy_rows(
     s: &Store,
-    e: &DocEntry,
+    e: &DocRef<'_>,
     entry: DocEntry,
     writer: &mut Writer,
 ) -> Result<(), VecError> {
-    let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first + e.count)
+    let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first.saturating_add(e.count))
         .map(|r| r as usize)
         .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))
         .collect();
@@ -462,22 +461,15 @@ fn entry(input: &Input, hash: &str) -> DocEntry {
 }
 
 /// Whether two entries of the same document agree on everything but their row range.
-fn same_meta(a: &DocEntry, b: &DocEntry) -> bool {
+fn same_meta(a: &DocEntry, b: &DocRef<'_>) -> bool {
     (
-        &a.collection,
-        &a.path,
-        &a.title,
-        &a.date,
-        &a.project,
-        &a.agent,
-    ) == (
-        &b.collection,
-        &b.path,
-        &b.title,
-        &b.date,
-        &b.project,
-        &b.agent,
-    )
+        a.collection.as_str(),
+        a.path.as_str(),
+        a.title.as_str(),
+        a.date.as_str(),
+        a.project.as_deref(),
+        a.agent.as_deref(),
+    ) == (b.collection, b.path, b.title, b.date, b.project, b.agent)
 }
 
 /// Per collection: documents, and how many need embeddings (new, changed, or under another fingerprint).
@@ -488,12 +480,7 @@ pub fn pending(
 ) -> Vec<(String, usize, usize)> {
     let store = store.filter(|s| s.manifest.fingerprint == *fp);
     let known: HashMap<&str, &str> = store
-        .map(|s| {
-            s.docs
-                .iter()
-                .map(|d| (d.id.as_str(), d.hash.as_str()))
-                .collect()
-        })
+        .map(|s| s.docs.iter().map(|d| (d.id, d.hash)).collect())
         .unwrap_or_default();
     let mut out: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for i in inputs {

@@ -21,6 +21,7 @@ pub mod bert;
 pub mod chunk;
 pub mod corpus;
 pub mod cross;
+pub mod docs;
 pub mod embed;
 pub mod encoder;
 mod error;

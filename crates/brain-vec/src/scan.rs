@@ -15,8 +15,9 @@
 
 use rayon::prelude::*;
 
+use crate::docs::Docs;
 use crate::simd;
-use crate::store::{DocEntry, DocScore, Filter, Store};
+use crate::store::{DocScore, Filter, Store};
 
 /// Rows per rayon task.
 const BLOCK: usize = 1024;
@@ -87,10 +88,10 @@ fn fold_best(local: &mut Vec<DocScore>, doc: usize, row: usize, score: f32) {
 /// best first, ties by [`brain_doc::tie_key`] of the document id (not by place in the store, which
 /// follows the order documents were indexed in: two builds of the same files answer alike), at most
 /// `k`.
-fn top_docs(mut best: Vec<DocScore>, k: usize, docs: &[DocEntry]) -> Vec<DocScore> {
+fn top_docs(mut best: Vec<DocScore>, k: usize, docs: &Docs) -> Vec<DocScore> {
     best.sort_by(|a, b| a.doc.cmp(&b.doc).then(b.score.total_cmp(&a.score)));
     best.dedup_by_key(|s| s.doc);
-    let tie = |s: &DocScore| docs.get(s.doc).map(|e| brain_doc::tie_key(&e.id));
+    let tie = |s: &DocScore| docs.get(s.doc).map(|e| brain_doc::tie_key(e.id));
     best.sort_by(|a, b| b.score.total_cmp(&a.score).then(tie(a).cmp(&tie(b))));
     best.truncate(k);
     best
@@ -113,7 +114,13 @@ impl Store {
         if query.len() != d || k == 0 || self.is_empty() {
             return (Vec::new(), 0);
         }
-        let allowed: Vec<bool> = self.docs.iter().map(|e| filter.allows(e)).collect();
+        let allowed: Vec<bool> = if filter.is_empty() {
+            vec![true; self.docs.len()]
+        } else {
+            (0..self.docs.len())
+                .map(|i| filter.allows(&self.docs, i))
+                .collect()
+        };
         match (self.int8(), quantize_query(query)) {
             (Some((rows, params)), Some(q)) => {
                 self.search_int8(rows, params, query, &q, k, &allowed)
@@ -188,26 +195,33 @@ impl Store {
                 let mut raw = vec![0i32; approx.len()];
                 simd::scores_i8_i16(rows, qx, &mut raw);
                 let mut local: Vec<(usize, f32, f32)> = Vec::new();
-                for (j, (a, r)) in approx.iter_mut().zip(&raw).enumerate() {
-                    let i = base + j;
-                    let Some(doc) = self.row_allowed(allowed, i) else {
-                        continue;
-                    };
-                    *a = params.get(i).map_or(1.0, |p| p[0]) * s_x * (*r as f32);
-                    let e = bound(i);
-                    // A non-finite score (a broken vector) keeps its document and row in play.
-                    let (lo, hi) = if a.is_finite() {
-                        (*a - e, *a + e)
-                    } else {
-                        (f32::NEG_INFINITY, f32::INFINITY)
-                    };
-                    match local.last_mut() {
-                        Some(last) if last.0 == doc => {
-                            last.1 = last.1.max(lo);
-                            last.2 = last.2.max(hi);
+                // The block's rows document by document (each owns a consecutive run).
+                let (mut doc, mut at, end) = (self.doc_at_row(base), base, base + approx.len());
+                while at < end && doc < self.docs.len() {
+                    let (first, count) = self.docs.rows(doc);
+                    let stop = (first.saturating_add(count) as usize).min(end);
+                    if stop > at && allowed.get(doc).copied().unwrap_or(false) {
+                        let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+                        for i in at..stop {
+                            let j = i - base;
+                            let p = params.get(i).copied().unwrap_or([1.0, f32::INFINITY]);
+                            let a = p[0] * s_x * (raw[j] as f32);
+                            approx[j] = a;
+                            let e = p[1] * norm + p[0] * qx_err + ROUNDING;
+                            // A non-finite score (a broken vector) keeps its document and row
+                            // in play.
+                            let (l, h) = if a.is_finite() && e.is_finite() {
+                                (a - e, a + e)
+                            } else {
+                                (f32::NEG_INFINITY, f32::INFINITY)
+                            };
+                            lo = lo.max(l);
+                            hi = hi.max(h);
                         }
-                        _ => local.push((doc, lo, hi)),
+                        local.push((doc, lo, hi));
                     }
+                    at = at.max(stop);
+                    doc += 1;
                 }
                 local
             })
@@ -229,12 +243,13 @@ impl Store {
         let vectors = self.vectors();
         let mut best = Vec::new();
         let mut rescored = 0;
-        for (doc, e) in self.docs.iter().enumerate() {
+        for doc in 0..self.docs.len() {
             if !allowed[doc] || hi[doc] < theta {
                 continue;
             }
-            let (first, count) = (e.first as usize, e.count as usize);
-            for i in first..(first + count).min(self.len()) {
+            let (first, count) = self.docs.rows(doc);
+            let (first, count) = (first as usize, count as usize);
+            for i in first..first.saturating_add(count).min(self.len()) {
                 let a = approx[i];
                 if a.is_finite() && a + bound(i) < theta {
                     continue;

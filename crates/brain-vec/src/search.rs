@@ -122,9 +122,9 @@ impl VecSearch {
         let s = &self.store;
         s.search(q, k, filter)
             .into_iter()
+            .filter_map(|d| Some((s.docs.get(d.doc)?, d)))
             .enumerate()
-            .map(|(rank, d)| {
-                let e = &s.docs[d.doc];
+            .map(|(rank, (e, d))| {
                 let c = s.chunk(d.row);
                 let mut signals = Map::new();
                 signals.insert("vec".into(), Value::from(f64::from(d.score)));
@@ -136,17 +136,17 @@ impl VecSearch {
                     // Named by collection and path, as lexical hits are (fusion joins on the URI).
                     uri: format!("brain://{}/{}", e.collection, e.path),
                     docid: brain_doc::docid(&format!("{}/{}", e.collection, e.path)),
-                    collection: e.collection.clone(),
-                    path: e.path.clone(),
+                    collection: e.collection.to_owned(),
+                    path: e.path.to_owned(),
                     file: None,
-                    title: e.title.clone(),
-                    date: e.date.clone(),
+                    title: e.title.to_owned(),
+                    date: e.date.to_owned(),
                     age_days: 0,
-                    started: Some(e.date.clone()).filter(|d| !d.is_empty()),
+                    started: Some(e.date.to_owned()).filter(|d| !d.is_empty()),
                     ended: None,
                     session_id: None,
-                    project: e.project.clone(),
-                    agent: e.agent.clone(),
+                    project: e.project.map(str::to_owned),
+                    agent: e.agent.map(str::to_owned),
                     line: e.body_line + u64::from(c.line).saturating_sub(1),
                     snippet: snippet(s.text(d.row)),
                     signals,

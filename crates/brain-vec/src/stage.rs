@@ -178,11 +178,7 @@ pub enum StageError {
 pub fn record_freshness(home: &Home, dir: &Path, inputs: &[Input]) -> Result<(), String> {
     let store = Store::open(dir).map_err(|e| e.to_string())?;
     let fp = store.manifest.fingerprint.id();
-    let stored: HashMap<&str, &str> = store
-        .docs
-        .iter()
-        .map(|d| (d.id.as_str(), d.hash.as_str()))
-        .collect();
+    let stored: HashMap<&str, &str> = store.docs.iter().map(|d| (d.id, d.hash)).collect();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);

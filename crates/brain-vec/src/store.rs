@@ -5,7 +5,8 @@
 //! * `g<N>.chunks` — one 24-byte record per row: doc index u32, body line u32, date (days since
 //!   1970-01-01) i32, text length u32, text offset u64 (all little-endian);
 //! * `g<N>.text` — the chunk texts, concatenated (for snippets);
-//! * `g<N>.docs.json` — the documents ([`DocEntry`]), each owning a contiguous run of rows;
+//! * `g<N>.docs` — the documents ([`crate::docs`]: a table read in place), each owning a contiguous
+//!   run of rows (`g<N>.docs.json`, a JSON array of [`DocEntry`], in schema-1 generations);
 //! * `g<N>.q8` — the rows again as int8 (`chunks × dims` bytes, padded to a multiple of 4), then per row
 //!   its scale and error bound (two little-endian f32): what the scan reads (a quarter of the bytes);
 //! * `manifest.json` — [`Manifest`], replaced atomically last.
@@ -26,14 +27,20 @@ use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
 use crate::VecError;
+pub use crate::docs::DocEntry;
+use crate::docs::{Docs, Field};
 use crate::embed::Fingerprint;
 
 pub(crate) const REC: usize = 24;
 
+/// The store format [`crate::write::Writer`] writes: 2 = the documents as a binary table
+/// (`g<N>.docs`); 1 = as JSON (`g<N>.docs.json`), still read.
+pub const SCHEMA: u32 = 2;
+
 /// The manifest naming the current generation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
-    /// Store format version.
+    /// Store format version ([`SCHEMA`]).
     pub schema: u32,
     /// Current generation; its files are `g<generation>.*`.
     pub generation: u64,
@@ -87,35 +94,6 @@ pub fn human_secs(secs: f64) -> String {
     } else {
         format!("~{:.1} h", secs / 3600.0)
     }
-}
-
-/// One document of the store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DocEntry {
-    /// Doc id (`<collection>/<path>`).
-    pub id: String,
-    /// Collection, empty if none.
-    pub collection: String,
-    /// Path inside the collection.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// RFC 3339 date.
-    pub date: String,
-    /// `meta.project`, for the `project:` filter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
-    /// `source.agent` (lower-case), for the `agent:` filter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
-    /// sha256 of what was embedded (title + body); unchanged hash = no re-embedding.
-    pub hash: String,
-    /// Line of the markdown file at which the body starts (chunk lines are body lines).
-    pub body_line: u64,
-    /// First row.
-    pub first: u64,
-    /// Number of rows.
-    pub count: u64,
 }
 
 /// One row's metadata.
@@ -189,23 +167,36 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Does document `e` pass? A document without a readable date fails a date bound.
-    pub fn allows(&self, e: &DocEntry) -> bool {
-        let any = |list: &[String], v: Option<&str>| {
-            list.is_empty() || v.is_some_and(|v| list.iter().any(|x| x == v))
+    /// Whether it lets every document through (no document need be read).
+    pub fn is_empty(&self) -> bool {
+        self.collections.is_empty()
+            && self.projects.is_empty()
+            && self.agents.is_empty()
+            && self.since.is_none()
+            && self.until.is_none()
+    }
+
+    /// Does document `i` of `docs` pass? A document without a readable date fails a date bound.
+    /// Reads only the strings the filter names.
+    pub fn allows(&self, docs: &Docs, i: usize) -> bool {
+        let any = |list: &[String], f: Field| {
+            list.is_empty()
+                || docs
+                    .field(i, f)
+                    .is_some_and(|v| list.iter().any(|x| x == v))
         };
         let in_time = || {
             if self.since.is_none() && self.until.is_none() {
                 return true;
             }
-            let Some(t) = date_seconds(&e.date) else {
+            let Some(t) = docs.field(i, Field::Date).and_then(date_seconds) else {
                 return false;
             };
             self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t <= u)
         };
-        any(&self.collections, Some(&e.collection))
-            && any(&self.projects, e.project.as_deref())
-            && any(&self.agents, e.agent.as_deref())
+        any(&self.collections, Field::Collection)
+            && any(&self.projects, Field::Project)
+            && any(&self.agents, Field::Agent)
             && in_time()
     }
 }
@@ -266,7 +257,7 @@ pub struct DocScore {
 /// An open, memory-mapped store generation.
 pub struct Store {
     pub manifest: Manifest,
-    pub docs: Vec<DocEntry>,
+    pub docs: Docs,
     /// The chunk records, mapped (decoded on access).
     chunks: Option<Mmap>,
     rows: usize,
@@ -315,10 +306,26 @@ impl Store {
         let manifest: Manifest =
             serde_json::from_str(&text).map_err(|e| corrupt(format!("manifest.json: {e}")))?;
         let g = manifest.generation;
-        let dpath = file(dir, g, "docs.json");
-        let docs: Vec<DocEntry> =
-            serde_json::from_slice(&std::fs::read(&dpath).map_err(VecError::io(&dpath))?)
-                .map_err(|e| corrupt(format!("{}: {e}", dpath.display())))?;
+        let docs = match manifest.schema {
+            1 => {
+                let dpath = file(dir, g, "docs.json");
+                let entries: Vec<DocEntry> =
+                    serde_json::from_slice(&std::fs::read(&dpath).map_err(VecError::io(&dpath))?)
+                        .map_err(|e| corrupt(format!("{}: {e}", dpath.display())))?;
+                Docs::from_entries(&entries)
+            }
+            SCHEMA => {
+                let dpath = file(dir, g, "docs");
+                let map =
+                    map(&dpath)?.ok_or_else(|| corrupt(format!("{}: empty", dpath.display())))?;
+                Docs::mapped(map).map_err(|e| corrupt(format!("{}: {e}", dpath.display())))?
+            }
+            n => {
+                return Err(corrupt(format!(
+                    "manifest.json: store schema {n}, this build reads 1 and {SCHEMA} (`vecindex --all` rebuilds it, or update brain)"
+                )));
+            }
+        };
         let cpath = file(dir, g, "chunks");
         let chunks = map(&cpath)?;
         let clen = chunks.as_ref().map_or(0, |m| m.len());
@@ -349,6 +356,23 @@ impl Store {
                 docs.len(),
                 manifest.chunks,
                 manifest.docs
+            )));
+        }
+        // Documents own consecutive runs of rows, in order, covering every row (as the writer
+        // lays them out): the scan finds a row's document from this, not from its record.
+        let mut next = 0u64;
+        for i in 0..docs.len() {
+            let (first, count) = docs.rows(i);
+            if first != next {
+                return Err(corrupt(format!(
+                    "generation {g}: document {i} starts at row {first}, not {next}"
+                )));
+            }
+            next = first.saturating_add(count);
+        }
+        if next != rows as u64 {
+            return Err(corrupt(format!(
+                "generation {g}: the documents own {next} rows of the {rows} stored"
             )));
         }
         Ok(Store {
@@ -415,6 +439,23 @@ impl Store {
             .map_or(u32::MAX, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    /// The document that owns row `r` (documents own consecutive runs of rows, in order: checked
+    /// at open); the last document past the end.
+    pub(crate) fn doc_at_row(&self, r: usize) -> usize {
+        let (mut lo, mut hi) = (0, self.docs.len());
+        // The last document whose first row is at or before `r` (an empty document shares its
+        // first row with the next, which owns the row).
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.docs.rows(mid).0 <= r as u64 {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo.saturating_sub(1)
+    }
+
     /// Row `i`'s text.
     pub fn text(&self, i: usize) -> &str {
         let c = self.chunk(i);
@@ -436,7 +477,7 @@ impl Store {
         self.docs
             .iter()
             .enumerate()
-            .map(|(i, d)| (d.id.as_str(), i))
+            .map(|(i, d)| (d.id, i))
             .collect()
     }
 
@@ -446,7 +487,7 @@ impl Store {
     /// near-duplicates by, issue #23).
     pub fn text_vector(&self, doc: usize, line: Option<u64>) -> Option<Vec<f32>> {
         let e = self.docs.get(doc)?;
-        let rows = e.first as usize..(e.first + e.count) as usize;
+        let rows = e.first as usize..e.first.saturating_add(e.count) as usize;
         if rows.is_empty() || rows.end > self.rows {
             return None;
         }

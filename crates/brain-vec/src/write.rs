@@ -144,12 +144,11 @@ impl Writer {
                 .map_err(|e| VecError::io(file(&dir, g, ext))(e.into_error()))?;
             f.sync_all().map_err(VecError::io(file(&dir, g, ext)))?;
         }
-        let docs =
-            serde_json::to_vec(&self.docs).map_err(|e| VecError::Inference(e.to_string()))?;
-        let dpath = file(&dir, g, "docs.json");
+        let docs = crate::docs::encode(&self.docs);
+        let dpath = file(&dir, g, "docs");
         brain_doc::atomic::write(&dpath, &docs).map_err(VecError::io(&dpath))?;
         let manifest = Manifest {
-            schema: 1,
+            schema: crate::store::SCHEMA,
             generation: g,
             fingerprint: self.fingerprint,
             chunks: self.rows,

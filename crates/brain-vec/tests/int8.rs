@@ -15,7 +15,8 @@ fn rng(state: &mut u64) -> f32 {
 }
 
 /// A store of `docs` documents of 1–7 rows around a few cluster centres (so many scores are close),
-/// with some rows repeated exactly (ties); returns the store dir and the centres.
+/// with some rows repeated exactly (ties) and some documents without rows (the scan walks rows
+/// document by document, across blocks of 1,024 rows); returns the centres.
 fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
     let fp = Fingerprint {
         model: "test".into(),
@@ -34,7 +35,7 @@ fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<
         .collect();
     let mut last: Vec<f32> = centres[0].clone();
     for d in 0..docs {
-        let n = 1 + (d * 7 + 3) % 7;
+        let n = if d % 13 == 5 { 0 } else { 1 + (d * 7 + 3) % 7 };
         let vecs: Vec<Vec<f32>> = (0..n)
             .map(|r| {
                 if (d + r) % 11 == 0 {

@@ -73,7 +73,7 @@ fn search_ranks_documents_by_their_best_chunk_and_filters_inside_the_scan() {
     let hits = s.search(&query(&e, "aaaa"), 10, &Filter::default());
     assert_eq!(
         hits.iter()
-            .map(|h| s.docs[h.doc].id.as_str())
+            .map(|h| s.docs.get(h.doc).expect("doc").id)
             .collect::<Vec<_>>(),
         ["a/1.md", "b/3.md", "a/2.md"]
     );
@@ -93,7 +93,7 @@ fn search_ranks_documents_by_their_best_chunk_and_filters_inside_the_scan() {
     let ids: Vec<&str> = s
         .search(&query(&e, "h"), 10, &since)
         .iter()
-        .map(|h| s.docs[h.doc].id.as_str())
+        .map(|h| s.docs.get(h.doc).expect("doc").id)
         .collect();
     assert!(!ids.contains(&"a/2.md"), "{ids:?}");
 }
@@ -208,7 +208,7 @@ fn equal_scores_keep_the_documents_of_the_lowest_tie_keys_whatever_the_order_of_
         let s = Store::open(dir.path()).expect("open");
         s.search(&query(&e, "abc"), 5, &Filter::default())
             .iter()
-            .map(|h| s.docs[h.doc].id.clone())
+            .map(|h| s.docs.get(h.doc).expect("doc").id.to_owned())
             .collect()
     };
     let forward = top(false);
@@ -239,7 +239,7 @@ fn a_cut_off_run_embeds_the_newest_documents_first() {
     let r = update(dir.path(), &e, &docs, &opts, &|_| {}).expect("limited");
     assert_eq!((r.embedded, r.pending), (2, 2));
     let s = Store::open(dir.path()).expect("open");
-    let mut ids: Vec<&str> = s.docs.iter().map(|d| d.id.as_str()).collect();
+    let mut ids: Vec<&str> = s.docs.iter().map(|d| d.id).collect();
     ids.sort();
     assert_eq!(ids, ["a/newer.md", "a/newest.md"]);
     let r = update(dir.path(), &e, &docs, &opts, &|_| {}).expect("next");
@@ -292,7 +292,7 @@ fn no_chunk_text_is_embedded_twice_within_a_run_or_across_runs() {
     let hits = s.search(&query(&e, "abc def"), 10, &Filter::default());
     let score = |id: &str| {
         hits.iter()
-            .find(|h| s.docs[h.doc].id == id)
+            .find(|h| s.docs.get(h.doc).expect("doc").id == id)
             .map(|h| h.score)
     };
     assert_eq!(score("a/0.md"), score("a/renamed.md"));
@@ -366,4 +366,88 @@ fn max_chunks_refuses_a_big_run_whole_and_counts_only_chunks_not_yet_embedded() 
     let r = update(dir.path(), &e, &grown, &capped(1), &|_| {}).expect("grown");
     assert_eq!((r.embedded, r.over_cap), (1, None));
     assert!(e.calls.load(Ordering::Relaxed) - before <= 1);
+}
+
+/// Generations written before the binary documents table (manifest schema 1, `g<N>.docs.json`)
+/// are still read, with the same answers, and a run over one carries it into the current schema;
+/// a damaged table, rows named past the end, or a schema from a newer build are refused as a
+/// corrupt index, never read out of bounds.
+#[test]
+fn a_schema_1_store_is_still_read_and_a_damaged_documents_table_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let docs = vec![
+        input("a/1.md", "2026-01-10", "aaaa aaaa\n\n# Other\n\nbbbb"),
+        input("a/2.md", "2025-06-01", "hhhh hhhh"),
+        input("b/3.md", "2026-02-01", "aaab"),
+    ];
+    update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    assert_eq!(s.manifest.schema, brain_vec::store::SCHEMA);
+    let q = query(&e, "aaaa");
+    let want = s.search(&q, 10, &Filter::default());
+    let entries: Vec<brain_vec::store::DocEntry> = s.docs.iter().map(|d| d.to_entry()).collect();
+    let g = s.manifest.generation;
+    drop(s);
+    let table = dir.path().join(format!("g{g}.docs"));
+    let manifest = dir.path().join("manifest.json");
+    let set_schema = |n: u32| {
+        let mut m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&manifest).expect("manifest")).expect("json");
+        m["schema"] = n.into();
+        std::fs::write(&manifest, serde_json::to_vec(&m).expect("json")).expect("write");
+    };
+
+    // Schema 1: the same documents as JSON, no binary table.
+    std::fs::remove_file(&table).expect("rm");
+    std::fs::write(
+        dir.path().join(format!("g{g}.docs.json")),
+        serde_json::to_vec(&entries).expect("json"),
+    )
+    .expect("write");
+    set_schema(1);
+    let old = Store::open(dir.path()).expect("schema 1 opens");
+    assert_eq!(old.search(&q, 10, &Filter::default()), want);
+    let back: Vec<brain_vec::store::DocEntry> = old.docs.iter().map(|d| d.to_entry()).collect();
+    assert_eq!(back, entries);
+    drop(old);
+    // A run with something to do writes the next generation in the current schema.
+    let mut more = docs.clone();
+    more.push(input("b/4.md", "2026-03-01", "gggg"));
+    update(dir.path(), &e, &more, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    assert_eq!(
+        (s.manifest.schema, s.docs.len()),
+        (brain_vec::store::SCHEMA, 4)
+    );
+    let g = s.manifest.generation;
+    drop(s);
+    assert!(!dir.path().join(format!("g{}.docs.json", g - 1)).exists());
+
+    let table = dir.path().join(format!("g{g}.docs"));
+    let good = std::fs::read(&table).expect("table");
+    let corrupt = |bytes: &[u8], why: &str| {
+        std::fs::write(&table, bytes).expect("write");
+        match Store::open(dir.path()) {
+            Err(VecError::IndexCorrupt { .. }) => {}
+            Err(other) => panic!("{why}: {other}"),
+            Ok(_) => panic!("{why}: opened"),
+        }
+    };
+    corrupt(&good[..good.len() - 3], "cut short");
+    corrupt(b"", "empty");
+    corrupt(&[0u8; 4096], "zeros");
+    let mut rows = good.clone();
+    rows[24 + 56..24 + 64].copy_from_slice(&1000u64.to_le_bytes()); // first doc: 1000 rows
+    corrupt(&rows, "rows past the end");
+    std::fs::write(&table, &good).expect("write");
+    Store::open(dir.path()).expect("restored");
+    set_schema(3);
+    match Store::open(dir.path()) {
+        Err(VecError::IndexCorrupt { reason, .. }) => {
+            assert!(reason.contains("schema 3"), "{reason}")
+        }
+        Err(other) => panic!("schema 3: {other}"),
+        Ok(_) => panic!("schema 3 opened"),
+    }
 }
