@@ -54,6 +54,15 @@ fn input(id: &str, date: &str, body: &str) -> Input {
     Input::from_doc(d)
 }
 
+/// Two collections, three dates, one document of two chunks.
+fn three_docs() -> Vec<Input> {
+    vec![
+        input("a/1.md", "2026-01-10", "aaaa aaaa\n\n# Other\n\nbbbb"),
+        input("a/2.md", "2025-06-01", "hhhh hhhh"),
+        input("b/3.md", "2026-02-01", "aaab"),
+    ]
+}
+
 fn query(e: &Letters, text: &str) -> Vec<f32> {
     e.embed(&[text]).expect("embed").remove(0)
 }
@@ -62,11 +71,7 @@ fn query(e: &Letters, text: &str) -> Vec<f32> {
 fn search_ranks_documents_by_their_best_chunk_and_filters_inside_the_scan() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = Letters::new("letters");
-    let docs = vec![
-        input("a/1.md", "2026-01-10", "aaaa aaaa\n\n# Other\n\nbbbb"),
-        input("a/2.md", "2025-06-01", "hhhh hhhh"),
-        input("b/3.md", "2026-02-01", "aaab"),
-    ];
+    let docs = three_docs();
     let r = update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
     assert_eq!((r.embedded, r.chunks), (3, 4));
     let s = Store::open(dir.path()).expect("open");
@@ -376,11 +381,7 @@ fn max_chunks_refuses_a_big_run_whole_and_counts_only_chunks_not_yet_embedded() 
 fn a_schema_1_store_is_still_read_and_a_damaged_documents_table_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = Letters::new("letters");
-    let docs = vec![
-        input("a/1.md", "2026-01-10", "aaaa aaaa\n\n# Other\n\nbbbb"),
-        input("a/2.md", "2025-06-01", "hhhh hhhh"),
-        input("b/3.md", "2026-02-01", "aaab"),
-    ];
+    let docs = three_docs();
     update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
     let s = Store::open(dir.path()).expect("open");
     assert_eq!(s.manifest.schema, brain_vec::store::SCHEMA);
