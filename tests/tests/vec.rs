@@ -517,3 +517,47 @@ fn the_saved_int8_weights_serve_fresh_queries_and_a_bad_copy_is_ignored() {
         "a stale copy is not read"
     );
 }
+
+/// Only the pinned tokenizer pair takes the built path: a `vocab.txt` that is missing, cut short
+/// or edited (a token swapped) sends the model back to its `tokenizer.json`, whose ids it then
+/// gives — never ids from a vocabulary the model was not trained with.
+#[test]
+fn a_missing_cut_or_edited_vocab_falls_back_to_the_json_tokenizer() {
+    let Some(model) = model_dir() else { return };
+    let t = tempfile::tempdir().expect("tempdir");
+    let json = t.path().join("tokenizer.json");
+    std::fs::copy(model.join("tokenizer.json"), &json).expect("copy");
+    let vocab = std::fs::read_to_string(model.join("vocab.txt")).expect("vocab");
+    let text = "Tokenizers: unaffable résumé 中文 [SEP] done";
+    let want = brain_vec::bert::json_tokenizer(&std::fs::read(&json).expect("json"), 512)
+        .expect("json")
+        .encode(text, true)
+        .expect("encode")
+        .get_ids()
+        .to_vec();
+    let cut = vocab[..vocab.len() / 2].to_string();
+    let swapped = vocab.replacen("the\n", "teh\n", 1);
+    assert_ne!(swapped, vocab);
+    for (what, v) in [
+        ("missing", None),
+        ("cut short", Some(cut)),
+        ("edited", Some(swapped)),
+    ] {
+        let _ = std::fs::remove_file(t.path().join("vocab.txt"));
+        if let Some(v) = v {
+            std::fs::write(t.path().join("vocab.txt"), v).expect("write");
+        }
+        let tok = brain_vec::bert::load_tokenizer(&json, 512).expect("load");
+        assert!(
+            matches!(tok, brain_vec::bert::Tokens::Json(_)),
+            "{what}: the JSON tokenizer"
+        );
+        assert_eq!(tok.ids(text).expect("ids"), want, "{what}");
+    }
+    // The pinned pair itself takes the built path.
+    std::fs::write(t.path().join("vocab.txt"), &vocab).expect("write");
+    assert!(matches!(
+        brain_vec::bert::load_tokenizer(&json, 512).expect("load"),
+        brain_vec::bert::Tokens::Built(_)
+    ));
+}

@@ -197,6 +197,63 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
         .map_or(0, u64::from_le_bytes)
 }
 
+/// Where the eight strings of the record at `r` lie in the string area (start, end), in table
+/// order; `None` for a string the document has not.
+fn spans(b: &[u8], r: usize) -> [Option<(usize, usize)>; 8] {
+    let mut at = usize::try_from(u64_at(b, r)).unwrap_or(usize::MAX);
+    std::array::from_fn(|f| {
+        let len = u32_at(b, r + 8 + 4 * f);
+        (len != NONE).then(|| {
+            let start = at;
+            at = at.saturating_add(len as usize);
+            (start, at)
+        })
+    })
+}
+
+fn text(heap: &[u8], start: usize, end: usize) -> Option<&str> {
+    heap.get(start..end)
+        .and_then(|x| std::str::from_utf8(x).ok())
+}
+
+/// The number of documents of table `b`, once its magic, its records and every string are checked:
+/// within the string area, on character boundaries, UTF-8, none missing but a project or agent.
+fn check(b: &[u8]) -> Result<usize, String> {
+    if b.len() < HEAD || &b[..16] != MAGIC {
+        return Err("not a brain documents table (bad magic)".into());
+    }
+    let n = usize::try_from(u64_at(b, 16)).map_err(|_| "document count out of range")?;
+    let heap_at = n
+        .checked_mul(RECORD)
+        .and_then(|r| r.checked_add(HEAD))
+        .filter(|&h| h <= b.len())
+        .ok_or_else(|| format!("{n} documents do not fit in {} bytes", b.len()))?;
+    let heap = std::str::from_utf8(&b[heap_at..])
+        .map_err(|e| format!("the string area is not UTF-8: {e}"))?;
+    for i in 0..n {
+        for (f, span) in spans(b, HEAD + i * RECORD).into_iter().enumerate() {
+            match span {
+                None if f == Field::Project as usize || f == Field::Agent as usize => {}
+                None => return Err(format!("document {i}: a required string is missing")),
+                Some((start, end)) if heap.get(start..end).is_none() => {
+                    return Err(format!("document {i}: a string outside the table"));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(n)
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
 impl Docs {
     /// A mapped `g<N>.docs`, checked: the magic, the records within the file, every string within
     /// the string area, on character boundaries, UTF-8.
@@ -214,47 +271,8 @@ impl Docs {
     }
 
     fn checked(bytes: Bytes) -> Result<Docs, String> {
-        let b: &[u8] = match &bytes {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        };
-        if b.len() < HEAD || &b[..16] != MAGIC {
-            return Err("not a brain documents table (bad magic)".into());
-        }
-        let n = usize::try_from(u64_at(b, 16)).map_err(|_| "document count out of range")?;
-        let heap_at = n
-            .checked_mul(RECORD)
-            .and_then(|r| r.checked_add(HEAD))
-            .filter(|&h| h <= b.len())
-            .ok_or_else(|| format!("{n} documents do not fit in {} bytes", b.len()))?;
-        let heap = std::str::from_utf8(&b[heap_at..])
-            .map_err(|e| format!("the string area is not UTF-8: {e}"))?;
-        for i in 0..n {
-            let r = HEAD + i * RECORD;
-            let mut at = usize::try_from(u64_at(b, r)).unwrap_or(usize::MAX);
-            for f in 0..8 {
-                let len = u32_at(b, r + 8 + 4 * f);
-                if len == NONE {
-                    if f == 5 || f == 6 {
-                        continue;
-                    }
-                    return Err(format!("document {i}: a required string is missing"));
-                }
-                let end = at.saturating_add(len as usize);
-                if heap.get(at..end).is_none() {
-                    return Err(format!("document {i}: a string outside the table"));
-                }
-                at = end;
-            }
-        }
+        let n = check(bytes.as_slice())?;
         Ok(Docs { bytes, n })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        }
     }
 
     /// Number of documents.
@@ -267,26 +285,19 @@ impl Docs {
         self.n == 0
     }
 
+    /// The string area and where document `i`'s strings lie in it (`None` past the end).
+    fn strings(&self, i: usize) -> Option<(&[u8], [Option<(usize, usize)>; 8])> {
+        let b = self.bytes.as_slice();
+        (i < self.n).then(|| (&b[HEAD + self.n * RECORD..], spans(b, HEAD + i * RECORD)))
+    }
+
     /// Document `i` (`None` past the end).
     pub fn get(&self, i: usize) -> Option<DocRef<'_>> {
-        if i >= self.n {
-            return None;
-        }
-        let b = self.bytes();
-        let heap = &b[HEAD + self.n * RECORD..];
+        let (heap, spans) = self.strings(i)?;
+        // Checked when the table was opened: in bounds, UTF-8, on boundaries.
+        let s = spans.map(|sp| sp.and_then(|(a, e)| text(heap, a, e)));
+        let b = self.bytes.as_slice();
         let r = HEAD + i * RECORD;
-        let mut at = usize::try_from(u64_at(b, r)).unwrap_or(usize::MAX);
-        let mut s = [None; 8];
-        for (f, slot) in s.iter_mut().enumerate() {
-            let len = u32_at(b, r + 8 + 4 * f);
-            if len == NONE {
-                continue;
-            }
-            let end = at.saturating_add(len as usize);
-            // Checked when the table was opened: in bounds, UTF-8, on boundaries.
-            *slot = heap.get(at..end).and_then(|x| std::str::from_utf8(x).ok());
-            at = end;
-        }
         Some(DocRef {
             id: s[0].unwrap_or_default(),
             collection: s[1].unwrap_or_default(),
@@ -305,26 +316,8 @@ impl Docs {
     /// One string of document `i` without reading the others (`None` past the end, or for a project
     /// or agent it has not).
     pub fn field(&self, i: usize, f: Field) -> Option<&str> {
-        if i >= self.n {
-            return None;
-        }
-        let b = self.bytes();
-        let r = HEAD + i * RECORD;
-        let f = f as usize;
-        let mut at = usize::try_from(u64_at(b, r)).unwrap_or(usize::MAX);
-        for g in 0..f {
-            let len = u32_at(b, r + 8 + 4 * g);
-            if len != NONE {
-                at = at.saturating_add(len as usize);
-            }
-        }
-        let len = u32_at(b, r + 8 + 4 * f);
-        if len == NONE {
-            return None;
-        }
-        b[HEAD + self.n * RECORD..]
-            .get(at..at.saturating_add(len as usize))
-            .and_then(|x| std::str::from_utf8(x).ok())
+        let (heap, spans) = self.strings(i)?;
+        spans[f as usize].and_then(|(a, e)| text(heap, a, e))
     }
 
     /// Document `i`'s rows (first, count) without reading its strings (`(0, 0)` past the end).
@@ -332,8 +325,8 @@ impl Docs {
         if i >= self.n {
             return (0, 0);
         }
-        let r = HEAD + i * RECORD;
-        (u64_at(self.bytes(), r + 48), u64_at(self.bytes(), r + 56))
+        let (b, r) = (self.bytes.as_slice(), HEAD + i * RECORD);
+        (u64_at(b, r + 48), u64_at(b, r + 56))
     }
 
     /// Every document, in order.

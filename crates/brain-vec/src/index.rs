@@ -26,7 +26,7 @@ use brain_doc::Doc;
 
 use crate::VecError;
 use crate::chunk::{self, ChunkParams};
-use crate::docs::DocRef;
+use crate::docs::{DocRef, Field};
 use crate::embed::{Embedder, Fingerprint};
 use crate::store::{DocEntry, Rate, Store};
 use crate::write::Writer;
@@ -140,7 +140,8 @@ impl<'s> ChunkCache<'s> {
                 (0..s.len())
                     .into_par_iter()
                     .map(|r| {
-                        let title = s.docs.get(s.chunk_doc(r) as usize).map_or("", |d| d.title);
+                        let doc = s.chunk_doc(r) as usize;
+                        let title = s.docs.field(doc, Field::Title).unwrap_or_default();
                         (chunk_key(&chunk::embed_text(title, s.text(r))), r)
                     })
                     .collect()

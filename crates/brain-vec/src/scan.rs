@@ -177,13 +177,10 @@ impl Store {
         let d = query.len();
         let norm = simd::dot(query, query).sqrt();
         let qx_err = e_x * 127.0 * (d as f32).sqrt();
-        // Row i's approximation error for this query (∞ without parameters: always rescored).
-        let bound = |i: usize| {
-            params
-                .get(i)
-                .map_or(f32::INFINITY, |p| p[1] * norm + p[0] * qx_err)
-                + ROUNDING
-        };
+        // The approximation error for this query of a row of parameters `p` (scale, error).
+        let error = |p: [f32; 2]| p[1] * norm + p[0] * qx_err + ROUNDING;
+        // Row i's (∞ without parameters: always rescored).
+        let bound = |i: usize| params.get(i).map_or(f32::INFINITY, |&p| error(p));
         // Per row: the middle of its interval; per document of a block: its best lower and upper ends.
         let mut approx = vec![f32::NAN; self.len()];
         let docs: Vec<(usize, f32, f32)> = approx
@@ -207,7 +204,7 @@ impl Store {
                             let p = params.get(i).copied().unwrap_or([1.0, f32::INFINITY]);
                             let a = p[0] * s_x * (raw[j] as f32);
                             approx[j] = a;
-                            let e = p[1] * norm + p[0] * qx_err + ROUNDING;
+                            let e = error(p);
                             // A non-finite score (a broken vector) keeps its document and row
                             // in play.
                             let (l, h) = if a.is_finite() && e.is_finite() {

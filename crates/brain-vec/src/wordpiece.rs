@@ -127,16 +127,18 @@ impl BertUncased {
         let mut ids = vec![self.cls];
         let mut norm = String::new();
         let mut rest = text;
-        while !rest.is_empty() {
+        // Tokens past the limit are cut anyway: a huge text stops being read there.
+        let full = self.max_len - 1;
+        while !rest.is_empty() && ids.len() < full {
             let (before, special, after) = self.next_special(rest);
             if !before.is_empty() {
                 normalize(before, &mut norm);
-                self.words_of(&norm, &mut ids);
+                self.words_of(&norm, &mut ids, full);
             }
             ids.extend(special);
             rest = after;
         }
-        ids.truncate(self.max_len - 1);
+        ids.truncate(full);
         ids.push(self.sep);
         ids
     }
@@ -161,10 +163,13 @@ impl BertUncased {
     }
 
     /// The pieces of every word of the normalized `norm` (BertPreTokenizer: split at whitespace,
-    /// dropped, and at punctuation, each mark a word).
-    fn words_of(&self, norm: &str, ids: &mut Vec<u32>) {
+    /// dropped, and at punctuation, each mark a word), until `ids` holds `full`.
+    fn words_of(&self, norm: &str, ids: &mut Vec<u32>, full: usize) {
         let mut start = None;
         for (i, c) in norm.char_indices() {
+            if ids.len() >= full {
+                return;
+            }
             let space = c.is_whitespace();
             if space || is_punctuation(c) {
                 if let Some(s) = start.take() {
@@ -379,6 +384,9 @@ mod tests {
         );
         let long = t.encode(&"a ".repeat(100));
         assert_eq!(long.len(), 16);
+        // A huge text (a hostile query) is cut the same, its tail never read.
+        assert_eq!(t.encode(&"a ".repeat(1 << 20)), long);
+        assert_eq!(t.encode(&format!("{}[SEP]", "a ".repeat(1 << 20))), long);
         assert_eq!((long[0], long[15]), (id("[CLS]"), id("[SEP]")));
         assert_eq!(t.encode(""), vec![id("[CLS]"), id("[SEP]")]);
     }
