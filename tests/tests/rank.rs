@@ -111,3 +111,67 @@ fn deleting_a_file_removes_its_hits() {
     );
     assert_eq!(code, 67);
 }
+
+/// With one passage per document the answer is the first documents of the candidate list however
+/// deep it is fetched: the pool knobs (candidates per hit, floor, growth per round) change how many
+/// rounds the fold takes and how many passages it reads, never the hits. Long notes whose every
+/// section holds the word fill narrow lists with their own passages (the list widens), and a word
+/// the index holds once matches its near spellings at one constant score (a tie run that fills
+/// whole lists).
+#[test]
+fn the_pool_knobs_change_the_work_not_the_answer() {
+    let mut notes: Vec<(String, String)> = Vec::new();
+    for d in 0..6 {
+        let sections: String = (0..30)
+            .map(|s| format!("## Part {s}\n\nThe widget {d}-{s} turns; widget gears mesh.\n\n"))
+            .collect();
+        notes.push((format!("long{d}.md"), format!("# Long {d}\n\n{sections}")));
+    }
+    for d in 0..50 {
+        let filler = "Other words fill this note so that its length differs. ".repeat(d % 7 + 1);
+        let near = ["gizmox", "gizmoa", "gizmoq"][d % 3];
+        notes.push((
+            format!("short{d:02}.md"),
+            format!("# Short {d}\n\n{filler}\n\nOne widget here, and a {near} there.\n"),
+        ));
+    }
+    notes.push(("once.md".into(), "# Once\n\nThe gizmo itself.\n".into()));
+    let refs: Vec<(&str, &str)> = notes
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let (dir, _) = brain_tests::indexed_notes(&refs);
+    let home = dir.path().join("home");
+    let answer = |n: &str, q: &str| {
+        let (hits, code) = rank(&home, &["-n", n, q]);
+        assert_eq!(code, 0, "{q}");
+        hits.into_iter()
+            .map(|h| (h.path, h.score, h.line))
+            .collect::<Vec<_>>()
+    };
+    let queries = ["widget", "gizmo", "widget gizmo", "gears"];
+    let limits = ["3", "10", "40"];
+    let expected: Vec<Vec<_>> = queries
+        .iter()
+        .flat_map(|q| limits.iter().map(|n| answer(n, q)))
+        .collect();
+    assert!(expected.iter().all(|a| !a.is_empty()));
+    // The near spellings are there: every short note answers "gizmo" (at one score, under the word).
+    assert!(
+        expected[4].len() == 10 && expected[5].len() == 40,
+        "{:?}",
+        expected[5]
+    );
+    for (per_hit, min, widen) in [(1, 1, 2), (2, 1, 16), (4, 40, 4), (16, 2000, 2), (64, 1, 2)] {
+        std::fs::write(
+            home.join("search_strategy.yaml"),
+            format!("pool:\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"),
+        )
+        .expect("strategy");
+        let got: Vec<Vec<_>> = queries
+            .iter()
+            .flat_map(|q| limits.iter().map(|n| answer(n, q)))
+            .collect();
+        assert_eq!(got, expected, "per_hit {per_hit}, min {min}, widen {widen}");
+    }
+}

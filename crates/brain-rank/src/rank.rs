@@ -1,7 +1,7 @@
 //! Lexical ranking: passages from the index, folded into documents, normalized, turned into hits.
 
 use brain_doc::{ErrorCode, Hit};
-use brain_lex::search::{Boosts, LexQuery, Lifecycle, Passage, SearchError, Searcher};
+use brain_lex::search::{Boosts, DocAddress, LexQuery, Lifecycle, Passage, SearchError, Searcher};
 use brain_lex::{LexError, LexIndex};
 use brain_store::Home;
 use jiff::{Timestamp, tz::TimeZone};
@@ -111,52 +111,26 @@ impl Ranker {
         now: Timestamp,
     ) -> Result<Vec<(Hit, String)>, RankError> {
         let lq = lex_query(q, now);
-        let per_doc = opts.per_doc.max(1);
-        let pool = opts.pool;
-        let mut want = (opts.limit * per_doc * pool.per_hit.max(1)).max(pool.min.max(1));
-        let mut groups: Vec<(String, Vec<(f32, Passage)>)> = Vec::new();
-        // Long transcripts hold many matching passages: when the candidates run out before `limit`
-        // documents, fetch a wider list and group it again (a wider pool may rank a passage the
-        // narrower one never saw above those it did, so the wider list does not merely extend it).
-        loop {
-            let mut candidates = self.searcher.candidates_at_least(&lq, &opts.boosts, want)?;
-            let exhausted = candidates.len() < want;
-            // Ties are settled by document id, each run of equal scores as the loop reaches it
-            // (two builds of the same files answer alike).
-            Searcher::drop_open_run(&mut candidates, exhausted);
-            let mut run_end = 0;
-            groups.clear();
-            for i in 0..candidates.len() {
-                // Enough documents: with one passage each, stop; with several, still take their
-                // passages from the `want` best (what a list of `want` would have held), not from
-                // everything the two-pass search proved beyond it.
-                if groups.len() >= opts.limit && (per_doc == 1 || i >= want) {
-                    break;
-                }
-                if i == run_end {
-                    run_end = self.searcher.order_run(&mut candidates, i)?;
-                }
-                let (score, addr) = candidates[i];
-                let p = self.searcher.passage(addr)?;
-                let full = groups.len() >= opts.limit;
-                match groups.iter_mut().find(|(id, _)| *id == p.id) {
-                    Some((_, ps)) if ps.len() < per_doc => ps.push((score, p)),
-                    Some(_) => {}
-                    None if !full => groups.push((p.id.clone(), vec![(score, p)])),
-                    None => {}
-                }
-            }
-            if groups.len() >= opts.limit || exhausted {
-                break;
-            }
-            want *= pool.widen.max(2);
+        // Candidates fold into documents by the `tie` column, a key of the id alone, so only the
+        // passages kept are read. The key is 64 bits of the id's sha256: two documents sharing one
+        // (odds about n²/2^65 for n documents) would share a group — when the passages read show
+        // it, the list is folded again by the ids themselves.
+        let keys = self.searcher.doc_keys()?;
+        let mut groups = self.read(self.fold(&lq, opts, |addr| Ok(keys.of(addr)))?)?;
+        if groups.iter().any(|ps| {
+            ps.iter()
+                .any(|(_, p)| ps.first().is_some_and(|(_, f)| f.id != p.id))
+        }) {
+            groups =
+                self.read(self.fold(&lq, opts, |addr| Ok(self.searcher.passage(addr)?.id))?)?;
         }
+        let pool = opts.pool;
         // Exact word forms decide what the stemmer ties ("customers" and "customize" meet at
         // "custom"): a passage holding the query's words as written scores up to
         // `pool.exact_form` (EXACT_FORM_BONUS) more; documents are reordered by their best passage (stable).
         let mut scored: Vec<Vec<(f64, f64, Passage)>> = groups
             .into_iter()
-            .map(|(_, ps)| {
+            .map(|ps| {
                 let mut ps: Vec<(f64, f64, Passage)> = ps
                     .into_iter()
                     .map(|(raw, p)| {
@@ -194,6 +168,81 @@ impl Ranker {
             }
         }
         Ok(hits)
+    }
+
+    /// The candidate list of `lq` folded into documents by `key`: up to `limit` groups of up to
+    /// `per_doc` (score, passage), best first, each group one document.
+    fn fold<K: PartialEq>(
+        &self,
+        lq: &LexQuery,
+        opts: &RankOptions,
+        key: impl Fn(DocAddress) -> Result<K, RankError>,
+    ) -> Result<Vec<Vec<(f32, DocAddress)>>, RankError> {
+        let per_doc = opts.per_doc.max(1);
+        let pool = opts.pool;
+        let mut want = (opts.limit * per_doc * pool.per_hit.max(1)).max(pool.min.max(1));
+        let mut groups: Vec<(K, Vec<(f32, DocAddress)>)> = Vec::new();
+        // Long transcripts hold many matching passages: when the candidates run out before `limit`
+        // documents, fetch a wider list and group it again (a wider pool may rank a passage the
+        // narrower one never saw above those it did, so the wider list does not merely extend it).
+        loop {
+            let mut candidates = self.searcher.candidates_at_least(lq, &opts.boosts, want)?;
+            let exhausted = candidates.len() < want;
+            let fetched = candidates.len();
+            // Ties are settled by document id, each run of equal scores as the loop reaches it
+            // (two builds of the same files answer alike).
+            Searcher::drop_open_run(&mut candidates, exhausted);
+            let open_run = fetched - candidates.len() > candidates.len();
+            let mut run_end = 0;
+            groups.clear();
+            for i in 0..candidates.len() {
+                // Enough documents: with one passage each, stop; with several, still take their
+                // passages from the `want` best (what a list of `want` would have held), not from
+                // everything the two-pass search proved beyond it.
+                if groups.len() >= opts.limit && (per_doc == 1 || i >= want) {
+                    break;
+                }
+                if i == run_end {
+                    run_end = self.searcher.order_run(&mut candidates, i)?;
+                }
+                let (score, addr) = candidates[i];
+                let k = key(addr)?;
+                let full = groups.len() >= opts.limit;
+                match groups.iter_mut().find(|(g, _)| *g == k) {
+                    Some((_, ps)) if ps.len() < per_doc => ps.push((score, addr)),
+                    Some(_) => {}
+                    None if !full => groups.push((k, vec![(score, addr)])),
+                    None => {}
+                }
+            }
+            if groups.len() >= opts.limit || exhausted {
+                break;
+            }
+            want = wider(
+                want,
+                groups.len(),
+                opts.limit,
+                per_doc,
+                pool.widen,
+                open_run,
+            );
+        }
+        Ok(groups.into_iter().map(|(_, ps)| ps).collect())
+    }
+
+    /// The passages of folded groups, read from the index.
+    fn read(
+        &self,
+        groups: Vec<Vec<(f32, DocAddress)>>,
+    ) -> Result<Vec<Vec<(f32, Passage)>>, RankError> {
+        groups
+            .into_iter()
+            .map(|ps| {
+                ps.into_iter()
+                    .map(|(score, addr)| Ok((score, self.searcher.passage(addr)?)))
+                    .collect()
+            })
+            .collect()
     }
 
     /// Give a hit ranked without its snippet (`snippets: false`, so `hit.line` is its passage's
@@ -324,6 +373,34 @@ fn hit_memory(m: &brain_lex::search::PassageMemory, at: i64) -> Option<brain_doc
 }
 
 /// A candidate's score with the exact-form bonus: (raw BM25, share of query words held as written).
+/// The next candidate count when `want` candidates held only `found` of the `limit` documents:
+/// `widen` times as many. With one passage per document the answer is the first `limit` documents
+/// of the list however deep it is fetched, so the count follows the documents found per candidate
+/// instead (a quarter more than that rate says, between 1.5× and `widen`×), and a list most of
+/// which was one `open_run` of equal scores at its end (such runs go on: a near-spelling match
+/// scores a constant) widens twice over at once. With several passages per document the passages
+/// come from the `want` best, so `want` keeps its steps.
+fn wider(
+    want: usize,
+    found: usize,
+    limit: usize,
+    per_doc: usize,
+    widen: usize,
+    open_run: bool,
+) -> usize {
+    let widen = widen.max(2);
+    if per_doc > 1 {
+        return want.saturating_mul(widen);
+    }
+    if open_run || found == 0 {
+        return want.saturating_mul(widen).saturating_mul(widen);
+    }
+    let rate = want.saturating_mul(limit).div_ceil(found);
+    // Both ends saturate alike (2× ≥ 1.5×), so the lower never passes the upper.
+    rate.saturating_add(rate / 4)
+        .clamp(want.saturating_add(want / 2), want.saturating_mul(widen))
+}
+
 fn adjusted(c: &(f64, f64, Passage), pool: &PoolWeights) -> f64 {
     c.0 * (1.0 + pool.exact_form * c.1)
 }
@@ -429,5 +506,24 @@ mod tests {
             0,
             "future dates are today"
         );
+    }
+
+    #[test]
+    fn a_narrow_list_widens_by_the_documents_it_found() {
+        // Several passages per document: `widen` times, whatever was found.
+        assert_eq!(wider(160, 39, 40, 2, 4, false), 640);
+        assert_eq!(wider(160, 0, 40, 3, 4, true), 640);
+        // One: a quarter more than the rate of documents per candidate says…
+        assert_eq!(wider(160, 20, 40, 1, 4, false), 400);
+        // …at least half as many again, at most `widen` times…
+        assert_eq!(wider(160, 39, 40, 1, 4, false), 240);
+        assert_eq!(wider(160, 2, 40, 1, 4, false), 640);
+        // …and twice over at once when one run of equal scores filled the list or nothing was found.
+        assert_eq!(wider(160, 10, 40, 1, 4, true), 2560);
+        assert_eq!(wider(160, 0, 40, 1, 4, false), 2560);
+        // A `widen` below 2 still grows; huge counts saturate instead of wrapping.
+        assert_eq!(wider(10, 0, 40, 2, 0, false), 20);
+        assert_eq!(wider(usize::MAX / 2, 0, 40, 1, 16, true), usize::MAX);
+        assert!(wider(usize::MAX / 2, 1, usize::MAX, 1, 4, false) >= usize::MAX / 2);
     }
 }

@@ -50,6 +50,7 @@ mod two_pass;
 pub use snippet::{SNIPPET_CHARS, Snippet};
 /// The address of a passage in the index (what candidates name).
 pub use tantivy::DocAddress;
+pub use ties::DocKeys;
 pub use two_pass::{MIN_POOL, ONE_PASS_BELOW, POOL_FACTOR};
 
 /// What to look for, already parsed (the query language lives in `brain-rank`).

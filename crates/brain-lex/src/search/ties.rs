@@ -2,6 +2,7 @@
 //! of the same files answer alike whatever order their segments hold passages in.
 
 use tantivy::DocAddress;
+use tantivy::columnar::Column;
 
 use super::{SearchError, Searcher};
 
@@ -51,26 +52,46 @@ impl Searcher {
             .position(|(k, _)| k != key)
             .map_or(list.len(), |n| start + n);
         if end - start > 1 {
-            let mut columns = std::collections::HashMap::new();
-            let mut keyed = Vec::with_capacity(end - start);
-            for (i, (_, addr)) in list[start..end].iter().enumerate() {
-                let column = match columns.entry(addr.segment_ord) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(v) => v.insert(
-                        self.searcher
-                            .segment_reader(addr.segment_ord)
-                            .fast_fields()
-                            .u64(crate::schema::TIE)?,
-                    ),
-                };
-                keyed.push((column.first(addr.doc_id).unwrap_or(0), *addr, i));
-            }
-            keyed.sort_by_key(|(tie, addr, _)| (*tie, *addr));
+            let keys = self.doc_keys()?;
             let run = &mut list[start..end];
+            let mut keyed: Vec<(u64, DocAddress, usize)> = run
+                .iter()
+                .enumerate()
+                .map(|(i, (_, addr))| (keys.of(*addr), *addr, i))
+                .collect();
+            keyed.sort_by_key(|(tie, addr, _)| (*tie, *addr));
             let sorted: Vec<(K, DocAddress)> =
                 keyed.into_iter().map(|(_, _, i)| run[i].clone()).collect();
             run.clone_from_slice(&sorted);
         }
         Ok(end)
+    }
+}
+
+/// Each segment's `tie` column: a passage's document key ([`brain_doc::tie_key`] of its id) read
+/// without loading the passage — what orders ties and what folds a candidate list into documents.
+pub struct DocKeys(Vec<Column<u64>>);
+
+impl DocKeys {
+    /// The document key of the passage at `addr` (0 for an address outside the index, which no
+    /// search returns).
+    pub fn of(&self, addr: DocAddress) -> u64 {
+        self.0
+            .get(addr.segment_ord as usize)
+            .and_then(|c| c.first(addr.doc_id))
+            .unwrap_or(0)
+    }
+}
+
+impl Searcher {
+    /// The document keys of every segment (opening a column reads no postings: cheap per query).
+    pub fn doc_keys(&self) -> Result<DocKeys, SearchError> {
+        let columns = self
+            .searcher
+            .segment_readers()
+            .iter()
+            .map(|r| r.fast_fields().u64(crate::schema::TIE))
+            .collect::<Result<_, _>>()?;
+        Ok(DocKeys(columns))
     }
 }
