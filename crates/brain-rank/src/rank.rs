@@ -1,7 +1,9 @@
 //! Lexical ranking: passages from the index, folded into documents, normalized, turned into hits.
 
 use brain_doc::{ErrorCode, Hit};
-use brain_lex::search::{Boosts, DocAddress, LexQuery, Lifecycle, Passage, SearchError, Searcher};
+use brain_lex::search::{
+    Boosts, DocAddress, DocKeys, LexQuery, Lifecycle, Passage, SearchError, Searcher,
+};
 use brain_lex::{LexError, LexIndex};
 use brain_store::Home;
 use jiff::{Timestamp, tz::TimeZone};
@@ -116,13 +118,13 @@ impl Ranker {
         // (odds about n²/2^65 for n documents) would share a group — when the passages read show
         // it, the list is folded again by the ids themselves.
         let keys = self.searcher.doc_keys()?;
-        let mut groups = self.read(self.fold(&lq, opts, |addr| Ok(keys.of(addr)))?)?;
+        let mut groups = self.read(self.fold(&lq, opts, &keys, |addr| Ok(keys.of(addr)))?)?;
         if groups.iter().any(|ps| {
             ps.iter()
                 .any(|(_, p)| ps.first().is_some_and(|(_, f)| f.id != p.id))
         }) {
-            groups =
-                self.read(self.fold(&lq, opts, |addr| Ok(self.searcher.passage(addr)?.id))?)?;
+            let by_id = |addr| Ok(self.searcher.passage(addr)?.id);
+            groups = self.read(self.fold(&lq, opts, &keys, by_id)?)?;
         }
         let pool = opts.pool;
         // Exact word forms decide what the stemmer ties ("customers" and "customize" meet at
@@ -171,11 +173,12 @@ impl Ranker {
     }
 
     /// The candidate list of `lq` folded into documents by `key`: up to `limit` groups of up to
-    /// `per_doc` (score, passage), best first, each group one document.
+    /// `per_doc` (score, passage), best first, each group one document; `keys` orders tie runs.
     fn fold<K: PartialEq>(
         &self,
         lq: &LexQuery,
         opts: &RankOptions,
+        keys: &DocKeys,
         key: impl Fn(DocAddress) -> Result<K, RankError>,
     ) -> Result<Vec<Vec<(f32, DocAddress)>>, RankError> {
         let per_doc = opts.per_doc.max(1);
@@ -203,7 +206,7 @@ impl Ranker {
                     break;
                 }
                 if i == run_end {
-                    run_end = self.searcher.order_run(&mut candidates, i)?;
+                    run_end = keys.order_run(&mut candidates, i);
                 }
                 let (score, addr) = candidates[i];
                 let k = key(addr)?;
@@ -372,7 +375,6 @@ fn hit_memory(m: &brain_lex::search::PassageMemory, at: i64) -> Option<brain_doc
     })
 }
 
-/// A candidate's score with the exact-form bonus: (raw BM25, share of query words held as written).
 /// The next candidate count when `want` candidates held only `found` of the `limit` documents:
 /// `widen` times as many. With one passage per document the answer is the first `limit` documents
 /// of the list however deep it is fetched, so the count follows the documents found per candidate
@@ -401,6 +403,7 @@ fn wider(
         .clamp(want.saturating_add(want / 2), want.saturating_mul(widen))
 }
 
+/// A candidate's score with the exact-form bonus: (raw BM25, share of query words held as written).
 fn adjusted(c: &(f64, f64, Passage), pool: &PoolWeights) -> f64 {
     c.0 * (1.0 + pool.exact_form * c.1)
 }

@@ -8,16 +8,17 @@ use super::{SearchError, Searcher};
 
 impl Searcher {
     /// Make a list ordered by a key (a score, a date) the same whatever order the index holds its
-    /// passages in: [`Searcher::drop_open_run`], then [`Searcher::order_run`] over every run.
+    /// passages in: [`Searcher::drop_open_run`], then [`DocKeys::order_run`] over every run.
     pub fn settle_ties<K: PartialEq + Clone>(
         &self,
         list: &mut Vec<(K, DocAddress)>,
         exhausted: bool,
     ) -> Result<(), SearchError> {
         Self::drop_open_run(list, exhausted);
+        let keys = self.doc_keys()?;
         let mut start = 0;
         while start < list.len() {
-            start = self.order_run(list, start)?;
+            start = keys.order_run(list, start);
         }
         Ok(())
     }
@@ -34,38 +35,6 @@ impl Searcher {
             list.truncate(keep);
         }
     }
-
-    /// Order the run of equal keys that starts at `start` by document ([`brain_doc::tie_key`] of
-    /// its id, read from the `tie` fast field), then by place: a document's passages are indexed
-    /// together and in order, so within one document the index order is the passage order in every
-    /// build. Returns where the run ends.
-    pub fn order_run<K: PartialEq + Clone>(
-        &self,
-        list: &mut [(K, DocAddress)],
-        start: usize,
-    ) -> Result<usize, SearchError> {
-        let Some((key, _)) = list.get(start) else {
-            return Ok(start);
-        };
-        let end = list[start..]
-            .iter()
-            .position(|(k, _)| k != key)
-            .map_or(list.len(), |n| start + n);
-        if end - start > 1 {
-            let keys = self.doc_keys()?;
-            let run = &mut list[start..end];
-            let mut keyed: Vec<(u64, DocAddress, usize)> = run
-                .iter()
-                .enumerate()
-                .map(|(i, (_, addr))| (keys.of(*addr), *addr, i))
-                .collect();
-            keyed.sort_by_key(|(tie, addr, _)| (*tie, *addr));
-            let sorted: Vec<(K, DocAddress)> =
-                keyed.into_iter().map(|(_, _, i)| run[i].clone()).collect();
-            run.clone_from_slice(&sorted);
-        }
-        Ok(end)
-    }
 }
 
 /// Each segment's `tie` column: a passage's document key ([`brain_doc::tie_key`] of its id) read
@@ -80,6 +49,37 @@ impl DocKeys {
             .get(addr.segment_ord as usize)
             .and_then(|c| c.first(addr.doc_id))
             .unwrap_or(0)
+    }
+
+    /// Order the run of equal keys that starts at `start` by document ([`brain_doc::tie_key`] of
+    /// its id, read from the `tie` fast field), then by place: a document's passages are indexed
+    /// together and in order, so within one document the index order is the passage order in every
+    /// build. Returns where the run ends.
+    pub fn order_run<K: PartialEq + Clone>(
+        &self,
+        list: &mut [(K, DocAddress)],
+        start: usize,
+    ) -> usize {
+        let Some((key, _)) = list.get(start) else {
+            return start;
+        };
+        let end = list[start..]
+            .iter()
+            .position(|(k, _)| k != key)
+            .map_or(list.len(), |n| start + n);
+        if end - start > 1 {
+            let run = &mut list[start..end];
+            let mut keyed: Vec<(u64, DocAddress, usize)> = run
+                .iter()
+                .enumerate()
+                .map(|(i, (_, addr))| (self.of(*addr), *addr, i))
+                .collect();
+            keyed.sort_by_key(|(tie, addr, _)| (*tie, *addr));
+            let sorted: Vec<(K, DocAddress)> =
+                keyed.into_iter().map(|(_, _, i)| run[i].clone()).collect();
+            run.clone_from_slice(&sorted);
+        }
+        end
     }
 }
 
