@@ -304,3 +304,45 @@ fn filtered_phrase_and_flat_queries_take_one_pass() {
         assert_eq!(s.candidates(q, &b, 20).expect("candidates"), one, "{q:?}");
     }
 }
+
+/// The segments are searched as tasks of the rayon pool (`Searcher::search_segments`): the answer is
+/// tantivy's own single-threaded search of the same query, score for score, on an index of several
+/// segments — plain words, near spellings (a one-pass query) and words the index lacks.
+#[test]
+fn segments_searched_in_parallel_give_tantivys_answer() {
+    let (dir, s) = indexed(1500);
+    let lex = LexIndex::open(&Home::at(dir.path())).expect("open");
+    let raw = lex.reader().expect("reader").searcher();
+    assert!(
+        raw.segment_readers().len() > 1,
+        "one segment: nothing to compare"
+    );
+    let b = Boosts::default();
+    let mut compared = 0;
+    for text in [
+        "test",
+        "lock contention writer",
+        "why did the cache migration fail",
+        "contension migraton",
+        "deploy branch reveiw",
+        "zzzz qqqq",
+    ] {
+        let q = words(text);
+        for limit in [1, 10, 40, 400] {
+            let got = s.candidates_one_pass(&q, &b, limit).expect("one pass");
+            let want = match s.query(&q, &b) {
+                Some(query) => raw
+                    .search(
+                        &*query,
+                        &tantivy::collector::TopDocs::with_limit(limit).order_by_score(),
+                    )
+                    .expect("tantivy"),
+                None => Vec::new(),
+            };
+            assert_eq!(got, want, "{text:?} limit {limit}");
+            assert_eq!(got.is_empty(), text.starts_with("zzzz"), "{text:?}");
+            compared += got.len();
+        }
+    }
+    assert!(compared > 1000, "{compared} passages compared");
+}

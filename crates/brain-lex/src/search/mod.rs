@@ -235,8 +235,6 @@ pub struct Searcher {
     /// warm across queries in a long-lived process.
     text: Mutex<CachedTextTokenizer>,
     ident: TextAnalyzer,
-    /// Threads for the per-segment searches of the candidate pool, started on first use.
-    executor: std::sync::OnceLock<tantivy::Executor>,
     /// Plain word queries with fewer postings run in one pass ([`ONE_PASS_BELOW`]).
     one_pass_below: u64,
     /// Whether any record could be hidden by a lifecycle (superseded, expiring, archived), asked
@@ -253,7 +251,6 @@ impl Searcher {
             fields: *lex.fields(),
             text: Mutex::new(CachedTextTokenizer::default()),
             ident: ident_analyzer(),
-            executor: std::sync::OnceLock::new(),
             one_pass_below: ONE_PASS_BELOW,
             hideable: std::sync::OnceLock::new(),
         })
@@ -274,18 +271,29 @@ impl Searcher {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The executor of the pool search: segments searched in parallel on up to two threads (this
-    /// product's 2-core target) when the index has several segments; one thread otherwise.
-    fn executor(&self) -> &tantivy::Executor {
-        self.executor.get_or_init(|| {
-            let n = self.searcher.segment_readers().len().min(2);
-            if n > 1 {
-                tantivy::Executor::multi_thread(n, "brain-lex-search")
-                    .unwrap_or_else(|_| tantivy::Executor::single_thread())
-            } else {
-                tantivy::Executor::single_thread()
-            }
-        })
+    /// `collector` over every segment, the segments searched as tasks of the process's one rayon
+    /// pool when there are several. Not tantivy's own executor: its threads would be a pool of their
+    /// own, and beside a vector scan (a task of the rayon pool) the lexical search and the scan then
+    /// ran on three or four threads over two cores, preempting each other.
+    pub(crate) fn search_segments<C: tantivy::collector::Collector>(
+        &self,
+        query: &dyn Query,
+        collector: &C,
+        scoring: tantivy::query::EnableScoring<'_>,
+    ) -> tantivy::Result<C::Fruit> {
+        use rayon::prelude::*;
+        let weight = query.weight(scoring)?;
+        collector.check_schema(self.searcher.schema())?;
+        let segments = self.searcher.segment_readers();
+        let collect = |(ord, segment): (usize, &tantivy::SegmentReader)| {
+            collector.collect_segment(weight.as_ref(), ord as u32, segment)
+        };
+        let fruits: tantivy::Result<Vec<_>> = if segments.len() > 1 {
+            segments.par_iter().enumerate().map(collect).collect()
+        } else {
+            segments.iter().enumerate().map(collect).collect()
+        };
+        collector.merge_fruits(fruits?)
     }
 
     /// Number of passages in the index.
@@ -348,7 +356,8 @@ impl Searcher {
             return Ok(Vec::new());
         };
         let top = tantivy::collector::TopDocs::with_limit(limit.max(1)).order_by_score();
-        Ok(self.searcher.search(&query, &top)?)
+        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
+        Ok(self.search_segments(&*query, &top, scoring)?)
     }
 
     /// The newest `limit` documents passing the filters of `q` (its words are ignored), newest first,

@@ -288,9 +288,7 @@ impl Searcher {
         let c = plan.bound(b);
         let boost = plan.all_words_boost(b);
         let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
-        let found =
-            self.searcher
-                .search_with_executor(&exact.union, &top, self.executor(), scoring)?;
+        let found = self.search_segments(&exact.union, &top, scoring)?;
         // Every passage left out of a full pool has `F ≤ f_min`; a pool that is not full holds every
         // match.
         let f_min = if found.len() == pool {
@@ -322,9 +320,7 @@ impl Searcher {
                 .collect(),
         );
         let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
-        let found = self
-            .searcher
-            .search_with_executor(&conj, &top, self.executor(), scoring)?;
+        let found = self.search_segments(&conj, &top, scoring)?;
         let bound_all = if found.len() == pool {
             boost * found[pool - 1].0 * SLACK
         } else {
