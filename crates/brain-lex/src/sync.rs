@@ -82,9 +82,9 @@ pub struct Indexer {
     lex: LexIndex,
     writer: Option<IndexWriter<TantivyDocument>>,
     writer_threads: usize,
-    /// A walk of whole collections: merge segments (default log merge policy) and wait for it. A
-    /// stdin run (the stop-hook path) never merges, so it cannot stall behind a large merge; the next
-    /// `--all` folds its small segments in.
+    /// A walk of whole collections: merge segments (default log merge policy) and wait for it. Any
+    /// other run (the stop-hook path) merges only small segments
+    /// ([`crate::index::small_segments_policy`]), so it cannot stall behind a large merge.
     bulk: bool,
     /// Ids put so far by a run that builds a new index aside (`rebuild`, or no index yet), where
     /// an id not put yet has no passages to delete first: `None` for a run on the live index. Such
@@ -156,7 +156,8 @@ impl Indexer {
         Ok(Indexer {
             lex,
             writer: None,
-            // Two indexing threads (the target machine has 2 cores); a one-doc run only fills one.
+            // Two indexing threads (the target machine has 2 cores); a one-doc run's passages may
+            // land in both, two small segments.
             writer_threads: 2,
             bulk: false,
             fresh: aside.then(HashSet::new),
@@ -208,7 +209,7 @@ impl Indexer {
             };
             let w = self.lex.writer(self.writer_threads, memory)?;
             if !self.bulk {
-                w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+                w.set_merge_policy(Box::new(crate::index::small_segments_policy()));
             }
             self.writer = Some(w);
         }
@@ -511,10 +512,9 @@ impl Indexer {
                 if !holding.is_empty() {
                     w.merge(&holding).wait()?;
                 }
-                w.wait_merging_threads()?;
-            } else if self.bulk {
-                w.wait_merging_threads()?;
             }
+            // Merges the commit started: the bulk policy's, or a run's small segments folded.
+            w.wait_merging_threads()?;
         }
         if self.fresh.is_some() {
             self.lex.publish(&self.home)?;
