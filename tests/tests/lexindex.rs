@@ -466,3 +466,95 @@ fn a_schema_upgrade_killed_at_any_moment_leaves_the_old_index_whole_and_the_next
         assert!(!home.join("index/lex.next").exists());
     }
 }
+
+/// A stop-hook record of 150 sections (one passage each) that all hold `quokka`.
+fn hook_record(i: usize) -> Vec<u8> {
+    let body: String = (0..150)
+        .map(|s| format!("## Part {s}\\n\\nquokka {i} part {s}\\n\\n"))
+        .collect();
+    format!(
+        r#"{{"schema":1,"kind":"doc","id":"h{i}","collection":"notes","path":"h{i}.md","title":"Hook {i}","date":"2026-04-02T10:00:00Z","source":{{"type":"session","agent":"claude","file":"~/h{i}.jsonl"}},"meta":{{}},"body":"{body}"}}"#
+    )
+    .into_bytes()
+}
+
+/// Stdin runs merge the small segments the runs before them wrote (`SMALL_SEGMENTS_BEFORE_MERGE`).
+/// One killed at any moment — while it indexes, commits or merges — leaves the index answering
+/// with every record a finished run wrote; fed again, its record is indexed once.
+#[test]
+fn a_stdin_run_killed_while_it_merges_small_segments_loses_nothing() {
+    use std::io::Write;
+    let dir = big_home(200);
+    let home = dir.path().join("home");
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(out.status.success());
+    let feed = |i: usize| {
+        let out = run(command("lexindex", &home).arg("--quiet"), &hook_record(i));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let mut done: Vec<usize> = Vec::new();
+    let mut i = 0;
+    for delay_ms in [5u64, 15, 30, 50, 80, 120] {
+        // Finished runs: their small segments pile up towards a merge.
+        for _ in 0..3 {
+            feed(i);
+            done.push(i);
+            i += 1;
+        }
+        let mut child = command("lexindex", &home)
+            .arg("--quiet")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(&hook_record(i));
+        drop(stdin);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let out = run(command("rank", &home).args(["quokka", "-n", "1000"]), b"");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "after a kill at {delay_ms} ms: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let hits: Vec<brain_doc::Hit> = parse_lines(&out.stdout);
+        for d in &done {
+            let want = format!("/h{d}.md");
+            assert!(
+                hits.iter().any(|h| h.uri.ends_with(&want)),
+                "after a kill at {delay_ms} ms: h{d} lost"
+            );
+        }
+        feed(i);
+        done.push(i);
+        i += 1;
+    }
+    // Nothing lost, nothing twice: the index opens with as many documents as the registry holds.
+    let doctor = run(command("brain", &home).arg("doctor"), b"");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    let want = format!(
+        "opens: {} documents, the same as the registry",
+        200 + done.len()
+    );
+    assert!(text.contains(&want), "{text}");
+    let lex = brain_lex::LexIndex::open(&brain_store::Home::at(&home)).expect("open");
+    let small = lex
+        .index()
+        .searchable_segment_metas()
+        .expect("metas")
+        .iter()
+        .filter(|m| m.num_docs() <= brain_lex::SMALL_SEGMENT_PASSAGES)
+        .count();
+    assert!(
+        small < brain_lex::SMALL_SEGMENTS_BEFORE_MERGE,
+        "{small} small segments"
+    );
+}
