@@ -49,34 +49,4 @@ echo "hybrid: corpus $FILES files, $rows vector rows (384 dims), load average $(
 echo "hybrid: fresh process brain ask --mode hybrid p50 $(fresh hybrid) ms (targets: issue 5 <= 150 ms, issue 25 <= 50 ms), peak RSS ${rss} MB"
 echo "hybrid: fresh process brain ask --mode lex    p50 $(fresh lex) ms (same queries, for comparison)"
 
-python3 - "$BIN/brain" "$RUNS" "${QUERIES[@]}" <<'PY'
-import json, statistics, subprocess, sys, time
-
-brain, runs, queries = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-p = subprocess.Popen([brain, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # buffered: an unbuffered readline reads one byte per syscall
-n = 0
-def call(method, params):
-    global n
-    n += 1
-    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params}) + "\n").encode())
-    p.stdin.flush()
-    r = json.loads(p.stdout.readline())
-    if "error" in r or r.get("result", {}).get("isError"):
-        sys.exit(f"bench/hybrid.sh: {method}: {r}")
-    return r["result"]
-call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
-t = time.perf_counter()
-call("tools/call", {"name": "query", "arguments": {"searches": [{"type": "lex", "query": queries[0]}, {"type": "vec", "query": queries[0]}], "limit": 10}})
-first = (time.perf_counter() - t) * 1000
-trips = []
-for _ in range(runs):
-    for q in queries:
-        t = time.perf_counter()
-        call("tools/call", {"name": "query", "arguments": {"searches": [{"type": "lex", "query": q}, {"type": "vec", "query": q}], "limit": 10}})
-        trips.append((time.perf_counter() - t) * 1000)
-p.stdin.close(); p.wait()
-trips.sort()
-print(f"hybrid: warm MCP session, first hybrid query (loads the model) {first:.1f} ms")
-print(f"hybrid: warm MCP session, hybrid query round trip p50 {statistics.median(trips):.1f} ms, "
-      f"p95 {trips[int(0.95 * (len(trips) - 1))]:.1f} ms ({len(queries)} queries x {runs}; targets p50: issue 5 <= 20 ms, issue 25 <= 10 ms)")
-PY
+python3 bench/warm_mcp.py "$BIN/brain" --runs "$RUNS" --queries "${QUERIES[@]}" | sed '/round trip/s/$/; targets p50: issue 5 <= 20 ms, issue 25 <= 10 ms/'
