@@ -35,6 +35,17 @@ impl Searcher {
             list.truncate(keep);
         }
     }
+
+    /// The document keys of every segment (opening a column reads no postings: cheap per query).
+    pub fn doc_keys(&self) -> Result<DocKeys, SearchError> {
+        let columns = self
+            .searcher
+            .segment_readers()
+            .iter()
+            .map(|r| r.fast_fields().u64(crate::schema::TIE))
+            .collect::<Result<_, _>>()?;
+        Ok(DocKeys(columns))
+    }
 }
 
 /// Each segment's `tie` column: a passage's document key ([`brain_doc::tie_key`] of its id) read
@@ -80,18 +91,5 @@ impl DocKeys {
             run.clone_from_slice(&sorted);
         }
         end
-    }
-}
-
-impl Searcher {
-    /// The document keys of every segment (opening a column reads no postings: cheap per query).
-    pub fn doc_keys(&self) -> Result<DocKeys, SearchError> {
-        let columns = self
-            .searcher
-            .segment_readers()
-            .iter()
-            .map(|r| r.fast_fields().u64(crate::schema::TIE))
-            .collect::<Result<_, _>>()?;
-        Ok(DocKeys(columns))
     }
 }
