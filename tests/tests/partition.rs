@@ -233,13 +233,21 @@ fn doctor_fails_with_65_when_one_transcript_is_held_by_two_session_documents() {
         "{text}"
     );
     assert!(text.contains("turn-1.md"), "{text}");
-    // --fix keeps the newest copy, deletes the older and re-indexes: doctor passes again.
+    // --fix keeps the newest copy, moves the older to the attic (never deletes it) and
+    // re-indexes: doctor passes again.
+    let old_bytes = std::fs::read(&old).expect("old copy");
     let fixed = run(command("brain", home.path()).args(["doctor", "--fix"]), b"");
     let stderr = String::from_utf8_lossy(&fixed.stderr);
     assert!(
-        stderr.contains("removed") && stderr.contains("turn-1.md"),
+        stderr.contains("moved") && stderr.contains("turn-1.md") && stderr.contains("attic"),
         "{stderr}"
     );
+    let kept: Vec<Vec<u8>> = brain_tests::tree(&home.path().join("attic"))
+        .into_iter()
+        .filter(|(name, _)| name.ends_with("turn-1.md"))
+        .map(|(_, bytes)| bytes)
+        .collect();
+    assert_eq!(kept, [old_bytes], "the older copy is in the attic, byte for byte");
     assert_eq!(
         fixed.status.code(),
         Some(0),

@@ -47,6 +47,10 @@ struct Args {
     quiet: bool,
 }
 
+/// How long a run that removed documents waits for a running vecindex before leaving their
+/// vectors to the next `vecindex --all`.
+const VECTOR_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn main() -> std::process::ExitCode {
     brain_cli::main("lexindex", run)
 }
@@ -131,6 +135,14 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     let mut summary = indexer.finish().map_err(failure)?;
     summary.skipped = summary.skipped.max(warnings.count());
+    // A document the index no longer holds is no vector hit either.
+    let removed: Vec<&str> = summary.removed_ids.iter().map(String::as_str).collect();
+    if let Err(e) = brain_vec::index::forget(&home, &removed, VECTOR_WAIT) {
+        warnings.warn(format!(
+            "the vectors of {} removed documents stay until `vecindex --all`: {e}",
+            removed.len()
+        ));
+    }
     // The slow clock folds what was read into the rehearsal table as well.
     if args.all
         && let Err(e) = brain_store::access::fold(&home)

@@ -48,6 +48,10 @@ pub struct Summary {
     pub field_warnings: Vec<String>,
     /// Wall time of the run.
     pub took_ms: u64,
+    /// The ids this run removed (their files gone, or purged): their vectors go too
+    /// (`brain_vec::index::forget`).
+    #[serde(skip)]
+    pub removed_ids: Vec<String>,
 }
 
 /// Why a run failed as a whole.
@@ -531,6 +535,7 @@ impl Indexer {
         }
         self.registry
             .apply(&self.upserts, &self.removals, &self.links)?;
+        self.summary.removed_ids = self.removals.clone();
         // What queries read to find the entities they may name (a small file, not the registry).
         // A whole walk writes it whatever changed (a home indexed before the file existed gets it).
         if (self.bulk || !self.links.is_empty() || !self.removals.is_empty())

@@ -12,6 +12,7 @@
 //! * [`walk`] — the files of a collection, as every stage that reads the corpus lists them.
 
 pub mod access;
+pub mod attic;
 pub mod clock;
 mod config;
 mod home;

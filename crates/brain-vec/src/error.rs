@@ -41,6 +41,9 @@ pub enum VecError {
     /// A bad embedder spec or argument.
     #[error("{0}")]
     BadInput(String),
+    /// Another vecindex run holds the store's lock past the wait.
+    #[error("{0}")]
+    Locked(String),
     /// I/O on a named file.
     #[error("{path}: {source}")]
     Io {
@@ -61,6 +64,7 @@ impl VecError {
             | VecError::FingerprintMismatch { .. } => ErrorCode::IndexMissing,
             VecError::Timeout { .. } => ErrorCode::Timeout,
             VecError::BadInput(_) => ErrorCode::BadQuery,
+            VecError::Locked(_) => ErrorCode::Locked,
             VecError::Backend { .. } | VecError::Inference(_) | VecError::Io { .. } => {
                 ErrorCode::Internal
             }

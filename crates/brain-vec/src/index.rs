@@ -420,6 +420,26 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
     Ok(held)
 }
 
+/// [`remove`] under the store's lock (`locks/vecindex.lock`), waiting up to `wait` for a running
+/// vecindex: what every writer that removes a document calls (`lexindex` for a file gone, `brain
+/// doctor --fix`, `brain forget --purge`), so no vector hit names a document the index no longer
+/// holds. Contention past the wait is [`VecError::Locked`] (the next `vecindex --all` prunes them).
+pub fn forget(home: &brain_store::Home, ids: &[&str], wait: std::time::Duration) -> Result<usize, VecError> {
+    if ids.is_empty() || !home.vectors().join("manifest.json").exists() {
+        return Ok(0);
+    }
+    let _lock = brain_store::Lock::acquire_within(&home.lock_file("vecindex"), wait).map_err(
+        |e| match e {
+            brain_store::LockError::Held { .. } => VecError::Locked(e.to_string()),
+            other => VecError::Io {
+                path: home.lock_file("vecindex"),
+                source: std::io::Error::other(other.to_string()),
+            },
+        },
+    )?;
+    remove(&home.vectors(), ids)
+}
+
 /// Push the stored rows of `e` (from `s`) under `entry`.
 fn copy_rows(
     s: &Store,

@@ -203,17 +203,8 @@ fn purge(home: &Home, id: &str, file: Option<&std::path::Path>) -> anyhow::Resul
     }
     ix.finish()
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
-    let vectors = {
-        let _lock = brain_store::Lock::acquire_within(&home.lock_file("vecindex"), PURGE_WAIT)
-            .map_err(|e| match e {
-                brain_store::LockError::Held { .. } => {
-                    Failure::new(ErrorCode::Locked, e.to_string())
-                }
-                other => internal(other.to_string()),
-            })?;
-        brain_vec::index::remove(&home.vectors(), &[id])
-            .map_err(|e| Failure::new(e.code(), e.to_string()))?
-    };
+    let vectors = brain_vec::index::forget(home, &[id], PURGE_WAIT)
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
     let mut out = Stdout::new();
     writeln!(

@@ -173,7 +173,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::collections(home, &config),
         state::lexical_index(home, files.as_deref()),
         state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
-        state::identity(config_ok.then_some(&config)),
+        state::identity(home, config_ok.then_some(&config)),
         state::state_db(home, registry),
         state::telemetry(home),
         state::model(home),
@@ -188,8 +188,9 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
 
 /// What `brain doctor --fix` repairs, before the checks run; one line per thing done:
 /// - the home made private (group and other bits cleared, [`brain_store::privacy`]);
-/// - session documents of one transcript left from before ids named their source: the newest kept,
-///   the others deleted, and the lexical index brought in line (`lexindex --all`).
+/// - session documents of one conversation left from before ids named their source: the newest
+///   kept, the others moved to the attic (never deleted, [`brain_store::attic`]), and the indexes
+///   brought in line (`lexindex --all`, and the moved documents' vectors removed).
 pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
     let mut done = Vec::new();
     if !home.root().is_dir() {
@@ -207,14 +208,15 @@ pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
     let Ok(config) = brain_store::Config::load(home) else {
         return Ok(done);
     };
-    let removed = state::drop_stale_copies(&config).map_err(OpsError::io(root))?;
-    for p in &removed {
+    let moved = state::move_stale_copies(home, &config).map_err(OpsError::io(root))?;
+    for (from, to) in &moved {
         done.push(format!(
-            "removed {} (an older copy of a session)",
-            p.display()
+            "moved {} to {} (an older copy of a session; move it back to restore it)",
+            from.display(),
+            to.display()
         ));
     }
-    if !removed.is_empty() && brain_store::Registry::open_existing(home)?.is_some() {
+    if !moved.is_empty() && brain_store::Registry::open_existing(home)?.is_some() {
         let mut ix = brain_lex::Indexer::open(home, false).map_err(|e| OpsError::Io {
             path: root.to_path_buf(),
             source: std::io::Error::other(e.to_string()),
@@ -228,6 +230,14 @@ pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
                 source: std::io::Error::other(e.to_string()),
             })?;
         done.push(format!("lexindex --all: {}", sum.line()));
+        let ids: Vec<&str> = sum.removed_ids.iter().map(String::as_str).collect();
+        match brain_vec::index::forget(home, &ids, std::time::Duration::from_secs(30)) {
+            Ok(0) => {}
+            Ok(n) => done.push(format!("vectors of {n} moved documents removed")),
+            Err(e) => done.push(format!(
+                "the vectors of the moved documents stay until `vecindex --all`: {e}"
+            )),
+        }
     }
     Ok(done)
 }

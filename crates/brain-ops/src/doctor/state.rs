@@ -122,10 +122,12 @@ pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Chec
 /// Bytes of a document read for its frontmatter (the whole file when the frontmatter runs longer).
 const HEAD: usize = 16 * 1024;
 
-/// One transcript held by several session documents: what a collision looks like once `partition` refuses to
-/// overwrite (e.g. a home indexed before ids named their source, where `turn-1.md` of one folder
-/// was overwritten by another's and is now written again as `turn-1-<hash>.md`).
-pub fn identity(config: Option<&Config>) -> Check {
+/// One conversation held by several session documents: what a collision looks like once `partition`
+/// refuses to overwrite (e.g. a home indexed before ids named their source, where `turn-1.md` of one
+/// folder was overwritten by another's and is now written again as `turn-1-<hash>.md`). A
+/// conversation is its source file *and* the session id the document records ([`conversation_of`]):
+/// a Cursor or OpenCode database, or an Aider history, holds many sessions in one file.
+pub fn identity(home: &Home, config: Option<&Config>) -> Check {
     let Some(config) = config else {
         return Check::skip(
             "identity",
@@ -142,7 +144,7 @@ pub fn identity(config: Option<&Config>) -> Check {
         return Check::pass(
             "identity",
             format!(
-                "{}, each transcript in one session document",
+                "{}, each conversation in one session document",
                 n(files.len() as u64, "file")
             ),
         );
@@ -159,9 +161,12 @@ pub fn identity(config: Option<&Config>) -> Check {
         "identity",
         format!(
             "{} held by more than one session document (copies from before ids named their source)",
-            n(shared.len() as u64, "transcript")
+            n(shared.len() as u64, "conversation")
         ),
-        "brain doctor --fix (keeps the newest document of each group), then `lexindex --all`",
+        format!(
+            "brain doctor --fix (keeps the newest document of each group and moves the others to {}/<today>/)",
+            brain_store::display_path(&brain_store::attic::dir(home))
+        ),
     )
     .with(details)
 }
@@ -173,7 +178,7 @@ pub struct Held {
     pub modified: Option<std::time::SystemTime>,
 }
 
-/// Every collection file, and the session documents of each transcript.
+/// Every collection file, and the session documents of each conversation.
 fn transcripts(
     config: &Config,
 ) -> (
@@ -183,7 +188,7 @@ fn transcripts(
     let files = brain_store::walk::collection_files(config, &|_| {});
     let mut by_source: std::collections::BTreeMap<String, Vec<Held>> = Default::default();
     for f in &files {
-        if let Some(source) = source_of(&f.path) {
+        if let Some(source) = conversation_of(&f.path) {
             by_source.entry(source).or_default().push(Held {
                 id: format!("{}/{}", f.collection, f.rel),
                 path: f.path.clone(),
@@ -195,27 +200,33 @@ fn transcripts(
 }
 
 /// The migration `brain doctor --fix` makes for [`identity`]: of the session documents one
-/// transcript holds, keep the most recently written (the one today's ids name; ties: the longer
-/// id, which carries the source hash) and delete the others. Returns the files deleted; the caller
-/// runs or names `lexindex --all`.
-pub fn drop_stale_copies(config: &Config) -> std::io::Result<Vec<std::path::PathBuf>> {
+/// conversation holds, keep the most recently written (the one today's ids name; ties: the longer
+/// id, which carries the source hash) and move the others to the attic ([`brain_store::attic`]) —
+/// nothing is deleted. Returns each file moved and where it went; the caller runs `lexindex --all`.
+pub fn move_stale_copies(
+    home: &Home,
+    config: &Config,
+) -> std::io::Result<Vec<(std::path::PathBuf, std::path::PathBuf)>> {
     let (_, by_source) = transcripts(config);
-    let mut removed = Vec::new();
+    let mut moved = Vec::new();
     for (_, mut held) in by_source.into_iter().filter(|(_, h)| h.len() > 1) {
         held.sort_by_key(|h| (h.modified, h.id.len()));
         held.pop();
         for h in held {
-            std::fs::remove_file(&h.path)?;
-            removed.push(h.path);
+            let (collection, rel) = h.id.split_once('/').unwrap_or(("", h.id.as_str()));
+            let to = brain_store::attic::move_aside(home, &h.path, collection, rel)?;
+            moved.push((h.path, to));
         }
     }
-    Ok(removed)
+    Ok(moved)
 }
 
-/// The transcript a session document was made from (`None` for other documents — a History file
-/// or a session yields many day or distilled documents — and for unreadable files). One transcript
-/// makes one session document.
-fn source_of(path: &std::path::Path) -> Option<String> {
+/// The conversation a session document was made from: its source file, and the session id it
+/// records (`session_id`) when there is one — `file#session`. `None` for other documents (a History
+/// file or a session yields many day or distilled documents) and for unreadable files. One
+/// conversation makes one session document; one file may hold many conversations (the stores of
+/// Cursor, OpenCode and Aider).
+fn conversation_of(path: &std::path::Path) -> Option<String> {
     use std::io::Read;
     let mut head = Vec::with_capacity(HEAD);
     std::fs::File::open(path)
@@ -231,7 +242,13 @@ fn source_of(path: &std::path::Path) -> Option<String> {
         }
         Err(_) => return None,
     };
-    (doc.source.kind == "session" && !doc.source.file.is_empty()).then_some(doc.source.file)
+    if doc.source.kind != "session" || doc.source.file.is_empty() {
+        return None;
+    }
+    match doc.meta.get("session_id").and_then(|v| v.as_str()) {
+        Some(session) if !session.is_empty() => Some(format!("{}#{session}", doc.source.file)),
+        _ => Some(doc.source.file),
+    }
 }
 
 pub fn state_db(home: &Home, registry: Result<Option<Registry>, OpsError>) -> Check {
