@@ -79,6 +79,9 @@ stage() {
   command -v "$name" 2>/dev/null
 }
 
+# Every file this script or its stages create is private from its first byte (the log below is
+# opened by the shell, before any brain process sets its own umask).
+umask 077
 export BRAIN_HOME=${BRAIN_HOME:-$HOME/.brain}
 export BRAIN_SURFACE=hook
 export QUEUE=${BRAIN_QUEUE:-$BRAIN_HOME/pending_distill.txt}

@@ -163,3 +163,175 @@ fn a_real_copy_of_a_store_conversation_is_moved_to_the_attic_not_deleted() {
     // Every other conversation stays where it was.
     assert_eq!(brain_tests::tree(&corpus), files);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The stop hook under contention: no session is dropped.
+
+const WORDS: [&str; 10] = [
+    "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
+];
+
+/// A Claude Code transcript of one exchange naming `word`, at the agent's default place under
+/// `home` (the test's HOME).
+fn session(home: &Path, i: usize, word: &str) -> PathBuf {
+    let dir = home.join(".claude/projects/-w");
+    std::fs::create_dir_all(&dir).expect("projects");
+    let sid = format!("00000000-0000-4000-8000-{i:012}");
+    let path = dir.join(format!("{sid}.jsonl"));
+    let text = format!("the contention probe {word}zulu");
+    std::fs::write(
+        &path,
+        format!(
+            concat!(
+                r#"{{"type":"user","sessionId":"{sid}","timestamp":"2026-03-01T10:00:0{i}Z","cwd":"/w","message":{{"role":"user","content":"{text}"}}}}"#,
+                "\n",
+                r#"{{"type":"assistant","sessionId":"{sid}","timestamp":"2026-03-01T10:00:0{i}Z","message":{{"role":"assistant","model":"m","content":[{{"type":"text","text":"ok: {text}"}}]}}}}"#,
+                "\n"
+            ),
+            sid = sid,
+            i = i % 10,
+            text = text
+        ),
+    )
+    .expect("transcript");
+    path
+}
+
+fn spawn_hook(home: &Path, transcript: &Path) -> std::process::Child {
+    use std::io::Write;
+    let mut c = std::process::Command::new("bash");
+    c.arg(brain_tests::workspace().join("pipelines/stop-hook.sh"))
+        .env("BRAIN_HOME", home)
+        .env("HOME", home)
+        .env("BRAIN_BIN", brain_tests::bin("brain"))
+        .env_remove("BRAIN_TELEMETRY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().expect("hook");
+    let payload = format!(
+        r#"{{"session_id":"s","transcript_path":{},"hook_event_name":"Stop"}}"#,
+        serde_json::to_string(&transcript.display().to_string()).expect("json")
+    );
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(payload.as_bytes());
+    }
+    child
+}
+
+/// The ids the lexical index holds (one per document).
+fn indexed(home: &Path) -> std::collections::BTreeSet<String> {
+    let dump = run(command("lexindex", home).arg("--dump"), b"");
+    ok(&dump, "lexindex --dump");
+    brain_tests::parse_lines::<brain_lex::PassageRecord>(&dump.stdout)
+        .into_iter()
+        .map(|p| p.id)
+        .collect()
+}
+
+/// Every session of `WORDS` is in the index once, found by its word, its transcript converted
+/// once: `jsonl2md --new` finds nothing left to convert.
+fn every_session_searchable_once(home: &Path) {
+    let ids = indexed(home);
+    let sessions: Vec<&String> = ids.iter().filter(|i| i.starts_with("brain/")).collect();
+    assert_eq!(sessions.len(), WORDS.len(), "{ids:?}");
+    let corpus = brain_tests::tree(&home.join("corpus/brain"));
+    assert_eq!(corpus.len(), WORDS.len(), "one file a session");
+    for w in WORDS {
+        let ask = run(
+            command("brain", home).args(["ask", "--json", "--mode", "lex", &format!("{w}zulu")]),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+        let hits = v["hits"].as_array().map_or(0, Vec::len);
+        assert!(hits >= 1, "{w}: {v}");
+    }
+    let again = run(command("jsonl2md", home).args(["--new", "--quiet"]), b"");
+    ok(&again, "jsonl2md --new");
+    assert!(again.stdout.is_empty(), "converted twice: {}", String::from_utf8_lossy(&again.stdout));
+    assert!(
+        !home.join("state").join(brain_lex::queue::FILE).exists(),
+        "the queue is emptied"
+    );
+}
+
+#[test]
+fn ten_stop_hooks_at_once_leave_every_session_searchable() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let paths: Vec<PathBuf> = WORDS.iter().enumerate().map(|(i, w)| session(&home, i, w)).collect();
+    let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
+    for mut h in hooks {
+        assert!(h.wait().expect("wait").success());
+    }
+    // Every one of them, when they have all returned: none gave up on the lock.
+    every_session_searchable_once(&home);
+}
+
+#[test]
+fn stop_hooks_while_another_writer_holds_the_index_queue_their_sessions() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let paths: Vec<PathBuf> = WORDS.iter().enumerate().map(|(i, w)| session(&home, i, w)).collect();
+    // A writer that holds the index lock past every hook's wait (a long `lexindex --all`).
+    let held = brain_store::Lock::try_acquire(&home.join("locks/lexindex.lock")).expect("lock");
+    let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
+    for mut h in hooks {
+        assert!(h.wait().expect("wait").success());
+    }
+    drop(held);
+    // Nothing was indexed, nothing was lost: all ten are in the queue, each once.
+    let (queued, bad) =
+        brain_lex::queue::read(&brain_store::Home::at(&home)).expect("the queue reads");
+    assert_eq!(bad, 0);
+    let ids: std::collections::BTreeSet<String> = queued.iter().map(|e| e.id()).collect();
+    assert_eq!(ids.len(), WORDS.len(), "{queued:?}");
+    let log = std::fs::read_to_string(home.join("logs/hook.log")).unwrap_or_default();
+    assert!(log.contains("records queued"), "{log}");
+    // The next run of any writer (here a capture, which indexes one file) indexes them.
+    ok(
+        &run(command("brain", &home).args(["inbox", "a note while the queue waits"]), b""),
+        "brain inbox",
+    );
+    every_session_searchable_once(&home);
+}
+
+#[test]
+fn stop_hooks_during_a_full_rebuild_lose_no_session() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let Some(corpora) = brain_tests::corpus("") else {
+        return;
+    };
+    // A home big enough that a rebuild takes a while.
+    let docs = run(
+        command("jsonl2md", &home).args(["claude-code", "codex", "gemini", "cursor"].map(|a| corpora.join(a))),
+        b"",
+    );
+    ok(&run(&mut command("partition", &home), &docs.stdout), "partition");
+    let paths: Vec<PathBuf> = WORDS.iter().enumerate().map(|(i, w)| session(&home, i, w)).collect();
+    let mut rebuild = command("lexindex", &home)
+        .args(["--all", "--rebuild", "--quiet"])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("lexindex --all");
+    let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
+    for mut h in hooks {
+        assert!(h.wait().expect("wait").success());
+    }
+    assert!(rebuild.wait().expect("wait").success());
+    // Whatever was queued behind the rebuild goes in with the next writer's run.
+    ok(&run(command("lexindex", &home).args(["--all", "--quiet"]), b""), "lexindex --all");
+    let ids = indexed(&home);
+    for w in WORDS {
+        let ask = run(
+            command("brain", &home).args(["ask", "--json", "--mode", "lex", &format!("{w}zulu")]),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+        assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{w}: {v}");
+    }
+    let files = brain_tests::tree(&home.join("corpus/brain")).len();
+    assert_eq!(ids.iter().filter(|i| i.starts_with("brain/")).count(), files);
+    assert!(!home.join("state").join(brain_lex::queue::FILE).exists());
+}

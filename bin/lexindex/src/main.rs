@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_doc::{Doc, ErrorCode, ndjson};
-use brain_lex::{Indexer, LexIndex, SyncError};
+use brain_lex::{Indexer, LexIndex, SyncError, queue};
 use brain_store::Home;
 use clap::Parser;
 
@@ -22,7 +22,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// the access log. Incremental: a file whose mtime and size are
 /// unchanged is not read, one whose content hash is unchanged is not re-indexed, a deleted file's
 /// passages are removed. Prints nothing on stdout unless --json or --dump; a one-line summary on
-/// stderr. One writer at a time: if another lexindex runs, exits 70.
+/// stderr.
+///
+/// One writer at a time. A stdin run waits for a running one (--wait, default 5 s) and, if it is
+/// still running, leaves its records in the index queue ($BRAIN_HOME/state/lexindex-queue.ndjson)
+/// and exits 0: the next run of any writer indexes them. Every record a stdin run reads is in the
+/// queue until the run commits, so a killed run loses none. `--all` exits 70 when another run holds
+/// the lock past --wait (default 0).
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -42,10 +48,19 @@ struct Args {
     /// Print every indexed passage as NDJSON (id, line, title, headings, idents, text…) and exit.
     #[arg(long, conflicts_with_all = ["all", "rebuild", "json"])]
     dump: bool,
+    /// Seconds to wait for another run holding the index lock (default: 5 for a stdin run, which
+    /// then queues its records; 0 for --all, which then exits 70).
+    #[arg(long, value_name = "SECS")]
+    wait: Option<f64>,
     /// Print no summary line on stderr.
     #[arg(long, short)]
     quiet: bool,
 }
+
+/// How long a stdin run (the stop hook's) waits for the lock before it queues its records: well
+/// inside the hook's 10 s timeout, and longer than a stdin run behind another takes (31 ms p50,
+/// 123 ms at worst with a merge, measured 2026-11-26 for issue 25).
+const STDIN_WAIT_SECS: f64 = 5.0;
 
 /// How long a run that removed documents waits for a running vecindex before leaving their
 /// vectors to the next `vecindex --all`.
@@ -100,7 +115,22 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             brain_lex::schema::SCHEMA_VERSION
         );
     }
-    let mut indexer = Indexer::open(&home, args.rebuild || outdated.is_some()).map_err(failure)?;
+    let wait = args
+        .wait
+        .unwrap_or(if args.all { 0.0 } else { STDIN_WAIT_SECS });
+    let wait = std::time::Duration::try_from_secs_f64(wait).map_err(|_| {
+        Failure::new(
+            ErrorCode::BadQuery,
+            format!("--wait {wait}: not a number of seconds"),
+        )
+    })?;
+    let mut indexer = match Indexer::open_within(&home, args.rebuild || outdated.is_some(), wait) {
+        Ok(ix) => ix,
+        Err(SyncError::Locked(e)) if !args.all && !args.rebuild => {
+            return queue_stdin(&home, &args, &warnings, &mut out, &e.to_string());
+        }
+        Err(e) => return Err(failure(e)),
+    };
     if args.all {
         // Entity facts (items.json) become records of the inbox first, so this walk indexes them.
         // Its warnings name items of a file, not skipped documents: not counted as skipped.
@@ -122,6 +152,13 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         for item in ndjson::Reader::<_, Doc>::new(stdin.lock(), "<stdin>") {
             match item.context("reading stdin")? {
                 Ok(doc) => {
+                    // In the queue until this run commits: a kill from here on loses nothing.
+                    if let Some(e) =
+                        queue::Entry::for_doc(indexer.config(), &doc, args.collection.as_deref())
+                        && let Err(err) = queue::append(&home, &[e], false)
+                    {
+                        warnings.warn(format!("the index queue: {err}"));
+                    }
                     if let Err(reason) = indexer
                         .index_doc(&doc, args.collection.as_deref())
                         .map_err(failure)?
@@ -134,6 +171,12 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         }
     }
     let mut summary = indexer.finish().map_err(failure)?;
+    if summary.from_queue > 0 && !args.quiet {
+        eprintln!(
+            "lexindex: {} queued records indexed (left by a run that waited for the lock or was stopped)",
+            summary.from_queue
+        );
+    }
     summary.skipped = summary.skipped.max(warnings.count());
     // A document the index no longer holds is no vector hit either.
     let removed: Vec<&str> = summary.removed_ids.iter().map(String::as_str).collect();
@@ -161,6 +204,58 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     if !args.quiet {
         eprintln!("lexindex: {}", summary.line());
+    }
+    Ok(Exit::Success)
+}
+
+/// Another run holds the index past --wait: every stdin record goes into the index queue (durable)
+/// for the next run of any writer, and the run succeeds — the stop hook never drops a session.
+fn queue_stdin(
+    home: &Home,
+    args: &Args,
+    warnings: &Warnings,
+    out: &mut Stdout,
+    why: &str,
+) -> anyhow::Result<Exit> {
+    let config = brain_store::Config::load(home)
+        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let mut entries = Vec::new();
+    for item in ndjson::Reader::<_, Doc>::new(std::io::stdin().lock(), "<stdin>") {
+        match item.context("reading stdin")? {
+            Ok(doc) => match queue::Entry::for_doc(&config, &doc, args.collection.as_deref()) {
+                Some(e) => entries.push(e),
+                None => warnings.warn(format!(
+                    "<stdin>: doc `{}` has no collection (pipe it through `partition`, or pass --collection)",
+                    doc.id
+                )),
+            },
+            Err(e) => warnings.warn(e),
+        }
+    }
+    queue::append(home, &entries, true).map_err(|e| {
+        Failure::new(
+            ErrorCode::Locked,
+            format!("{why}; and the index queue could not take the records: {e}"),
+        )
+        .with_fix("wait for the running lexindex to finish, then run it again")
+    })?;
+    let summary = brain_lex::Summary {
+        kind: "lexindex_summary".into(),
+        queued: entries.len() as u64,
+        skipped: warnings.count(),
+        ..Default::default()
+    };
+    if args.json {
+        ndjson::write_line(out, &summary)?;
+        out.flush()?;
+    }
+    // Said even with --quiet: the stop hook's log is where a deferred session shows.
+    {
+        eprintln!(
+            "lexindex: {why}\nlexindex: {} records queued in {}: the next run of any writer indexes them",
+            entries.len(),
+            brain_store::display_path(&queue::path(home))
+        );
     }
     Ok(Exit::Success)
 }

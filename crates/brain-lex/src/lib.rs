@@ -14,6 +14,7 @@ pub mod graph;
 mod index;
 pub mod lifecycle;
 pub mod passage;
+pub mod queue;
 pub mod schema;
 pub mod search;
 mod sync;

@@ -48,6 +48,14 @@ pub struct Summary {
     pub field_warnings: Vec<String>,
     /// Wall time of the run.
     pub took_ms: u64,
+    /// Records of the index queue ([`crate::queue`]) this run indexed: left there by a run that
+    /// could not get the lock, or by one killed before it committed.
+    #[serde(default)]
+    pub from_queue: u64,
+    /// Records this run could not index because another run held the lock: left in the queue
+    /// for the next run of any writer (`lexindex` given records on stdin).
+    #[serde(default)]
+    pub queued: u64,
     /// The ids this run removed (their files gone, or purged): their vectors go too
     /// (`brain_vec::index::forget`).
     #[serde(skip)]
@@ -485,9 +493,73 @@ impl Indexer {
         Ok(())
     }
 
+    /// Index what the queue holds ([`crate::queue`]) that this run did not index itself; returns
+    /// the queue's lock, held until the commit (then the queue is emptied). A walk of every
+    /// collection read every file on disk already: only records that are not on disk are left.
+    fn drain_queue(&mut self) -> Result<Option<Lock>, SyncError> {
+        let lock = match crate::queue::lock(&self.home) {
+            Ok(l) => l,
+            Err(e) => {
+                self.summary
+                    .field_warnings
+                    .push(format!("the index queue was not read: {e}"));
+                return Ok(None);
+            }
+        };
+        let (entries, bad) = match crate::queue::read(&self.home) {
+            Ok(r) => r,
+            Err(e) => {
+                self.summary.field_warnings.push(format!(
+                    "{}: {e} (left for the next run)",
+                    crate::queue::path(&self.home).display()
+                ));
+                return Ok(None);
+            }
+        };
+        if bad > 0 {
+            self.summary.field_warnings.push(format!(
+                "{}: {bad} lines are not queue entries (dropped)",
+                crate::queue::path(&self.home).display()
+            ));
+        }
+        let mut done: HashSet<String> = self.given.keys().cloned().collect();
+        for e in entries {
+            if !done.insert(e.id()) {
+                continue;
+            }
+            let indexed = match (&e.path, &e.doc) {
+                (Some(_), _) if self.bulk => continue,
+                (Some(rel), _) => {
+                    let Some(file) = self
+                        .config
+                        .collection_dir(&e.collection)
+                        .map(|d| d.join(rel))
+                        .filter(|f| f.is_file())
+                    else {
+                        // Gone since (deleted, purged, its collection dropped): nothing to index.
+                        continue;
+                    };
+                    self.index_file(&e.collection, rel, &file)?
+                }
+                (None, Some(doc)) => self.index_doc(doc, Some(&e.collection))?,
+                (None, None) => continue,
+            };
+            match indexed {
+                Ok(()) => self.summary.from_queue += 1,
+                Err(reason) => self
+                    .summary
+                    .field_warnings
+                    .push(format!("queued record {}: {reason}", e.id())),
+            }
+        }
+        Ok(Some(lock))
+    }
+
     /// Commit the index (if anything changed), publish it when it was built aside, then update
-    /// the registry; wait for merges; report.
+    /// the registry; wait for merges; report. What the index queue holds is indexed in the same
+    /// commit, and the queue emptied after it.
     pub fn finish(mut self) -> Result<Summary, SyncError> {
+        let queue_lock = self.drain_queue()?;
         if let Some(mut w) = self.writer.take() {
             w.commit()?;
             // Supersession is decided across records, on what this run committed.
@@ -536,6 +608,14 @@ impl Indexer {
         self.registry
             .apply(&self.upserts, &self.removals, &self.links)?;
         self.summary.removed_ids = self.removals.clone();
+        if let Some(_lock) = queue_lock
+            && let Err(e) = crate::queue::clear_locked(&self.home)
+        {
+            self.summary.field_warnings.push(format!(
+                "{}: {e} (its records are indexed again, unchanged, by the next run)",
+                crate::queue::path(&self.home).display()
+            ));
+        }
         // What queries read to find the entities they may name (a small file, not the registry).
         // A whole walk writes it whatever changed (a home indexed before the file existed gets it).
         if (self.bulk || !self.links.is_empty() || !self.removals.is_empty())

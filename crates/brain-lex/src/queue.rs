@@ -1,0 +1,168 @@
+//! The index queue: documents a run has been given but not yet committed (issue 37). The fast
+//! clock must never drop a session: a stdin run writes each record it is given here before it
+//! indexes it, and a run that cannot get the index lock in time leaves its records here instead
+//! of giving up. Every writer's run ([`crate::Indexer::finish`]) indexes what the queue holds in
+//! the same commit and then empties it — so a record is in the index, or in the queue, from the
+//! moment a run reads it, whatever kills the run.
+//!
+//! `state/lexindex-queue.ndjson`, one JSON object a line: `{"collection", "path"}` for a record
+//! whose file is on disk (the file is indexed as it is when the queue is drained; a file gone by
+//! then — deleted, purged — is dropped), or `{"collection", "doc"}` with the whole record for one
+//! that is not. Appends and the drain take `locks/lexindex-queue.lock`.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use brain_doc::Doc;
+use brain_store::{Home, Lock, LockError};
+use serde::{Deserialize, Serialize};
+
+/// The queue file's name under `state/`.
+pub const FILE: &str = "lexindex-queue.ndjson";
+
+/// How long an append or a drain waits for the queue's own lock (held only while a line is
+/// appended, or while a run drains and commits).
+pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// One queued record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The collection the record belongs to.
+    pub collection: String,
+    /// Its path inside the collection, when its file is on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The whole record, when its file is not on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<Box<Doc>>,
+}
+
+impl Entry {
+    /// The id (`collection/path`) the entry indexes.
+    pub fn id(&self) -> String {
+        let path = match (&self.path, &self.doc) {
+            (Some(p), _) => p.as_str(),
+            (None, Some(d)) => d.path.as_str(),
+            (None, None) => "",
+        };
+        format!("{}/{path}", self.collection)
+    }
+}
+
+impl Entry {
+    /// The entry for `doc` (collection: its own, else `default_collection`; `None` without one):
+    /// a reference when its file is on disk under `config`, the whole record otherwise.
+    pub fn for_doc(
+        config: &brain_store::Config,
+        doc: &Doc,
+        default_collection: Option<&str>,
+    ) -> Option<Entry> {
+        let collection = doc.collection.as_deref().or(default_collection)?.to_string();
+        let on_disk = config
+            .collection_dir(&collection)
+            .is_some_and(|dir| dir.join(&doc.path).is_file());
+        Some(if on_disk {
+            Entry {
+                collection,
+                path: Some(doc.path.clone()),
+                doc: None,
+            }
+        } else {
+            Entry {
+                collection,
+                path: None,
+                doc: Some(Box::new(doc.clone())),
+            }
+        })
+    }
+}
+
+/// The queue file of `home`.
+pub fn path(home: &Home) -> PathBuf {
+    home.state_file(FILE)
+}
+
+/// Take the queue's lock.
+pub fn lock(home: &Home) -> Result<Lock, LockError> {
+    Lock::acquire_within(&home.lock_file("lexindex-queue"), LOCK_WAIT)
+}
+
+/// Append `entries` to the queue (file 0600, created as needed), under its lock; `durable`: fsync
+/// too (a process killed after the write loses nothing either way; a power cut may without it).
+pub fn append(home: &Home, entries: &[Entry], durable: bool) -> std::io::Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let _lock = lock(home).map_err(std::io::Error::other)?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = path(home);
+    let annotate = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", file.display()));
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(annotate)?;
+    }
+    let mut text = Vec::new();
+    for e in entries {
+        serde_json::to_writer(&mut text, e).map_err(std::io::Error::other)?;
+        text.push(b'\n');
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&file)
+        .map_err(annotate)?;
+    f.write_all(&text).map_err(annotate)?;
+    if durable {
+        f.sync_data().map_err(annotate)?;
+    }
+    Ok(())
+}
+
+/// What the queue holds (lines that do not read are skipped and counted).
+pub fn read(home: &Home) -> std::io::Result<(Vec<Entry>, usize)> {
+    let file = match std::fs::File::open(path(home)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let mut entries = Vec::new();
+    let mut bad = 0;
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let line = line?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Entry>(&line) {
+            Ok(e) => entries.push(e),
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((entries, bad))
+}
+
+/// Empty the queue (with its lock held, after what it held was committed).
+pub fn clear_locked(home: &Home) -> std::io::Result<()> {
+    match std::fs::remove_file(path(home)) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Remove every entry of `id` (a purged record: no copy of its text may stay in the queue).
+pub fn forget(home: &Home, id: &str) -> std::io::Result<usize> {
+    let _lock = lock(home).map_err(std::io::Error::other)?;
+    let (entries, _) = read(home)?;
+    let keep: Vec<Entry> = entries.iter().filter(|e| e.id() != id).cloned().collect();
+    let gone = entries.len() - keep.len();
+    if gone > 0 {
+        let mut text = Vec::new();
+        for e in &keep {
+            serde_json::to_writer(&mut text, e).map_err(std::io::Error::other)?;
+            text.push(b'\n');
+        }
+        brain_doc::atomic::write(&path(home), &text)?;
+    }
+    Ok(gone)
+}
