@@ -92,6 +92,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         state: None,
         queue,
         redact: !args.no_redact,
+        purged: brain_store::purged::Purged::load(&home)
+            .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?,
     };
     if args.new || args.state.is_some() {
         opts.state = Some(

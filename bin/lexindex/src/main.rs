@@ -115,6 +115,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             brain_lex::schema::SCHEMA_VERSION
         );
     }
+    // A purge stopped half-way is finished before anything else is indexed.
+    brain_ops::purge::finish_pending_quietly(&home, &|w| eprintln!("lexindex: {w}"));
     let wait = args
         .wait
         .unwrap_or(if args.all { 0.0 } else { STDIN_WAIT_SECS });

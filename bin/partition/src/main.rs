@@ -49,6 +49,10 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let rules =
         Partitioner::new(&config).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let warnings = Warnings::new("partition", args.quiet);
+    // What `brain forget --purge` removed stays out: a session's later conversions, a day read again.
+    let purged = brain_store::purged::Purged::load(&home)
+        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+    let mut left_out = 0u64;
     let mut out = Stdout::new();
     let mut claims = partition::Claims::default();
     let (mut lines, mut written, mut unchanged) = (0u64, 0u64, 0u64);
@@ -73,6 +77,10 @@ fn run(args: Args) -> anyhow::Result<Exit> {
                 continue;
             }
         };
+        if purged.holds(&doc) {
+            left_out += 1;
+            continue;
+        }
         let original = placed.path.clone();
         match claims.settle(&mut doc, &mut placed) {
             partition::Settled::Placed => {}
@@ -107,9 +115,12 @@ fn run(args: Args) -> anyhow::Result<Exit> {
                 ", {aside} moved aside (same name, another source)"
             ));
         }
+        if left_out > 0 {
+            line.push_str(&format!(", {left_out} left out (purged)"));
+        }
         eprintln!("{line}");
     }
-    if lines > 0 && warnings.count() == lines {
+    if lines > 0 && warnings.count() == lines && left_out == 0 {
         return Err(Failure::new(
             ErrorCode::BadQuery,
             format!("none of the {lines} input records could be used"),

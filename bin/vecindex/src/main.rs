@@ -171,6 +171,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     // Fail before reading any input when the model is absent.
     let embedder = brain_vec::backend::open(&spec).map_err(fail)?;
+    // A purge stopped half-way is finished first (its vectors go with it).
+    brain_ops::purge::finish_pending_quietly(&home, &|w| eprintln!("vecindex: {w}"));
     let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(|e| match e {
         LockError::Held { .. } => {
             anyhow::Error::new(Failure::new(ErrorCode::Locked, e.to_string()))

@@ -29,6 +29,9 @@ pub struct Options {
     pub queue: Option<PathBuf>,
     /// Redact secrets (on by default).
     pub redact: bool,
+    /// What `brain forget --purge` removed: a document of a purged session is left out (counted
+    /// in [`Summary::purged`]), however its transcript grew since.
+    pub purged: brain_store::purged::Purged,
 }
 
 /// Counts for the end-of-run summary.
@@ -62,6 +65,8 @@ pub struct Summary {
     /// transcript of a session a database holds (the lossy copy), OpenCode's old tree of a session
     /// its database holds.
     pub held_elsewhere: u64,
+    /// Documents left out because their session was purged (`brain forget --purge`).
+    pub purged: u64,
 }
 
 /// Where documents go.
@@ -172,7 +177,7 @@ pub fn run(
                         sum.unchanged += 1;
                         continue;
                     }
-                    emit(sink, &doc, &mut sum, &mut queued_ids)?;
+                    emit(sink, &doc, &mut sum, &mut queued_ids, &opts.purged)?;
                 }
                 Status::Empty => sum.empty += 1,
                 Status::SummaryOnly => sum.summary_only += 1,
@@ -228,6 +233,7 @@ pub fn run_bytes(
         warn(format!("{name}: skipped: {why}"));
     }
     match o.status {
+        Status::Doc(doc) if opts.purged.holds(&doc) => sum.purged = 1,
         Status::Doc(doc) => {
             sum.redactions += doc
                 .meta
@@ -417,7 +423,7 @@ fn run_stores(
                 sum.do_not_index += 1;
                 continue;
             };
-            emit(sink, &doc, sum, queued)?;
+            emit(sink, &doc, sum, queued, &opts.purged)?;
             if let Some(st) = state.as_mut() {
                 st.record_key(
                     ckey,
@@ -446,13 +452,18 @@ fn run_stores(
     Ok(dirty)
 }
 
-/// Write `doc`, count it and its redactions, queue its id.
+/// Write `doc`, count it and its redactions, queue its id — unless its session was purged.
 fn emit(
     sink: &mut Sink<'_>,
     doc: &Doc,
     sum: &mut Summary,
     queued: &mut Vec<String>,
+    purged: &brain_store::purged::Purged,
 ) -> Result<(), RunError> {
+    if purged.holds(doc) {
+        sum.purged += 1;
+        return Ok(());
+    }
     sum.redactions += doc
         .meta
         .get("redactions")
@@ -503,11 +514,14 @@ impl Summary {
             self.not_sessions,
             self.do_not_index,
             self.unreadable,
-            if self.held_elsewhere > 0 {
-                format!(", {} held by another store", self.held_elsewhere)
-            } else {
-                String::new()
-            },
+            [
+                (self.held_elsewhere, "held by another store"),
+                (self.purged, "purged (left out)"),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!(", {n} {what}"))
+            .collect::<String>(),
             self.malformed_lines,
             self.redactions,
             self.queued,

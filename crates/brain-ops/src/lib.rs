@@ -22,6 +22,7 @@ pub mod freshness;
 pub mod hooks;
 mod host;
 pub mod locks;
+pub mod purge;
 pub mod render;
 pub mod schedule;
 mod settings;

@@ -20,6 +20,7 @@ mod lock;
 pub mod para;
 pub mod partition;
 pub mod privacy;
+pub mod purged;
 mod registry;
 pub mod sqlite_copy;
 pub mod telemetry;

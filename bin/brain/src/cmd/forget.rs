@@ -185,33 +185,33 @@ fn leftovers(home: &Home, config: &Config, id: &str) -> bool {
             .is_ok_and(|s| s.docs.iter().any(|d| d.id == id))
 }
 
-/// `brain forget --purge` (see the module docs), confirmed. Every step can be run again: a purge
-/// that stopped half-way is finished by the same command (its file gone, [`leftovers`]).
+/// `brain forget --purge` (see the module docs and [`brain_ops::purge`]), confirmed. Every step
+/// can be run again: a purge that stopped half-way is finished by the same command (its file
+/// gone, [`leftovers`]) or by the next writer's run.
 fn purge(home: &Home, id: &str, file: Option<&std::path::Path>) -> anyhow::Result<Exit> {
-    let internal = |e: String| Failure::new(ErrorCode::Internal, e);
-    // Under the index lock, so no walk indexes the file again between the two.
-    let mut ix = brain_lex::Indexer::open_within(home, false, PURGE_WAIT)
-        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
-    ix.purge(id)
-        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
-    if let Some(file) = file {
-        match std::fs::remove_file(file) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(internal(format!("{}: {e}", file.display())).into()),
-        }
-    }
-    ix.finish()
-        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
-    let vectors = brain_vec::index::forget(home, &[id], PURGE_WAIT)
-        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
-    brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
+    let config =
+        Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let done = brain_ops::purge::purge(home, &config, id, file, PURGE_WAIT)
+        .map_err(|e| Failure::new(e.code, e.message))?;
     let mut out = Stdout::new();
     writeln!(
         out,
-        "purged {id}: file deleted, passages removed from the lexical index{}, reads and listings forgotten",
-        if vectors > 0 { ", vectors removed" } else { "" }
+        "purged {id}: file {}, passages removed from the lexical index{}, reads and listings forgotten{}",
+        if done.file_deleted { "deleted" } else { "already gone" },
+        if done.vectors > 0 { ", vectors removed" } else { "" },
+        if done.log_rows > 0 {
+            format!(", {} usage-log rows scrubbed", done.log_rows)
+        } else {
+            String::new()
+        }
     )?;
+    if done.conversation {
+        writeln!(
+            out,
+            "the session is remembered as purged (a hash of its agent and id, in {}): converting its transcript again, even with new turns, leaves it out",
+            brain_store::display_path(&home.state_file(brain_store::purged::FILE))
+        )?;
+    }
     out.flush()?;
     Ok(Exit::Success)
 }

@@ -33,7 +33,7 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
     /// Stable name (`binaries`, `home`, `privacy`, `config`, `collections`, `lexical_index`,
-    /// `corpus_sync`, `identity`, `state_db`, `telemetry`, `model`, `vector_store`, `memory`,
+    /// `corpus_sync`, `identity`, `purges`, `state_db`, `telemetry`, `model`, `vector_store`, `memory`,
     /// `locks`, `agents`, `hooks`, `schedules`).
     pub name: String,
     /// pass, fail or skip.
@@ -174,6 +174,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         state::lexical_index(home, files.as_deref()),
         state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
         state::identity(home, config_ok.then_some(&config)),
+        state::purges(home),
         state::state_db(home, registry),
         state::telemetry(home),
         state::model(home),
@@ -188,6 +189,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
 
 /// What `brain doctor --fix` repairs, before the checks run; one line per thing done:
 /// - the home made private (group and other bits cleared, [`brain_store::privacy`]);
+/// - purges stopped before their end finished ([`crate::purge::finish_pending`]);
 /// - session documents of one conversation left from before ids named their source: the newest
 ///   kept, the others moved to the attic (never deleted, [`brain_store::attic`]), and the indexes
 ///   brought in line (`lexindex --all`, and the moved documents' vectors removed).
@@ -204,6 +206,14 @@ pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
             e.mode,
             e.private_mode()
         ));
+    }
+    for p in crate::purge::finish_pending(home, std::time::Duration::from_secs(30)).map_err(|e| {
+        OpsError::Io {
+            path: home.state_file(brain_store::purged::FILE),
+            source: std::io::Error::other(e.message),
+        }
+    })? {
+        done.push(format!("finished the purge of {} that was stopped before its end", p.id));
     }
     let Ok(config) = brain_store::Config::load(home) else {
         return Ok(done);

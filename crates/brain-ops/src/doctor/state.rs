@@ -251,6 +251,41 @@ fn conversation_of(path: &std::path::Path) -> Option<String> {
     }
 }
 
+/// Purges stopped before their end ([`brain_store::purged`]): some of the record's text may still
+/// be in the index files, the vector store or the usage log until a writer finishes them.
+pub fn purges(home: &Home) -> Check {
+    let purged = match brain_store::purged::Purged::load(home) {
+        Ok(p) => p,
+        Err(e) => {
+            return Check::fail(
+                "purges",
+                "the record of purges does not read: purged sessions could come back",
+                format!(
+                    "restore {} from a backup, or repair its JSON",
+                    brain_store::display_path(&home.state_file(brain_store::purged::FILE))
+                ),
+            )
+            .with(vec![e.to_string()]);
+        }
+    };
+    let pending = purged.pending();
+    if pending.is_empty() {
+        return Check::pass(
+            "purges",
+            format!("{} purged, none left half-done", n(purged.records.len() as u64, "record")),
+        );
+    }
+    Check::fail(
+        "purges",
+        format!(
+            "{} stopped before every trace was removed",
+            n(pending.len() as u64, "purge")
+        ),
+        "run `lexindex --all` (any writer's run finishes them), or `brain forget --purge --yes <id>`",
+    )
+    .with(pending.iter().take(FEW).map(|p| format!("{} (asked {})", p.id, p.at)).collect())
+}
+
 pub fn state_db(home: &Home, registry: Result<Option<Registry>, OpsError>) -> Check {
     let path = home.state_db();
     let fix = format!(

@@ -142,6 +142,61 @@ pub fn all_rows(home: &Home) -> Vec<Map<String, Value>> {
     out
 }
 
+/// Remove a purged document from the usage log (and its rotated predecessor): its click rows go,
+/// and a query row that listed it loses the docid and — when the user opted in to keeping query
+/// text — the query's text. Returns the rows changed or removed. The live log is rewritten under
+/// its append lock and swapped in by rename (an appender that waited notices and reopens).
+pub fn scrub_docid(home: &Home, docid: &str) -> std::io::Result<usize> {
+    let log = home.usage_log();
+    let mut old = log.as_os_str().to_owned();
+    old.push(".1");
+    let mut changed = 0;
+    for p in [std::path::PathBuf::from(old), log] {
+        let f = match std::fs::File::open(&p) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        f.lock()?;
+        let text = std::fs::read_to_string(&p)?;
+        let mut out = String::with_capacity(text.len());
+        let mut here = 0;
+        for line in text.lines() {
+            let Ok(mut row) = serde_json::from_str::<Map<String, Value>>(line) else {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            };
+            if row.get("docid").and_then(Value::as_str) == Some(docid) {
+                here += 1;
+                continue;
+            }
+            let listed = row
+                .get("hits")
+                .and_then(Value::as_array)
+                .is_some_and(|h| h.iter().any(|d| d.as_str() == Some(docid)));
+            if listed {
+                here += 1;
+                if let Some(Value::Array(h)) = row.get_mut("hits") {
+                    h.retain(|d| d.as_str() != Some(docid));
+                }
+                row.remove("query");
+                out.push_str(&serde_json::to_string(&row).map_err(std::io::Error::other)?);
+                out.push('\n');
+                continue;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        if here > 0 {
+            brain_doc::atomic::write(&p, out.as_bytes())?;
+            changed += here;
+        }
+        f.unlock()?;
+    }
+    Ok(changed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +244,30 @@ mod tests {
         assert!(click_of(&home, "#dddddd", now).is_none());
         // Past the window, no click.
         assert!(click_of(&home, "#aaaaaa", now + CLICK_WINDOW_SECS + 61).is_none());
+    }
+}
+
+#[cfg(test)]
+mod scrub_tests {
+    use super::*;
+
+    #[test]
+    fn a_purged_docid_leaves_the_log_with_its_clicks_and_the_text_of_queries_that_listed_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(dir.path().join("logs")).expect("logs");
+        let rows = [
+            r##"{"event":"ask","query_id":"q1","query":"the secret plan","hits":["#aaaaaa","#bbbbbb"]}"##,
+            r##"{"event":"click","query_id":"q1","query":"the secret plan","docid":"#aaaaaa","rank":1}"##,
+            r##"{"event":"ask","query_id":"q2","query":"other","hits":["#bbbbbb"]}"##,
+            "not json",
+        ];
+        std::fs::write(home.usage_log(), rows.join("\n") + "\n").expect("log");
+        assert_eq!(scrub_docid(&home, "#aaaaaa").expect("scrub"), 2);
+        let text = std::fs::read_to_string(home.usage_log()).expect("log");
+        assert!(!text.contains("#aaaaaa") && !text.contains("secret plan"), "{text}");
+        assert!(text.contains(r##""hits":["#bbbbbb"]"##) && text.contains("\"other\""));
+        assert!(text.contains("not json"));
+        assert_eq!(scrub_docid(&home, "#aaaaaa").expect("again"), 0);
     }
 }

@@ -1,0 +1,136 @@
+//! The purge (`brain forget --purge`, the privacy exit): every trace of a record removed, in steps
+//! that can each be run again, with its intent recorded first ([`brain_store::purged`]) so a purge
+//! stopped half-way is finished by the next writer's run ([`finish_pending`]) and `brain doctor`
+//! names it until then.
+//!
+//! The steps, in order: the intent (id and conversation hash, `pending`); the record's entries in
+//! the index queue; its passages, with the segments that held them merged so the text leaves the
+//! index files (under the index lock, so no walk indexes the file again meanwhile); its file; its
+//! vectors (a new store generation without its chunk text); its reads and listings; its clicks and
+//! the query text of queries that listed it in the usage log; then the purge is marked done.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use brain_doc::ErrorCode;
+use brain_store::{Config, Home};
+
+/// Why a purge could not finish (what was done before stays done; running it again goes on).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct PurgeError {
+    /// The exit-code class.
+    pub code: ErrorCode,
+    /// What failed.
+    pub message: String,
+}
+
+fn fail(code: ErrorCode) -> impl Fn(String) -> PurgeError {
+    move |message| PurgeError { code, message }
+}
+
+/// What one purge removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// The record's id.
+    pub id: String,
+    /// Its file was deleted by this run (false: it was gone already).
+    pub file_deleted: bool,
+    /// It was a session: every later conversion of the session is left out.
+    pub conversation: bool,
+    /// Vector store entries removed.
+    pub vectors: usize,
+    /// Usage log rows scrubbed.
+    pub log_rows: usize,
+}
+
+/// The conversation of the document in `file` (a session's agent and id, hashed), if it is one.
+fn conversation(file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let doc = brain_doc::Doc::from_markdown(&text).ok()?;
+    brain_store::purged::conversation_of(&doc)
+}
+
+/// The file of record `id` under `config`, when its collection is declared and its path is safe.
+fn file_of(config: &Config, id: &str) -> Option<PathBuf> {
+    let (collection, rel) = id.split_once('/')?;
+    if rel
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return None;
+    }
+    Some(config.collection_dir(collection)?.join(rel))
+}
+
+/// Purge record `id` (its file `file`, or the one its id names): every step above, waiting up to
+/// `wait` for a running lexindex or vecindex.
+pub fn purge(
+    home: &Home,
+    config: &Config,
+    id: &str,
+    file: Option<&Path>,
+    wait: Duration,
+) -> Result<Purged, PurgeError> {
+    let internal = fail(ErrorCode::Internal);
+    let file = file.map(Path::to_path_buf).or_else(|| file_of(config, id));
+    let conversation = file.as_deref().and_then(conversation);
+    let mut report = Purged {
+        id: id.to_string(),
+        conversation: conversation.is_some(),
+        ..Purged::default()
+    };
+    brain_store::purged::begin(home, id, conversation).map_err(|e| internal(e.to_string()))?;
+    brain_lex::queue::forget(home, id).map_err(|e| internal(e.to_string()))?;
+    let mut ix = brain_lex::Indexer::open_within(home, false, wait)
+        .map_err(|e| fail(e.code())(e.to_string()))?;
+    ix.purge(id).map_err(|e| fail(e.code())(e.to_string()))?;
+    if let Some(file) = &file {
+        match std::fs::remove_file(file) {
+            Ok(()) => report.file_deleted = true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(internal(format!("{}: {e}", file.display()))),
+        }
+    }
+    ix.finish().map_err(|e| fail(e.code())(e.to_string()))?;
+    report.vectors = brain_vec::index::forget(home, &[id], wait)
+        .map_err(|e| fail(e.code())(e.to_string()))?;
+    brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
+    report.log_rows =
+        brain_store::telemetry::clicks::scrub_docid(home, &brain_doc::docid(id))
+            .map_err(|e| internal(format!("{}: {e}", home.usage_log().display())))?;
+    brain_store::purged::done(home, id).map_err(|e| internal(e.to_string()))?;
+    Ok(report)
+}
+
+/// Finish every purge that was stopped before its end (what every writer runs first). Returns the
+/// purges finished.
+pub fn finish_pending(home: &Home, wait: Duration) -> Result<Vec<Purged>, PurgeError> {
+    let purged = brain_store::purged::Purged::load(home)
+        .map_err(|e| fail(ErrorCode::Internal)(e.to_string()))?;
+    let pending: Vec<String> = purged.pending().iter().map(|p| p.id.clone()).collect();
+    if pending.is_empty() {
+        return Ok(Vec::new());
+    }
+    let config = Config::load(home).map_err(|e| fail(ErrorCode::BadQuery)(e.to_string()))?;
+    pending
+        .iter()
+        .map(|id| purge(home, &config, id, None, wait))
+        .collect()
+}
+
+/// [`finish_pending`] as a writer's run does it first: without waiting for a lock (a purge that
+/// cannot finish now stays pending for the next run, and `brain doctor` names it), each purge
+/// finished or left said through `say`.
+pub fn finish_pending_quietly(home: &Home, say: &dyn Fn(String)) {
+    match finish_pending(home, Duration::ZERO) {
+        Ok(done) => {
+            for p in done {
+                say(format!("finished the purge of {} that was stopped before its end", p.id));
+            }
+        }
+        Err(e) => say(format!(
+            "a purge stopped before its end is still pending ({e}); the next writer's run finishes it"
+        )),
+    }
+}
