@@ -487,3 +487,111 @@ fn a_purged_session_stays_out_when_its_transcript_gains_a_turn() {
     assert!(placed.stdout.is_empty());
     assert!(String::from_utf8_lossy(&placed.stderr).contains("1 left out (purged)"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// `brain mcp --read-only` writes nothing at all.
+
+/// Every call of `calls` (tool, arguments) in one `brain mcp --read-only` session on `home`; the
+/// results.
+fn read_only_session(home: &Path, calls: &[(&str, serde_json::Value)]) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, Write};
+    let mut child = command("brain", home)
+        .args(["mcp", "--read-only"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("brain mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut ask = |id: usize, method: &str, params: serde_json::Value| {
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("send");
+        stdin.flush().expect("flush");
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        serde_json::from_str::<serde_json::Value>(&line).expect("a JSON reply")
+    };
+    ask(0, "initialize", serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    ask(1, "tools/list", serde_json::json!({}));
+    let out = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (tool, args))| {
+            ask(i + 2, "tools/call", serde_json::json!({"name": tool, "arguments": args}))
+        })
+        .collect();
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+    out
+}
+
+#[test]
+fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let embed = brain_tests::model_dir().is_some();
+    let Some(home) = brain_tests::vault_home(work.path(), embed) else {
+        return;
+    };
+    if let Some(model) = brain_tests::model_dir() {
+        let yaml = std::fs::read_to_string(home.join("brain.yaml")).expect("yaml");
+        let _ = model;
+        std::fs::write(home.join("brain.yaml"), yaml + "telemetry:\n  queries: true\n").expect("yaml");
+    }
+    for note in ["pinned note on the release", "a short-lived note"] {
+        ok(&run(command("brain", &home).args(["wm", "add", note]), b""), "wm add");
+    }
+    ok(&run(command("brain", &home).args(["wm", "pin", "1"]), b""), "wm pin");
+    // A first query, so caches a read may fill exist already and the registry has its WAL.
+    ok(&run(command("brain", &home).args(["ask", "--json", "billing"]), b""), "ask");
+    let before = brain_tests::tree(&home);
+    let mut calls: Vec<(&str, serde_json::Value)> = vec![
+        ("query", serde_json::json!({"query": "billing invoices"})),
+        ("query", serde_json::json!({"query": "what did we decide about billing"})),
+        ("recent", serde_json::json!({})),
+        ("status", serde_json::json!({})),
+        ("wm_list", serde_json::json!({})),
+        ("entity", serde_json::json!({"name": "Sarah Chen"})),
+        ("related", serde_json::json!({"what": "Sarah Chen"})),
+        ("remember", serde_json::json!({"text": "decided: nothing"})),
+        ("wm_add", serde_json::json!({"text": "nope"})),
+    ];
+    for _ in 0..6 {
+        calls.push(("context", serde_json::json!({"task": "the billing project"})));
+    }
+    let results = read_only_session(&home, &calls);
+    // The first query's hits, read back with get and multi_get.
+    let uri = results[0]["result"]["structuredContent"]["results"][0]["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a hit: {}", results[0]))
+        .to_string();
+    let read = read_only_session(
+        &home,
+        &[
+            ("get", serde_json::json!({"file": uri})),
+            ("multi_get", serde_json::json!({"pattern": uri})),
+        ],
+    );
+    assert!(read.iter().all(|r| r["result"]["isError"] != true), "{read:?}");
+    for r in results[..7].iter().chain(&results[9..]) {
+        assert!(r["result"]["isError"] != true, "{r}");
+    }
+    // Every context call still shows both notes: no turn was spent.
+    let last = &results[results.len() - 1]["result"]["structuredContent"];
+    assert_eq!(last["working"].as_array().map(Vec::len), Some(2), "{last}");
+    // The writing tools are refused.
+    for r in &results[7..9] {
+        assert!(r.get("error").is_some() || r["result"]["isError"] == true, "{r}");
+    }
+    let after = brain_tests::tree(&home);
+    // SQLite's shared-memory index (read marks a reader sets) is SQLite's own, not the memory's.
+    let strip = |t: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+        t.into_iter().filter(|(n, _)| !n.ends_with("-shm")).collect()
+    };
+    let (before, after) = (strip(before), strip(after));
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&before), names(&after), "no file made or removed");
+    for ((n, a), (_, b)) in before.iter().zip(&after) {
+        assert!(a == b, "{n} changed");
+    }
+}

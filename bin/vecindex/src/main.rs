@@ -193,9 +193,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     })
     .map_err(fail)?;
     bar.finish_and_clear();
-    if let Err(e) = stage::record_freshness(&home, &dir, &inputs) {
-        warnings.warn(format!("state.sqlite: vector freshness not recorded: {e}"));
-    }
+    // The vectors are written; the registry must say so, or every later run and `brain status`
+    // counts them as a backlog: a failure here fails the run (a full disk is exit 65, not 0).
+    let freshness = stage::record_freshness(&home, &dir, &inputs);
     eprintln!(
         "vecindex: {} docs: embedded {} ({} chunks), {} unchanged, {} removed, {} pending; generation {}",
         report.docs,
@@ -206,6 +206,14 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         report.pending,
         report.generation
     );
+    if let Err(e) = freshness {
+        return Err(Failure::new(
+            ErrorCode::Internal,
+            format!("the vectors are written but state.sqlite did not record them: {e}"),
+        )
+        .with_fix("run `vecindex --all` again (nothing is embedded twice)")
+        .into());
+    }
     let rec = stage::ReportRecord::new(report, warnings.count());
     brain_doc::ndjson::write_line(&mut out, &rec)?;
     finish(out)

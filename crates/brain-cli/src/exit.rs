@@ -65,13 +65,62 @@ impl std::fmt::Display for Failure {
 impl std::error::Error for Failure {}
 
 /// The failure class of an error: the first [`Failure`] in its chain, or `internal`.
+/// An internal failure whose cause is the machine, not a bug — a full disk, a read-only file system,
+/// a file where a folder is expected or the reverse — is storage the command needs and cannot use:
+/// exit 65 with the fix, never 99.
 pub fn classify(err: &anyhow::Error) -> Failure {
+    let mut found = None;
     for cause in err.chain() {
         if let Some(f) = cause.downcast_ref::<Failure>() {
-            return f.clone();
+            found = Some(f.clone());
+            break;
         }
     }
-    Failure::new(ErrorCode::Internal, err.to_string())
+    let failure = found.unwrap_or_else(|| Failure::new(ErrorCode::Internal, err.to_string()));
+    if failure.code != ErrorCode::Internal {
+        return failure;
+    }
+    let text = format!("{err:#}");
+    match storage_fault(&text) {
+        Some(fix) => Failure {
+            code: ErrorCode::IndexMissing,
+            fix: fix.to_string(),
+            ..failure
+        },
+        None => failure,
+    }
+}
+
+/// The fix for an I/O failure of the machine named in `text` (an OS error as Rust prints it, which
+/// survives every wrapping into strings), if it is one.
+pub fn storage_fault(text: &str) -> Option<&'static str> {
+    const FAULTS: [(&[&str], &str); 4] = [
+        (
+            &[
+                "(os error 28)",
+                "(os error 122)",
+                "No space left on device",
+                "database or disk is full",
+            ],
+            "free space on the disk that holds $BRAIN_HOME (or the file named), then run the command again",
+        ),
+        (
+            &["(os error 30)", "Read-only file system"],
+            "the file system is mounted read-only: remount it writable or point $BRAIN_HOME elsewhere",
+        ),
+        (
+            &["(os error 21)", "Is a directory"],
+            "a folder stands where brain keeps a file: move it away (brain recreates the file)",
+        ),
+        (
+            &["(os error 20)", "Not a directory"],
+            "a file stands where brain keeps a folder: move it away (brain recreates the folder)",
+        ),
+    ];
+    FAULTS
+        .iter()
+        .find(|(marks, _)| marks.iter().any(|m| text.contains(m)))
+        .map(|(_, fix)| *fix)
 }
 
 #[cfg(test)]
@@ -87,6 +136,21 @@ mod tests {
         assert_eq!(f.code, ErrorCode::Locked);
         assert_eq!(f.fix, "wait");
         assert_eq!(Exit::Code(f.code).code(), 70);
+    }
+
+    #[test]
+    fn a_full_disk_or_a_folder_for_a_file_is_storage_not_a_bug() {
+        let full = anyhow::Error::new(std::io::Error::from_raw_os_error(28)).context("writing x");
+        assert_eq!(classify(&full).code.exit_code(), 65);
+        assert!(classify(&full).fix.contains("free space"));
+        let folder = anyhow::Error::new(Failure::new(
+            ErrorCode::Internal,
+            format!("state/wm.json: {}", std::io::Error::from_raw_os_error(21)),
+        ));
+        assert_eq!(classify(&folder).code.exit_code(), 65);
+        // A classified failure keeps its class.
+        let locked = anyhow::Error::new(Failure::new(ErrorCode::Locked, "(os error 28)"));
+        assert_eq!(classify(&locked).code.exit_code(), 70);
     }
 
     #[test]

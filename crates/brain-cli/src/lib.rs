@@ -45,10 +45,7 @@ pub fn main<A: clap::Parser>(name: &str, body: impl FnOnce(A) -> anyhow::Result<
     match outcome {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(err) => {
-            if err.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(is_broken_pipe)
-            }) {
+            if err.chain().any(output::closed_pipe) {
                 return ExitCode::SUCCESS;
             }
             let failure = classify(&err);

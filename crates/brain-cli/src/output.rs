@@ -8,6 +8,30 @@ pub fn is_broken_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
+/// Whether `e` is, or wraps, a closed pipe: an `io::Error` of kind `BrokenPipe`, found also inside
+/// an `io::Error` that carries another error (`io::Error::other(…)` around a serializer's error
+/// around the pipe's).
+pub fn closed_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            if is_broken_pipe(io) {
+                return true;
+            }
+            if let Some(inner) = io.get_ref() {
+                if closed_pipe(inner) {
+                    return true;
+                }
+            }
+        }
+        if e.to_string().ends_with("Broken pipe (os error 32)") {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
 /// A buffered, locked stdout. Write records through it with `?`; a closed pipe surfaces as an
 /// `io::Error` of kind `BrokenPipe`, which [`crate::main`] turns into a clean exit.
 pub struct Stdout {

@@ -210,7 +210,8 @@ pub fn from_hits(
         markdown = render::markdown(task, opts.budget, &working_md, &items);
         whole = tokens::count(&markdown);
     }
-    if opts.tick {
+    // A read-only session (`brain mcp --read-only`) spends no turn: it writes nothing.
+    if opts.tick && !brain_doc::atomic::read_only() {
         store
             .tick()
             .map_err(|e| RunError::BadInput(format!("working memory: {e}")))?;

@@ -145,20 +145,34 @@ pub fn path(home: &Home) -> PathBuf {
 pub struct Store {
     home: Home,
     file: File,
-    _lock: Lock,
+    _lock: Option<Lock>,
     /// Said when the file did not read and was moved aside.
     pub warnings: Vec<String>,
 }
 
 impl Store {
     /// Take the lock and read the file (a file that does not read is moved aside and named).
+    /// In a read-only process ([`brain_doc::atomic::read_only`]) the file is only read: no lock
+    /// taken (a lock writes its holder's note), nothing moved aside, nothing saved.
     pub fn open(home: &Home) -> Result<Store, WmError> {
-        let lock = Lock::acquire_within(&home.lock_file("wm"), std::time::Duration::from_secs(5))?;
+        let ro = brain_doc::atomic::read_only();
+        let lock = if ro {
+            None
+        } else {
+            Some(Lock::acquire_within(
+                &home.lock_file("wm"),
+                std::time::Duration::from_secs(5),
+            )?)
+        };
         let p = path(home);
         let mut warnings = Vec::new();
         let file = match std::fs::read(&p) {
             Ok(bytes) => match serde_json::from_slice::<File>(&bytes) {
                 Ok(f) => f,
+                Err(e) if ro => {
+                    warnings.push(format!("{} did not read ({e}): left as it is", p.display()));
+                    File::default()
+                }
                 Err(e) => {
                     let aside = p
                         .with_extension(format!("json.bad-{}", jiff::Timestamp::now().as_second()));

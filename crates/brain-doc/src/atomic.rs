@@ -9,9 +9,31 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set for a process that must write nothing at all (`brain mcp --read-only`).
+static READ_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Make this process write nothing: every [`write`] fails with `PermissionDenied`, and the other
+/// writers of the home (telemetry, the access log, working memory, locks) check [`read_only`] and
+/// skip their write. For a server that promised its client not to change the memory.
+pub fn set_read_only() {
+    READ_ONLY.store(true, Ordering::Relaxed);
+}
+
+/// Whether [`set_read_only`] was called in this process.
+pub fn read_only() -> bool {
+    READ_ONLY.load(Ordering::Relaxed)
+}
 
 /// Write `bytes` to `path` atomically, creating parent folders as needed.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if read_only() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{}: not written (a read-only session)", path.display()),
+        ));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -73,7 +73,9 @@ impl<R: BufRead, T: DeserializeOwned> Iterator for Reader<R, T> {
 
 /// Write `record` as one JSON line.
 pub fn write_line<W: Write, T: Serialize>(out: &mut W, record: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, record).map_err(io::Error::other)?;
+    // `io::Error::from` keeps an I/O failure's kind (a closed pipe stays `BrokenPipe`, which every
+    // binary treats as success); a serialization failure becomes `InvalidData`.
+    serde_json::to_writer(&mut *out, record).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

@@ -495,7 +495,7 @@ pub enum RunError {
     #[error(transparent)]
     Queue(#[from] state::QueueError),
     #[error("writing output: {0}")]
-    Write(std::io::Error),
+    Write(#[source] std::io::Error),
 }
 
 impl Summary {

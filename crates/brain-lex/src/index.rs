@@ -167,10 +167,24 @@ impl LexIndex {
     /// Open the index of `home`; when there is none, or `rebuild`, create an empty one aside
     /// ([`LexIndex::aside_dir`], any leftover of a killed build removed first) for the caller to
     /// fill and [`LexIndex::publish`]. The caller holds the `lexindex` lock.
+    ///
+    /// A `lex.next` left by a killed rebuild beside a live index is removed when the live index
+    /// opens: the caller holds the lock, so no build is under way, and readers would otherwise say
+    /// one is for ever.
     pub fn open_or_create(home: &Home, rebuild: bool) -> Result<LexIndex, LexError> {
         if !rebuild {
             match Self::open(home) {
                 Err(LexError::Missing { .. } | LexError::Building { .. }) => {}
+                Ok(live) => {
+                    let leftover = Self::aside_dir(home);
+                    if leftover.is_dir() {
+                        std::fs::remove_dir_all(&leftover).map_err(|source| LexError::Io {
+                            path: leftover.clone(),
+                            source,
+                        })?;
+                    }
+                    return Ok(live);
+                }
                 other => return other,
             }
         }

@@ -39,6 +39,11 @@ impl Server {
     /// for agents that should recall, never store.
     pub fn read_only(mut self, on: bool) -> Self {
         self.read_only = on;
+        if on {
+            // No write of any kind, whatever a tool's library would otherwise write (telemetry,
+            // the access log, a working-memory turn, caches): for the whole process.
+            brain_doc::atomic::set_read_only();
+        }
         self
     }
 

@@ -34,10 +34,10 @@ impl OpsError {
     pub fn code(&self) -> ErrorCode {
         match self {
             OpsError::BadSettings { .. } => ErrorCode::BadQuery,
-            OpsError::PipelinesMissing { .. } => ErrorCode::IndexMissing,
-            OpsError::Io { .. } | OpsError::Command { .. } | OpsError::Registry(_) => {
-                ErrorCode::Internal
-            }
+            // A scheduler that is not installed or does not answer (no crontab, no user session
+            // bus) is a program the command needs and cannot use, like a missing model: 65.
+            OpsError::PipelinesMissing { .. } | OpsError::Command { .. } => ErrorCode::IndexMissing,
+            OpsError::Io { .. } | OpsError::Registry(_) => ErrorCode::Internal,
         }
     }
 

@@ -37,7 +37,7 @@ pub fn alive(pid: u32) -> bool {
 }
 
 /// Whether someone holds the lock at `path` (probed without waiting; our probe lets go at once).
-fn held(path: &Path) -> bool {
+pub fn held(path: &Path) -> bool {
     let Ok(f) = OpenOptions::new().read(true).write(true).open(path) else {
         return false;
     };

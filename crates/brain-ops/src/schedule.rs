@@ -248,12 +248,22 @@ pub fn installed(host: &Host) -> Vec<ScheduleInfo> {
             .find_map(|l| l.strip_prefix("ExecStart="))
             .unwrap_or_default();
         let words = shell::split(&exec.replace("%%", "%").replace("$$", "$"));
-        out.push(describe(
+        let mut info = describe(
             Scheduler::Systemd,
             service.display().to_string(),
             exec.to_string(),
             &words,
-        ));
+        );
+        // Units on disk are not a schedule: systemd must have the timer enabled (no user session
+        // bus at install time leaves the files and no timer).
+        if info.problem.is_none()
+            && let Err(e) = helper(&host.systemctl, &["--user", "is-enabled", TIMER], None)
+        {
+            info.problem = Some(format!(
+                "the timer is not enabled, so it never runs ({e}); run `systemctl --user enable --now {TIMER}` where a user session bus runs, or `brain schedule install --cron`"
+            ));
+        }
+        out.push(info);
     }
     let plist = launchd_file(host);
     if let Ok(text) = std::fs::read_to_string(&plist) {
@@ -335,11 +345,23 @@ pub fn install(
                 &p.render(&template(pipelines, SERVICE)?, systemd_escape),
             )?);
             did.push(put(&timer, &template(pipelines, TIMER)?)?);
-            did.push(activate(&host.systemctl, &["--user", "daemon-reload"]));
-            did.push(activate(
-                &host.systemctl,
-                &["--user", "enable", "--now", TIMER],
-            ));
+            // A timer that is not enabled never runs: the install fails (the units stay written).
+            for args in [
+                &["--user", "daemon-reload"][..],
+                &["--user", "enable", "--now", TIMER][..],
+            ] {
+                helper(&host.systemctl, args, None).map_err(|e| match e {
+                    OpsError::Command { command, reason } => OpsError::Command {
+                        command,
+                        reason: format!(
+                            "{reason} (the units are written in {}, but the timer is not enabled and will not run: is there a user session bus?)",
+                            host.systemd_dir.display()
+                        ),
+                    },
+                    other => other,
+                })?;
+                did.push(format!("ran `{} {}`", host.systemctl, args.join(" ")));
+            }
         }
         Scheduler::Launchd => {
             let plist = launchd_file(host);

@@ -144,6 +144,9 @@ pub fn append_rows_to(
     max_bytes: u64,
     rows: &[Map<String, Value>],
 ) -> std::io::Result<()> {
+    if brain_doc::atomic::read_only() {
+        return Ok(());
+    }
     let mut line = Vec::new();
     for row in rows {
         serde_json::to_writer(&mut line, row).map_err(std::io::Error::other)?;

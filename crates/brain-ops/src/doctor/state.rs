@@ -21,6 +21,18 @@ fn few(label: &str, ids: &[&String]) -> Vec<String> {
 }
 
 pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
+    let aside = brain_lex::LexIndex::aside_dir(home);
+    if aside.is_dir() && !crate::locks::held(&home.lock_file("lexindex")) {
+        let mb = walkdir_bytes(&aside) as f64 / 1e6;
+        return Check::fail(
+            "lexical_index",
+            format!(
+                "a rebuild was stopped before its end: {} ({mb:.1} MB) is left, and every query says a rebuild is under way",
+                aside.display()
+            ),
+            "lexindex --all (removes it; `lexindex --all --rebuild` to rebuild from scratch)",
+        );
+    }
     let lex = match brain_lex::LexIndex::open(home) {
         Ok(l) => l,
         Err(e) => return Check::fail("lexical_index", e.to_string(), e.fix()),
@@ -68,6 +80,22 @@ pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
         rebuild,
     )
     .with(details)
+}
+
+/// Bytes of every file under `dir`.
+fn walkdir_bytes(dir: &std::path::Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(e.path()),
+                Ok(_) => total += e.metadata().map_or(0, |m| m.len()),
+                Err(_) => {}
+            }
+        }
+    }
+    total
 }
 
 /// `1 file`, `3 files`.
