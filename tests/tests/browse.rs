@@ -574,3 +574,45 @@ fn browser() -> Option<PathBuf> {
     let _ = bin("brain");
     None
 }
+
+#[test]
+fn slow_clients_stall_no_page_and_headers_are_bounded() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let Some(home) = brain_tests::vault_home(work.path(), false) else {
+        return;
+    };
+    let s = start(&home);
+    let addr = format!("127.0.0.1:{}", s.port);
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let mut c = std::net::TcpStream::connect(&addr).expect("connect");
+        std::io::Write::write_all(&mut c, b"GET /?t=").expect("part");
+        held.push(c);
+    }
+    for _ in 0..10 {
+        // The token's landing: answered with the redirect that sets the cookie.
+        let (status, _, _) = request(s.port, "GET", &format!("/?t={}", s.token), &[]);
+        assert_eq!(status, 303);
+    }
+    let status_of = |raw: &[u8]| -> u16 {
+        let mut c = std::net::TcpStream::connect(&addr).expect("connect");
+        c.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .expect("timeout");
+        let _ = std::io::Write::write_all(&mut c, raw);
+        let mut out = String::new();
+        let _ = std::io::Read::read_to_string(&mut c, &mut out);
+        out.split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0)
+    };
+    let mut big = format!("GET /?t={} HTTP/1.1\r\nHost: {addr}\r\nX-Big: ", s.token).into_bytes();
+    big.extend(std::iter::repeat_n(b'a', 64 << 20));
+    big.extend(b"\r\n\r\n");
+    assert_eq!(status_of(&big), 431);
+    for hosts in ["Host:\r\n", "Host: 127.0.0.1\r\nHost: evil.example\r\n"] {
+        let raw = format!("GET /?t={} HTTP/1.1\r\n{hosts}\r\n", s.token);
+        assert_eq!(status_of(raw.as_bytes()), 403, "{hosts:?}");
+    }
+    drop(held);
+}

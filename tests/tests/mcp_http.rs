@@ -176,3 +176,67 @@ fn the_official_typescript_sdk_client_drives_the_http_server() {
     );
     assert!(stdout.contains("checks passed over HTTP"), "{stdout}");
 }
+
+/// `raw` sent on a new connection; the status of the answer (0 when there is none).
+fn raw_status(addr: &str, raw: &[u8]) -> u16 {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let _ = s.write_all(raw);
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn slow_clients_stall_no_one_and_headers_are_bounded() {
+    let work = fixture();
+    let server = HttpServer::start(&work.path().join("home"));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    // 64 connections holding half a request, 20 holding a POST whose body never comes.
+    let mut held = Vec::new();
+    for i in 0..84 {
+        let mut s = TcpStream::connect(&server.addr).expect("connect");
+        let part = if i < 64 {
+            "POST /mcp HTT".to_string()
+        } else {
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{{\"jsonrpc\":",
+                server.addr
+            )
+        };
+        s.write_all(part.as_bytes()).expect("part");
+        held.push(s);
+    }
+    // Every whole request is answered while they hold on.
+    let mut served = 0;
+    for _ in 0..10 {
+        let (status, body) = server.post(&init);
+        assert_eq!(status, 200, "{body}");
+        served += 1;
+    }
+    assert_eq!(served, 10);
+    // A 64 MiB header is refused without being read whole; the server goes on.
+    let mut big = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\nX-Big: ", server.addr).into_bytes();
+    big.extend(std::iter::repeat_n(b'a', 64 << 20));
+    big.extend(b"\r\n\r\n");
+    assert_eq!(raw_status(&server.addr, &big), 431);
+    // An empty Host, or two, is a bad host.
+    let body = init.to_string();
+    for hosts in [
+        "Host:\r\n",
+        "Host: 127.0.0.1\r\nHost: evil.example\r\n",
+        "Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n",
+    ] {
+        let raw = format!(
+            "POST /mcp HTTP/1.1\r\n{hosts}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        assert_eq!(raw_status(&server.addr, raw.as_bytes()), 403, "{hosts:?}");
+    }
+    assert_eq!(server.post(&init).0, 200);
+    drop(held);
+}

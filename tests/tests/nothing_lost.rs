@@ -19,7 +19,15 @@ fn ok(out: &std::process::Output, what: &str) -> String {
 /// path, with its bytes.
 fn documents(work: &Path) -> Vec<(String, Vec<u8>)> {
     let mut all = Vec::new();
-    for sub in ["life", "memory", "core", "notes", "sessions", "home/corpus", "home/inbox"] {
+    for sub in [
+        "life",
+        "memory",
+        "core",
+        "notes",
+        "sessions",
+        "home/corpus",
+        "home/inbox",
+    ] {
         for (name, bytes) in brain_tests::tree(&work.join(sub)) {
             all.push((format!("{sub}/{name}"), bytes));
         }
@@ -41,15 +49,25 @@ fn every_corpus_home(work: &Path) -> Option<PathBuf> {
         "  - name: brain\n    path: corpus/brain\n    role: sessions\n  - name: chrome-history\n    path: corpus/chrome-history\n    role: browser\n    trust: low\npartition:\n",
     ) + "  rules:\n    - collection: brain\n      kind: session\n    - collection: chrome-history\n      kind: browser\n      layout: year\n";
     std::fs::write(home.join("brain.yaml"), yaml).expect("brain.yaml");
-    let agents: Vec<PathBuf> = ["claude-code", "codex", "gemini", "cursor", "opencode", "aider"]
-        .iter()
-        .map(|a| corpora.join(a))
-        .collect();
+    let agents: Vec<PathBuf> = [
+        "claude-code",
+        "codex",
+        "gemini",
+        "cursor",
+        "opencode",
+        "aider",
+    ]
+    .iter()
+    .map(|a| corpora.join(a))
+    .collect();
     let docs = run(command("jsonl2md", &home).args(&agents), b"");
     ok(&docs, "jsonl2md");
     let mut records = docs.stdout;
     let mut histories = Vec::new();
-    for entry in walkdir::WalkDir::new(corpora.join("chrome")).into_iter().flatten() {
+    for entry in walkdir::WalkDir::new(corpora.join("chrome"))
+        .into_iter()
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.file_type().is_file() && (name.starts_with("History") || name.ends_with(".sqlite"))
         {
@@ -64,16 +82,27 @@ fn every_corpus_home(work: &Path) -> Option<PathBuf> {
             records.extend_from_slice(&out.stdout);
         }
     }
-    assert!(days > 0, "no browser day from {} History files", histories.len());
-    ok(&run(&mut command("partition", &home), &records), "partition");
+    assert!(
+        days > 0,
+        "no browser day from {} History files",
+        histories.len()
+    );
+    ok(
+        &run(&mut command("partition", &home), &records),
+        "partition",
+    );
     ok(
         &run(
-            command("brain", &home).args(["inbox", "decided: the release train leaves on Thursdays"]),
+            command("brain", &home)
+                .args(["inbox", "decided: the release train leaves on Thursdays"]),
             b"",
         ),
         "brain inbox",
     );
-    ok(&run(command("lexindex", &home).arg("--all"), b""), "lexindex --all");
+    ok(
+        &run(command("lexindex", &home).arg("--all"), b""),
+        "lexindex --all",
+    );
     Some(home)
 }
 
@@ -95,8 +124,15 @@ fn doctor_fix_over_a_home_of_every_corpus_keeps_every_document() {
         })
         .count();
     // 189 sessions on 2026-11-26, 39 of them from Cursor, OpenCode and Aider stores.
-    assert!(sessions >= 150 && stores >= 30, "{sessions} sessions, {stores} from stores");
-    assert!(before.iter().any(|(n, _)| n.starts_with("home/corpus/chrome-history/")));
+    assert!(
+        sessions >= 150 && stores >= 30,
+        "{sessions} sessions, {stores} from stores"
+    );
+    assert!(
+        before
+            .iter()
+            .any(|(n, _)| n.starts_with("home/corpus/chrome-history/"))
+    );
     assert!(before.iter().any(|(n, _)| n.starts_with("home/inbox/")));
     assert!(before.iter().any(|(n, _)| n.contains("inbox/entities/")));
     let identity = brain_tests::doctor_check(&home, "identity");
@@ -131,7 +167,10 @@ fn a_real_copy_of_a_store_conversation_is_moved_to_the_attic_not_deleted() {
     };
     let docs = run(command("jsonl2md", &home).arg(&cursor), b"");
     ok(&docs, "jsonl2md");
-    ok(&run(&mut command("partition", &home), &docs.stdout), "partition");
+    ok(
+        &run(&mut command("partition", &home), &docs.stdout),
+        "partition",
+    );
     let corpus = home.join("corpus/brain");
     let files: Vec<(String, Vec<u8>)> = brain_tests::tree(&corpus);
     assert!(files.len() > 10, "{}", files.len());
@@ -144,7 +183,10 @@ fn a_real_copy_of_a_store_conversation_is_moved_to_the_attic_not_deleted() {
         .open(&copy)
         .and_then(|f| f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1)))
         .expect("older");
-    ok(&run(command("lexindex", &home).arg("--all"), b""), "lexindex");
+    ok(
+        &run(command("lexindex", &home).arg("--all"), b""),
+        "lexindex",
+    );
     let identity = brain_tests::doctor_check(&home, "identity");
     assert_eq!(identity["outcome"], "fail", "{identity}");
     assert!(
@@ -154,7 +196,12 @@ fn a_real_copy_of_a_store_conversation_is_moved_to_the_attic_not_deleted() {
         "{identity}"
     );
     let fixed = run(command("brain", &home).args(["doctor", "--fix"]), b"");
-    assert_eq!(fixed.status.code(), Some(0), "{}", String::from_utf8_lossy(&fixed.stdout));
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stdout)
+    );
     assert!(!copy.exists());
     let attic = brain_tests::tree(&home.join("attic"));
     assert_eq!(attic.len(), 1, "{attic:?}");
@@ -248,7 +295,11 @@ fn every_session_searchable_once(home: &Path) {
     }
     let again = run(command("jsonl2md", home).args(["--new", "--quiet"]), b"");
     ok(&again, "jsonl2md --new");
-    assert!(again.stdout.is_empty(), "converted twice: {}", String::from_utf8_lossy(&again.stdout));
+    assert!(
+        again.stdout.is_empty(),
+        "converted twice: {}",
+        String::from_utf8_lossy(&again.stdout)
+    );
     assert!(
         !home.join("state").join(brain_lex::queue::FILE).exists(),
         "the queue is emptied"
@@ -259,7 +310,11 @@ fn every_session_searchable_once(home: &Path) {
 fn ten_stop_hooks_at_once_leave_every_session_searchable() {
     let t = tempfile::tempdir().expect("tempdir");
     let home = t.path().join("home");
-    let paths: Vec<PathBuf> = WORDS.iter().enumerate().map(|(i, w)| session(&home, i, w)).collect();
+    let paths: Vec<PathBuf> = WORDS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| session(&home, i, w))
+        .collect();
     let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
     for mut h in hooks {
         assert!(h.wait().expect("wait").success());
@@ -272,7 +327,11 @@ fn ten_stop_hooks_at_once_leave_every_session_searchable() {
 fn stop_hooks_while_another_writer_holds_the_index_queue_their_sessions() {
     let t = tempfile::tempdir().expect("tempdir");
     let home = t.path().join("home");
-    let paths: Vec<PathBuf> = WORDS.iter().enumerate().map(|(i, w)| session(&home, i, w)).collect();
+    let paths: Vec<PathBuf> = WORDS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| session(&home, i, w))
+        .collect();
     // A writer that holds the index lock past every hook's wait (a long `lexindex --all`).
     let held = brain_store::Lock::try_acquire(&home.join("locks/lexindex.lock")).expect("lock");
     let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
@@ -290,7 +349,10 @@ fn stop_hooks_while_another_writer_holds_the_index_queue_their_sessions() {
     assert!(log.contains("records queued"), "{log}");
     // The next run of any writer (here a capture, which indexes one file) indexes them.
     ok(
-        &run(command("brain", &home).args(["inbox", "a note while the queue waits"]), b""),
+        &run(
+            command("brain", &home).args(["inbox", "a note while the queue waits"]),
+            b"",
+        ),
         "brain inbox",
     );
     every_session_searchable_once(&home);
@@ -305,11 +367,19 @@ fn stop_hooks_during_a_full_rebuild_lose_no_session() {
     };
     // A home big enough that a rebuild takes a while.
     let docs = run(
-        command("jsonl2md", &home).args(["claude-code", "codex", "gemini", "cursor"].map(|a| corpora.join(a))),
+        command("jsonl2md", &home)
+            .args(["claude-code", "codex", "gemini", "cursor"].map(|a| corpora.join(a))),
         b"",
     );
-    ok(&run(&mut command("partition", &home), &docs.stdout), "partition");
-    let paths: Vec<PathBuf> = WORDS.iter().enumerate().map(|(i, w)| session(&home, i, w)).collect();
+    ok(
+        &run(&mut command("partition", &home), &docs.stdout),
+        "partition",
+    );
+    let paths: Vec<PathBuf> = WORDS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| session(&home, i, w))
+        .collect();
     let mut rebuild = command("lexindex", &home)
         .args(["--all", "--rebuild", "--quiet"])
         .stdin(std::process::Stdio::null())
@@ -321,7 +391,10 @@ fn stop_hooks_during_a_full_rebuild_lose_no_session() {
     }
     assert!(rebuild.wait().expect("wait").success());
     // Whatever was queued behind the rebuild goes in with the next writer's run.
-    ok(&run(command("lexindex", &home).args(["--all", "--quiet"]), b""), "lexindex --all");
+    ok(
+        &run(command("lexindex", &home).args(["--all", "--quiet"]), b""),
+        "lexindex --all",
+    );
     let ids = indexed(&home);
     for w in WORDS {
         let ask = run(
@@ -329,10 +402,16 @@ fn stop_hooks_during_a_full_rebuild_lose_no_session() {
             b"",
         );
         let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
-        assert!(v["hits"].as_array().is_some_and(|h| !h.is_empty()), "{w}: {v}");
+        assert!(
+            v["hits"].as_array().is_some_and(|h| !h.is_empty()),
+            "{w}: {v}"
+        );
     }
     let files = brain_tests::tree(&home.join("corpus/brain")).len();
-    assert_eq!(ids.iter().filter(|i| i.starts_with("brain/")).count(), files);
+    assert_eq!(
+        ids.iter().filter(|i| i.starts_with("brain/")).count(),
+        files
+    );
     assert!(!home.join("state").join(brain_lex::queue::FILE).exists());
 }
 
@@ -347,7 +426,10 @@ fn holding(home: &Path, word: &str) -> Vec<(String, usize)> {
     brain_tests::tree(home)
         .into_iter()
         .filter_map(|(name, bytes)| {
-            let n = bytes.windows(word.len()).filter(|w| *w == word.as_bytes()).count();
+            let n = bytes
+                .windows(word.len())
+                .filter(|w| *w == word.as_bytes())
+                .count();
             (n > 0).then_some((name, n))
         })
         .collect()
@@ -361,7 +443,11 @@ fn purge_home(work: &Path) -> (PathBuf, String) {
     let notes = work.join("notes");
     brain_tests::notes_home(&home, &notes);
     let yaml = std::fs::read_to_string(home.join("brain.yaml")).expect("yaml");
-    std::fs::write(home.join("brain.yaml"), yaml + "telemetry:\n  queries: true\n").expect("yaml");
+    std::fs::write(
+        home.join("brain.yaml"),
+        yaml + "telemetry:\n  queries: true\n",
+    )
+    .expect("yaml");
     for i in 0..6 {
         std::fs::write(
             notes.join(format!("n{i}.md")),
@@ -374,7 +460,10 @@ fn purge_home(work: &Path) -> (PathBuf, String) {
         format!("# Private\n\nThe {SECRET} plan: what nobody may keep.\n"),
     )
     .expect("secret");
-    ok(&run(command("lexindex", &home).arg("--all"), b""), "lexindex");
+    ok(
+        &run(command("lexindex", &home).arg("--all"), b""),
+        "lexindex",
+    );
     let ask = run(command("brain", &home).args(["ask", "--json", SECRET]), b"");
     ok(&ask, "ask");
     assert!(!holding(&home, SECRET).is_empty());
@@ -406,7 +495,10 @@ fn a_purge_killed_at_any_point_is_finished_by_the_next_writer() {
             .any(|r| r.id == id);
         if !recorded {
             // Killed before the purge began: nothing of it happened.
-            assert!(work.path().join("notes/secret.md").exists(), "{delay_ms} ms");
+            assert!(
+                work.path().join("notes/secret.md").exists(),
+                "{delay_ms} ms"
+            );
             continue;
         }
         started += 1;
@@ -415,22 +507,35 @@ fn a_purge_killed_at_any_point_is_finished_by_the_next_writer() {
         let check = brain_tests::doctor_check(&home, "purges");
         let pending = check["outcome"] == "fail";
         let left = holding(&home, SECRET);
-        eprintln!("kill at {delay_ms} ms: purge pending {pending}; before the next writer the text is in {left:?}");
+        eprintln!(
+            "kill at {delay_ms} ms: purge pending {pending}; before the next writer the text is in {left:?}"
+        );
         // The next writer's run (the nightly one) finishes it.
         let next = run(command("lexindex", &home).arg("--all"), b"");
         ok(&next, "lexindex --all");
         if pending {
             assert!(
-                String::from_utf8_lossy(&next.stderr).contains("finished the purge of notes/secret.md"),
+                String::from_utf8_lossy(&next.stderr)
+                    .contains("finished the purge of notes/secret.md"),
                 "{}",
                 String::from_utf8_lossy(&next.stderr)
             );
         }
-        assert_eq!(holding(&home, SECRET), Vec::<(String, usize)>::new(), "{delay_ms} ms");
+        assert_eq!(
+            holding(&home, SECRET),
+            Vec::<(String, usize)>::new(),
+            "{delay_ms} ms"
+        );
         assert!(!work.path().join("notes/secret.md").exists());
-        assert_eq!(brain_tests::doctor_check(&home, "purges")["outcome"], "pass");
+        assert_eq!(
+            brain_tests::doctor_check(&home, "purges")["outcome"],
+            "pass"
+        );
     }
-    assert!(started >= 5, "only {started} kills landed after the purge began");
+    assert!(
+        started >= 5,
+        "only {started} kills landed after the purge began"
+    );
 }
 
 #[test]
@@ -444,24 +549,40 @@ fn a_purged_session_stays_out_when_its_transcript_gains_a_turn() {
         ok(&docs, "jsonl2md");
         let placed = run(&mut command("partition", home), &docs.stdout);
         ok(&placed, "partition");
-        ok(&run(&mut command("lexindex", home), &placed.stdout), "lexindex");
+        ok(
+            &run(&mut command("lexindex", home), &placed.stdout),
+            "lexindex",
+        );
         String::from_utf8_lossy(&docs.stderr).into_owned()
     };
     hook(&home);
-    let ids: Vec<String> = indexed(&home).into_iter().filter(|i| i.starts_with("brain/")).collect();
+    let ids: Vec<String> = indexed(&home)
+        .into_iter()
+        .filter(|i| i.starts_with("brain/"))
+        .collect();
     assert_eq!(ids.len(), 2);
-    let ask = run(command("brain", &home).args(["ask", "--json", "--mode", "lex", "kilozulu"]), b"");
+    let ask = run(
+        command("brain", &home).args(["ask", "--json", "--mode", "lex", "kilozulu"]),
+        b"",
+    );
     let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
     let uri = v["hits"][0]["uri"].as_str().expect("a hit").to_string();
     let id = uri.trim_start_matches("brain://").to_string();
     // The session's record as it was converted before the purge.
     let record = run(command("jsonl2md", &home).arg(&transcript), b"").stdout;
     assert!(!record.is_empty());
-    let purge = run(command("brain", &home).args(["forget", "--purge", "--yes", &id]), b"");
+    let purge = run(
+        command("brain", &home).args(["forget", "--purge", "--yes", &id]),
+        b"",
+    );
     ok(&purge, "forget --purge");
     let said = String::from_utf8_lossy(&purge.stdout);
     assert!(said.contains("remembered as purged"), "{said}");
-    assert!(!holding(&home.join("state"), "kilozulu").iter().any(|_| true));
+    assert!(
+        !holding(&home.join("state"), "kilozulu")
+            .iter()
+            .any(|_| true)
+    );
     // The session goes on: a turn more in its transcript, and the other session changes too.
     for (path, word) in [(&transcript, "kilo"), (&other, "lima")] {
         let mut text = std::fs::read_to_string(path).expect("read");
@@ -473,15 +594,27 @@ fn a_purged_session_stays_out_when_its_transcript_gains_a_turn() {
     }
     let said = hook(&home);
     assert!(said.contains("1 purged (left out)"), "{said}");
-    let after: Vec<String> = indexed(&home).into_iter().filter(|i| i.starts_with("brain/")).collect();
+    let after: Vec<String> = indexed(&home)
+        .into_iter()
+        .filter(|i| i.starts_with("brain/"))
+        .collect();
     assert_eq!(after.len(), 1, "{after:?}");
     assert!(!after.contains(&id));
-    assert_eq!(holding(&home.join("corpus"), "kilozulu"), Vec::<(String, usize)>::new());
-    assert_eq!(holding(&home.join("index"), "kilozulu"), Vec::<(String, usize)>::new());
+    assert_eq!(
+        holding(&home.join("corpus"), "kilozulu"),
+        Vec::<(String, usize)>::new()
+    );
+    assert_eq!(
+        holding(&home.join("index"), "kilozulu"),
+        Vec::<(String, usize)>::new()
+    );
     // And through the stop hook itself (a payload naming the transcript).
     let mut h = spawn_hook(&home, &transcript);
     assert!(h.wait().expect("hook").success());
-    assert_eq!(holding(&home.join("corpus"), "kilozulu"), Vec::<(String, usize)>::new());
+    assert_eq!(
+        holding(&home.join("corpus"), "kilozulu"),
+        Vec::<(String, usize)>::new()
+    );
     // partition holds it too, fed the session's record from before the purge.
     let placed = run(&mut command("partition", &home), &record);
     assert!(placed.stdout.is_empty());
@@ -505,20 +638,29 @@ fn read_only_session(home: &Path, calls: &[(&str, serde_json::Value)]) -> Vec<se
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
     let mut ask = |id: usize, method: &str, params: serde_json::Value| {
-        let msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let msg =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         writeln!(stdin, "{msg}").expect("send");
         stdin.flush().expect("flush");
         let mut line = String::new();
         stdout.read_line(&mut line).expect("read");
         serde_json::from_str::<serde_json::Value>(&line).expect("a JSON reply")
     };
-    ask(0, "initialize", serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    ask(
+        0,
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
     ask(1, "tools/list", serde_json::json!({}));
     let out = calls
         .iter()
         .enumerate()
         .map(|(i, (tool, args))| {
-            ask(i + 2, "tools/call", serde_json::json!({"name": tool, "arguments": args}))
+            ask(
+                i + 2,
+                "tools/call",
+                serde_json::json!({"name": tool, "arguments": args}),
+            )
         })
         .collect();
     drop(stdin);
@@ -536,18 +678,37 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
     if let Some(model) = brain_tests::model_dir() {
         let yaml = std::fs::read_to_string(home.join("brain.yaml")).expect("yaml");
         let _ = model;
-        std::fs::write(home.join("brain.yaml"), yaml + "telemetry:\n  queries: true\n").expect("yaml");
+        std::fs::write(
+            home.join("brain.yaml"),
+            yaml + "telemetry:\n  queries: true\n",
+        )
+        .expect("yaml");
     }
     for note in ["pinned note on the release", "a short-lived note"] {
-        ok(&run(command("brain", &home).args(["wm", "add", note]), b""), "wm add");
+        ok(
+            &run(command("brain", &home).args(["wm", "add", note]), b""),
+            "wm add",
+        );
     }
-    ok(&run(command("brain", &home).args(["wm", "pin", "1"]), b""), "wm pin");
+    ok(
+        &run(command("brain", &home).args(["wm", "pin", "1"]), b""),
+        "wm pin",
+    );
     // A first query, so caches a read may fill exist already and the registry has its WAL.
-    ok(&run(command("brain", &home).args(["ask", "--json", "billing"]), b""), "ask");
+    ok(
+        &run(
+            command("brain", &home).args(["ask", "--json", "billing"]),
+            b"",
+        ),
+        "ask",
+    );
     let before = brain_tests::tree(&home);
     let mut calls: Vec<(&str, serde_json::Value)> = vec![
         ("query", serde_json::json!({"query": "billing invoices"})),
-        ("query", serde_json::json!({"query": "what did we decide about billing"})),
+        (
+            "query",
+            serde_json::json!({"query": "what did we decide about billing"}),
+        ),
         ("recent", serde_json::json!({})),
         ("status", serde_json::json!({})),
         ("wm_list", serde_json::json!({})),
@@ -557,7 +718,10 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
         ("wm_add", serde_json::json!({"text": "nope"})),
     ];
     for _ in 0..6 {
-        calls.push(("context", serde_json::json!({"task": "the billing project"})));
+        calls.push((
+            "context",
+            serde_json::json!({"task": "the billing project"}),
+        ));
     }
     let results = read_only_session(&home, &calls);
     // The first query's hits, read back with get and multi_get.
@@ -572,7 +736,10 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
             ("multi_get", serde_json::json!({"pattern": uri})),
         ],
     );
-    assert!(read.iter().all(|r| r["result"]["isError"] != true), "{read:?}");
+    assert!(
+        read.iter().all(|r| r["result"]["isError"] != true),
+        "{read:?}"
+    );
     for r in results[..7].iter().chain(&results[9..]) {
         assert!(r["result"]["isError"] != true, "{r}");
     }
@@ -581,12 +748,17 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
     assert_eq!(last["working"].as_array().map(Vec::len), Some(2), "{last}");
     // The writing tools are refused.
     for r in &results[7..9] {
-        assert!(r.get("error").is_some() || r["result"]["isError"] == true, "{r}");
+        assert!(
+            r.get("error").is_some() || r["result"]["isError"] == true,
+            "{r}"
+        );
     }
     let after = brain_tests::tree(&home);
     // SQLite's shared-memory index (read marks a reader sets) is SQLite's own, not the memory's.
     let strip = |t: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
-        t.into_iter().filter(|(n, _)| !n.ends_with("-shm")).collect()
+        t.into_iter()
+            .filter(|(n, _)| !n.ends_with("-shm"))
+            .collect()
     };
     let (before, after) = (strip(before), strip(after));
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();

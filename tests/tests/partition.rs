@@ -247,7 +247,11 @@ fn doctor_fails_with_65_when_one_transcript_is_held_by_two_session_documents() {
         .filter(|(name, _)| name.ends_with("turn-1.md"))
         .map(|(_, bytes)| bytes)
         .collect();
-    assert_eq!(kept, [old_bytes], "the older copy is in the attic, byte for byte");
+    assert_eq!(
+        kept,
+        [old_bytes],
+        "the older copy is in the attic, byte for byte"
+    );
     assert_eq!(
         fixed.status.code(),
         Some(0),

@@ -138,7 +138,7 @@ impl App {
 
 /// A bound, not yet serving, server.
 pub struct Listener {
-    inner: tiny_http::Server,
+    inner: brain_http::Server,
     addr: SocketAddr,
     token: String,
 }
@@ -147,8 +147,7 @@ pub struct Listener {
 pub fn bind(port: u16) -> Result<Listener, BrowseError> {
     let err = |source| BrowseError::Bind { port, source };
     let (socket, addr) = brain_doc::loopback::bind(port).map_err(err)?;
-    let inner = tiny_http::Server::from_listener(socket, None)
-        .map_err(|e| err(io::Error::other(e.to_string())))?;
+    let inner = brain_http::Server::new(socket, brain_http::Limits::default());
     let token = new_token().map_err(BrowseError::Token)?;
     Ok(Listener { inner, addr, token })
 }
@@ -176,15 +175,11 @@ impl Listener {
     }
 
     /// Serve `home` until the process ends (or accepting fails). Requests are answered one at a
-    /// time; a page that panics is a 500, never the end of the server.
+    /// time, each read whole first within [`brain_http::Limits`] (a slow client stalls no one);
+    /// a page that panics is a 500, never the end of the server.
     pub fn run(self, home: Home) -> io::Result<()> {
         let mut app = App::new(home, self.token.clone(), self.addr.port());
-        loop {
-            let req = self.inner.recv()?;
-            let reply = answer(&mut app, &req);
-            // A client that went away before its answer is no failure of the server.
-            let _ = req.respond(reply.response());
-        }
+        self.inner.serve(|req| answer(&mut app, req).response())
     }
 }
 
@@ -251,21 +246,19 @@ impl Reply {
             .map(|(_, v)| v.as_str())
     }
 
-    fn response(&self) -> tiny_http::Response<io::Cursor<Vec<u8>>> {
-        let mut r = tiny_http::Response::from_data(self.body.clone()).with_status_code(self.status);
-        let mut add = |k: &str, v: &str| {
-            if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-                r.add_header(h);
-            }
-        };
-        add("Content-Type", self.content_type);
-        for (k, v) in security_headers() {
-            add(k, v);
+    fn response(self) -> brain_http::Response {
+        let mut headers = vec![("Content-Type".to_string(), self.content_type.to_string())];
+        headers.extend(
+            security_headers()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        headers.extend(self.headers);
+        brain_http::Response {
+            status: self.status,
+            headers,
+            body: self.body,
         }
-        for (k, v) in &self.headers {
-            add(k, v);
-        }
-        r
     }
 }
 
@@ -283,22 +276,22 @@ pub fn security_headers() -> [(&'static str, &'static str); 5] {
 
 // The server's log: the user running `brain browse` is told of a refused request.
 #[allow(clippy::print_stderr)]
-fn answer(app: &mut App, req: &tiny_http::Request) -> Reply {
-    let header = |name: &'static str| -> Vec<String> {
-        req.headers()
-            .iter()
-            .filter(|h| h.field.equiv(name))
-            .map(|h| h.value.as_str().to_string())
-            .collect()
+fn answer(app: &mut App, req: &brain_http::Request) -> Reply {
+    let host = match req.header_once("Host") {
+        Ok(h) => Some(h),
+        Err(0) => None,
+        Err(n) => {
+            eprintln!("brain browse: refused a request naming {n} hosts");
+            return Reply::text(403, format!("a request naming {n} hosts is not answered"));
+        }
     };
-    let (host, origins, cookies) = (header("Host"), header("Origin"), header("Cookie"));
-    let method = req.method().as_str().to_string();
+    let method = req.method.clone();
     let request = Request {
         method: &method,
-        target: req.url(),
-        host: host.first().map(String::as_str),
-        origins: origins.iter().map(String::as_str).collect(),
-        cookies: cookies.iter().map(String::as_str).collect(),
+        target: &req.target,
+        host,
+        origins: req.header_all("Origin"),
+        cookies: req.header_all("Cookie"),
     };
     let reply = catch_unwind(AssertUnwindSafe(|| respond(app, &request)))
         .unwrap_or_else(|_| Reply::text(500, "brain browse: this page failed; see the terminal"));

@@ -58,7 +58,11 @@ impl Entry {
         doc: &Doc,
         default_collection: Option<&str>,
     ) -> Option<Entry> {
-        let collection = doc.collection.as_deref().or(default_collection)?.to_string();
+        let collection = doc
+            .collection
+            .as_deref()
+            .or(default_collection)?
+            .to_string();
         let on_disk = config
             .collection_dir(&collection)
             .is_some_and(|dir| dir.join(&doc.path).is_file());
@@ -97,7 +101,8 @@ pub fn append(home: &Home, entries: &[Entry], durable: bool) -> std::io::Result<
     let _lock = lock(home).map_err(std::io::Error::other)?;
     use std::os::unix::fs::OpenOptionsExt;
     let file = path(home);
-    let annotate = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", file.display()));
+    let annotate =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", file.display()));
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(annotate)?;
     }

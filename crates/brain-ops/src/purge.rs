@@ -93,12 +93,11 @@ pub fn purge(
         }
     }
     ix.finish().map_err(|e| fail(e.code())(e.to_string()))?;
-    report.vectors = brain_vec::index::forget(home, &[id], wait)
-        .map_err(|e| fail(e.code())(e.to_string()))?;
+    report.vectors =
+        brain_vec::index::forget(home, &[id], wait).map_err(|e| fail(e.code())(e.to_string()))?;
     brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
-    report.log_rows =
-        brain_store::telemetry::clicks::scrub_docid(home, &brain_doc::docid(id))
-            .map_err(|e| internal(format!("{}: {e}", home.usage_log().display())))?;
+    report.log_rows = brain_store::telemetry::clicks::scrub_docid(home, &brain_doc::docid(id))
+        .map_err(|e| internal(format!("{}: {e}", home.usage_log().display())))?;
     brain_store::purged::done(home, id).map_err(|e| internal(e.to_string()))?;
     Ok(report)
 }
@@ -126,7 +125,10 @@ pub fn finish_pending_quietly(home: &Home, say: &dyn Fn(String)) {
     match finish_pending(home, Duration::ZERO) {
         Ok(done) => {
             for p in done {
-                say(format!("finished the purge of {} that was stopped before its end", p.id));
+                say(format!(
+                    "finished the purge of {} that was stopped before its end",
+                    p.id
+                ));
             }
         }
         Err(e) => say(format!(

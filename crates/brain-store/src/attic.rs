@@ -87,7 +87,10 @@ mod tests {
             std::fs::write(&f, format!("copy {i}")).expect("write");
             let to = move_aside(&home, &f, "brain", "2026/01/a.md").expect("move");
             assert!(!f.exists());
-            assert_eq!(std::fs::read_to_string(&to).expect("read"), format!("copy {i}"));
+            assert_eq!(
+                std::fs::read_to_string(&to).expect("read"),
+                format!("copy {i}")
+            );
             assert!(to.starts_with(dir(&home)), "{}", to.display());
         }
         let day = std::fs::read_dir(dir(&home))
@@ -104,7 +107,11 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["a.md", "a.md.1", "a.md.2"]);
-        let mode = std::fs::metadata(&folder).expect("meta").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&folder)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o700);
     }
 

@@ -159,7 +159,9 @@ fn edit(home: &Home, change: impl FnOnce(&mut Purged)) -> Result<(), PurgedError
 /// Record that `id` is being purged (pending), before anything is deleted; an earlier purge of the
 /// same id is replaced.
 pub fn begin(home: &Home, id: &str, conversation: Option<String>) -> Result<(), PurgedError> {
-    let at = crate::clock::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let at = crate::clock::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
     edit(home, |p| {
         let conversation = conversation.or_else(|| {
             p.records

@@ -424,7 +424,11 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
 /// vecindex: what every writer that removes a document calls (`lexindex` for a file gone, `brain
 /// doctor --fix`, `brain forget --purge`), so no vector hit names a document the index no longer
 /// holds. Contention past the wait is [`VecError::Locked`] (the next `vecindex --all` prunes them).
-pub fn forget(home: &brain_store::Home, ids: &[&str], wait: std::time::Duration) -> Result<usize, VecError> {
+pub fn forget(
+    home: &brain_store::Home,
+    ids: &[&str],
+    wait: std::time::Duration,
+) -> Result<usize, VecError> {
     if ids.is_empty() || !home.vectors().join("manifest.json").exists() {
         return Ok(0);
     }

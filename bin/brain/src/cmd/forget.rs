@@ -197,8 +197,16 @@ fn purge(home: &Home, id: &str, file: Option<&std::path::Path>) -> anyhow::Resul
     writeln!(
         out,
         "purged {id}: file {}, passages removed from the lexical index{}, reads and listings forgotten{}",
-        if done.file_deleted { "deleted" } else { "already gone" },
-        if done.vectors > 0 { ", vectors removed" } else { "" },
+        if done.file_deleted {
+            "deleted"
+        } else {
+            "already gone"
+        },
+        if done.vectors > 0 {
+            ", vectors removed"
+        } else {
+            ""
+        },
         if done.log_rows > 0 {
             format!(", {} usage-log rows scrubbed", done.log_rows)
         } else {

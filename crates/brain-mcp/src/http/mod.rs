@@ -13,7 +13,7 @@
 //! send one without a CORS preflight, which is not answered) and at most
 //! [`MAX_LINE_BYTES`](crate::jsonrpc::MAX_LINE_BYTES) long (`413`).
 
-use std::io::{self, Read};
+use std::io;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -57,16 +57,20 @@ impl HttpError {
 
 /// A bound, not yet serving, HTTP transport.
 pub struct Listener {
-    inner: tiny_http::Server,
+    inner: brain_http::Server,
     addr: SocketAddr,
 }
 
-/// Bind `127.0.0.1:port` (0: a free port the system picks).
+/// Bind `127.0.0.1:port` (0: a free port the system picks). Requests are read within
+/// [`brain_http::Limits`] (bodies up to [`MAX_LINE_BYTES`]): a slow client stalls no one.
 pub fn bind(port: u16) -> Result<Listener, HttpError> {
     let err = |source| HttpError::Bind { port, source };
     let (socket, addr) = brain_doc::loopback::bind(port).map_err(err)?;
-    let inner = tiny_http::Server::from_listener(socket, None)
-        .map_err(|e| err(io::Error::other(e.to_string())))?;
+    let limits = brain_http::Limits {
+        body_bytes: MAX_LINE_BYTES,
+        ..brain_http::Limits::default()
+    };
+    let inner = brain_http::Server::new(socket, limits);
     Ok(Listener { inner, addr })
 }
 
@@ -85,12 +89,7 @@ impl Listener {
     /// [`Server::read_only`].
     pub fn run(self, home: Home, read_only: bool) -> io::Result<()> {
         let mut server = Server::new(home).read_only(read_only);
-        loop {
-            let mut req = self.inner.recv()?;
-            let reply = answer(&mut server, &mut req);
-            // A client that went away before its answer is no failure of the server.
-            let _ = req.respond(reply.response());
-        }
+        self.inner.serve(|req| answer(&mut server, req).response())
     }
 }
 
@@ -126,58 +125,49 @@ impl Reply {
         }
     }
 
-    fn response(&self) -> tiny_http::Response<io::Cursor<Vec<u8>>> {
-        let data = self
+    fn response(&self) -> brain_http::Response {
+        let body = self
             .body
             .as_ref()
             .map(|b| b.to_string().into_bytes())
             .unwrap_or_default();
-        let mut r = tiny_http::Response::from_data(data).with_status_code(self.status);
-        if self.body.is_some()
-            && let Ok(h) = tiny_http::Header::from_bytes("Content-Type", "application/json")
-        {
-            r.add_header(h);
+        let mut headers = Vec::new();
+        if self.body.is_some() {
+            headers.push(("Content-Type".into(), "application/json".into()));
         }
-        if self.status == 405
-            && let Ok(h) = tiny_http::Header::from_bytes("Allow", "POST")
-        {
-            r.add_header(h);
+        if self.status == 405 {
+            headers.push(("Allow".into(), "POST".into()));
         }
-        r
+        brain_http::Response {
+            status: self.status,
+            headers,
+            body,
+        }
     }
 }
 
-/// Read a tiny_http request and answer it.
+/// Answer one request the transport read whole.
 // The server's log: the user running `brain mcp --http` is told of a refused request.
 #[allow(clippy::print_stderr)]
-fn answer(server: &mut Server, req: &mut tiny_http::Request) -> Reply {
-    let mut body = Vec::new();
-    let read = req
-        .as_reader()
-        .take(MAX_LINE_BYTES as u64 + 1)
-        .read_to_end(&mut body);
-    if read.is_err() {
-        return Reply::refuse(400, "the request body could not be read");
-    }
-    let header = |name: &'static str| -> Vec<String> {
-        req.headers()
-            .iter()
-            .filter(|h| h.field.equiv(name))
-            .map(|h| h.value.as_str().to_string())
-            .collect()
+fn answer(server: &mut Server, req: &brain_http::Request) -> Reply {
+    let host = match req.header_once("Host") {
+        Ok(h) => Some(h),
+        Err(0) => None,
+        Err(n) => {
+            eprintln!("brain mcp: refused a request naming {n} hosts");
+            return Reply::refuse(403, format!("a request naming {n} hosts is not answered"));
+        }
     };
-    let (origins, host) = (header("Origin"), header("Host"));
-    let (content_type, version) = (header("Content-Type"), header("MCP-Protocol-Version"));
-    let method = req.method().as_str().to_string();
+    let first = |name: &str| req.header_all(name).first().copied();
     let request = Request {
-        method: &method,
-        target: req.url(),
-        origins: origins.iter().map(String::as_str).collect(),
-        host: host.first().map(String::as_str),
-        content_type: content_type.first().map(String::as_str),
-        protocol_version: version.first().map(String::as_str),
-        oversized: body.len() > MAX_LINE_BYTES,
-        body: &body,
+        method: &req.method,
+        target: &req.target,
+        origins: req.header_all("Origin"),
+        host,
+        content_type: first("Content-Type"),
+        protocol_version: first("MCP-Protocol-Version"),
+        oversized: req.oversized,
+        body: &req.body,
     };
     let reply = respond(server, &request);
     if reply.status == 403 {

@@ -207,13 +207,18 @@ pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
             e.private_mode()
         ));
     }
-    for p in crate::purge::finish_pending(home, std::time::Duration::from_secs(30)).map_err(|e| {
-        OpsError::Io {
-            path: home.state_file(brain_store::purged::FILE),
-            source: std::io::Error::other(e.message),
-        }
-    })? {
-        done.push(format!("finished the purge of {} that was stopped before its end", p.id));
+    for p in
+        crate::purge::finish_pending(home, std::time::Duration::from_secs(30)).map_err(|e| {
+            OpsError::Io {
+                path: home.state_file(brain_store::purged::FILE),
+                source: std::io::Error::other(e.message),
+            }
+        })?
+    {
+        done.push(format!(
+            "finished the purge of {} that was stopped before its end",
+            p.id
+        ));
     }
     let Ok(config) = brain_store::Config::load(home) else {
         return Ok(done);

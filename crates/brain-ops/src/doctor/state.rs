@@ -300,7 +300,10 @@ pub fn purges(home: &Home) -> Check {
     if pending.is_empty() {
         return Check::pass(
             "purges",
-            format!("{} purged, none left half-done", n(purged.records.len() as u64, "record")),
+            format!(
+                "{} purged, none left half-done",
+                n(purged.records.len() as u64, "record")
+            ),
         );
     }
     Check::fail(

@@ -265,7 +265,10 @@ mod scrub_tests {
         std::fs::write(home.usage_log(), rows.join("\n") + "\n").expect("log");
         assert_eq!(scrub_docid(&home, "#aaaaaa").expect("scrub"), 2);
         let text = std::fs::read_to_string(home.usage_log()).expect("log");
-        assert!(!text.contains("#aaaaaa") && !text.contains("secret plan"), "{text}");
+        assert!(
+            !text.contains("#aaaaaa") && !text.contains("secret plan"),
+            "{text}"
+        );
         assert!(text.contains(r##""hits":["#bbbbbb"]"##) && text.contains("\"other\""));
         assert!(text.contains("not json"));
         assert_eq!(scrub_docid(&home, "#aaaaaa").expect("again"), 0);
