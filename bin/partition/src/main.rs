@@ -96,6 +96,15 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             match partition::write(&doc, &placed.file) {
                 Ok(true) => written += 1,
                 Ok(false) => unchanged += 1,
+                // A full disk or a read-only file system fails every record after this one too:
+                // the run fails (exit 65), it does not skip them one by one.
+                Err(e) if brain_cli::storage_fault(&e.to_string()).is_some() => {
+                    out.flush()?;
+                    return Err(anyhow::Error::new(e).context(format!(
+                        "writing {} ({written} written before it)",
+                        placed.file.display()
+                    )));
+                }
                 Err(e) => {
                     warnings.warn(e);
                     continue;

@@ -25,7 +25,7 @@ mod exit;
 mod output;
 mod progress;
 
-pub use exit::{Exit, Failure, classify};
+pub use exit::{Exit, Failure, classify, storage_fault};
 pub use output::{Stdout, Warnings, is_broken_pipe};
 pub use progress::{bar, color_enabled};
 

@@ -156,8 +156,7 @@ pub fn from_hits(
             opts.budget
         )));
     }
-    let mut store = wm::Store::open(engine.home())
-        .map_err(|e| RunError::BadInput(format!("working memory: {e}")))?;
+    let mut store = wm::Store::open(engine.home()).map_err(wm_failure)?;
     let secs = now.timestamp().as_second();
     // Working memory first; the notes that do not fit go from the last (pinned ones stay longest).
     let mut working = store.items();
@@ -212,9 +211,7 @@ pub fn from_hits(
     }
     // A read-only session (`brain mcp --read-only`) spends no turn: it writes nothing.
     if opts.tick && !brain_doc::atomic::read_only() {
-        store
-            .tick()
-            .map_err(|e| RunError::BadInput(format!("working memory: {e}")))?;
+        store.tick().map_err(wm_failure)?;
     }
     Ok(Block {
         kind: "context",
@@ -228,5 +225,15 @@ pub fn from_hits(
         warnings: std::mem::take(&mut store.warnings),
         slack,
         markdown,
+    })
+}
+
+/// A working-memory failure as a run error of its own class (a file that cannot be read or
+/// written is not bad input: `Unavailable` with the store's code).
+fn wm_failure(e: wm::WmError) -> RunError {
+    RunError::Unavailable(brain_rank::Unavailable {
+        code: e.code(),
+        message: format!("working memory: {e}"),
+        fix: String::new(),
     })
 }

@@ -108,7 +108,7 @@ struct File {
 pub enum WmError {
     #[error("{0}")]
     Bad(String),
-    #[error("the text holds a secret ({0}); working memory never stores one")]
+    #[error("{0}: working memory never stores it")]
     Secret(String),
     #[error("no working-memory item {0} (brain wm list shows them)")]
     NoItem(u32),
@@ -227,7 +227,15 @@ impl Store {
         tags: Vec<String>,
         now: &jiff::Timestamp,
     ) -> Result<u32, WmError> {
-        let text = text.trim();
+        // The one sanitizer of every capture (the inbox's): no terminal escape, control, zero-width
+        // or bidi character is stored or printed back.
+        let text = brain_inbox::sanitize::clean_text(text);
+        let text = text.as_str();
+        let tags: Vec<String> = tags
+            .iter()
+            .map(|t| brain_inbox::sanitize::clean_text(t))
+            .filter(|t| !t.is_empty())
+            .collect();
         if text.is_empty() {
             return Err(WmError::Bad("the note is empty".into()));
         }
@@ -237,10 +245,14 @@ impl Store {
                 text.len()
             )));
         }
-        let secrets = brain_redact::find_secrets(&format!("{text}\n{}", tags.join("\n")));
-        if !secrets.is_empty() {
-            let kinds: Vec<&str> = secrets.keys().copied().collect();
-            return Err(WmError::Secret(kinds.join(", ")));
+        // The inbox's guard: secrets, `<private>` spans and the do-not-index marker are refused.
+        let everything = format!(
+            "{text}\n{}\n{}",
+            tags.join("\n"),
+            deadline.as_deref().unwrap_or("")
+        );
+        if let Some(r) = brain_inbox::guard::refusal(&everything) {
+            return Err(WmError::Secret(r.to_string()));
         }
         let ttl = ttl.unwrap_or(DEFAULT_TTL);
         if !(1..=MAX_TTL).contains(&ttl) {

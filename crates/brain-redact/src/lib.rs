@@ -20,7 +20,7 @@ pub const DO_NOT_INDEX: &[u8] = b"brain:do-not-index";
 mod rules;
 mod scrub;
 
-use rules::{Check, RULES, looks_random, looks_secret};
+use rules::{Check, RULES, is_placeholder, looks_random, looks_secret};
 pub use scrub::scrub;
 
 static COMBINED: LazyLock<Regex> = LazyLock::new(|| {
@@ -96,6 +96,7 @@ fn classify<'a>(c: &Captures<'a>) -> Option<(&'static str, regex::Match<'a>, reg
             Check::Entropy => {
                 looks_secret(secret.as_str(), quoted) && looks_random(secret.as_str())
             }
+            Check::Credential => !is_placeholder(secret.as_str()),
         };
         if !confirmed {
             return None;
@@ -144,6 +145,41 @@ fn vendor_kind(value: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_passwords_issue_37_found_passing_are_redacted_and_code_is_not() {
+        for (text, secret) in [
+            ("password=Summer.2024", "Summer.2024"),
+            ("DB_PASSWORD=Winter.99.x", "Winter.99.x"),
+            (
+                "Authorization: Bearer abc.defghij.klmnopqrst",
+                "abc.defghij.klmnopqrst",
+            ),
+            (
+                "curl -H 'Authorization: Bearer sk.live.abcdefghijklmnop'",
+                "sk.live.abcdefghijklmnop",
+            ),
+            ("mysql -u root -phunterpass mydb", "hunterpass"),
+            ("mysqldump --user=x --password=swordfish db", "swordfish"),
+            ("psql --password correcthorse", "correcthorse"),
+        ] {
+            let (out, counts) = r(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+            assert_eq!(counts.values().sum::<u64>(), 1, "{text}: {counts:?}");
+        }
+        for text in [
+            "password = config.db_password",
+            "api_key=process.env.API_KEY",
+            "mysql -p mydb",
+            "--password $DB_PASSWORD",
+            "--password=<your-password>",
+            "use a Bearer token in the header",
+            "secret: your-secret-here",
+        ] {
+            let (out, counts) = r(text);
+            assert_eq!(out, text, "{counts:?}");
+        }
+    }
 
     fn r(text: &str) -> (String, Counts) {
         let mut c = Counts::new();

@@ -11,6 +11,10 @@ pub(crate) enum Check {
     /// A `name = value` assignment under a vaguer name (`…_key`, `…_token`): the value must also
     /// look random ([`looks_random`]).
     Entropy,
+    /// A value whose place says it is a credential whatever it looks like (`mysql -pVALUE`,
+    /// `--password VALUE`, `Bearer VALUE`): only placeholders and variables are left
+    /// ([`is_placeholder`]).
+    Credential,
 }
 
 /// One secret rule: its kind (the `[REDACTED:<kind>]` label), its pattern, whether the secret is
@@ -231,7 +235,7 @@ pub(crate) const RULES: &[Rule] = &[
         "bearer_token",
         r"(?i)(?-u:\b)bearer\s+([A-Za-z0-9._~+/-]{16,}=*)",
         true,
-        Check::Assignment,
+        Check::Credential,
     ),
     rule(
         "url_password",
@@ -249,7 +253,7 @@ pub(crate) const RULES: &[Rule] = &[
         "cli_password",
         r#"(?-u:\b)(?:PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH)=["']?([^\s"']{3,})|(?-u:\b)mysql(?:dump|admin)?\s(?:[^\n|;&]*?\s)?-p([^\s"'-][^\s"']{2,})|--password[= ]["']?([^\s"'-][^\s"']{2,})"#,
         true,
-        Check::Assignment,
+        Check::Credential,
     ),
     rule(
         "password",
@@ -323,6 +327,19 @@ pub(crate) fn looks_random(v: &str) -> bool {
     entropy >= 3.5
 }
 
+/// Whether a credential's value is a stand-in rather than the secret: a placeholder word
+/// ([`NOT_SECRETS`], `your…`, `<…>`) or a variable or template (`$PASSWORD`, `{{ pw }}`, `%(pw)s`).
+pub(crate) fn is_placeholder(v: &str) -> bool {
+    let lower = v.to_ascii_lowercase();
+    NOT_SECRETS.contains(&lower.as_str())
+        || lower.starts_with("your")
+        || lower.starts_with('<')
+        || v.starts_with('$')
+        || v.starts_with('{')
+        || v.starts_with('%')
+        || v.starts_with('*')
+}
+
 /// Whether an assignment's value looks like a real secret rather than code, a word or a
 /// placeholder; `quoted` values are string literals, so the code shapes (dotted names,
 /// SCREAMING_CASE) do not apply to them.
@@ -353,10 +370,15 @@ pub(crate) fn looks_secret(v: &str, quoted: bool) -> bool {
     if quoted {
         return true;
     }
-    // `process.env.API_KEY`, `self.password`, `config.secret_key`: dotted identifiers are code.
+    // `process.env.API_KEY`, `self.password`, `config.secret_key`: dotted identifiers are code —
+    // every part an identifier (a letter or `_` first), so `Summer.2024` is a password.
     let dotted_ident = v.contains('.')
-        && v.split('.')
-            .all(|p| !p.is_empty() && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'));
+        && v.split('.').all(|p| {
+            p.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        });
     if dotted_ident && v.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic()) {
         return false;
     }

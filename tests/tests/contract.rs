@@ -1,0 +1,374 @@
+//! The exit-code contract and the bounds issue 37 found broken: a closed pipe is success in every
+//! binary; a full disk, a read-only file system or a folder where a state file belongs is exit 65
+//! with its fix, never 0 or 99; a missing scheduler is 65 and a timer that is not enabled is named;
+//! the stop hook's log is private from its first byte; a killed rebuild's leftover is named and
+//! cleaned; the captures refuse the passwords that used to pass and store no terminal escape.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use brain_tests::{bin, command, run, workspace};
+
+fn ok(out: &std::process::Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A notes home of a few notes, indexed.
+fn notes(work: &Path) -> PathBuf {
+    let home = work.join("home");
+    let notes = work.join("notes");
+    brain_tests::notes_home(&home, &notes);
+    for i in 0..40 {
+        std::fs::write(
+            notes.join(format!("n{i}.md")),
+            format!("# Note {i}\n\nThe deploy checklist, step {i}: rotate the keys and tag the release.\n"),
+        )
+        .expect("note");
+    }
+    ok(
+        &run(command("lexindex", &home).arg("--all"), b""),
+        "lexindex",
+    );
+    home
+}
+
+/// `cmd` with its stdout's reading end closed at once: the exit code.
+fn into_closed_pipe(cmd: &mut Command, stdin: &[u8]) -> Option<i32> {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(stdin);
+    }
+    child.wait().expect("wait").code()
+}
+
+#[test]
+fn a_closed_pipe_is_success_in_every_binary() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = notes(work.path());
+    let Some(claude) = brain_tests::corpus("claude-code") else {
+        return;
+    };
+    let docs = run(command("jsonl2md", &home).arg(&claude), b"").stdout;
+    assert!(docs.len() > 1 << 16, "more than a pipe holds");
+    let golden = workspace().join("golden");
+    let session = std::fs::read(golden.join("distill-prompt/short-session/stdin")).expect("doc");
+    let hits = std::fs::read(golden.join("fmt/csv/stdin")).expect("hits");
+    let history = brain_tests::corpus("chrome")
+        .map(|c| c.join("chromium156_headless_generated/History"))
+        .expect("chrome");
+    let cases: Vec<(&str, Vec<String>, Vec<u8>)> = vec![
+        ("jsonl2md", vec![claude.display().to_string()], vec![]),
+        ("partition", vec!["--dry-run".into()], docs.clone()),
+        (
+            "chrome2md",
+            vec![
+                "--history".into(),
+                history.display().to_string(),
+                "--no-state".into(),
+            ],
+            vec![],
+        ),
+        ("distill-prompt", vec![], session),
+        ("fmt", vec!["--csv".into()], hits),
+        ("rank", vec!["deploy checklist".into()], vec![]),
+        ("lexindex", vec!["--dump".into()], vec![]),
+        ("vecindex", vec!["--chunks".into()], docs),
+        (
+            "brain",
+            vec!["ask".into(), "--json".into(), "deploy".into()],
+            vec![],
+        ),
+        ("brain", vec!["recent".into()], vec![]),
+        ("brain", vec!["get".into(), "notes/n1.md".into()], vec![]),
+        ("brain", vec!["explain".into()], vec![]),
+    ];
+    for (name, args, stdin) in cases {
+        let code = into_closed_pipe(command(name, &home).args(&args), &stdin);
+        assert_eq!(code, Some(0), "{name} {args:?}");
+    }
+}
+
+#[test]
+fn a_folder_where_working_memory_belongs_is_65_with_its_fix() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = notes(work.path());
+    std::fs::create_dir_all(home.join("state/wm.json/x")).expect("a folder");
+    for args in [
+        &["wm", "add", "a note"][..],
+        &["wm", "tick"],
+        &["wm", "list"],
+        &["context", "deploy"],
+    ] {
+        let out = run(command("brain", &home).args(args), b"");
+        assert_eq!(
+            out.status.code(),
+            Some(65),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("wm.json") && said.contains("a folder stands"),
+            "{said}"
+        );
+    }
+}
+
+/// Run `script` with `$H` a tmpfs of `kib` KiB, in a mount namespace of its own (the mount goes
+/// with the process). `None` where mounting is not allowed (not root).
+fn on_small_disk(kib: u64, script: &str, env: &[(&str, &Path)]) -> Option<String> {
+    let work = tempfile::tempdir().expect("tempdir");
+    let h = work.path().join("h");
+    std::fs::create_dir_all(&h).expect("mkdir");
+    let probe = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg(format!("mount -t tmpfs -o size=64k tmpfs {}", h.display()))
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("SKIPPED: cannot mount a small file system here (unshare -m needs root)");
+        return None;
+    }
+    let mut c = Command::new("unshare");
+    c.args(["-m", "--propagation", "private", "bash", "-c"])
+        .arg(format!(
+            "mount -t tmpfs -o size={kib}k tmpfs \"$H\" && chmod 700 \"$H\" && {script}"
+        ))
+        .env("H", &h)
+        .env("BRAIN_HOME", &h)
+        .env("HOME", &h)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                brain_tests::bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("TZ", "UTC")
+        .env_remove("BRAIN_TELEMETRY");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("unshare");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn a_full_disk_is_65_with_its_fix_in_every_writer() {
+    let Some(claude) = brain_tests::corpus("claude-code") else {
+        return;
+    };
+    let model = brain_tests::model_dir();
+    let embed = model.as_ref().map_or(String::new(), |m| {
+        format!(
+            "BRAIN_EMBEDDER=local:{} vecindex --all >/dev/null 2>$H/../err; echo \"vecindex=$?\"; cat $H/../err; ",
+            m.display()
+        )
+    });
+    // Index a little, then fill the disk and run every writer once.
+    let script = format!(
+        "jsonl2md {c}/daaain-claude-code-log > $H/../docs 2>/dev/null; \
+         head -c 200000 $H/../docs | partition 2>/dev/null | lexindex --quiet; echo \"first=$?\"; \
+         dd if=/dev/zero of=$H/filler bs=4k 2>/dev/null; \
+         jsonl2md {c} 2>/dev/null | partition >/dev/null 2>$H/../err; echo \"partition=${{PIPESTATUS[1]}}\"; cat $H/../err; \
+         lexindex --all --rebuild 2>$H/../err; echo \"rebuild=$?\"; cat $H/../err; \
+         brain inbox 'decided: ship on Thursdays' 2>$H/../err; echo \"inbox=$?\"; cat $H/../err; \
+         brain wm add 'a note' 2>$H/../err; echo \"wm=$?\"; cat $H/../err; \
+         jsonl2md --new {c}/codemie-code >/dev/null 2>$H/../err; echo \"jsonl2md=$?\"; cat $H/../err; \
+         {embed}",
+        c = claude.display()
+    );
+    let Some(said) = on_small_disk(3 * 1024, &script, &[]) else {
+        return;
+    };
+    assert!(said.contains("first=0"), "{said}");
+    let mut writers = vec!["partition", "rebuild", "inbox", "wm", "jsonl2md"];
+    if model.is_some() {
+        writers.push("vecindex");
+    }
+    for w in writers {
+        let code = said
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{w}=")))
+            .unwrap_or_else(|| panic!("{w} did not run: {said}"));
+        assert_eq!(code, "65", "{w}: {said}");
+    }
+    assert!(said.contains("free space on the disk"), "{said}");
+    assert!(!said.contains("=99"), "{said}");
+}
+
+#[test]
+fn a_missing_scheduler_is_65_and_a_timer_that_is_not_enabled_is_named() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let (home, user) = (t.path().join("home"), t.path().join("user"));
+    let out = run(
+        command("brain", &home)
+            .env("HOME", &user)
+            .env("BRAIN_CRONTAB", t.path().join("no-such-crontab"))
+            .args(["schedule", "install", "--cron"]),
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(65),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // No user session bus: systemctl fails. The units are written, the install fails, and doctor
+    // says the timer never runs.
+    let systemctl = t.path().join("systemctl");
+    std::fs::write(
+        &systemctl,
+        "#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n",
+    )
+    .expect("stand-in");
+    std::fs::set_permissions(
+        &systemctl,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let brain = |args: &[&str]| {
+        run(
+            command("brain", &home)
+                .env("HOME", &user)
+                .env("XDG_CONFIG_HOME", user.join(".config"))
+                .env("BRAIN_SYSTEMCTL", &systemctl)
+                .args(args),
+            b"",
+        )
+    };
+    let out = brain(&["schedule", "install", "--systemd"]);
+    assert_eq!(
+        out.status.code(),
+        Some(65),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("the timer is not enabled"), "{said}");
+    assert!(
+        user.join(".config/systemd/user/brain-nightly.timer")
+            .exists()
+    );
+    let doctor = run(
+        command("brain", &home)
+            .env("HOME", &user)
+            .env("XDG_CONFIG_HOME", user.join(".config"))
+            .env("BRAIN_SYSTEMCTL", &systemctl)
+            .args(["doctor", "--json"]),
+        b"",
+    );
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("json");
+    let check = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "schedules"))
+        .expect("schedules check");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    assert!(
+        check["details"].to_string().contains("not enabled"),
+        "{check}"
+    );
+}
+
+#[test]
+fn the_stop_hooks_log_is_private_from_its_first_byte() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "umask 022; bash {} </dev/null",
+            workspace().join("pipelines/stop-hook.sh").display()
+        ))
+        .env("BRAIN_HOME", &home)
+        .env("HOME", &home)
+        .env("BRAIN_BIN", bin("brain"))
+        .output()
+        .expect("hook");
+    assert!(out.status.success());
+    let log = home.join("logs/hook.log");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&log).expect("log").permissions(),
+    );
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
+    assert_eq!(
+        brain_tests::doctor_check(&home, "privacy")["outcome"],
+        "pass"
+    );
+}
+
+#[test]
+fn a_killed_rebuilds_leftover_is_named_by_doctor_and_cleaned_by_the_next_writer() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = notes(work.path());
+    // What a rebuild killed half-way leaves: a lex.next beside the live index.
+    let next = home.join("index/lex.next");
+    std::fs::create_dir_all(&next).expect("lex.next");
+    std::fs::write(next.join("0000.store"), vec![0u8; 4096]).expect("a segment");
+    let check = brain_tests::doctor_check(&home, "lexical_index");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    assert!(
+        check["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("lex.next")),
+        "{check}"
+    );
+    let ask = run(command("brain", &home).args(["ask", "deploy"]), b"");
+    assert!(String::from_utf8_lossy(&ask.stderr).contains("rebuild is under way"));
+    // The next writer (a stdin run, the stop hook's kind) removes it.
+    ok(&run(&mut command("lexindex", &home), b""), "lexindex");
+    assert!(!next.exists());
+    assert_eq!(
+        brain_tests::doctor_check(&home, "lexical_index")["outcome"],
+        "pass"
+    );
+    let ask = run(command("brain", &home).args(["ask", "deploy"]), b"");
+    assert!(!String::from_utf8_lossy(&ask.stderr).contains("rebuild is under way"));
+}
+
+#[test]
+fn the_captures_refuse_the_passwords_that_passed_and_store_no_terminal_escape() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = notes(work.path());
+    for secret in [
+        "the db password=Summer.2024 for staging",
+        "call it with Authorization: Bearer abc.defghij.klmnopqrst",
+        "run mysql -u root -phunterpass prod",
+        "psql --password correcthorse",
+    ] {
+        let inbox = run(command("brain", &home).args(["inbox", secret]), b"");
+        assert_eq!(inbox.status.code(), Some(71), "inbox: {secret}");
+        let wm = run(command("brain", &home).args(["wm", "add", secret]), b"");
+        assert_eq!(wm.status.code(), Some(71), "wm: {secret}");
+    }
+    assert!(!home.join("inbox").exists() || brain_tests::tree(&home.join("inbox")).is_empty());
+    let add = run(
+        command("brain", &home).args(["wm", "add", "\u{1b}[31mred\u{1b}[0m alert\u{7}\u{202e}txt"]),
+        b"",
+    );
+    ok(&add, "wm add");
+    let stored = std::fs::read_to_string(home.join("state/wm.json")).expect("wm.json");
+    assert!(
+        !stored.contains('\u{1b}') && !stored.contains("\\u001b") && !stored.contains('\u{202e}'),
+        "{stored}"
+    );
+    let list = run(command("brain", &home).args(["wm", "list"]), b"");
+    assert!(
+        !list.stdout.contains(&0x1b),
+        "{}",
+        String::from_utf8_lossy(&list.stdout)
+    );
+}
