@@ -372,3 +372,70 @@ fn the_captures_refuse_the_passwords_that_passed_and_store_no_terminal_escape() 
         String::from_utf8_lossy(&list.stdout)
     );
 }
+
+/// Zero every page of the SQLite file `db` but its first.
+fn zero_pages(db: &Path) {
+    let mut bytes = std::fs::read(db).expect("read");
+    let size = match u16::from_be_bytes([bytes[16], bytes[17]]) {
+        1 => 65536,
+        n => usize::from(n),
+    };
+    for b in bytes.iter_mut().skip(size) {
+        *b = 0;
+    }
+    std::fs::write(db, bytes).expect("write");
+}
+
+#[test]
+fn a_damaged_cursor_or_opencode_store_is_named_with_why_never_silent() {
+    let (Some(cursor), Some(opencode)) = (
+        brain_tests::corpus("cursor"),
+        brain_tests::corpus("opencode"),
+    ) else {
+        return;
+    };
+    let vscdb = cursor.join("built-here/User/globalStorage/state.vscdb");
+    let odb = walkdir::WalkDir::new(&opencode)
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_name() == "opencode.db")
+        .expect("an opencode.db")
+        .into_path();
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    type Damage = fn(&Path);
+    let drop_tables: Damage = |db| {
+        let c = rusqlite::Connection::open(db).expect("open");
+        for table in ["cursorDiskKV", "ItemTable", "part"] {
+            let _ = c.execute_batch(&format!("DROP TABLE IF EXISTS {table}"));
+        }
+    };
+    for (what, damage, why) in [
+        ("lost tables", drop_tables, "table"),
+        ("zeroed pages", zero_pages as Damage, "malformed"),
+    ] {
+        for (src, name, sub) in [
+            (&vscdb, "state.vscdb", "c/User/globalStorage"),
+            (&odb, "opencode.db", "o"),
+        ] {
+            let dir = t.path().join(what).join(sub);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            let db = dir.join(name);
+            std::fs::copy(src, &db).expect("copy");
+            damage(&db);
+            let root = t
+                .path()
+                .join(what)
+                .join(sub.split('/').next().unwrap_or(sub));
+            let out = run(command("jsonl2md", &home).arg(&root), b"");
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                said.contains(&db.display().to_string())
+                    && said.contains(why)
+                    && said.contains("1 unreadable"),
+                "{what} {name}: {said}"
+            );
+            assert_ne!(out.status.code(), Some(99), "{said}");
+        }
+    }
+}

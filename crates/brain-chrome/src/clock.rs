@@ -19,6 +19,16 @@ pub fn timestamp(webkit_us: i64) -> Option<Timestamp> {
     Timestamp::from_microsecond(webkit_us.checked_sub(WEBKIT_UNIX_OFFSET_US)?).ok()
 }
 
+/// Whether a visit time can be real: not before 1990-01-01 (no web browser kept a history
+/// earlier) and not more than a year past the clock (a machine whose clock ran ahead, and the
+/// test corpora's dates, stay in; the year 4770 does not).
+pub fn plausible(t: Timestamp) -> bool {
+    const EARLIEST: i64 = 631_152_000; // 1990-01-01T00:00:00Z
+    const AHEAD: i64 = 366 * 86_400;
+    let latest = Timestamp::now().as_second().saturating_add(AHEAD);
+    (EARLIEST..=latest).contains(&t.as_second())
+}
+
 /// The WebKit time of an instant.
 pub fn webkit(ts: Timestamp) -> i64 {
     ts.as_microsecond().saturating_add(WEBKIT_UNIX_OFFSET_US)
@@ -38,14 +48,16 @@ impl Clock {
         Clock { tz, cached: None }
     }
 
-    /// The local day of a WebKit time; `None` for an impossible time.
+    /// The local day of a WebKit time; `None` for an impossible or implausible time (outside
+    /// [`plausible`]: a visit dated in the year 4770 is a corrupt row, not a day).
     pub fn day(&mut self, webkit_us: i64) -> Option<Date> {
         if let Some((d, lo, hi)) = self.cached
             && (lo..hi).contains(&webkit_us)
         {
             return Some(d);
         }
-        let date = timestamp(webkit_us)?.to_zoned(self.tz.clone()).date();
+        let ts = timestamp(webkit_us).filter(|t| plausible(*t))?;
+        let date = ts.to_zoned(self.tz.clone()).date();
         let (lo, hi) = self.bounds(date)?;
         self.cached = Some((date, lo, hi));
         Some(date)
@@ -83,6 +95,21 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_visit_in_the_year_4770_or_before_1990_is_no_day() {
+        let mut c = Clock::new(TimeZone::UTC);
+        let at = |s: &str| webkit(s.parse::<Timestamp>().expect("ts"));
+        assert!(c.day(at("2024-05-01T10:00:00Z")).is_some());
+        assert!(c.day(at("1989-12-31T23:00:00Z")).is_none());
+        // ~year 4770, the date the fuzzing found taken as a real day.
+        assert!(c.day(at("4770-01-01T00:00:00Z")).is_none());
+        let soon = Timestamp::now().as_second() + 30 * 86_400;
+        assert!(
+            c.day(webkit(Timestamp::from_second(soon).expect("ts")))
+                .is_some()
+        );
+    }
 
     #[test]
     fn webkit_times_convert_to_the_right_instant() {

@@ -222,7 +222,7 @@ fn profile_run(
                 let Some(date) = clock.day(v.time) else {
                     stats.odd += 1;
                     warn(&format!(
-                        "{shown}: visit {}: impossible visit_time {}",
+                        "{shown}: visit {}: impossible visit_time {} (not a time between 1990 and a year from now)",
                         v.id, v.time
                     ));
                     return Ok(());

@@ -168,7 +168,9 @@ pub fn read_db(db: &Path) -> Result<Read, String> {
                     .collect::<Result<Vec<_>, _>>()
             })
             .map_err(|e| e.to_string())?;
-        Ok(rows.filter_map(Result::ok).collect())
+        // A row that does not read (a zeroed page) fails the database, named, never drops out.
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
     };
     let has = |t: &str| {
         conn.query_row(
@@ -179,7 +181,10 @@ pub fn read_db(db: &Path) -> Result<Read, String> {
         .is_ok()
     };
     if !has("message") || !has("part") {
-        return Ok(out);
+        return Err(
+            "no `message` or `part` table (a damaged opencode.db, or not one): no conversation read"
+                .into(),
+        );
     }
     // A database without its session table still has conversations: its messages name them.
     let sessions = if has("session") {

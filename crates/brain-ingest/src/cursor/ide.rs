@@ -113,7 +113,10 @@ pub fn read_workspace(db: &Path, ws: &mut Workspaces) -> Result<Read, String> {
     let conn = &snap.conn;
     let mut out = Read::default();
     if !has_table(conn, "ItemTable") {
-        return Ok(out);
+        // Every VS Code state database has one: this one is damaged, or not one.
+        return Err(
+            "no `ItemTable` table (a damaged state.vscdb, or not one): no conversation read".into(),
+        );
     }
     let project = db.parent().and_then(workspace_project);
     if let Some(data) = item(conn, "composer.composerData") {
@@ -167,6 +170,13 @@ pub fn read_global(db: &Path, ws: &Workspaces, known: Known<'_>) -> Result<Read,
     let conn = &snap.conn;
     let mut out = Read::default();
     if !has_table(conn, "cursorDiskKV") {
+        if !has_table(conn, "ItemTable") {
+            return Err(
+                "neither `cursorDiskKV` nor `ItemTable` (a damaged state.vscdb, or not one): no conversation read"
+                    .into(),
+            );
+        }
+        // A Cursor older than split storage: its conversations are in the workspaces' databases.
         return Ok(out);
     }
     let mut st = conn
@@ -177,8 +187,8 @@ pub fn read_global(db: &Path, ws: &Workspaces, known: Known<'_>) -> Result<Read,
             Ok((r.get::<_, String>(0)?, bytes_of(r.get_ref(1)?)))
         })
         .map_err(|e| e.to_string())?
-        .filter_map(Result::ok)
-        .collect();
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("reading the composers: {e}"))?;
     for (key, raw) in rows {
         let id = key.trim_start_matches("composerData:");
         if id.is_empty() || id.contains(['\n', ':']) {
@@ -253,9 +263,9 @@ fn bubble_rows(
             Ok((r.get::<_, String>(0)?, bytes_of(r.get_ref(1)?)))
         })
         .map_err(|e| e.to_string())?
-        .filter_map(Result::ok)
-        .map(|(key, raw)| (key[lo.len()..].to_string(), raw))
-        .collect();
+        .map(|r| r.map(|(key, raw)| (key[lo.len()..].to_string(), raw)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("reading the bubbles: {e}"))?;
     let mut by_inner: Option<HashMap<String, &Vec<u8>>> = None;
     let (mut out, mut issues) = (Vec::new(), Vec::new());
     for h in headers {
