@@ -439,3 +439,83 @@ fn a_damaged_cursor_or_opencode_store_is_named_with_why_never_silent() {
         }
     }
 }
+
+#[test]
+fn yaml_nested_50000_deep_is_refused_at_once_everywhere_it_is_read() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = notes(work.path());
+    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+    // The strategy file: refused as bad input, naming it.
+    std::fs::write(
+        home.join("search_strategy.yaml"),
+        format!("rrf:\n  k: {deep}\n"),
+    )
+    .expect("strategy");
+    let ask = run(command("brain", &home).args(["ask", "deploy"]), b"");
+    assert_eq!(ask.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&ask.stderr).contains("nested more than 64"));
+    std::fs::remove_file(home.join("search_strategy.yaml")).expect("rm");
+    // A document's frontmatter: not read as YAML (the file is indexed as its text), at once.
+    std::fs::write(
+        work.path().join("notes/deep.md"),
+        format!("---\ntags: {deep}\n---\n# Deep\n"),
+    )
+    .expect("deep note");
+    let lex = run(command("lexindex", &home).arg("--all"), b"");
+    let said = ok(&lex, "lexindex");
+    assert!(said.contains("1 added"), "{said}");
+    // brain.yaml: refused as bad input by the writers that need it.
+    let yaml = std::fs::read_to_string(home.join("brain.yaml")).expect("yaml");
+    std::fs::write(home.join("brain.yaml"), format!("{yaml}other: {deep}\n")).expect("yaml");
+    let lex = run(command("lexindex", &home).arg("--all"), b"");
+    assert_eq!(
+        lex.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&lex.stderr)
+    );
+    assert!(String::from_utf8_lossy(&lex.stderr).contains("nested more than 64"));
+}
+
+#[test]
+fn a_record_may_only_supersede_one_that_exists() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = notes(work.path());
+    let out = run(
+        command("brain", &home).args([
+            "inbox",
+            "--supersedes",
+            "notes/no-such.md",
+            "decided: ship on Fridays",
+        ]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(64));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("notes/no-such.md") && said.contains("names no record"),
+        "{said}"
+    );
+    for target in ["notes/n1.md", "brain://notes/n2.md"] {
+        let out = run(
+            command("brain", &home).args([
+                "inbox",
+                "--supersedes",
+                target,
+                "decided: ship on Thursdays instead",
+            ]),
+            b"",
+        );
+        ok(&out, target);
+    }
+    let escape = run(
+        command("brain", &home).args([
+            "inbox",
+            "--supersedes",
+            "notes/../../etc/passwd",
+            "decided: x",
+        ]),
+        b"",
+    );
+    assert_eq!(escape.status.code(), Some(64));
+}

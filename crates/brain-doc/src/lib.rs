@@ -29,6 +29,7 @@ pub mod markdown;
 pub mod memory;
 pub mod ndjson;
 pub mod timings;
+pub mod yaml;
 
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{ErrorCode, ErrorRecord};

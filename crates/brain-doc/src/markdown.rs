@@ -33,6 +33,10 @@ pub fn split(text: &str) -> Result<(Option<Map<String, Value>>, &str), DocError>
     if yaml.trim().is_empty() {
         return Ok((Some(Map::new()), body));
     }
+    crate::yaml::check_nesting(yaml).map_err(|reason| DocError::Field {
+        field: "frontmatter",
+        reason,
+    })?;
     let value: Value = serde_norway::from_str(yaml)?;
     match value {
         Value::Object(map) => Ok((Some(map), body)),

@@ -113,6 +113,8 @@ pub enum InboxError {
     Config(#[from] ConfigError),
     #[error("{0}; nothing was written")]
     BadField(String),
+    #[error("--supersedes `{0}` names no record; nothing was written")]
+    NoTarget(String),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -127,7 +129,8 @@ impl InboxError {
             InboxError::Empty
             | InboxError::TooLong { .. }
             | InboxError::Config(_)
-            | InboxError::BadField(_) => ErrorCode::BadQuery,
+            | InboxError::BadField(_)
+            | InboxError::NoTarget(_) => ErrorCode::BadQuery,
             InboxError::Refused(_) | InboxError::Noise(_) => ErrorCode::Refused,
             InboxError::Lock(LockError::Held { .. }) => ErrorCode::Locked,
             InboxError::Lock(_) | InboxError::Io { .. } => ErrorCode::Internal,
@@ -159,6 +162,9 @@ impl InboxError {
             InboxError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
             InboxError::BadField(_) => {
                 "importance is 1-5, dates are YYYY-MM-DD or RFC 3339, ttl like 7d, 12h, 2w, 3mo, 1y (docs/FORMATS.md)"
+            }
+            InboxError::NoTarget(_) => {
+                "name an existing record by its collection/path (or brain://collection/path), as `brain ask` shows it"
             }
             InboxError::Lock(_) | InboxError::Io { .. } => "",
         }
@@ -212,6 +218,24 @@ pub fn capture(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     result
 }
 
+/// Whether `target` (`collection/path`, or `brain://collection/path`) is a file of a declared
+/// collection (a safe path: no `..`, no empty part).
+fn record_exists(config: &Config, target: &str) -> bool {
+    let id = target.strip_prefix("brain://").unwrap_or(target);
+    let Some((collection, rel)) = id.split_once('/') else {
+        return false;
+    };
+    if rel
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return false;
+    }
+    config
+        .collection_dir(collection)
+        .is_some_and(|d| d.join(rel).is_file())
+}
+
 fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     let text = sanitize::clean_text(&req.text);
     if text.is_empty() {
@@ -242,6 +266,16 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
         return Err(InboxError::Noise(n));
     }
     let config = Config::load(home)?;
+    // A record may only replace one that exists: a typo would otherwise hide nothing and say so
+    // nowhere.
+    if let Some(t) = req
+        .record
+        .supersedes
+        .iter()
+        .find(|t| !record_exists(&config, t))
+    {
+        return Err(InboxError::NoTarget(t.clone()));
+    }
     let declared = config.collection_dir(COLLECTION);
     let dir = declared.clone().unwrap_or_else(|| home.inbox());
     let day = req.now.strftime("%Y-%m-%d").to_string();

@@ -13,7 +13,7 @@
 //!   `24h`, `7d`, `2w`, `3mo`, `1y`, `today`, `yesterday`, `YYYY-MM-DD` or an RFC 3339 timestamp;
 //! * any other `word:word` (`std::fs`, `http://…`) is a plain word.
 
-use jiff::{Span, Timestamp, ToSpan, Zoned, civil::Date, tz::TimeZone};
+use jiff::{Span, Timestamp, Zoned, civil::Date, tz::TimeZone};
 
 /// Why a query could not be understood (exit 64).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -228,19 +228,19 @@ pub enum Edge {
 pub fn parse_time(spec: &str, now: &Zoned, edge: Edge) -> Result<Timestamp, QueryError> {
     let bad = || QueryError::BadTime(spec.into());
     let s = spec.trim().to_ascii_lowercase();
+    // A date is a date, up to the end of jiff's range: 9999-12-31 is past its last instant
+    // (9999-12-30T22:00Z), so a day at either end of the range is clamped to it, not refused.
     let day = |d: Date| -> Result<Timestamp, QueryError> {
         let tz: TimeZone = now.time_zone().clone();
-        let start = d.to_zoned(tz.clone()).map_err(|_| bad())?;
+        let start = match d.to_zoned(tz) {
+            Ok(z) => z,
+            Err(_) if d.year() >= 9999 => return Ok(Timestamp::MAX),
+            Err(_) if d.year() <= -9999 => return Ok(Timestamp::MIN),
+            Err(_) => return Err(bad()),
+        };
         match edge {
             Edge::Start => Ok(start.timestamp()),
-            Edge::End => {
-                let next = d
-                    .tomorrow()
-                    .map_err(|_| bad())?
-                    .to_zoned(tz)
-                    .map_err(|_| bad())?;
-                Ok(next.timestamp() - 1.nanosecond())
-            }
+            Edge::End => Ok(start.end_of_day().map_or(Timestamp::MAX, |z| z.timestamp())),
         }
     };
     match s.as_str() {
@@ -506,6 +506,18 @@ mod tests {
         assert_eq!(t, "2026-04-09T00:00:00Z".parse::<Timestamp>().expect("ts"));
         let t = parse_time("2026-01-02T03:04:05Z", &now(), Edge::End).expect("rfc3339");
         assert_eq!(t, "2026-01-02T03:04:05Z".parse::<Timestamp>().expect("ts"));
+        let t = parse_time("2026-01-02", &now(), Edge::End).expect("a day's end");
+        assert_eq!(
+            t,
+            "2026-01-02T23:59:59.999999999Z"
+                .parse::<Timestamp>()
+                .expect("ts")
+        );
+        // The ends of the calendar are dates too (issue 37: 9999-12-31 was "unreadable").
+        for edge in [Edge::Start, Edge::End] {
+            assert_eq!(parse_time("9999-12-31", &now(), edge), Ok(Timestamp::MAX));
+        }
+        assert!(parse_time("0001-01-01", &now(), Edge::Start).is_ok());
     }
 
     #[test]

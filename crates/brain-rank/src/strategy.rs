@@ -428,6 +428,8 @@ pub enum ParseError {
     Yaml(serde_norway::Error),
     #[error(transparent)]
     Knob(crate::knobs::KnobError),
+    #[error("{0}")]
+    Nesting(String),
 }
 
 /// Why the strategy file could not be read.
@@ -448,6 +450,8 @@ pub enum StrategyError {
         path: PathBuf,
         source: crate::knobs::KnobError,
     },
+    #[error("{path}: {reason}")]
+    Nesting { path: PathBuf, reason: String },
 }
 
 impl Strategy {
@@ -467,6 +471,10 @@ impl Strategy {
                     path: path.into(),
                     source,
                 },
+                ParseError::Nesting(reason) => StrategyError::Nesting {
+                    path: path.into(),
+                    reason,
+                },
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Strategy::default()),
             Err(source) => Err(StrategyError::Io {
@@ -478,6 +486,7 @@ impl Strategy {
 
     /// A strategy from the text of a strategy file (checked as [`Strategy::load`] checks it).
     pub fn parse(text: &str) -> Result<Strategy, ParseError> {
+        brain_doc::yaml::check_nesting(text).map_err(ParseError::Nesting)?;
         let v: serde_json::Value = serde_norway::from_str(text).map_err(ParseError::Yaml)?;
         crate::knobs::check(&v).map_err(ParseError::Knob)?;
         if v.is_null() {

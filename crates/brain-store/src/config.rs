@@ -148,6 +148,8 @@ pub enum ConfigError {
         path: PathBuf,
         source: serde_norway::Error,
     },
+    #[error("{path}: {reason}")]
+    Nesting { path: PathBuf, reason: String },
     #[error("collection name `{0}` is not valid: use lower-case letters, digits, `-` and `_`")]
     BadName(String),
     #[error("collection `{0}` already exists")]
@@ -242,6 +244,10 @@ impl Config {
             }
             Err(source) => return Err(ConfigError::Io { path, source }),
         };
+        brain_doc::yaml::check_nesting(&text).map_err(|reason| ConfigError::Nesting {
+            path: path.clone(),
+            reason,
+        })?;
         let mut cfg: Config =
             serde_norway::from_str(&text).map_err(|source| ConfigError::Yaml { path, source })?;
         cfg.home = home.root().to_path_buf();
