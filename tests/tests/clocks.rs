@@ -266,9 +266,10 @@ fn hook_install_refuses_invalid_settings_and_reports_io_failures() {
         command("brain", &home).args(["hook", "install", "--claude", "--settings", &dir]),
         b"",
     );
+    // A folder where a file belongs is storage the command cannot use: 65 with its fix (issue 37).
     assert_eq!(
         out.status.code(),
-        Some(99),
+        Some(65),
         "a settings path that is a folder"
     );
     let out = run(command("brain", &home).args(["hook", "install"]), b"");

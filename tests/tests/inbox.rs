@@ -297,7 +297,9 @@ fn a_held_lock_is_exit_70_and_an_unwritable_inbox_99() {
 
     std::fs::write(h.join("inbox"), "a file where the folder should be").expect("write");
     let (code, _, stderr) = inbox(h, &["cannot land"], b"");
-    assert_eq!(code, Some(99), "{stderr}");
+    // A file where a folder belongs: storage the capture cannot use, 65 with its fix (issue 37).
+    assert_eq!(code, Some(65), "{stderr}");
+    assert!(stderr.contains("a file stands where brain keeps a folder"), "{stderr}");
 }
 
 #[test]

@@ -148,6 +148,11 @@ fn doctor_fix_over_a_home_of_every_corpus_keeps_every_document() {
         "every document is still there"
     );
     assert!(before == after, "and holds the same bytes");
+    eprintln!(
+        "doctor --fix on a home of every corpus: {} documents before ({sessions} sessions, {stores} of them from stores), {} after, 0 moved",
+        before.len(),
+        after.len()
+    );
     assert!(!home.join("attic").exists());
     let report: serde_json::Value = serde_json::from_slice(
         &run(command("brain", &home).args(["doctor", "--json"]), b"").stdout,

@@ -138,6 +138,12 @@ fn secrets() -> Vec<(&'static str, String)> {
             ),
         ),
         ("generic_key", format!("signing_key: {}", r(32, an))),
+        // The four issue 37 found passing: a dotted password, a dotted Bearer value, letters-only
+        // values after `mysql -p` and `--password`.
+        ("password_dotted", "password=Summer.2024".to_string()),
+        ("bearer_dotted", "Authorization: Bearer abc.defghij.klmnopqrst".to_string()),
+        ("mysql_p_letters", "mysql -u root -phunterpasswd app".to_string()),
+        ("password_flag_letters", "psql --password correcthorsebattery".to_string()),
     ]
 }
 
@@ -150,7 +156,9 @@ fn needle(kind: &str, text: &str) -> String {
             .split("AccountKey=")
             .nth(1)
             .map(|v| v.trim_end_matches(";")),
-        "bearer" => text.rsplit(' ').next(),
+        "bearer" | "bearer_dotted" | "password_flag_letters" => text.rsplit(' ').next(),
+        "password_dotted" => text.split('=').nth(1),
+        "mysql_p_letters" => text.split(" -p").nth(1).and_then(|v| v.split(' ').next()),
         "url_password" => text.split(':').nth(2).and_then(|v| v.split('@').next()),
         "url_token" => text
             .split("access_token=")

@@ -113,9 +113,14 @@ pub fn read_workspace(db: &Path, ws: &mut Workspaces) -> Result<Read, String> {
     let conn = &snap.conn;
     let mut out = Read::default();
     if !has_table(conn, "ItemTable") {
-        // Every VS Code state database has one: this one is damaged, or not one.
+        // A database of split storage alone holds no workspace entries; one with neither table is
+        // damaged, or not a state database at all.
+        if has_table(conn, "cursorDiskKV") {
+            return Ok(out);
+        }
         return Err(
-            "no `ItemTable` table (a damaged state.vscdb, or not one): no conversation read".into(),
+            "neither `ItemTable` nor `cursorDiskKV` (a damaged state.vscdb, or not one): no conversation read"
+                .into(),
         );
     }
     let project = db.parent().and_then(workspace_project);
