@@ -299,7 +299,10 @@ fn a_held_lock_is_exit_70_and_an_unwritable_inbox_99() {
     let (code, _, stderr) = inbox(h, &["cannot land"], b"");
     // A file where a folder belongs: storage the capture cannot use, 65 with its fix (issue 37).
     assert_eq!(code, Some(65), "{stderr}");
-    assert!(stderr.contains("a file stands where brain keeps a folder"), "{stderr}");
+    assert!(
+        stderr.contains("a file stands where brain keeps a folder"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -249,6 +249,15 @@ fn session(home: &Path, i: usize, word: &str) -> PathBuf {
     path
 }
 
+/// A session of each word of [`WORDS`] under `home`.
+fn sessions(home: &Path) -> Vec<PathBuf> {
+    WORDS
+        .iter()
+        .enumerate()
+        .map(|(i, w)| session(home, i, w))
+        .collect()
+}
+
 fn spawn_hook(home: &Path, transcript: &Path) -> std::process::Child {
     use std::io::Write;
     let mut c = std::process::Command::new("bash");
@@ -315,11 +324,7 @@ fn every_session_searchable_once(home: &Path) {
 fn ten_stop_hooks_at_once_leave_every_session_searchable() {
     let t = tempfile::tempdir().expect("tempdir");
     let home = t.path().join("home");
-    let paths: Vec<PathBuf> = WORDS
-        .iter()
-        .enumerate()
-        .map(|(i, w)| session(&home, i, w))
-        .collect();
+    let paths = sessions(&home);
     let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
     for mut h in hooks {
         assert!(h.wait().expect("wait").success());
@@ -332,11 +337,7 @@ fn ten_stop_hooks_at_once_leave_every_session_searchable() {
 fn stop_hooks_while_another_writer_holds_the_index_queue_their_sessions() {
     let t = tempfile::tempdir().expect("tempdir");
     let home = t.path().join("home");
-    let paths: Vec<PathBuf> = WORDS
-        .iter()
-        .enumerate()
-        .map(|(i, w)| session(&home, i, w))
-        .collect();
+    let paths = sessions(&home);
     // A writer that holds the index lock past every hook's wait (a long `lexindex --all`).
     let held = brain_store::Lock::try_acquire(&home.join("locks/lexindex.lock")).expect("lock");
     let hooks: Vec<_> = paths.iter().map(|p| spawn_hook(&home, p)).collect();
@@ -380,11 +381,7 @@ fn stop_hooks_during_a_full_rebuild_lose_no_session() {
         &run(&mut command("partition", &home), &docs.stdout),
         "partition",
     );
-    let paths: Vec<PathBuf> = WORDS
-        .iter()
-        .enumerate()
-        .map(|(i, w)| session(&home, i, w))
-        .collect();
+    let paths = sessions(&home);
     let mut rebuild = command("lexindex", &home)
         .args(["--all", "--rebuild", "--quiet"])
         .stdin(std::process::Stdio::null())
@@ -497,7 +494,7 @@ fn a_purge_killed_at_any_point_is_finished_by_the_next_writer() {
             .expect("purged.json reads whatever the kill")
             .records
             .iter()
-            .any(|r| r.id == id);
+            .any(|r| r.id_sha256 == brain_store::purged::id_key(&id));
         if !recorded {
             // Killed before the purge began: nothing of it happened.
             assert!(

@@ -144,7 +144,7 @@ fn doctor_logs_a_row_with_its_failures_and_explain_shows_the_verdict() {
     );
     let r: DoctorReport = serde_json::from_slice(&out.stdout).expect("report");
     assert_eq!(r.failures, ["locks"]);
-    assert_eq!(r.checks.len(), 17, "every check ran");
+    assert_eq!(r.checks.len(), 18, "every check ran");
     let log = std::fs::read_to_string(work.path().join("home/logs/usage.jsonl")).expect("usage");
     let row: serde_json::Value =
         serde_json::from_str(log.lines().last().expect("row")).expect("json");

@@ -141,9 +141,18 @@ fn secrets() -> Vec<(&'static str, String)> {
         // The four issue 37 found passing: a dotted password, a dotted Bearer value, letters-only
         // values after `mysql -p` and `--password`.
         ("password_dotted", "password=Summer.2024".to_string()),
-        ("bearer_dotted", "Authorization: Bearer abc.defghij.klmnopqrst".to_string()),
-        ("mysql_p_letters", "mysql -u root -phunterpasswd app".to_string()),
-        ("password_flag_letters", "psql --password correcthorsebattery".to_string()),
+        (
+            "bearer_dotted",
+            "Authorization: Bearer abc.defghij.klmnopqrst".to_string(),
+        ),
+        (
+            "mysql_p_letters",
+            "mysql -u root -phunterpasswd app".to_string(),
+        ),
+        (
+            "password_flag_letters",
+            "psql --password correcthorsebattery".to_string(),
+        ),
     ]
 }
 

@@ -107,7 +107,11 @@ pub fn purge(
 pub fn finish_pending(home: &Home, wait: Duration) -> Result<Vec<Purged>, PurgeError> {
     let purged = brain_store::purged::Purged::load(home)
         .map_err(|e| fail(ErrorCode::Internal)(e.to_string()))?;
-    let pending: Vec<String> = purged.pending().iter().map(|p| p.id.clone()).collect();
+    let pending: Vec<String> = purged
+        .pending()
+        .iter()
+        .filter_map(|p| p.id.clone())
+        .collect();
     if pending.is_empty() {
         return Ok(Vec::new());
     }

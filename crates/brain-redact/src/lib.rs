@@ -97,6 +97,13 @@ fn classify<'a>(c: &Captures<'a>) -> Option<(&'static str, regex::Match<'a>, reg
                 looks_secret(secret.as_str(), quoted) && looks_random(secret.as_str())
             }
             Check::Credential => !is_placeholder(secret.as_str()),
+            Check::Token => {
+                let v = secret.as_str();
+                !is_placeholder(v)
+                    && !v
+                        .bytes()
+                        .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
+            }
         };
         if !confirmed {
             return None;

@@ -11,10 +11,12 @@ pub(crate) enum Check {
     /// A `name = value` assignment under a vaguer name (`…_key`, `…_token`): the value must also
     /// look random ([`looks_random`]).
     Entropy,
-    /// A value whose place says it is a credential whatever it looks like (`mysql -pVALUE`,
-    /// `--password VALUE`, `Bearer VALUE`): only placeholders and variables are left
-    /// ([`is_placeholder`]).
+    /// A value whose place says it is a password whatever it looks like (`mysql -pVALUE`,
+    /// `--password VALUE`): only placeholders and variables are left ([`is_placeholder`]).
     Credential,
+    /// A token after `Bearer`: anything but a placeholder or a plain identifier (`dev-user-token`
+    /// in a test is a name; a dotted, digit-bearing or base64 value is a token).
+    Token,
 }
 
 /// One secret rule: its kind (the `[REDACTED:<kind>]` label), its pattern, whether the secret is
@@ -235,7 +237,7 @@ pub(crate) const RULES: &[Rule] = &[
         "bearer_token",
         r"(?i)(?-u:\b)bearer\s+([A-Za-z0-9._~+/-]{16,}=*)",
         true,
-        Check::Credential,
+        Check::Token,
     ),
     rule(
         "url_password",

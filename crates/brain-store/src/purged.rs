@@ -1,7 +1,9 @@
 //! What `brain forget --purge` removed, remembered so a purge holds and finishes (issue 37).
 //!
-//! `state/purged.json` keeps, for each purged record, its id, the hash of its conversation (agent
-//! and session id, when it is a session) and whether every trace is gone yet — never its text.
+//! `state/purged.json` keeps, for each purged record, the hash of its id, the hash of its
+//! conversation (agent and session id, when it is a session) and whether every trace is gone yet —
+//! never its text, and its id in clear only while the purge is pending (a finished purge leaves no
+//! name behind: a file name can say as much as its text).
 //! - **A purge that is killed is finished.** The record is written here, `pending`, before the
 //!   first deletion; every writer's run finishes what is pending (`brain_ops::purge::finish_pending`)
 //!   and `brain doctor` fails naming it until then.
@@ -22,8 +24,11 @@ pub const FILE: &str = "purged.json";
 /// One purged record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Purge {
-    /// `collection/path` of the record.
-    pub id: String,
+    /// `collection/path` of the record, while the purge is pending (what finishing it needs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// sha256 of the id ([`id_key`]).
+    pub id_sha256: String,
     /// sha256 of `agent \0 session id` for a session's record ([`conversation_key`]), so every
     /// later conversion of that session is left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,6 +71,11 @@ pub enum PurgedError {
     Lock(#[from] crate::LockError),
 }
 
+/// The hash naming a record id.
+pub fn id_key(id: &str) -> String {
+    brain_doc::sha256_hex(id.as_bytes())
+}
+
 /// The hash naming a session: `agent` and its session id.
 pub fn conversation_key(agent: &str, session: &str) -> String {
     brain_doc::sha256_hex(format!("{agent}\0{session}").as_bytes())
@@ -105,7 +115,7 @@ impl Purged {
     }
 
     fn index(&mut self) {
-        self.ids = self.records.iter().map(|r| r.id.clone()).collect();
+        self.ids = self.records.iter().map(|r| r.id_sha256.clone()).collect();
         self.conversations = self
             .records
             .iter()
@@ -124,13 +134,16 @@ impl Purged {
         if self.records.is_empty() {
             return false;
         }
-        self.ids.contains(&doc.id)
+        self.ids.contains(&id_key(&doc.id))
             || conversation_of(doc).is_some_and(|c| self.conversations.contains(&c))
     }
 
-    /// The purges some trace of which may be left.
+    /// The purges some trace of which may be left (each with its id).
     pub fn pending(&self) -> Vec<&Purge> {
-        self.records.iter().filter(|r| r.pending).collect()
+        self.records
+            .iter()
+            .filter(|r| r.pending && r.id.is_some())
+            .collect()
     }
 
     fn save(&self, home: &Home) -> Result<(), PurgedError> {
@@ -162,16 +175,18 @@ pub fn begin(home: &Home, id: &str, conversation: Option<String>) -> Result<(), 
     let at = crate::clock::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string();
+    let key = id_key(id);
     edit(home, |p| {
         let conversation = conversation.or_else(|| {
             p.records
                 .iter()
-                .find(|r| r.id == id)
+                .find(|r| r.id_sha256 == key)
                 .and_then(|r| r.conversation.clone())
         });
-        p.records.retain(|r| r.id != id);
+        p.records.retain(|r| r.id_sha256 != key);
         p.records.push(Purge {
-            id: id.to_string(),
+            id: Some(id.to_string()),
+            id_sha256: key,
             conversation,
             at,
             pending: true,
@@ -179,11 +194,13 @@ pub fn begin(home: &Home, id: &str, conversation: Option<String>) -> Result<(), 
     })
 }
 
-/// Record that every trace of `id` is gone.
+/// Record that every trace of `id` is gone: its id in clear goes too.
 pub fn done(home: &Home, id: &str) -> Result<(), PurgedError> {
+    let key = id_key(id);
     edit(home, |p| {
-        for r in p.records.iter_mut().filter(|r| r.id == id) {
+        for r in p.records.iter_mut().filter(|r| r.id_sha256 == key) {
             r.pending = false;
+            r.id = None;
         }
     })
 }
@@ -232,9 +249,13 @@ mod tests {
         let p = Purged::load(&home).expect("load");
         assert_eq!(p.records.len(), 1);
         assert_eq!(p.records[0].conversation.as_deref(), Some(key.as_str()));
-        // No text of the record is in the file.
+        // No text of the record is in the file, nor its name once the purge is done.
+        done(&home, "brain/2026/01/a.md").expect("done");
         let text = std::fs::read_to_string(home.state_file(FILE)).expect("file");
-        assert!(!text.contains("s1") && !text.contains("claude"), "{text}");
+        assert!(
+            !text.contains("s1") && !text.contains("claude") && !text.contains("a.md"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -51,6 +51,19 @@ pub const BACKUP_BUSY: std::time::Duration = std::time::Duration::from_secs(1);
 /// Copy `history` into `copy` with SQLite's online backup, in one step (one read transaction: a
 /// consistent snapshot). The original is only read.
 fn online_backup(history: &Path, copy: &Path) -> rusqlite::Result<()> {
+    // A WAL database read without its `-wal` and `-shm` would have SQLite make them beside the
+    // original: never. (The file copy reads such a database whole: no writer is mid-way.)
+    let side = |s: &str| {
+        let mut p = history.as_os_str().to_owned();
+        p.push(s);
+        PathBuf::from(p).is_file()
+    };
+    if wal_mode(history) && !(side("-wal") && side("-shm")) {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some("a WAL database without its -wal and -shm".into()),
+        ));
+    }
     let src = Connection::open_with_flags(
         history,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -86,6 +99,15 @@ fn online_backup(history: &Path, copy: &Path) -> rusqlite::Result<()> {
     // The copy is ours and read alone: a rollback journal, so a read-only connection opens it
     // without a WAL index beside it.
     dst.pragma_update(None, "journal_mode", "DELETE")
+}
+
+/// Whether the database file's header says WAL (file format read and write versions 2).
+fn wal_mode(db: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    std::fs::File::open(db)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head[18] == 2 && head[19] == 2)
 }
 
 /// What changes when SQLite writes a database: the sizes and modification times of the file and
@@ -197,19 +219,19 @@ impl Snapshot {
         for stale in ["-wal", "-journal", "-shm"] {
             let _ = std::fs::remove_file(dir.join(format!("{name}{stale}")));
         }
+        // The side files the snapshot reads through SQLite (its provenance), as they were before.
+        let parts: Vec<PathBuf> = SIDE_FILES
+            .iter()
+            .map(|s| {
+                let mut p = history.as_os_str().to_owned();
+                p.push(s);
+                PathBuf::from(p)
+            })
+            .filter(|p| p.is_file())
+            .collect();
         if online_backup(history, &copy).is_ok()
             && let Ok(conn) = open_checked(&copy, OpenFlags::SQLITE_OPEN_READ_ONLY, history)
         {
-            // The side files the snapshot read through SQLite (its provenance).
-            let parts = SIDE_FILES
-                .iter()
-                .map(|s| {
-                    let mut p = history.as_os_str().to_owned();
-                    p.push(s);
-                    PathBuf::from(p)
-                })
-                .filter(|p| p.is_file())
-                .collect();
             return Ok(Snapshot {
                 conn,
                 parts,

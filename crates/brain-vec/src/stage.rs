@@ -176,7 +176,12 @@ pub enum StageError {
 /// vectors up to date in the store in `dir`, under which fingerprint, so `status`, `explain` and MCP
 /// count the backlog.
 pub fn record_freshness(home: &Home, dir: &Path, inputs: &[Input]) -> Result<(), String> {
-    let store = Store::open(dir).map_err(|e| e.to_string())?;
+    let store = match Store::open(dir) {
+        Ok(s) => s,
+        // Nothing was written (a run over its --max-chunks cap before any store exists).
+        Err(crate::VecError::IndexMissing { .. }) => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
     let fp = store.manifest.fingerprint.id();
     let stored: HashMap<&str, &str> = store.docs.iter().map(|d| (d.id, d.hash)).collect();
     let now = std::time::SystemTime::now()

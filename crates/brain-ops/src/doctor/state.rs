@@ -314,7 +314,13 @@ pub fn purges(home: &Home) -> Check {
         ),
         "run `lexindex --all` (any writer's run finishes them), or `brain forget --purge --yes <id>`",
     )
-    .with(pending.iter().take(FEW).map(|p| format!("{} (asked {})", p.id, p.at)).collect())
+    .with(
+        pending
+            .iter()
+            .take(FEW)
+            .map(|p| format!("{} (asked {})", p.id.as_deref().unwrap_or("?"), p.at))
+            .collect(),
+    )
 }
 
 pub fn state_db(home: &Home, registry: Result<Option<Registry>, OpsError>) -> Check {
