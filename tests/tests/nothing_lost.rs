@@ -769,3 +769,59 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
         assert!(a == b, "{n} changed");
     }
 }
+
+#[test]
+fn a_hostile_or_torn_index_queue_is_dropped_line_by_line_and_escapes_nothing() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let (home, _) = purge_home(work.path());
+    // A file outside every collection, and a queue naming it, with garbage and a cut line.
+    std::fs::write(
+        work.path().join("outside.md"),
+        format!("# Outside\n\n{SECRET}x outside\n"),
+    )
+    .expect("outside");
+    let q = home.join("state").join(brain_lex::queue::FILE);
+    std::fs::create_dir_all(home.join("state")).expect("state");
+    std::fs::write(
+        &q,
+        "{\"collection\":\"notes\",\"path\":\"../outside.md\"}\nnot json\n{\"collection\":\"notes\",\"path\":\"/etc/passwd\"}\n{\"collection\":\"notes\",\"pa",
+    )
+    .expect("queue");
+    // A stdin run (the stop hook's kind: a walk reads the disk itself and skips references).
+    let out = run(&mut command("lexindex", &home), b"");
+    let said = ok(&out, "lexindex");
+    assert!(said.contains("not a path inside its collection"), "{said}");
+    assert!(said.contains("2 lines are not queue entries"), "{said}");
+    assert!(!q.exists(), "the queue is emptied");
+    assert!(
+        !indexed(&home)
+            .iter()
+            .any(|i| i.contains("outside") || i.contains("passwd"))
+    );
+}
+
+#[test]
+fn an_unreadable_record_of_purges_stops_conversion_and_doctor_names_it() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let transcript = session(&home, 1, "mike");
+    std::fs::create_dir_all(home.join("state")).expect("state");
+    std::fs::write(
+        home.join("state").join(brain_store::purged::FILE),
+        "{\"records\": [{\"id_sha",
+    )
+    .expect("torn");
+    let out = run(command("jsonl2md", &home).arg(&transcript), b"");
+    assert_eq!(
+        out.status.code(),
+        Some(65),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing converted that a purge may hold"
+    );
+    let check = brain_tests::doctor_check(&home, "purges");
+    assert_eq!(check["outcome"], "fail", "{check}");
+}

@@ -229,7 +229,7 @@ fn doctor_fails_with_65_when_one_transcript_is_held_by_two_session_documents() {
     assert_eq!(doctor.status.code(), Some(65));
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        text.contains("1 transcript held by more than one session document"),
+        text.contains("1 conversation held by more than one session document"),
         "{text}"
     );
     assert!(text.contains("turn-1.md"), "{text}");

@@ -92,8 +92,11 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         state: None,
         queue,
         redact: !args.no_redact,
-        purged: brain_store::purged::Purged::load(&home)
-            .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?,
+        // Unreadable, it could let a purged session back in: refuse (doctor's purges check names it).
+        purged: brain_store::purged::Purged::load(&home).map_err(|e| {
+            Failure::new(ErrorCode::IndexMissing, e.to_string())
+                .with_fix("restore or repair state/purged.json (`brain doctor` names it)")
+        })?,
     };
     if args.new || args.state.is_some() {
         opts.state = Some(

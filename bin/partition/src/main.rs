@@ -50,8 +50,10 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         Partitioner::new(&config).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let warnings = Warnings::new("partition", args.quiet);
     // What `brain forget --purge` removed stays out: a session's later conversions, a day read again.
-    let purged = brain_store::purged::Purged::load(&home)
-        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+    let purged = brain_store::purged::Purged::load(&home).map_err(|e| {
+        Failure::new(ErrorCode::IndexMissing, e.to_string())
+            .with_fix("restore or repair state/purged.json (`brain doctor` names it)")
+    })?;
     let mut left_out = 0u64;
     let mut out = Stdout::new();
     let mut claims = partition::Claims::default();

@@ -18,10 +18,10 @@ pub fn closed_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
             if is_broken_pipe(io) {
                 return true;
             }
-            if let Some(inner) = io.get_ref() {
-                if closed_pipe(inner) {
-                    return true;
-                }
+            if let Some(inner) = io.get_ref()
+                && closed_pipe(inner)
+            {
+                return true;
             }
         }
         if e.to_string().ends_with("Broken pipe (os error 32)") {

@@ -529,6 +529,19 @@ impl Indexer {
             }
             let indexed = match (&e.path, &e.doc) {
                 (Some(_), _) if self.bulk => continue,
+                (Some(rel), _)
+                    if rel.is_empty()
+                        || rel.starts_with('/')
+                        || rel
+                            .split('/')
+                            .any(|c| c.is_empty() || c == "." || c == "..") =>
+                {
+                    self.summary.field_warnings.push(format!(
+                        "queued record {}: not a path inside its collection: dropped",
+                        e.id()
+                    ));
+                    continue;
+                }
                 (Some(rel), _) => {
                     let Some(file) = self
                         .config

@@ -253,7 +253,7 @@ pub(crate) const RULES: &[Rule] = &[
     ),
     rule(
         "cli_password",
-        r#"(?-u:\b)(?:PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH)=["']?([^\s"']{3,})|(?-u:\b)mysql(?:dump|admin)?\s(?:[^\n|;&]*?\s)?-p([^\s"'-][^\s"']{2,})|--password[= ]["']?([^\s"'-][^\s"']{2,})"#,
+        r#"(?-u:\b)(?:PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH)=["']?([^\s"'\[\]()<>`]{3,})|(?-u:\b)mysql(?:dump|admin)?\s(?:[^\n|;&]*?\s)?-p([^\s"'\[\]()<>`-][^\s"'\[\]()<>`]{2,})|--password[= ]["']?([^\s"'\[\]()<>`-][^\s"'\[\]()<>`]{2,})"#,
         true,
         Check::Credential,
     ),

@@ -242,8 +242,12 @@ pub fn move_stale_copies(
         held.pop();
         for h in held {
             let (collection, rel) = h.id.split_once('/').unwrap_or(("", h.id.as_str()));
-            let to = brain_store::attic::move_aside(home, &h.path, collection, rel)?;
-            moved.push((h.path, to));
+            match brain_store::attic::move_aside(home, &h.path, collection, rel) {
+                Ok(to) => moved.push((h.path, to)),
+                // Moved by a fix running at the same time: nothing left to do here.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
         }
     }
     Ok(moved)
