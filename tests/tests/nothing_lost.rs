@@ -825,3 +825,145 @@ fn an_unreadable_record_of_purges_stops_conversion_and_doctor_names_it() {
     let check = brain_tests::doctor_check(&home, "purges");
     assert_eq!(check["outcome"], "fail", "{check}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Whatever removes a document removes its vectors.
+
+#[test]
+fn a_document_removed_from_the_index_leaves_the_vector_store_and_every_hybrid_answer() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let Some(home) = brain_tests::vault_home(work.path(), true) else {
+        return;
+    };
+    let model = brain_tests::model_dir().expect("the model vault_home embedded with");
+    let embedder = format!("local:{}", model.display());
+    let ask = |q: &str| -> serde_json::Value {
+        let out = run(
+            command("brain", &home)
+                .env("BRAIN_EMBEDDER", &embedder)
+                .args(["ask", "--json", "--mode", "vec", "-n", "50", q]),
+            b"",
+        );
+        serde_json::from_slice(&out.stdout).expect("envelope")
+    };
+    let docids = |v: &serde_json::Value| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h["docid"].as_str().map(str::to_string))
+            .collect()
+    };
+    let gone = "notes/dup-a.md";
+    let docid = brain_doc::docid(gone);
+    let before = ask("paraphrased duplicate note");
+    assert!(docids(&before).contains(&docid), "{before}");
+    let store = |h: &Path| -> Vec<String> {
+        brain_vec::store::Store::open(&h.join("index/vec"))
+            .map(|s| s.docs.iter().map(|d| d.id.to_string()).collect())
+            .unwrap_or_default()
+    };
+    assert!(store(&home).iter().any(|i| i == gone));
+    // The user deletes the note; the next walk removes it from the index, and its vectors with it.
+    std::fs::remove_file(work.path().join(gone)).expect("rm");
+    let lex = run(command("lexindex", &home).arg("--all"), b"");
+    ok(&lex, "lexindex --all");
+    assert!(
+        !store(&home).iter().any(|i| i == gone),
+        "its vectors are gone at once"
+    );
+    let after = ask("paraphrased duplicate note");
+    assert!(!docids(&after).contains(&docid), "{after}");
+    let get = run(command("brain", &home).args(["get", &docid]), b"");
+    assert_ne!(get.status.code(), Some(0));
+}
+
+#[test]
+fn stop_hooks_during_a_vecindex_run_lose_no_session() {
+    let Some(model) = brain_tests::model_dir() else {
+        return;
+    };
+    let Some(corpora) = brain_tests::corpus("") else {
+        return;
+    };
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    // Enough sessions that the embedding runs while the hooks end (a few seconds on 2 cores).
+    let docs = run(
+        command("jsonl2md", &home).args([corpora.join("gemini"), corpora.join("claude-code")]),
+        b"",
+    );
+    ok(
+        &run(&mut command("partition", &home), &docs.stdout),
+        "partition",
+    );
+    ok(
+        &run(command("lexindex", &home).arg("--all"), b""),
+        "lexindex",
+    );
+    let paths = sessions(&home);
+    let embedder = format!("local:{}", model.display());
+    let mut vec_all = command("vecindex", &home)
+        .env("BRAIN_EMBEDDER", &embedder)
+        .args(["--all", "--quiet"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("vecindex --all");
+    // Let it take its lock first.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The hooks embed too (BRAIN_HOOK_EMBED=1): their vecindex meets the running one's lock.
+    let hooks: Vec<_> = paths
+        .iter()
+        .map(|p| {
+            use std::io::Write;
+            let mut c = std::process::Command::new("bash");
+            c.arg(brain_tests::workspace().join("pipelines/stop-hook.sh"))
+                .env("BRAIN_HOME", &home)
+                .env("HOME", &home)
+                .env("BRAIN_BIN", brain_tests::bin("brain"))
+                .env("BRAIN_HOOK_EMBED", "1")
+                .env("BRAIN_EMBEDDER", &embedder)
+                .env_remove("BRAIN_TELEMETRY")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            let mut child = c.spawn().expect("hook");
+            let payload = format!(
+                r#"{{"transcript_path":{}}}"#,
+                serde_json::to_string(&p.display().to_string()).expect("json")
+            );
+            if let Some(mut i) = child.stdin.take() {
+                let _ = i.write_all(payload.as_bytes());
+            }
+            child
+        })
+        .collect();
+    for mut h in hooks {
+        assert!(h.wait().expect("hook").success());
+    }
+    let overlapped = vec_all.try_wait().expect("vecindex").is_none();
+    eprintln!(
+        "hooks during vecindex --all: the embedding was still running when they returned: {overlapped}"
+    );
+    assert!(vec_all.wait().expect("vecindex").success());
+    // Every session is lexically searchable when the hooks return, each once.
+    let ids = indexed(&home);
+    for w in WORDS {
+        let ask = run(
+            command("brain", &home).args(["ask", "--json", "--mode", "lex", &format!("{w}zulu")]),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+        assert!(
+            v["hits"].as_array().is_some_and(|h| !h.is_empty()),
+            "{w}: {v}"
+        );
+    }
+    let files = brain_tests::tree(&home.join("corpus/brain")).len();
+    assert_eq!(
+        ids.iter().filter(|i| i.starts_with("brain/")).count(),
+        files
+    );
+}
