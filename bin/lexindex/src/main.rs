@@ -221,20 +221,14 @@ fn queue_stdin(
 ) -> anyhow::Result<Exit> {
     let config = brain_store::Config::load(home)
         .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-    let mut entries = Vec::new();
-    for item in ndjson::Reader::<_, Doc>::new(std::io::stdin().lock(), "<stdin>") {
-        match item.context("reading stdin")? {
-            Ok(doc) => match queue::Entry::for_doc(&config, &doc, args.collection.as_deref()) {
-                Some(e) => entries.push(e),
-                None => warnings.warn(format!(
-                    "<stdin>: doc `{}` has no collection (pipe it through `partition`, or pass --collection)",
-                    doc.id
-                )),
-            },
-            Err(e) => warnings.warn(e),
-        }
-    }
-    queue::append(home, &entries, true).map_err(|e| {
+    let queued = queue::enqueue_records(
+        home,
+        &config,
+        std::io::stdin().lock(),
+        args.collection.as_deref(),
+        &|w| warnings.warn(w),
+    )
+    .map_err(|e| {
         Failure::new(
             ErrorCode::Locked,
             format!("{why}; and the index queue could not take the records: {e}"),
@@ -243,7 +237,7 @@ fn queue_stdin(
     })?;
     let summary = brain_lex::Summary {
         kind: "lexindex_summary".into(),
-        queued: entries.len() as u64,
+        queued: queued as u64,
         skipped: warnings.count(),
         ..Default::default()
     };
@@ -252,12 +246,9 @@ fn queue_stdin(
         out.flush()?;
     }
     // Said even with --quiet: the stop hook's log is where a deferred session shows.
-    {
-        eprintln!(
-            "lexindex: {why}\nlexindex: {} records queued in {}: the next run of any writer indexes them",
-            entries.len(),
-            brain_store::display_path(&queue::path(home))
-        );
-    }
+    eprintln!(
+        "lexindex: {why}\nlexindex: {queued} records queued in {}: the next run of any writer indexes them",
+        brain_store::display_path(&queue::path(home))
+    );
     Ok(Exit::Success)
 }

@@ -155,6 +155,33 @@ pub fn clear_locked(home: &Home) -> std::io::Result<()> {
     }
 }
 
+/// Every doc record of `reader` (NDJSON) appended to the queue, durably, for the next run of any
+/// writer (what a stdin run does when another run holds the index past its wait). Records that
+/// do not read, or have no collection, go to `warn`. Returns how many were queued.
+pub fn enqueue_records(
+    home: &Home,
+    config: &brain_store::Config,
+    reader: impl BufRead,
+    default_collection: Option<&str>,
+    warn: &dyn Fn(String),
+) -> std::io::Result<usize> {
+    let mut entries = Vec::new();
+    for item in brain_doc::ndjson::Reader::<_, Doc>::new(reader, "<stdin>") {
+        match item? {
+            Ok(doc) => match Entry::for_doc(config, &doc, default_collection) {
+                Some(e) => entries.push(e),
+                None => warn(format!(
+                    "<stdin>: doc `{}` has no collection (pipe it through `partition`, or pass --collection)",
+                    doc.id
+                )),
+            },
+            Err(e) => warn(e.to_string()),
+        }
+    }
+    append(home, &entries, true)?;
+    Ok(entries.len())
+}
+
 /// Remove every entry of `id` (a purged record: no copy of its text may stay in the queue).
 pub fn forget(home: &Home, id: &str) -> std::io::Result<usize> {
     let _lock = lock(home).map_err(std::io::Error::other)?;
