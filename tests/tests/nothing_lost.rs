@@ -258,7 +258,34 @@ fn sessions(home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Each session of [`WORDS`] is found by its word, and the index holds each file of the corpus
+/// once (no session indexed twice, none left out).
+fn every_word_found_once(home: &Path) {
+    for w in WORDS {
+        let ask = run(
+            command("brain", home).args(["ask", "--json", "--mode", "lex", &format!("{w}zulu")]),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+        assert!(
+            v["hits"].as_array().is_some_and(|h| !h.is_empty()),
+            "{w}: {v}"
+        );
+    }
+    let files = brain_tests::tree(&home.join("corpus/brain")).len();
+    let ids = indexed(home);
+    assert_eq!(
+        ids.iter().filter(|i| i.starts_with("brain/")).count(),
+        files
+    );
+}
+
 fn spawn_hook(home: &Path, transcript: &Path) -> std::process::Child {
+    spawn_hook_with(home, transcript, &[])
+}
+
+/// [`spawn_hook`] with `env` set for the hook.
+fn spawn_hook_with(home: &Path, transcript: &Path, env: &[(&str, &str)]) -> std::process::Child {
     use std::io::Write;
     let mut c = std::process::Command::new("bash");
     c.arg(brain_tests::workspace().join("pipelines/stop-hook.sh"))
@@ -269,6 +296,9 @@ fn spawn_hook(home: &Path, transcript: &Path) -> std::process::Child {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
+    for (k, v) in env {
+        c.env(k, v);
+    }
     let mut child = c.spawn().expect("hook");
     let payload = format!(
         r#"{{"session_id":"s","transcript_path":{},"hook_event_name":"Stop"}}"#,
@@ -397,23 +427,7 @@ fn stop_hooks_during_a_full_rebuild_lose_no_session() {
         &run(command("lexindex", &home).args(["--all", "--quiet"]), b""),
         "lexindex --all",
     );
-    let ids = indexed(&home);
-    for w in WORDS {
-        let ask = run(
-            command("brain", &home).args(["ask", "--json", "--mode", "lex", &format!("{w}zulu")]),
-            b"",
-        );
-        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
-        assert!(
-            v["hits"].as_array().is_some_and(|h| !h.is_empty()),
-            "{w}: {v}"
-        );
-    }
-    let files = brain_tests::tree(&home.join("corpus/brain")).len();
-    assert_eq!(
-        ids.iter().filter(|i| i.starts_with("brain/")).count(),
-        files
-    );
+    every_word_found_once(&home);
     assert!(!home.join("state").join(brain_lex::queue::FILE).exists());
 }
 
@@ -917,27 +931,11 @@ fn stop_hooks_during_a_vecindex_run_lose_no_session() {
     let hooks: Vec<_> = paths
         .iter()
         .map(|p| {
-            use std::io::Write;
-            let mut c = std::process::Command::new("bash");
-            c.arg(brain_tests::workspace().join("pipelines/stop-hook.sh"))
-                .env("BRAIN_HOME", &home)
-                .env("HOME", &home)
-                .env("BRAIN_BIN", brain_tests::bin("brain"))
-                .env("BRAIN_HOOK_EMBED", "1")
-                .env("BRAIN_EMBEDDER", &embedder)
-                .env_remove("BRAIN_TELEMETRY")
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null());
-            let mut child = c.spawn().expect("hook");
-            let payload = format!(
-                r#"{{"transcript_path":{}}}"#,
-                serde_json::to_string(&p.display().to_string()).expect("json")
-            );
-            if let Some(mut i) = child.stdin.take() {
-                let _ = i.write_all(payload.as_bytes());
-            }
-            child
+            spawn_hook_with(
+                &home,
+                p,
+                &[("BRAIN_HOOK_EMBED", "1"), ("BRAIN_EMBEDDER", &embedder)],
+            )
         })
         .collect();
     for mut h in hooks {
@@ -949,21 +947,5 @@ fn stop_hooks_during_a_vecindex_run_lose_no_session() {
     );
     assert!(vec_all.wait().expect("vecindex").success());
     // Every session is lexically searchable when the hooks return, each once.
-    let ids = indexed(&home);
-    for w in WORDS {
-        let ask = run(
-            command("brain", &home).args(["ask", "--json", "--mode", "lex", &format!("{w}zulu")]),
-            b"",
-        );
-        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
-        assert!(
-            v["hits"].as_array().is_some_and(|h| !h.is_empty()),
-            "{w}: {v}"
-        );
-    }
-    let files = brain_tests::tree(&home.join("corpus/brain")).len();
-    assert_eq!(
-        ids.iter().filter(|i| i.starts_with("brain/")).count(),
-        files
-    );
+    every_word_found_once(&home);
 }
