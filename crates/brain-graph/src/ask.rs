@@ -64,6 +64,11 @@ fn ambiguous(g: &Graph, name: &str, ids: &[String]) -> AskError {
 
 /// The entity `name` means.
 pub fn entity(g: &Graph, name: &str) -> Result<usize, AskError> {
+    // An entity's own id (`project:~/src/brain`, `life/areas/people/sarah`), as `entity list` and
+    // the ambiguity error print it, names it exactly.
+    if let Some(i) = g.entities.list.iter().position(|e| e.id == name.trim()) {
+        return Ok(i);
+    }
     match g.entities.lookup(name) {
         Lookup::One(i) => Ok(i),
         Lookup::Ambiguous(v) => {

@@ -87,7 +87,7 @@ pub struct RankArgs {
     #[arg(long = "agent", value_name = "NAME")]
     pub agents: Vec<String>,
 
-    /// Only documents dated since: 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD, RFC 3339.
+    /// Only documents dated since: 10m, 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD, RFC 3339.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
 

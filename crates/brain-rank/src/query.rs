@@ -27,7 +27,7 @@ pub enum QueryError {
     #[error("`{field}:` needs a value")]
     EmptyFilter { field: String },
     #[error(
-        "cannot read `{0}` as a time: use 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339"
+        "cannot read `{0}` as a time: use 10m, 24h, 7d, 2w, 3mo, 1y, today, yesterday, YYYY-MM-DD or RFC 3339"
     )]
     BadTime(String),
     #[error("`tier:{0}`: a tier is hot, warm or cold")]
@@ -273,6 +273,8 @@ fn relative(s: &str) -> Option<Span> {
 pub fn span_of(n: i64, unit: &str) -> Option<Span> {
     let s = Span::new();
     match unit {
+        // `m` is minutes (`10m`); months are `mo` (`3mo`).
+        "m" | "min" | "minute" => s.try_minutes(n),
         "h" | "hour" => s.try_hours(n),
         "d" | "day" => s.try_days(n),
         "w" | "week" => s.try_weeks(n),
@@ -518,6 +520,15 @@ mod tests {
             assert_eq!(parse_time("9999-12-31", &now(), edge), Ok(Timestamp::MAX));
         }
         assert!(parse_time("0001-01-01", &now(), Edge::Start).is_ok());
+        // Minutes are a unit people use (issue 38); months stay `mo`.
+        let t = parse_time("10m", &now(), Edge::Start).expect("10m");
+        assert_eq!(t, "2026-04-10T11:50:00Z".parse::<Timestamp>().expect("ts"));
+        let t = parse_time("90min", &now(), Edge::Start).expect("90min");
+        assert_eq!(t, "2026-04-10T10:30:00Z".parse::<Timestamp>().expect("ts"));
+        assert!(
+            parse_time("3mo", &now(), Edge::Start)
+                .is_ok_and(|t| t < "2026-02-01T00:00:00Z".parse().expect("ts"))
+        );
     }
 
     #[test]

@@ -84,11 +84,11 @@ pub fn failure(e: brain_graph::ask::AskError) -> anyhow::Error {
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let command = match a.command {
         Some(c) => c,
-        None if a.name.is_empty() => {
-            return Err(Failure::new(ErrorCode::BadQuery, "no entity named")
-                .with_fix("brain entity NAME, brain entity list or brain entity suggest")
-                .into());
-        }
+        // No name: the list (what a person typing `brain entity` wants to see first).
+        None if a.name.is_empty() => Command::List {
+            kind: None,
+            json: a.json,
+        },
         None => Command::Show {
             name: a.name,
             json: a.json,
