@@ -134,43 +134,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         Err(e) => return Err(failure(e)),
     };
     if args.all {
-        // Entity facts (items.json) become records of the inbox first, so this walk indexes them.
-        // Its warnings name items of a file, not skipped documents: not counted as skipped.
-        let said = |w: String| {
-            if !args.quiet {
-                eprintln!("lexindex: warning: {w}");
-            }
-        };
-        match brain_inbox::entities::sync(&home, indexer.config(), &said) {
-            Ok(e) if e.files > 0 && !args.quiet => eprintln!(
-                "lexindex: entity facts: {} files, {} facts ({} written, {} removed, {} skipped)",
-                e.files, e.facts, e.written, e.removed, e.skipped
-            ),
-            Ok(_) => {}
-            Err(e) => warnings.warn(format!("entity facts: {e}")),
-        }
-        indexer.sync_all(&|w| warnings.warn(w)).map_err(failure)?;
+        walk_all(&home, &args, &mut indexer, &warnings)?;
     } else {
-        for item in ndjson::Reader::<_, Doc>::new(stdin.lock(), "<stdin>") {
-            match item.context("reading stdin")? {
-                Ok(doc) => {
-                    // In the queue until this run commits: a kill from here on loses nothing.
-                    if let Some(e) =
-                        queue::Entry::for_doc(indexer.config(), &doc, args.collection.as_deref())
-                        && let Err(err) = queue::append(&home, &[e], false)
-                    {
-                        warnings.warn(format!("the index queue: {err}"));
-                    }
-                    if let Err(reason) = indexer
-                        .index_doc(&doc, args.collection.as_deref())
-                        .map_err(failure)?
-                    {
-                        warnings.warn(format!("<stdin>: {reason}"));
-                    }
-                }
-                Err(e) => warnings.warn(e),
-            }
-        }
+        index_stdin(&home, &args, &mut indexer, &warnings)?;
     }
     let mut summary = indexer.finish().map_err(failure)?;
     if summary.from_queue > 0 && !args.quiet {
@@ -251,4 +217,61 @@ fn queue_stdin(
         brain_store::display_path(&queue::path(home))
     );
     Ok(Exit::Success)
+}
+
+/// `--all`: entity facts turned into records first, then every collection walked.
+fn walk_all(
+    home: &Home,
+    args: &Args,
+    indexer: &mut Indexer,
+    warnings: &Warnings,
+) -> anyhow::Result<()> {
+    // Entity facts (items.json) become records of the inbox first, so this walk indexes them.
+    // Its warnings name items of a file, not skipped documents: not counted as skipped.
+    let said = |w: String| {
+        if !args.quiet {
+            eprintln!("lexindex: warning: {w}");
+        }
+    };
+    match brain_inbox::entities::sync(home, indexer.config(), &said) {
+        Ok(e) if e.files > 0 && !args.quiet => eprintln!(
+            "lexindex: entity facts: {} files, {} facts ({} written, {} removed, {} skipped)",
+            e.files, e.facts, e.written, e.removed, e.skipped
+        ),
+        Ok(_) => {}
+        Err(e) => warnings.warn(format!("entity facts: {e}")),
+    }
+    indexer.sync_all(&|w| warnings.warn(w)).map_err(failure)?;
+    Ok(())
+}
+
+/// Doc records on stdin, each in the index queue until this run commits.
+fn index_stdin(
+    home: &Home,
+    args: &Args,
+    indexer: &mut Indexer,
+    warnings: &Warnings,
+) -> anyhow::Result<()> {
+    let stdin = std::io::stdin();
+    for item in ndjson::Reader::<_, Doc>::new(stdin.lock(), "<stdin>") {
+        match item.context("reading stdin")? {
+            Ok(doc) => {
+                // In the queue until this run commits: a kill from here on loses nothing.
+                if let Some(e) =
+                    queue::Entry::for_doc(indexer.config(), &doc, args.collection.as_deref())
+                    && let Err(err) = queue::append(home, &[e], false)
+                {
+                    warnings.warn(format!("the index queue: {err}"));
+                }
+                if let Err(reason) = indexer
+                    .index_doc(&doc, args.collection.as_deref())
+                    .map_err(failure)?
+                {
+                    warnings.warn(format!("<stdin>: {reason}"));
+                }
+            }
+            Err(e) => warnings.warn(e),
+        }
+    }
+    Ok(())
 }

@@ -277,9 +277,8 @@ pub fn security_headers() -> [(&'static str, &'static str); 5] {
 // The server's log: the user running `brain browse` is told of a refused request.
 #[allow(clippy::print_stderr)]
 fn answer(app: &mut App, req: &brain_http::Request) -> Reply {
-    let host = match req.header_once("Host") {
-        Ok(h) => Some(h),
-        Err(0) => None,
+    let host = match req.host() {
+        Ok(h) => h,
         Err(n) => {
             eprintln!("brain browse: refused a request naming {n} hosts");
             return Reply::text(403, format!("a request naming {n} hosts is not answered"));

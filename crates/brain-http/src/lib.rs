@@ -71,6 +71,16 @@ impl Request {
             .collect()
     }
 
+    /// The `Host` the request names: `Ok(None)` when it sends none, `Err(n)` when it sends `n` of
+    /// them (a request naming two hosts names none, and is refused like a bad one).
+    pub fn host(&self) -> Result<Option<&str>, usize> {
+        match self.header_once("Host") {
+            Ok(h) => Ok(Some(h)),
+            Err(0) => Ok(None),
+            Err(n) => Err(n),
+        }
+    }
+
     /// The value of header `name` when it was sent exactly once; `Err(n)` with how many times it
     /// was sent otherwise (0, or 2 and more: a request that names two hosts names none).
     pub fn header_once(&self, name: &str) -> Result<&str, usize> {
@@ -230,20 +240,31 @@ fn timed_out(e: &io::Error) -> bool {
     )
 }
 
+fn slow() -> Refusal {
+    Refusal::Answer(Response::text(408, "the request did not arrive in time"))
+}
+
+fn bad(why: &str) -> Refusal {
+    Refusal::Answer(Response::text(400, why))
+}
+
+/// One request: its head ([`read_head`], [`parse_head`]), then its body ([`read_body`]), all
+/// within the request's deadline.
 fn read_request(stream: &TcpStream, limits: Limits) -> Result<Request, Refusal> {
     let until = Instant::now() + limits.deadline;
     let mut r = BufReader::with_capacity(8 * 1024, Deadline { stream, until });
-    let slow = || Refusal::Answer(Response::text(408, "the request did not arrive in time"));
-    let bad = |why: &str| Refusal::Answer(Response::text(400, why));
-    let mut budget = limits.header_bytes;
+    let lines = read_head(&mut r, limits.header_bytes)?;
+    let req = parse_head(lines)?;
+    read_body(stream, &mut r, req, limits.body_bytes)
+}
+
+/// The request line and header lines, within `budget` bytes in all (past it: 431).
+fn read_head(r: &mut impl BufRead, mut budget: usize) -> Result<Vec<String>, Refusal> {
     let mut line = Vec::new();
     let mut lines: Vec<String> = Vec::new();
     loop {
         line.clear();
-        let n = match (&mut r)
-            .take(budget as u64 + 1)
-            .read_until(b'\n', &mut line)
-        {
+        let n = match r.take(budget as u64 + 1).read_until(b'\n', &mut line) {
             Ok(n) => n,
             Err(e) if timed_out(&e) => return Err(slow()),
             Err(_) => return Err(Refusal::Gone),
@@ -255,13 +276,13 @@ fn read_request(stream: &TcpStream, limits: Limits) -> Result<Request, Refusal> 
                 bad("the request ended inside its headers")
             });
         }
-        if n > budget || !line.ends_with(b"\n") {
-            if n > budget {
-                return Err(Refusal::Answer(Response::text(
-                    431,
-                    "the request line and headers are over the size limit",
-                )));
-            }
+        if n > budget {
+            return Err(Refusal::Answer(Response::text(
+                431,
+                "the request line and headers are over the size limit",
+            )));
+        }
+        if !line.ends_with(b"\n") {
             return Err(bad("the request ended inside its headers"));
         }
         budget -= n;
@@ -273,10 +294,14 @@ fn read_request(stream: &TcpStream, limits: Limits) -> Result<Request, Refusal> 
             if lines.is_empty() {
                 continue; // a blank line before the request line (RFC 9112 §2.2)
             }
-            break;
+            return Ok(lines);
         }
         lines.push(text);
     }
+}
+
+/// The request line and headers read into a request (no body yet).
+fn parse_head(lines: Vec<String>) -> Result<Request, Refusal> {
     let mut it = lines.into_iter();
     let first = it.next().unwrap_or_default();
     let mut parts = first.split(' ');
@@ -303,6 +328,17 @@ fn read_request(stream: &TcpStream, limits: Limits) -> Result<Request, Refusal> 
         req.headers
             .push((name.to_string(), value.trim().to_string()));
     }
+    Ok(req)
+}
+
+/// The body `Content-Length` announces, read whole; past `max` bytes it is not read and the
+/// request is marked oversized. A chunked body is refused (411).
+fn read_body(
+    stream: &TcpStream,
+    r: &mut impl Read,
+    mut req: Request,
+    max: usize,
+) -> Result<Request, Refusal> {
     if !req.header_all("Transfer-Encoding").is_empty() {
         return Err(Refusal::Answer(Response::text(
             411,
@@ -317,7 +353,7 @@ fn read_request(stream: &TcpStream, limits: Limits) -> Result<Request, Refusal> 
         },
         _ => return Err(bad("two Content-Length headers")),
     };
-    if length > limits.body_bytes {
+    if length > max {
         req.oversized = true;
         return Ok(req);
     }

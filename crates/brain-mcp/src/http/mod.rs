@@ -150,9 +150,8 @@ impl Reply {
 // The server's log: the user running `brain mcp --http` is told of a refused request.
 #[allow(clippy::print_stderr)]
 fn answer(server: &mut Server, req: &brain_http::Request) -> Reply {
-    let host = match req.header_once("Host") {
-        Ok(h) => Some(h),
-        Err(0) => None,
+    let host = match req.host() {
+        Ok(h) => h,
         Err(n) => {
             eprintln!("brain mcp: refused a request naming {n} hosts");
             return Reply::refuse(403, format!("a request naming {n} hosts is not answered"));

@@ -3,6 +3,7 @@
 //! none stops the others — and each names its fix. The report is kept in `$BRAIN_HOME/state/doctor.json`
 //! (what `explain` shows as the last verdict) and a `doctor_run` telemetry row records the failures.
 
+mod identity;
 mod install;
 mod state;
 
@@ -173,7 +174,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::collections(home, &config),
         state::lexical_index(home, files.as_deref()),
         state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
-        state::identity(home, config_ok.then_some(&config)),
+        identity::identity(home, config_ok.then_some(&config)),
         state::purges(home),
         state::state_db(home, registry),
         state::telemetry(home),
@@ -223,7 +224,7 @@ pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
     let Ok(config) = brain_store::Config::load(home) else {
         return Ok(done);
     };
-    let moved = state::move_stale_copies(home, &config).map_err(OpsError::io(root))?;
+    let moved = identity::move_stale_copies(home, &config).map_err(OpsError::io(root))?;
     for (from, to) in &moved {
         done.push(format!(
             "moved {} to {} (an older copy of a session; move it back to restore it)",
