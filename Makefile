@@ -7,6 +7,13 @@ SHARE ?= $(PREFIX)/share/brain
 # 148 MB with them, 12 MB without, measured 2026-11-26). `make install STRIP=` keeps the symbols.
 STRIP ?= -s
 STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex rank fmt
+# The stages linked into $(PREFIX)/bin, so the documented pipelines run as printed. Not `fmt`:
+# coreutils has one, and a shell must keep finding it; ours is `brain fmt`.
+PATH_STAGES := $(filter-out fmt,$(STAGES))
+# Which build `make install` copies: release (the default), or `BUILD=debug` to install what
+# `make build` / `make test` already built (no second full build; the installed-layout test does this).
+BUILD ?= release
+TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: all build release model mcp-client browser test lint fuzz golden-update demo bench install clean
 
@@ -52,26 +59,34 @@ fuzz: build
 golden-update: build
 	GOLDEN_UPDATE=1 $(CARGO) test -p brain-tests -- golden
 
-## demo: the main job end to end on bundled sample data, in a temporary home.
-demo: release
-	bash pipelines/demo.sh
+## demo: the main job end to end on bundled sample data, in a temporary home. It runs the debug
+## build `make test` uses too, so the two set-up commands build the workspace once.
+demo: build
+	BIN=$(CURDIR)/$(TARGET_DIR)/debug bash pipelines/demo.sh
 
 ## bench: every benchmark under bench/, figures printed (never gates CI).
 bench: release
 	bash bench/run.sh
 
-## install: `brain` on PATH, the stage binaries in a libexec folder (never shadowing coreutils' fmt), the
-## pipelines (stop hook, nightly.mk, schedule templates, skills) in $(SHARE), where `brain` finds them.
-install: release
+## install: `brain` on PATH, the stage binaries in a libexec folder where `brain <stage>` finds them,
+## linked into $(PREFIX)/bin (all but `fmt`, which stays `brain fmt`: coreutils' fmt is never
+## shadowed; a file of that name already there that is not our link is left alone), the pipelines
+## (stop hook, nightly.mk, schedule templates, skills) in $(SHARE), where `brain` finds them.
+install: $(if $(filter debug,$(BUILD)),build,release)
 	install -d $(PREFIX)/bin $(LIBEXEC) $(SHARE)/schedules
-	@for b in $(STAGES); do [ -f target/release/$$b ] && install $(STRIP) -m 0755 target/release/$$b $(LIBEXEC)/$$b || true; done
-	@[ -f target/release/brain ] && install $(STRIP) -m 0755 target/release/brain $(PREFIX)/bin/brain || true
+	@for b in $(STAGES); do [ -f $(TARGET_DIR)/$(BUILD)/$$b ] && install $(STRIP) -m 0755 $(TARGET_DIR)/$(BUILD)/$$b $(LIBEXEC)/$$b || true; done
+	@[ -f $(TARGET_DIR)/$(BUILD)/brain ] && install $(STRIP) -m 0755 $(TARGET_DIR)/$(BUILD)/brain $(PREFIX)/bin/brain || true
+	@for b in $(PATH_STAGES); do \
+	  t=$(PREFIX)/bin/$$b; \
+	  if [ -e "$$t" ] && [ ! -L "$$t" ]; then echo "left alone: $$t is not brain's (run it as \`brain $$b\`)"; \
+	  else ln -sfn $(LIBEXEC)/$$b "$$t"; fi; \
+	done
 	install -m 0755 pipelines/stop-hook.sh $(SHARE)/stop-hook.sh
 	install -m 0644 pipelines/nightly.mk $(SHARE)/nightly.mk
 	install -m 0644 pipelines/schedules/* $(SHARE)/schedules/
 	@for s in pipelines/skills/*/; do n=$$(basename $$s); install -d $(SHARE)/skills/$$n; install -m 0644 $$s/SKILL.md $(SHARE)/skills/$$n/SKILL.md; done
-	@echo "installed: $(PREFIX)/bin/brain, stages in $(LIBEXEC), pipelines in $(SHARE)"
-	@echo "next: brain hook install --claude; brain schedule install; brain skills install; brain doctor"
+	@echo "installed: $(PREFIX)/bin/brain and the stages ($(PATH_STAGES); fmt as \`brain fmt\`), pipelines in $(SHARE)"
+	@echo "next: brain import   (then: brain ask \"...\"; brain hook install --claude; brain doctor)"
 
 clean:
 	$(CARGO) clean

@@ -220,13 +220,27 @@ fn ask_dedup_collapses_the_pasted_error() {
             .map(|h| h["path"].as_str().unwrap_or_default().to_string())
             .collect()
     };
-    let all = ask(&[]);
+    // --no-dedup shows both pastes; the default (issue 38) collapses them and still fills -n.
+    let all = ask(&["--no-dedup"]);
     assert!(all.contains(&"error-1.md".to_string()) && all.contains(&"error-2.md".to_string()));
-    let deduped = ask(&["--dedup"]);
+    let deduped = ask(&[]);
     assert_eq!(
         deduped.iter().filter(|p| p.starts_with("error-")).count(),
         1,
         "{deduped:?}"
+    );
+    assert_eq!(
+        ask(&["--dedup"]),
+        deduped,
+        "--dedup is the default, still accepted"
+    );
+    let two = ask(&["-n", "2"]);
+    let all_two = ask(&["-n", "2", "--no-dedup"]);
+    assert_eq!(all_two.len(), 2, "{all_two:?}");
+    assert_eq!(
+        two.len(),
+        deduped.len().min(2),
+        "a collapsed duplicate's place is filled: {two:?} of {deduped:?}"
     );
 }
 

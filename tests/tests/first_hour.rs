@@ -1,8 +1,11 @@
-//! Issue 38, the small things a new user trips on (the parts done so far): `brain entity` with no
-//! name lists; an entity's own id (as `entity list` and the ambiguity error print it) names it;
-//! minutes are a time unit (`--since 10m`).
+//! Issue 38, the first hour of a new user: the installed layout runs the README as printed;
+//! `brain import` on a real machine's mess; `brain entity` with no name lists; an entity's own id
+//! (as `entity list` and the ambiguity error print it) names it; minutes are a time unit
+//! (`--since 10m`).
 
-use brain_tests::{command, run};
+use std::path::Path;
+
+use brain_tests::{bin_dir, command, model_dir, run, workspace};
 
 #[test]
 fn brain_entity_without_a_name_lists_and_every_listed_id_names_its_entity() {
@@ -64,4 +67,301 @@ fn minutes_are_a_unit_of_since() {
         );
         assert!(String::from_utf8_lossy(&out.stderr).contains(" since "));
     }
+}
+
+/// The README's fenced `sh` block that follows `heading`, one command per line, comments cut.
+fn readme_block(readme: &str, heading: &str) -> Vec<String> {
+    let at = readme
+        .find(heading)
+        .unwrap_or_else(|| panic!("README has no `{heading}`"));
+    let rest = &readme[at..];
+    let start = rest.find("```sh\n").expect("an sh block") + "```sh\n".len();
+    let end = rest[start..].find("```").expect("block end") + start;
+    rest[start..end]
+        .lines()
+        .map(|l| match l.find("  #") {
+            Some(i) => l[..i].trim().to_string(),
+            None => l.trim().to_string(),
+        })
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+/// A user's machine: agent sessions in Claude Code's default place (the demo's sample sessions),
+/// a Chrome profile's History (the golden sample), the test model where an import finds it.
+fn users_machine(user: &Path) {
+    let projects = user.join(".claude/projects");
+    for e in std::fs::read_dir(workspace().join("golden/jsonl2md")).expect("golden") {
+        let case = e.expect("entry").path();
+        if case.file_name().is_some_and(|n| n == "markdown-out-dir") {
+            continue;
+        }
+        copy_tree(&case, &projects.join(case.file_name().expect("name")));
+    }
+    let profile = user.join(".config/google-chrome/Default");
+    std::fs::create_dir_all(&profile).expect("profile");
+    let sql =
+        std::fs::read_to_string(workspace().join("golden/chrome2md/modern.sql")).expect("sql");
+    rusqlite::Connection::open(profile.join("History"))
+        .and_then(|c| c.execute_batch(&sql))
+        .expect("History");
+    if let Some(model) = model_dir() {
+        // As `brain model fetch` leaves it: the home made by brain, owner-only.
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(user.join(".brain"))
+            .expect("home");
+        copy_tree(&model, &user.join(".brain/models/all-MiniLM-L6-v2"));
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let p = e.expect("entry").path();
+        let dest = to.join(p.file_name().expect("name"));
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).expect("copy");
+        }
+    }
+}
+
+/// `sh -c line` as the user: PATH of the install and the system only, their HOME, no BRAIN_HOME.
+fn as_user(prefix: &Path, user: &Path, line: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .args(["-c", line])
+        .env_clear()
+        .env(
+            "PATH",
+            format!(
+                "{}:/usr/local/bin:/usr/bin:/bin",
+                prefix.join("bin").display()
+            ),
+        )
+        .env("HOME", user)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("BRAIN_CRONTAB", "false")
+        .env("BRAIN_SYSTEMCTL", "false")
+        .env("BRAIN_LAUNCHCTL", "false")
+        .current_dir(user)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("sh")
+}
+
+/// Issue 38: after `make install PREFIX=<tmp>` the README's first-hour block and its pipeline block
+/// run exactly as printed, with a user's PATH and HOME; coreutils' `fmt` stays the shell's `fmt`.
+/// (`BUILD=debug CARGO=true`: the install copies the build this suite already made; a release
+/// build here would be a second full build.)
+#[test]
+fn installed_layout_runs_the_readme_as_printed() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let (prefix, user) = (t.path().join("prefix"), t.path().join("user"));
+    let target = bin_dir()
+        .parent()
+        .map(Path::to_path_buf)
+        .expect("target dir");
+    let install = std::process::Command::new("make")
+        .current_dir(workspace())
+        .arg("-s")
+        .arg("install")
+        .arg(format!("PREFIX={}", prefix.display()))
+        .arg("BUILD=debug")
+        .arg("CARGO=true")
+        .arg(format!("TARGET_DIR={}", target.display()))
+        .output()
+        .expect("make");
+    assert!(
+        install.status.success(),
+        "{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    for stage in brain_ops::bins::STAGES {
+        let linked = prefix.join("bin").join(stage);
+        assert_eq!(
+            linked.exists(),
+            stage != "fmt",
+            "{stage} on the user's PATH"
+        );
+        assert!(
+            prefix.join("libexec/brain").join(stage).is_file(),
+            "{stage}"
+        );
+    }
+    users_machine(&user);
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README");
+    let mut lines = readme_block(&readme, "## First hour");
+    lines.extend(readme_block(&readme, "## The pipeline underneath"));
+    let mut ran = Vec::new();
+    for line in &lines {
+        // Built above; a server that runs until stopped (tests/tests/browse.rs drives it).
+        if line.starts_with("make install") || line.starts_with("brain browse") {
+            continue;
+        }
+        let out = as_user(&prefix, &user, line);
+        assert!(
+            out.status.success(),
+            "`{line}` exited {:?}\n{}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran.push((line.clone(), out));
+    }
+    assert!(
+        ran.len() >= 6,
+        "{:?}",
+        ran.iter().map(|r| &r.0).collect::<Vec<_>>()
+    );
+    let said = |prefix_of: &str| -> String {
+        let (_, out) = ran
+            .iter()
+            .find(|(l, _)| l.starts_with(prefix_of))
+            .unwrap_or_else(|| panic!("README runs `{prefix_of}`"));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // The import named each source, and the question finds the session that answers it.
+    let import = said("brain import");
+    assert!(
+        import.contains("claude ") && import.contains("chrome-default"),
+        "{import}"
+    );
+    let answer = said("brain ask");
+    assert!(
+        answer.starts_with("1. Fix unresolved memchr import in brain-doc"),
+        "{answer}"
+    );
+    // `fmt` is still coreutils' (or whatever the system has), never ours.
+    let fmt = as_user(&prefix, &user, "command -v fmt");
+    let fmt = String::from_utf8_lossy(&fmt.stdout).trim().to_string();
+    assert!(!fmt.starts_with(&prefix.display().to_string()), "{fmt}");
+    // `brain --help` says how to reach the stages.
+    let help = as_user(&prefix, &user, "brain --help");
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    assert!(
+        help.contains("brain import") && help.contains("brain fmt"),
+        "{help}"
+    );
+    // The home is the default one, readable by its owner alone.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(user.join(".brain"))
+        .expect("~/.brain")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
+}
+
+/// The import meets a real machine: agents not installed, a damaged browser profile, a torn
+/// transcript, no model, a second import while one runs. Each is named; nothing imported is lost;
+/// exit codes follow the contract.
+#[test]
+fn import_names_what_it_could_not_read_and_keeps_everything_else() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let (user, home) = (t.path().join("user"), t.path().join("home"));
+    let session = user.join(".claude/projects/-work/aaaaaaaa-0000-4000-8000-000000001616.jsonl");
+    std::fs::create_dir_all(session.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(
+        workspace().join(
+            "golden/jsonl2md/bom-garbage-utf16/in/aaaaaaaa-0000-4000-8000-000000001616.jsonl",
+        ),
+        &session,
+    )
+    .expect("session");
+    // A transcript the agent is still writing: its last line is torn.
+    let torn = user.join(".claude/projects/-work/11111111-aaaa-4bbb-8ccc-000000000001.jsonl");
+    let mut text =
+        std::fs::read_to_string(workspace().join(
+            "golden/jsonl2md/claude-split-message/11111111-aaaa-4bbb-8ccc-000000000001.jsonl",
+        ))
+        .expect("read");
+    text.push_str("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"half");
+    std::fs::write(&torn, text).expect("torn");
+    // A browser profile whose History is not a database.
+    let profile = user.join(".config/BraveSoftware/Brave-Browser/Default");
+    std::fs::create_dir_all(&profile).expect("profile");
+    std::fs::write(profile.join("History"), b"not a sqlite database at all").expect("History");
+    let import = |args: &[&str]| {
+        let mut c = command("brain", &home);
+        c.env("HOME", &user).arg("import").args(args);
+        run(&mut c, b"")
+    };
+    let first = import(&["--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("report");
+    let sources = report["sources"].as_array().expect("sources");
+    let claude = sources
+        .iter()
+        .find(|s| s["source"] == "claude")
+        .expect("claude");
+    assert_eq!(claude["outcome"], "ok", "{claude}");
+    assert_eq!(
+        claude["added"], 2,
+        "both sessions, the torn line skipped: {claude}"
+    );
+    assert!(
+        claude["messages"]
+            .to_string()
+            .contains("1 malformed lines skipped"),
+        "{claude}"
+    );
+    let brave = sources
+        .iter()
+        .find(|s| s["source"] == "brave-default")
+        .expect("brave");
+    assert_ne!(brave["code"], 0, "{brave}");
+    assert!(
+        brave["outcome"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("chrome2md"),
+        "{brave}"
+    );
+    assert_eq!(
+        first.status.code(),
+        brave["code"].as_u64().map(|c| c as i32),
+        "the exit code is the failure's"
+    );
+    let missing: Vec<&str> = report["not_found"]
+        .as_array()
+        .expect("not_found")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(missing, ["codex", "gemini", "cursor", "opencode", "aider"]);
+    assert_eq!(report["vectors"]["outcome"], "no model");
+    // What the damaged profile could not give took nothing else with it.
+    let ask = run(
+        command("brain", &home).args(["ask", "--json", "unresolved import memchr"]),
+        b"",
+    );
+    assert_eq!(ask.status.code(), Some(0));
+    // The text summary names the failure and the way out.
+    let text = import(&[]);
+    let said = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        said.contains("brave-default") && said.contains("FAILED"),
+        "{said}"
+    );
+    assert!(said.contains("claude           nothing new"), "{said}");
+    assert!(said.contains("brain model fetch"), "{said}");
+    // A second import while one runs: exit 70, nothing touched.
+    let lock = brain_store::Lock::try_acquire(&home.join("locks/import.lock")).expect("lock");
+    let second = import(&[]);
+    assert_eq!(
+        second.status.code(),
+        Some(70),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    drop(lock);
+    // --dry-run lists the places and reads nothing.
+    let dry = import(&["--dry-run"]);
+    let listed = String::from_utf8_lossy(&dry.stdout);
+    assert!(
+        listed.contains("~/.claude/projects") && listed.contains("not found: codex"),
+        "{listed}"
+    );
 }

@@ -18,7 +18,13 @@ fn hits_input() -> Vec<u8> {
 fn json_envelope_carries_query_hits_and_freshness_warnings() {
     let home = tempfile::tempdir().expect("tempdir");
     let out = run(
-        command("fmt", home.path()).args(["--json", "--query", "lock contention"]),
+        command("fmt", home.path()).args([
+            "--json",
+            "--query",
+            "lock contention",
+            "--stale-after",
+            "1",
+        ]),
         &hits_input(),
     );
     assert_eq!(out.status.code(), Some(0));
@@ -38,6 +44,14 @@ fn json_envelope_carries_query_hits_and_freshness_warnings() {
         ],
         "only the 40-day-old hit is past a day, and it says what happened: one line for the list"
     );
+    // Without --stale-after (issue 38) a session's age is no warning: on a personal history
+    // nearly every hit is older than a day.
+    let plain = run(
+        command("fmt", home.path()).args(["--json", "--query", "lock contention"]),
+        &hits_input(),
+    );
+    let env: serde_json::Value = serde_json::from_slice(&plain.stdout).expect("envelope");
+    assert_eq!(env["warnings"], serde_json::json!([]));
 }
 
 #[test]

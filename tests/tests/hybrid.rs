@@ -294,7 +294,14 @@ fn rerank_expansion_and_lagging_vectors() {
             .count(),
         1
     );
-    let (_, out) = f.rank(&["--expand-cmd", "exit 3", "weekend hobby"]);
+    // (`--min-score 0`: no document holds "weekend" or "hobby", which alone is no results.)
+    let (_, out) = f.rank(&[
+        "--expand-cmd",
+        "exit 3",
+        "--min-score",
+        "0",
+        "weekend hobby",
+    ]);
     assert!(out.status.success(), "a failing expansion is a warning");
     assert!(String::from_utf8_lossy(&out.stderr).contains("expansion skipped"));
 

@@ -42,7 +42,7 @@ fn memory_check(dir: &tempfile::TempDir) -> serde_json::Value {
 fn ask(dir: &tempfile::TempDir, now: &str, args: &[&str]) -> (Option<i32>, Vec<Hit>) {
     let out = run(
         command("brain", &dir.path().join("home"))
-            .args(["ask", "--json", "--now", now])
+            .args(["ask", "--json", "--no-dedup", "--now", now])
             .args(args),
         b"",
     );

@@ -14,7 +14,7 @@ fn home(notes: &[(&str, &str)]) -> tempfile::TempDir {
 fn ask(dir: &tempfile::TempDir, args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let out = run(
         command("brain", &dir.path().join("home"))
-            .args(["ask", "--json"])
+            .args(["ask", "--json", "--no-dedup"])
             .args(args),
         b"",
     );

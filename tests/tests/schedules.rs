@@ -166,17 +166,39 @@ fn skills_install_is_idempotent_and_explain_shows_their_scope() {
         .iter()
         .map(|s| (s.name.as_str(), s.scope.as_deref().unwrap_or("")))
         .collect();
+    // Wherever the user works by default (issue 38: code lives in ~/code, ~/src, anywhere).
     assert_eq!(
         scopes,
         [
-            ("brain-ask", "`~/Projects/**` (project work)"),
+            ("brain-ask", "every folder"),
             ("brain-inbox", "unconditional (every folder)"),
-            (
-                "brain-recent",
-                "`~/Projects/NOW/**` (the projects in motion)"
-            )
+            ("brain-recent", "every folder")
         ]
     );
+    for s in &e.skills {
+        let text = std::fs::read_to_string(&s.path).expect("SKILL.md");
+        assert!(
+            !text.contains("{{scope}}") && !text.contains("~/Projects"),
+            "{text}"
+        );
+    }
+    // --scope narrows them to the folders named, in the description the agent reads too.
+    let scoped = b(&[
+        "skills",
+        "install",
+        "--scope",
+        "~/code/**",
+        "--scope",
+        "~/work/**",
+    ]);
+    assert!(scoped.status.success());
+    let ask = std::fs::read_to_string(user.join(".claude/skills/brain-ask/SKILL.md")).expect("ask");
+    assert!(
+        ask.contains("Scope - projects under `~/code/**`, `~/work/**`.")
+            && ask.contains("**Scope:** projects under `~/code/**`, `~/work/**`"),
+        "{ask}"
+    );
+    b(&["skills", "install"]);
     for s in &e.skills {
         let text = std::fs::read_to_string(&s.path).expect("SKILL.md");
         assert!(

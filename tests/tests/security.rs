@@ -434,7 +434,14 @@ fn a_tie_larger_than_the_candidate_list_keeps_the_same_documents_whatever_the_bu
         );
         assert_eq!(hit_paths(&ranked), want, "rank");
         let asked = run(
-            command("brain", &home).args(["ask", "--json", "--limit", "12", "flaky widget"]),
+            command("brain", &home).args([
+                "ask",
+                "--json",
+                "--no-dedup",
+                "--limit",
+                "12",
+                "flaky widget",
+            ]),
             b"",
         );
         assert_eq!(hit_paths(&asked), want, "brain ask");
@@ -452,6 +459,7 @@ fn documents_of_one_date_are_listed_by_tie_key_whatever_the_build() {
             command("brain", &dir.path().join("home")).args([
                 "ask",
                 "--json",
+                "--no-dedup",
                 "--limit",
                 "5",
                 "what did I do in January 2026",

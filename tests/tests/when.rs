@@ -29,7 +29,7 @@ fn ask(dir: &tempfile::TempDir, query: &str) -> serde_json::Value {
     let out = run(
         command("brain", &dir.path().join("home"))
             .env("BRAIN_NOW", NOW)
-            .args(["ask", "--json", query]),
+            .args(["ask", "--json", "--no-dedup", query]),
         b"",
     );
     assert!(
@@ -79,7 +79,7 @@ fn the_morning_of_a_day_finds_that_mornings_session_first_and_keeps_the_one_from
     assert!(pos("night-before.md") < pos("evening.md"), "{got:?}");
     assert!(pos("evening.md") < pos("week-before.md"), "{got:?}");
     let time = &env["time"];
-    assert_eq!(time["expr"], "on the morning of 3 March");
+    assert_eq!(time["expr"], "morning of 3 March");
     assert_eq!(time["from"], "2026-03-03T05:00:00+00:00");
     assert_eq!(time["to"], "2026-03-03T11:59:59+00:00");
     assert_eq!(time["soft"], true);
@@ -118,7 +118,7 @@ fn a_window_ranks_its_sessions_first_but_never_empties_a_result_lexical_search_f
     ]);
     let env = ask(&dir, "when did we move to sqlite in the past month");
     assert_eq!(paths(&env)[0], "sqlite.md");
-    assert_eq!(env["time"]["expr"], "in the past month");
+    assert_eq!(env["time"]["expr"], "past month");
     // "past month" is the last 30 days, not the previous calendar month.
     assert_eq!(env["time"]["from"], "2026-03-15T00:00:00+00:00");
 }
@@ -214,7 +214,7 @@ fn a_session_spanning_two_days_matches_both_and_hits_carry_its_session() {
         let out = run(
             command("brain", &home)
                 .env("BRAIN_NOW", NOW)
-                .args(["ask", "--json"])
+                .args(["ask", "--json", "--no-dedup"])
                 .args(args),
             b"",
         );
@@ -342,7 +342,7 @@ fn mcp_query_carries_the_time_reading_and_each_hits_session() {
             .expect("answer")
     };
     let timed = result(2);
-    assert_eq!(timed["time"]["expr"], "on the morning of 3 March");
+    assert_eq!(timed["time"]["expr"], "morning of 3 March");
     assert_eq!(timed["time"]["soft"], true);
     assert_eq!(timed["time"]["part"], "morning 05:00-12:00");
     assert_eq!(timed["results"][0]["file"], "notes/morning.md");

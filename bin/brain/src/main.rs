@@ -5,12 +5,22 @@
 mod cmd;
 mod exec;
 
+/// What `brain --help` says after the commands: the first command, and the stages.
+const STAGES_HELP: &str = "\
+Start with `brain import`, then `brain ask \"…\"`.
+
+Pipeline stages (any other word runs the stage of that name, e.g. `brain lexindex --all`):
+  jsonl2md, chrome2md, partition, lexindex, vecindex, rank, distill-prompt — also on PATH after
+  `make install`, so `jsonl2md ~/.claude/projects | partition | lexindex` runs as printed;
+  fmt — only as `brain fmt` (coreutils has a `fmt`): `rank \"query\" | brain fmt --md`.
+Each stage has its own --help (`brain jsonl2md --help`).";
+
 use clap::{Parser, Subcommand};
 
 /// A local second brain for work with AI coding agents: ask it, get documents, manage collections,
 /// measure retrieval.
 #[derive(Parser)]
-#[command(name = "brain", version)]
+#[command(name = "brain", version, after_help = STAGES_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,6 +28,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Import everything at once: every agent's sessions (Claude Code, Codex, Gemini, Cursor,
+    /// OpenCode, Aider) from their default places and every browser profile's history, indexed,
+    /// then embedded within a budget; a summary of each source. Run it again any time: only
+    /// what changed is read.
+    Import(cmd::import::Args),
     /// Search and print ranked, provenance-carrying answers (BM25, vector or hybrid, routed by the
     /// query; rank + fmt in one process).
     Ask(Box<cmd::ask::Args>),
@@ -98,6 +113,7 @@ fn main() -> std::process::ExitCode {
     brain_cli::main("brain", |cli: Cli| {
         let home = brain_store::Home::from_env();
         match cli.command {
+            Command::Import(a) => cmd::import::run(&home, a),
             Command::Ask(a) => cmd::ask::run(&home, *a),
             Command::Context(a) => cmd::context::run(&home, a),
             Command::Wm(c) => cmd::wm::run(&home, c),

@@ -187,9 +187,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         prune: args.all,
         max_chunks: args.max_chunks,
     };
-    let bar = brain_cli::bar(inputs.len() as u64, "embedding");
+    let bar = brain_cli::Measured::new(inputs.len() as u64, "embedding");
     let report = index::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {
-        bar.set_position(n as u64)
+        bar.set(n as u64)
     })
     .map_err(fail)?;
     bar.finish_and_clear();

@@ -27,7 +27,7 @@ mod progress;
 
 pub use exit::{Exit, Failure, classify, storage_fault};
 pub use output::{Stdout, Warnings, is_broken_pipe};
-pub use progress::{bar, color_enabled};
+pub use progress::{Measured, bar, color_enabled};
 
 use std::process::ExitCode;
 

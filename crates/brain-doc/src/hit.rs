@@ -13,6 +13,12 @@ pub struct Hit {
     pub rank: u32,
     /// Final score, normalized to [0, 1]; higher is better.
     pub score: f64,
+    /// How much of the query the hit holds, on one scale for every query (0–1): the share of the
+    /// query's words (weighted by rarity) in its passage, or its cosine on the model's scale when a
+    /// vector list found it. `score` orders one answer; `strength` says how sure it is. Absent
+    /// where the query had no words (a recency walk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strength: Option<f64>,
     /// `brain://<collection>/<path>`.
     pub uri: String,
     /// Short content id, `#` + 6 hex digits ([`crate::docid`]); `brain get #a1b2c3` resolves it.
@@ -120,4 +126,23 @@ pub struct TimeWindow {
     /// Hours outside the window at which a session's time signal falls to 1/e.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_hours: Option<i64>,
+}
+
+/// Below this match strength ([`Hit::strength`]) a hit is a weak match: an answer of weak matches
+/// alone is no answer (exit 67). Measured on bench/recall (66 questions about real sessions, see
+/// docs/query.md): the best hit of every question sits above it, with and without vectors, while a
+/// query of one real word and one the memory never held ("zzqxv nonexistent") sits below.
+pub const WEAK: f64 = 0.3;
+
+/// A match strength in a word, for people: strong, good, partial, weak.
+pub fn strength_label(s: f64) -> &'static str {
+    if s >= 0.85 {
+        "strong"
+    } else if s >= 0.6 {
+        "good"
+    } else if s >= WEAK {
+        "partial"
+    } else {
+        "weak"
+    }
 }

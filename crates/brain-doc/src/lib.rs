@@ -34,7 +34,7 @@ pub mod yaml;
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{ErrorCode, ErrorRecord};
 pub use hash::{docid, sha256_hex, tie_key};
-pub use hit::{Hit, HitMemory, TimeWindow};
+pub use hit::{Hit, HitMemory, TimeWindow, WEAK, strength_label};
 
 /// The wire-format version every record carries in its `schema` field.
 pub const SCHEMA: u32 = 1;
@@ -90,6 +90,7 @@ mod formats_doc {
             kind: "hit".into(),
             rank: 1,
             score: 1.0,
+            strength: None,
             uri: "u".into(),
             docid: "#".into(),
             collection: "c".into(),

@@ -173,8 +173,9 @@ impl Memory {
 /// After how many days a record is old enough that its age changes the answer, by what it is
 /// (`freshness:` in `search_strategy.yaml`; our choice, 2026-11-25). A status goes stale in a day, a
 /// fact or a decision in a month or a quarter, a preference in half a year; everything else — a
-/// session transcript, a browser day, a plain note — says what happened then, and is flagged once
-/// for the whole result list past `history` days instead of on every line.
+/// session transcript, a browser day, a plain note — says what happened then: on a personal
+/// history nearly every hit is older than a day, so its age is not a warning unless asked for
+/// (`history` days, 0 = never, the default since issue 38; `--stale-after N` sets it for a list).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Freshness {
@@ -182,7 +183,8 @@ pub struct Freshness {
     pub fact: i64,
     pub decision: i64,
     pub preference: i64,
-    /// Days past which the rest (transcripts, browser days, notes) count in the list's one line.
+    /// Days past which the rest (transcripts, browser days, notes) count in the list's one line;
+    /// 0 never counts them.
     pub history: i64,
 }
 
@@ -193,7 +195,7 @@ impl Default for Freshness {
             fact: 30,
             decision: 90,
             preference: 180,
-            history: 1,
+            history: 0,
         }
     }
 }

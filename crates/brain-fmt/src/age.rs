@@ -44,8 +44,11 @@ pub fn stale_warning(hit: &Hit, f: &Freshness) -> Option<String> {
 }
 
 /// The one line for the list's records that say what happened (no per-line warning): how many are
-/// older than `f.history` days.
+/// older than `f.history` days; none when `f.history` is 0 (the default).
 pub fn history_warning(hits: &[Hit], f: &Freshness) -> Option<String> {
+    if f.history <= 0 {
+        return None;
+    }
     let mut seen = std::collections::HashSet::new();
     let docs: Vec<&Hit> = hits.iter().filter(|h| seen.insert(&h.uri)).collect();
     let old = docs

@@ -37,8 +37,8 @@ pub struct FmtArgs {
 
     /// Count session transcripts, browser days and notes older than this many days in one warning
     /// line for the list (facts, decisions, statuses and preferences are flagged on their own line
-    /// past their own age: `freshness:` in search_strategy.yaml).
-    /// [default: `freshness.history` of search_strategy.yaml for `brain ask`, else 1]
+    /// past their own age: `freshness:` in search_strategy.yaml). 0 = never.
+    /// [default: `freshness.history` of search_strategy.yaml, 0]
     #[arg(long, value_name = "DAYS")]
     pub stale_after: Option<i64>,
 

@@ -7,9 +7,10 @@ use brain_doc::Hit;
 use crate::age_label;
 
 /// Column names, in order.
-pub(crate) const HEADER: [&str; 13] = [
+pub(crate) const HEADER: [&str; 14] = [
     "rank",
     "score",
+    "strength",
     "uri",
     "docid",
     "collection",
@@ -30,6 +31,7 @@ pub(crate) fn render(hits: &[Hit], out: &mut dyn Write) -> io::Result<()> {
         w.write_record([
             h.rank.to_string(),
             h.score.to_string(),
+            h.strength.map(|s| s.to_string()).unwrap_or_default(),
             h.uri.clone(),
             h.docid.clone(),
             h.collection.clone(),

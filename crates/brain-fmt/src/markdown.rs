@@ -31,14 +31,16 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         };
         writeln!(
             out,
-            "{}. **{}** — `{}:{}` {}, {}, score {:.2}{}",
+            "{}. **{}** — `{}:{}` {}, {}{}{}",
             h.rank,
             title.replace('*', "\\*"),
             h.uri,
             h.line,
             h.docid,
             age_label(h.age_days),
-            h.score,
+            h.strength
+                .map(|s| format!(", {} match {s:.2}", brain_doc::strength_label(s)))
+                .unwrap_or_default(),
             h.link
                 .as_deref()
                 .map(|l| format!(" — [open]({l})"))

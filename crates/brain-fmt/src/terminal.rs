@@ -33,17 +33,19 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         } else {
             h.title.as_str()
         };
-        writeln!(
-            out,
-            "{}. {}  {}",
-            h.rank,
-            paint.bold(title),
-            paint.dim(&format!("{:.2}", h.score))
-        )?;
+        let sure = strength(h);
+        let sure = if sure.is_empty() {
+            sure
+        } else {
+            format!("  {}", paint.dim(&sure))
+        };
+        writeln!(out, "{}. {}{sure}", h.rank, paint.bold(title))?;
         let location = format!("{}:{}", h.uri, h.line);
         let warning = crate::stale_warning(h, &opts.freshness);
-        let stale =
-            warning.is_some() || (h.memory.is_none() && h.age_days > opts.freshness.history);
+        let stale = warning.is_some()
+            || (h.memory.is_none()
+                && opts.freshness.history > 0
+                && h.age_days > opts.freshness.history);
         let age = age_label(h.age_days);
         let age = if stale {
             paint.yellow(&age)
@@ -80,6 +82,15 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         writeln!(out, "\n{}", paint.yellow(&format!("! {w}")))?;
     }
     Ok(())
+}
+
+/// How sure a hit is: its match strength as a word and a number (`strong 0.92`), the same scale
+/// for every query; a hit without one (a recency walk, ordered by time) shows none.
+fn strength(h: &Hit) -> String {
+    match h.strength {
+        Some(s) => format!("{} {s:.2}", brain_doc::strength_label(s)),
+        None => String::new(),
+    }
 }
 
 /// `signals: bm25 12.3 · vec 0.61 · rrf 0.0333 · ranks lex 2, vec 1` — every score component.

@@ -16,7 +16,7 @@ use crate::handles::Handles;
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubQuery {
-    /// lex = BM25 keywords ("phrases", -negation, collection:/project:/agent:/since: filters); vec = a natural-language question; hyde = a hypothetical answer passage
+    /// lex: keywords, "phrases", -exclusions, filters; vec: a question; hyde: an imagined answer
     #[serde(rename = "type")]
     #[schemars(schema_with = "search_kind_schema")]
     pub kind: SearchKind,
@@ -49,8 +49,9 @@ pub struct SearchSpec {
     pub since: Option<String>,
     /// Documents returned.
     pub limit: usize,
-    /// Drop hits scoring below this (scores are normalized to [0, 1]).
-    pub min_score: f64,
+    /// Drop hits whose match strength is below this; without it an answer of weak matches alone
+    /// is no results.
+    pub min_score: Option<f64>,
     /// Rerank with the cross-encoder.
     pub rerank: bool,
 }

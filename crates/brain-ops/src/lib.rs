@@ -21,6 +21,7 @@ mod explain;
 pub mod freshness;
 pub mod hooks;
 mod host;
+pub mod import;
 pub mod locks;
 pub mod purge;
 pub mod render;
@@ -82,7 +83,7 @@ mod formats_doc {
         };
         let pipelines = crate::bins::pipelines_dir(&host).expect("the checkout's pipelines");
         crate::hooks::install(&host.claude_settings(), "x/stop-hook.sh").expect("hook");
-        crate::skills::install(&host, &pipelines).expect("skills");
+        crate::skills::install(&host, &pipelines, crate::skills::EVERYWHERE).expect("skills");
         crate::schedule::install(
             &host,
             &home,

@@ -13,6 +13,25 @@ use crate::{Host, OpsError};
 /// The prefix of our skill folders.
 pub const PREFIX: &str = "brain-";
 
+/// Where the skills apply unless `brain skills install --scope` names folders: wherever the user
+/// works (code lives in ~/code, ~/src, ~/work, anywhere; issue 38).
+pub const EVERYWHERE: &str = "every folder";
+
+/// What a shipped SKILL.md says where it applies: `{{scope}}` is filled in at install.
+const SCOPE_SLOT: &str = "{{scope}}";
+
+/// The scope text of `globs`: `every folder`, or the globs quoted (`~/code/**`, `~/work/**`).
+pub fn scope_text(globs: &[String]) -> String {
+    if globs.is_empty() {
+        return EVERYWHERE.into();
+    }
+    let quoted: Vec<String> = globs
+        .iter()
+        .map(|g| format!("`{}`", g.replace(['`', '\n', '\r'], "")))
+        .collect();
+    format!("projects under {}", quoted.join(", "))
+}
+
 /// One installed skill of ours.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillInfo {
@@ -62,9 +81,10 @@ pub fn installed(host: &Host) -> Vec<SkillInfo> {
         .collect()
 }
 
-/// Copy every shipped skill into Claude Code's skills folder; returns what was done, one line each.
-/// Idempotent: an identical SKILL.md is left alone; a different one is replaced atomically.
-pub fn install(host: &Host, pipelines: &Path) -> Result<Vec<String>, OpsError> {
+/// Copy every shipped skill into Claude Code's skills folder, scoped to `scope` ([`scope_text`]);
+/// returns what was done, one line each. Idempotent: an identical SKILL.md is left alone; a
+/// different one is replaced atomically.
+pub fn install(host: &Host, pipelines: &Path, scope: &str) -> Result<Vec<String>, OpsError> {
     let shipped = skill_dirs(&pipelines.join("skills"));
     if shipped.is_empty() {
         return Err(OpsError::PipelinesMissing {
@@ -74,7 +94,10 @@ pub fn install(host: &Host, pipelines: &Path) -> Result<Vec<String>, OpsError> {
     let mut did = Vec::new();
     for (name, dir) in shipped {
         let src = dir.join("SKILL.md");
-        let text = std::fs::read(&src).map_err(OpsError::io(&src))?;
+        let text = std::fs::read_to_string(&src)
+            .map_err(OpsError::io(&src))?
+            .replace(SCOPE_SLOT, scope)
+            .into_bytes();
         let dest = host.claude_skills().join(&name).join("SKILL.md");
         let verb = match std::fs::read(&dest) {
             Ok(old) if old == text => {

@@ -52,9 +52,12 @@ pub struct RankArgs {
     #[arg(long)]
     pub rerank: bool,
 
-    /// Drop hits scoring below this (scores are 0–1, the best hit 1).
-    #[arg(long, value_name = "X", default_value_t = 0.0)]
-    pub min_score: f64,
+    /// Drop hits whose match strength is below X (0–1, the same scale for every query: the share
+    /// of the query's words a hit holds, or its cosine; below 0.3 is weak). Without it, weak hits
+    /// to a short query with a word the memory never held ("zzqxv nonexistent") are "no
+    /// results", exit 67; `--min-score 0` shows them.
+    #[arg(long, value_name = "X")]
+    pub min_score: Option<f64>,
 
     /// Fuse ranked hit lists instead of searching: each FILE holds hit NDJSON in rank order (e.g.
     /// saved `rank --mode lex` and `rank --mode vec` outputs); reciprocal rank fusion as hybrid

@@ -219,6 +219,7 @@ impl Engine {
         }
         if plan.mode == Mode::Recent {
             ans.hits = self.walk(&plan, req.limit, now)?;
+            ans.warnings.extend(empty_window(&plan, &ans.hits, true));
             self.mark_trust(&mut ans.hits);
             return Ok(ans);
         }
@@ -249,13 +250,23 @@ impl Engine {
             ans.warnings.push(w);
         }
         fusion::spread_sessions(&mut hits, self.strategy.per_session);
-        hits.retain(|h| h.score >= req.min_score);
+        crate::strength::apply(&mut hits);
+        hits.retain(|h| crate::strength::clears(h, req.min_score));
         fusion::truncate_docs(&mut hits, req.limit);
+        // Only a plain query's words say what was asked: sub-queries (--hyde, a query document,
+        // expansions) searched for more than its words.
+        if req.hold_weak
+            && req.lines.is_empty()
+            && let Some(w) = crate::strength::hold_back(&mut hits, &self.unknown_words(&plan, now))
+        {
+            ans.warnings.push(w);
+        }
         {
             let _t = brain_doc::timings::span("snippets");
             self.fill_snippets(&mut hits, &plan, &lists)?;
         }
         self.mark_trust(&mut hits);
+        ans.warnings.extend(empty_window(&plan, &hits, false));
         ans.hits = hits;
         Ok(ans)
     }
@@ -309,6 +320,20 @@ impl Engine {
         }
         fusion::break_ties(&mut hits);
         Ok((lists, hits))
+    }
+
+    /// The words of the plan's lexical query the index has never seen (a short query's only;
+    /// none without a lexical list or index).
+    fn unknown_words(&self, plan: &Plan, now: &Zoned) -> Vec<String> {
+        let (Ok(r), Some(q)) = (
+            self.ranker(),
+            plan.lists.iter().find_map(|l| l.query.as_ref()),
+        ) else {
+            return Vec::new();
+        };
+        r.searcher()
+            .term_weights(&crate::rank::lex_query(q, now.timestamp()))
+            .unknown()
     }
 
     /// The projects and agents of the lexical index (none without one).
@@ -581,6 +606,16 @@ fn relax(req: &SearchRequest, now: &Zoned) -> Option<(SearchRequest, String)> {
     let mut relaxed = req.clone();
     relaxed.plain = Some(crate::request::Plain { text, query });
     Some((relaxed, what.join(" ")))
+}
+
+/// The notice of an answer with time words none of whose hits falls in their window.
+fn empty_window(plan: &Plan, hits: &[Hit], walk: bool) -> Option<String> {
+    let w = plan.when.as_ref()?;
+    let inside = |h: &Hit| crate::when::score::span(h).is_some_and(|(a, b)| w.holds(a, b));
+    if hits.is_empty() || hits.iter().any(inside) {
+        return None;
+    }
+    w.empty_notice(walk)
 }
 
 /// Scale scores so the best hit is 1 and none is below 0 (a lexical list already is; cosines are

@@ -188,6 +188,18 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
                 signal(&mut signals, dst, v);
             }
         }
+        // The match strength of the words: the best any lexical list saw.
+        let held = lists
+            .iter()
+            .enumerate()
+            .filter_map(|(li, l)| {
+                let &hi = first_hit[li].get(f.key.as_str())?;
+                l.hits[hi].signals.get(crate::strength::MATCH)?.as_f64()
+            })
+            .fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))));
+        if let Some(m) = held {
+            signal(&mut signals, crate::strength::MATCH, m);
+        }
         let score = if top > 0.0 { f.score / top } else { 0.0 };
         let start = first_hit[rep][f.key.as_str()];
         let passages = lists[rep].hits[start..]
@@ -344,6 +356,7 @@ mod tests {
             kind: "hit".into(),
             rank: 0,
             score: 1.0,
+            strength: None,
             uri: uri.into(),
             docid: brain_doc::docid(uri),
             collection: "c".into(),

@@ -32,6 +32,7 @@ pub mod rerank;
 pub mod route;
 pub mod run;
 pub mod strategy;
+pub mod strength;
 pub mod when;
 
 pub use engine::{Answer, Engine};

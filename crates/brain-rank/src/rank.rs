@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::query::Query;
 use crate::strategy::{DEFAULT_LIMIT, DEFAULT_PER_DOC, PoolWeights};
+use crate::strength::MATCH;
 
 /// Why ranking failed.
 #[derive(Debug, thiserror::Error)]
@@ -127,6 +128,7 @@ impl Ranker {
             groups = self.read(self.fold(&lq, opts, &keys, by_id)?)?;
         }
         let pool = opts.pool;
+        let weights = self.searcher.term_weights(&lq);
         // Exact word forms decide what the stemmer ties ("customers" and "customize" meet at
         // "custom"): a passage holding the query's words as written scores up to
         // `pool.exact_form` (EXACT_FORM_BONUS) more; documents are reordered by their best passage (stable).
@@ -165,6 +167,10 @@ impl Ranker {
                 if exact > 0.0 {
                     hit.signals
                         .insert("exact".into(), Value::from(round(exact)));
+                }
+                if !weights.is_empty() {
+                    let held = self.searcher.coverage(&weights, &p.title, &p.body);
+                    hit.signals.insert(MATCH.into(), Value::from(round(held)));
                 }
                 hits.push((hit, p.body));
             }
@@ -316,6 +322,7 @@ impl Ranker {
             kind: "hit".into(),
             rank,
             score: if top > 0.0 { round(bm25 / top) } else { 0.0 },
+            strength: None,
             uri: format!("brain://{}/{}", p.collection, p.path),
             docid: brain_doc::docid(&p.id),
             collection: p.collection.clone(),

@@ -59,8 +59,11 @@ pub struct SearchRequest {
     pub limit: usize,
     /// Passages per document.
     pub per_doc: usize,
-    /// Drop hits whose normalized score is below this.
+    /// Drop hits whose match strength ([`crate::strength`]) is below this.
     pub min_score: f64,
+    /// An answer of weak matches alone is no answer ([`crate::strength::WEAK`]): what a person or
+    /// an agent asking without `--min-score` gets. Evaluation and context assembly keep every hit.
+    pub hold_weak: bool,
     pub mode: Mode,
     /// Rerank the fused candidates with the cross-encoder.
     pub rerank: bool,
@@ -83,6 +86,7 @@ impl SearchRequest {
                 limit: DEFAULT_LIMIT,
                 per_doc: DEFAULT_PER_DOC,
                 min_score: 0.0,
+                hold_weak: false,
                 mode: Mode::Auto,
                 rerank: false,
                 snippets: true,
@@ -263,9 +267,11 @@ impl RequestBuilder<'_> {
         self
     }
 
-    /// Drop hits whose normalized score is below `min`.
-    pub fn min_score(mut self, min: f64) -> Self {
-        self.req.min_score = min;
+    /// Drop hits whose match strength is below `min`; without one (`None`), an answer of weak
+    /// matches alone is held back as no results.
+    pub fn min_score(mut self, min: Option<f64>) -> Self {
+        self.req.min_score = min.unwrap_or(0.0);
+        self.req.hold_weak = min.is_none();
         self
     }
 

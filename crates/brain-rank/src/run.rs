@@ -71,7 +71,8 @@ pub fn fuse_files(
         lists.push(crate::fusion::HitList::new(kind, weight, hits, texts));
     }
     let mut hits = crate::fusion::fuse_hits(&lists, &strategy.fusion, opts.per_doc);
-    hits.retain(|h| h.score >= args.min_score);
+    crate::strength::apply(&mut hits);
+    hits.retain(|h| crate::strength::clears(h, args.min_score.unwrap_or(0.0)));
     crate::fusion::truncate_docs(&mut hits, opts.limit);
     Ok(hits)
 }

@@ -133,6 +133,7 @@ impl VecSearch {
                     kind: "hit".into(),
                     rank: rank as u32 + 1,
                     score: f64::from(d.score),
+                    strength: None,
                     // Named by collection and path, as lexical hits are (fusion joins on the URI).
                     uri: format!("brain://{}/{}", e.collection, e.path),
                     docid: brain_doc::docid(&format!("{}/{}", e.collection, e.path)),

@@ -19,9 +19,13 @@ pub struct Args {
     rank: RankArgs,
     #[command(flatten)]
     fmt: FmtArgs,
-    /// Collapse near-duplicates (word-shingle Jaccard ≥ 0.5 on each hit's text, as in `brain
-    /// context`): the best of each group stays, the count of the others is a warning.
+    /// Show near-duplicates too. By default near-identical hits (word-shingle Jaccard ≥ 0.5 on
+    /// each hit's text, or stored vectors this close, as in `brain context`) collapse into the
+    /// best of them, the count of the others is a warning, and the list is filled to -n.
     #[arg(long)]
+    no_dedup: bool,
+    /// (The default since issue 38; kept so scripts that pass it still run.)
+    #[arg(long, hide = true, conflicts_with = "no_dedup")]
     dedup: bool,
     /// Give each hit its page in the running `brain browse` (a `link` field with --json, a line
     /// under the hit otherwise; a session hit opens at its turn). Without a server running for this
@@ -29,6 +33,11 @@ pub struct Args {
     #[arg(long)]
     link: bool,
 }
+
+/// A deduplicated answer searches this many times -n deep …
+const DEDUP_DEPTH: usize = 3;
+/// … but at most this many documents more (a `-n 500` does not search 1,500 deep).
+const DEDUP_EXTRA_MAX: usize = 40;
 
 /// Run the query and log an `ask` row (query_len, n_hits, mode, latency_ms; the query text only when
 /// the user opted in, see docs/telemetry.md).
@@ -64,10 +73,20 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     if brain_store::telemetry::queries_opted_in(home) {
         row.set("query", text.trim());
     }
+    let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
+        .unwrap_or_default();
+    let dedup = !a.no_dedup;
+    // Collapsing near-duplicates must still answer -n documents: search deeper, collapse, cut.
+    let want = a.rank.options(&strategy).limit;
+    let mut rank = a.rank.clone();
+    if dedup {
+        rank.limit = Some(want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX));
+    }
     let t_search = brain_doc::timings::span("search");
-    let mut answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
+    let mut answer = brain_rank::run::search(home, &rank, &text, &now).map_err(&mut fail)?;
     drop(t_search);
-    if a.dedup {
+    if dedup {
+        let _t = brain_doc::timings::span("dedup");
         let config =
             brain_store::Config::load(home).unwrap_or_else(|_| brain_store::Config::defaults(home));
         // Stored vectors make a paraphrase a duplicate too (no model is loaded for it).
@@ -76,15 +95,24 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
             Some(s) => brain_context::stored_vectors(s, wanted),
             None => vec![None; wanted.len()],
         };
-        let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
-            .unwrap_or_default();
-        let (kept, dropped) = brain_context::assemble::dedup_hits(
-            &config,
-            std::mem::take(&mut answer.hits),
-            &vectors,
-            strategy.dedup.into(),
-        );
-        answer.hits = kept;
+        // Documents are compared by their best passage; the other passages --per-doc asked for
+        // stay with their document.
+        let mut hits = std::mem::take(&mut answer.hits);
+        let mut seen = std::collections::HashSet::new();
+        let firsts: Vec<brain_doc::Hit> = hits
+            .iter()
+            .filter(|h| seen.insert(h.uri.clone()))
+            .cloned()
+            .collect();
+        let (kept, dropped) =
+            brain_context::assemble::dedup_hits(&config, firsts, &vectors, strategy.dedup.into());
+        let kept: std::collections::HashSet<String> = kept.into_iter().map(|h| h.uri).collect();
+        hits.retain(|h| kept.contains(&h.uri));
+        brain_rank::fusion::truncate_docs(&mut hits, want);
+        for (i, h) in hits.iter_mut().enumerate() {
+            h.rank = i as u32 + 1;
+        }
+        answer.hits = hits;
         if dropped > 0 {
             answer.warnings.push(format!(
                 "{dropped} near-duplicate hit(s) collapsed into the one above them"
@@ -108,13 +136,10 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     opts.time = answer.time.clone();
     // Freshness by kind comes from the strategy (what was tuned is what runs); --stale-after wins
     // for the list's one line.
-    if let Ok(strategy) = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
-    {
-        opts.freshness = brain_doc::memory::Freshness {
-            history: a.fmt.stale_after.unwrap_or(strategy.freshness.history),
-            ..strategy.freshness
-        };
-    }
+    opts.freshness = brain_doc::memory::Freshness {
+        history: a.fmt.stale_after.unwrap_or(strategy.freshness.history),
+        ..strategy.freshness
+    };
     if a.fmt.explain {
         let mode = answer.mode.map_or("?", |m| m.name());
         eprintln!("brain: mode {mode}; lists: {}", answer.plan.join(" | "));

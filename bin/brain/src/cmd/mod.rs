@@ -12,6 +12,7 @@ pub mod explain;
 pub mod forget;
 pub mod get;
 pub mod hook;
+pub mod import;
 pub mod inbox;
 pub mod mcp;
 pub mod memory;

@@ -9,7 +9,12 @@ use brain_ops::{Host, OpsError, skills};
 #[derive(clap::Subcommand)]
 pub enum Command {
     /// Copy the shipped skills into Claude Code's skills folder (idempotent; prints what it did).
-    Install,
+    /// They apply in every folder unless --scope names where.
+    Install {
+        /// Only in these folders (a glob, e.g. `~/code/**`; repeatable). Default: every folder.
+        #[arg(long, value_name = "GLOB")]
+        scope: Vec<String>,
+    },
     /// Remove the shipped skills from Claude Code's skills folder.
     Remove,
     /// List the installed brain skills: name, scope, path (tab-separated).
@@ -39,9 +44,9 @@ pub fn run(cmd: Command) -> anyhow::Result<Exit> {
             out.flush()?;
             return Ok(Exit::Success);
         }
-        Command::Install => {
+        Command::Install { scope } => {
             let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
-            skills::install(&host, &pipelines).map_err(fail)?
+            skills::install(&host, &pipelines, &skills::scope_text(&scope)).map_err(fail)?
         }
         Command::Remove => {
             let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;

@@ -37,6 +37,7 @@ mod docs;
 mod filters;
 mod hidden;
 mod snippet;
+mod strength;
 
 /// A word the index holds in at most this many passages also matches its near spellings (a typo is
 /// rare in the corpus or absent): see [`Searcher::near_spellings`].
@@ -48,6 +49,7 @@ mod ties;
 mod two_pass;
 
 pub use snippet::{SNIPPET_CHARS, Snippet};
+pub use strength::TermWeights;
 /// The address of a passage in the index (what candidates name).
 pub use tantivy::DocAddress;
 pub use ties::DocKeys;

@@ -61,11 +61,7 @@ fn describe() -> Value {
     descriptor(
         "context",
         "Memory for a task",
-        "The memory you need for a task, as one block within a token budget (default 20000, counted with \
-         cl100k_base): first what must always be known (pinned and most important records, MEMORY.md), \
-         then whole threads of related records (same project, subject or entity), then the best of the \
-         rest, each with its uri:line, date and age. Near-duplicates, cold, superseded and expired \
-         records are left out. Call it once at the start of a task; use `query` for a specific question.",
+        "The memory a task needs, as one block within a token budget (default 20000): pinned and important records first, then related threads, then the best of the rest, each with uri:line and age. Call once at the start of a task; use `query` for a specific question.",
         input,
         output,
     )

@@ -53,8 +53,7 @@ fn describe() -> Value {
     descriptor(
         "get",
         "Get document",
-        "Read one document (or a line range of it) by the uri, collection/path or #docid of a query result. \
-         Long documents are read in parts: the result's nextLine says where to continue.",
+        "Read a document (or lines of it) by the uri, path or #docid of a result; a long one is read in parts (nextLine).",
         input,
         output,
     )

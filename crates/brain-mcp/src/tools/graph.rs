@@ -114,10 +114,7 @@ fn describe_entity() -> Value {
     descriptor(
         "entity",
         "Who or what is it",
-        "What the memory knows about a person, project, company or concept: its summary, its facts \
-         (current and superseded), every name it goes by, the records that mention or relate to it, \
-         and a timeline. Names match exactly (case aside): `Sarah Chen`, `Sarah`, `@schen`; a name \
-         two entities share is an error that lists them.",
+        "What the memory knows about a person, project, company or concept: summary, facts, names, related records, timeline. Names match exactly (case aside); a shared name is an error listing the entities.",
         input_schema::<EntityArgs>(),
         output,
     )
@@ -150,9 +147,7 @@ fn describe_related() -> Value {
     descriptor(
         "related",
         "What is related",
-        "What a record or an entity is related to: typed relations (supports, contradicts, refines, \
-         derives_from, supersedes, related), the entities records mention, the sessions of a project. \
-         `kinds: [\"contradicts\"]` gives everything a record contradicts; `depth` walks further (1-5).",
+        "What a record or entity is related to: typed relations (supports, contradicts, refines, derives_from, supersedes, related), mentions, a project's sessions. `kinds` filters; `depth` walks further (1-5).",
         input_schema::<RelatedArgs>(),
         output,
     )

@@ -176,22 +176,38 @@ fn plain_keywords(v: &mut Value) {
 }
 
 /// The descriptor of a reading tool: read-only, closed-world (only the local memory), as QMD marks its
-/// tools.
+/// tools. Every agent session carries the `tools/list` answer in its context, so it says each
+/// thing once (issue 38: 26.5 KB before): the output schema is the structure alone (its field
+/// docs are docs/FORMATS.md), and the title is not repeated in the annotations.
 pub fn descriptor(
     name: &str,
     title: &str,
     description: &str,
     input: Value,
-    output: Value,
+    mut output: Value,
 ) -> Value {
+    structure_only(&mut output);
     json!({
         "name": name,
         "title": title,
         "description": description,
         "inputSchema": input,
         "outputSchema": output,
-        "annotations": {"title": title, "readOnlyHint": true, "openWorldHint": false},
+        "annotations": {"readOnlyHint": true, "openWorldHint": false},
     })
+}
+
+/// A schema without its prose (`description`, `title`), everywhere in it.
+fn structure_only(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("description");
+            o.remove("title");
+            o.values_mut().for_each(structure_only);
+        }
+        Value::Array(a) => a.iter_mut().for_each(structure_only),
+        _ => {}
+    }
 }
 
 /// The text of a tool error: the error record as one JSON line, readable by a model and a program,

@@ -65,9 +65,7 @@ fn describe() -> Value {
     descriptor(
         "multi_get",
         "Get several documents",
-        "Read several documents at once by a glob over collection/path (e.g. `notes/kb/*.md`) or a \
-         comma-separated list of uris, collection/paths or #docids. Documents over maxBytes, or past \
-         maxTotalBytes in all, are skipped with a note; read those with `get`.",
+        "Read several documents by a glob over collection/path or a comma-separated list of refs; oversized ones are skipped with a note.",
         input,
         output,
     )

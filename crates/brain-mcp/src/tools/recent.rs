@@ -71,10 +71,7 @@ fn describe() -> Value {
     descriptor(
         "recent",
         "Recent activity",
-        "What became visible in the memory since a time (default: the last 24 hours), newest first, across \
-         collections: agent sessions, notes, inbox entries, browser days. Each item has its uri (read it \
-         with `get`), title, when it landed and its age; totals per collection. Use it for \"what did I \
-         work on\", a stand-up, or to check the memory is up to date. An empty window is an empty result.",
+        "What became visible since a time (default 24h), newest first: sessions, notes, inbox entries, browser days. For \"what did I work on\", a stand-up, or to check the memory is current.",
         input,
         output,
     )

@@ -26,22 +26,22 @@ pub const TOOL: Tool = Tool {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Args {
-    /// What to remember, in a few self-contained sentences (a conclusion, a decision and its reason, a fact), not a paste of code, logs or a transcript.
+    /// What to remember: a few self-contained sentences, not a paste.
     #[schemars(length(min = 1))]
     text: String,
     /// note (default), decision, todo, link or fact.
     #[serde(rename = "type", default)]
     #[schemars(schema_with = "entry_type_schema")]
     kind: EntryType,
-    /// Tags (lower-cased; letters, digits and -_./ only).
+    /// Tags (letters, digits, -_./).
     #[serde(default)]
     tags: Vec<String>,
     /// The project the entry is about (a name or a path).
     project: Option<String>,
-    /// Store text the guard gates as derivable noise (code dumps, logs, transcripts, long pastes). Secrets are refused even so. Default false.
+    /// Store a paste the guard refuses (code, logs); never a secret. Default false.
     #[serde(default)]
     force: bool,
-    /// The subject this fact is about (e.g. `db.engine`): a later record with the same key supersedes it, and searches show only the current one. Any memory field makes the entry a record of its own.
+    /// The subject (e.g. `db.engine`): a later record of the same key supersedes this one.
     key: Option<String>,
     /// How much it matters, 1-5 (5 = always include).
     #[schemars(range(min = 1, max = 5))]
@@ -89,10 +89,7 @@ fn describe() -> Value {
     let mut d = descriptor(
         "remember",
         "Remember",
-        "Save something worth keeping into the user's memory inbox (a decision and why, a fact, a todo, a \
-         link, a note); it is searchable with `query` at once. Write the conclusion, not the raw material: \
-         code dumps, logs, transcripts and long pastes are refused unless `force` (they are derivable from \
-         their source), and text holding a secret (API key, password, token) is always refused.",
+        "Save a conclusion worth keeping (a decision and why, a fact, a todo, a link, a note) into the user's memory; searchable at once. Code dumps, logs and long pastes are refused unless `force`; secrets always.",
         input,
         output,
     );

@@ -56,10 +56,7 @@ fn describe() -> Value {
     descriptor(
         "status",
         "Memory status",
-        "What the memory holds right now: each collection with its document count and when it was last \
-         indexed, whether the lexical index and the vector store exist, how many documents still need \
-         embeddings (vec searches miss those) and how many sessions wait for distillation, and the \
-         embedding model. Call it when results look thin or stale.",
+        "What the memory holds: collections with counts and last indexing, embedding backlog, model. Call when results look thin or stale.",
         input,
         output,
     )

@@ -115,9 +115,7 @@ pub const ADD: Tool = Tool {
         descriptor(
             "wm_add",
             "Keep a note in working memory",
-            "Keep a short note for the next turns (default 5 context assemblies or turns, at most 10; \
-             pinned: never expires, at most 3): what to do next, what to check, a deadline. Notes come \
-             first in every `context` block. Use `remember` for what should last.",
+            "Keep a short note for the next turns (default 5; pinned never expires): what to do next, a deadline. Notes lead every `context` block. Use `remember` for what should last.",
             input_schema::<AddArgs>(),
             output_schema(),
         )
@@ -146,8 +144,7 @@ pub const LIST: Tool = Tool {
         descriptor(
             "wm_list",
             "Working memory",
-            "The notes in working memory, pinned first, each with its turns left and a due-soon or \
-             overdue mark.",
+            "The working-memory notes, pinned first, with turns left and due marks.",
             input_schema::<NoArgs>(),
             output_schema(),
         )
@@ -177,7 +174,7 @@ pub const PIN: Tool = Tool {
         descriptor(
             "wm_pin",
             "Pin a working-memory note",
-            "Pin a note so it never expires (at most 3 pinned).",
+            "Pin a note so it never expires (at most 3).",
             input_schema::<IdArgs>(),
             output_schema(),
         )
@@ -222,9 +219,7 @@ pub const PROMOTE: Tool = Tool {
         descriptor(
             "wm_promote",
             "Make a working-memory note a fact",
-            "Turn a note that proved worth keeping into a permanent fact (a memory record, searchable at \
-             once; with `key`, a later fact of the same key supersedes it) and remove it from working \
-             memory.",
+            "Turn a note worth keeping into a permanent fact (searchable; with `key`, a later fact of that key supersedes it).",
             input_schema::<PromoteArgs>(),
             output_schema(),
         )

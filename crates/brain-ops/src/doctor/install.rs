@@ -37,7 +37,7 @@ pub fn home(home: &Home) -> Check {
         Check::fail(
             "home",
             format!("{} does not exist", root.display()),
-            "set $BRAIN_HOME to your brain home, or build one: `jsonl2md | partition | lexindex` (docs/operations.md)",
+            "set $BRAIN_HOME to your brain home, or build one: `brain import` (docs/walkthrough.md)",
         )
     }
 }

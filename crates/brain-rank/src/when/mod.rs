@@ -169,7 +169,7 @@ pub fn find(text: &str, now: &Zoned) -> Option<When> {
     if from.is_none() && part.is_none() && order.is_none() {
         return None;
     }
-    drop_connectors(&norm, &mut used);
+    let joined = drop_connectors(&norm, &mut used);
     let tz = now.time_zone().clone();
     let start = |d: Date| d.to_zoned(tz.clone()).ok().map(|z| z.timestamp());
     let mut window = None;
@@ -201,6 +201,16 @@ pub fn find(text: &str, now: &Zoned) -> Option<When> {
             margin = margin.checked_mul(2)?;
         }
     }
+    // The phrase as the user wrote it: from its first word that is not a connector to its last
+    // ("working on last week" quotes `last week`).
+    let phrase = {
+        let first = (0..words.len()).find(|&i| used[i] && !joined[i]);
+        let last = (0..words.len()).rev().find(|&i| used[i]);
+        match (first, last) {
+            (Some(a), Some(b)) if a <= b => words[a..=b].join(" "),
+            _ => String::new(),
+        }
+    };
     let pick = |keep: bool| {
         words
             .iter()
@@ -211,7 +221,11 @@ pub fn find(text: &str, now: &Zoned) -> Option<When> {
             .join(" ")
     };
     Some(When {
-        expr: pick(true),
+        expr: if phrase.is_empty() {
+            pick(true)
+        } else {
+            phrase
+        },
         rest: pick(false),
         window,
         part,
@@ -244,17 +258,21 @@ fn find_order(norm: &[String], used: &mut [bool]) -> Option<Order> {
 /// Drop connector words that lead into a time expression, or sit between two of its parts: every
 /// run of connectors that ends right before a used word. One pass from the right, linear in the
 /// words (a query of thousands of "the" costs no more than reading it).
-fn drop_connectors(norm: &[String], used: &mut [bool]) {
+/// Returns which words it marked.
+fn drop_connectors(norm: &[String], used: &mut [bool]) -> Vec<bool> {
+    let mut joined = vec![false; norm.len()];
     let mut leads = false;
     for i in (0..norm.len()).rev() {
         if used[i] {
             leads = true;
         } else if leads && CONNECTORS.contains(&norm[i].as_str()) {
             used[i] = true;
+            joined[i] = true;
         } else {
             leads = false;
         }
     }
+    joined
 }
 
 impl When {
@@ -316,6 +334,32 @@ impl When {
             order: self.order.map(|o| o.name().to_string()),
             margin_hours: self.window.map(|_| self.margin.as_secs() / 3600),
         }
+    }
+
+    /// True when a session from `start` to `end` overlaps the window (or there is no window).
+    pub fn holds(&self, start: Timestamp, end: Timestamp) -> bool {
+        self.window
+            .is_none_or(|(a, b)| end.max(start) >= a && start <= b)
+    }
+
+    /// What an answer none of whose hits falls in the window says: that the window held nothing,
+    /// and what is shown instead (the walk shows what is nearest in time; a search with words, its
+    /// best matches from other times).
+    pub fn empty_notice(&self, walk: bool) -> Option<String> {
+        let w = self.wire();
+        let (a, b) = (w.from?, w.to?);
+        let day = |s: &str| s.get(..10).unwrap_or(s).to_string();
+        let instead = if walk {
+            "shown instead: the documents nearest to it in time"
+        } else {
+            "shown instead: the best matches from other times"
+        };
+        Some(format!(
+            "nothing is dated `{}` ({} to {}); {instead}",
+            self.expr,
+            day(&a),
+            day(&b)
+        ))
     }
 
     /// One line for warnings and `explain`: how the words were read.

@@ -1,0 +1,394 @@
+//! `brain import`: everything a new user has, in one command (issue 38). It finds every agent's
+//! default places and every browser profile, runs the documented pipeline for each
+//! (`jsonl2md --new PLACES | partition | lexindex`, `chrome2md --history H | partition | lexindex`)
+//! as processes of the stage binaries, then embeds what fits in a time budget (`vecindex --all
+//! --budget`), and returns what happened to each source. The pipeline stays the way to compose;
+//! this is the same pipeline, run for every place at once.
+//!
+//! What a real machine has is part of the summary, never a crash: an agent not installed (its
+//! places missing), a store a running IDE holds (copied online by `jsonl2md`), an unreadable
+//! profile, a half-written transcript (its torn line skipped), no model. Each source runs on its
+//! own: one that fails leaves every other imported, and nothing already imported is touched (the
+//! stages are incremental; a source that fails midway leaves its records in the index queue).
+//! One import at a time: a second one exits 70 while the first runs.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use brain_doc::ErrorCode;
+use brain_store::Home;
+use serde::Serialize;
+
+/// The agents `jsonl2md` reads, in the order the summary lists them.
+pub const AGENTS: [&str; 6] = ["claude", "codex", "gemini", "cursor", "opencode", "aider"];
+
+/// One thing to import: an agent's default places, or one browser profile's History.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// `claude`, `codex`, … or `chrome-default`, `brave-profile-1`.
+    pub name: String,
+    /// What is read (folders, stores, a History file).
+    pub paths: Vec<PathBuf>,
+    /// The producer stage and its arguments.
+    producer: (&'static str, Vec<OsString>),
+}
+
+/// Every source under the user's home `user_home`, and the agents none of whose places exist.
+pub fn sources(
+    user_home: &Path,
+    local_app_data: Option<&Path>,
+) -> (Vec<Source>, Vec<&'static str>) {
+    let census = brain_ingest::discover::census(user_home);
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    for agent in AGENTS {
+        let paths: Vec<PathBuf> = census
+            .iter()
+            .filter(|c| c.agent == agent)
+            .map(|c| c.path.clone())
+            .collect();
+        if paths.is_empty() {
+            missing.push(agent);
+            continue;
+        }
+        let mut args: Vec<OsString> = vec!["--new".into(), "-q".into()];
+        args.extend(paths.iter().map(|p| p.as_os_str().to_owned()));
+        out.push(Source {
+            name: agent.to_string(),
+            paths,
+            producer: ("jsonl2md", args),
+        });
+    }
+    let (profiles, _) = brain_chrome::profiles::discover(Some(user_home), local_app_data);
+    for p in profiles {
+        let args: Vec<OsString> = vec![
+            "-q".into(),
+            "--history".into(),
+            p.history.as_os_str().to_owned(),
+            "--browser".into(),
+            p.browser.id().into(),
+            "--profile-name".into(),
+            p.name.clone().into(),
+        ];
+        out.push(Source {
+            name: p.slug(),
+            paths: vec![p.history.clone()],
+            producer: ("chrome2md", args),
+        });
+    }
+    (out, missing)
+}
+
+/// What importing one source did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Imported {
+    pub source: String,
+    pub paths: Vec<PathBuf>,
+    /// Documents new to the index, and documents that changed.
+    pub added: u64,
+    pub updated: u64,
+    /// Documents already there, unchanged.
+    pub unchanged: u64,
+    /// `ok`, or what failed (the stage, its exit code and its last message).
+    pub outcome: String,
+    /// The exit code of the first stage that failed (0 when none did).
+    pub code: u8,
+    /// What the stages said on stderr (warnings, skipped records): shown with `--verbose`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<String>,
+}
+
+/// What embedding did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Embedded {
+    /// `embedded`, `budget` (stopped at the budget, the rest in the backlog), `no model`,
+    /// `skipped` (--no-embed) or what failed.
+    pub outcome: String,
+    pub embedded: u64,
+    /// Documents still waiting for embeddings.
+    pub pending: u64,
+    pub code: u8,
+}
+
+/// The whole import.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    pub kind: &'static str,
+    pub sources: Vec<Imported>,
+    /// Agents none of whose default places exist (not installed, or kept elsewhere).
+    pub not_found: Vec<String>,
+    pub vectors: Embedded,
+    pub secs: f64,
+}
+
+impl Report {
+    /// The exit code: 0 when every source and the embedding went through (an agent not installed
+    /// and a missing model are not failures), else the first failure's code.
+    pub fn code(&self) -> u8 {
+        self.sources
+            .iter()
+            .map(|s| s.code)
+            .chain([self.vectors.code])
+            .find(|c| *c != 0)
+            .unwrap_or(0)
+    }
+}
+
+/// How to run the stages: where each is ([`crate::bins::locate`] for the running `brain`), and
+/// the embedding budget (`None`: no embedding).
+pub struct Plan<'a> {
+    pub locate: &'a dyn Fn(&str) -> Option<PathBuf>,
+    pub embed_budget: Option<Duration>,
+    /// Called before each source and before embedding: (step, steps, what).
+    pub progress: &'a dyn Fn(usize, usize, &str),
+}
+
+/// Why the import could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("another `brain import` is running ({0}); it imports the same places")]
+    Running(String),
+    #[error("the stage `{0}` was not found beside `brain`, in <prefix>/libexec/brain or on PATH")]
+    StageMissing(&'static str),
+    #[error(transparent)]
+    Lock(brain_store::LockError),
+}
+
+impl ImportError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ImportError::Running(_) => ErrorCode::Locked,
+            ImportError::StageMissing(_) => ErrorCode::IndexMissing,
+            ImportError::Lock(_) => ErrorCode::Internal,
+        }
+    }
+
+    pub fn fix(&self) -> String {
+        match self {
+            ImportError::Running(_) => {
+                "wait for it to finish (its summary says what it did)".into()
+            }
+            ImportError::StageMissing(_) => {
+                "run `make install` (it puts the stages in <prefix>/libexec/brain)".into()
+            }
+            ImportError::Lock(_) => String::new(),
+        }
+    }
+}
+
+/// Import every source of `sources` into `home`, then embed within the budget.
+pub fn run(
+    home: &Home,
+    sources: &[Source],
+    not_found: &[&str],
+    plan: &Plan<'_>,
+) -> Result<Report, ImportError> {
+    let started = Instant::now();
+    let _lock = match brain_store::Lock::try_acquire(&home.lock_file("import")) {
+        Ok(l) => l,
+        Err(brain_store::LockError::Held { holder, .. }) => {
+            return Err(ImportError::Running(holder));
+        }
+        Err(e) => return Err(ImportError::Lock(e)),
+    };
+    let stage = |name: &'static str| (plan.locate)(name).ok_or(ImportError::StageMissing(name));
+    let (partition, lexindex) = (stage("partition")?, stage("lexindex")?);
+    let steps = sources.len() + 1;
+    let mut done = Vec::new();
+    for (i, s) in sources.iter().enumerate() {
+        (plan.progress)(i + 1, steps, &s.name);
+        let producer = stage(s.producer.0)?;
+        done.push(import_one(home, s, &producer, &partition, &lexindex));
+    }
+    (plan.progress)(steps, steps, "embeddings");
+    let vectors = match plan.embed_budget {
+        None => Embedded {
+            outcome: "skipped".into(),
+            embedded: 0,
+            pending: 0,
+            code: 0,
+        },
+        Some(budget) => embed(home, &stage("vecindex")?, budget),
+    };
+    Ok(Report {
+        kind: "import_report",
+        sources: done,
+        not_found: not_found.iter().map(|s| s.to_string()).collect(),
+        vectors,
+        secs: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+    })
+}
+
+/// `producer ARGS | partition | lexindex --json`, each stage's stderr kept.
+fn import_one(
+    home: &Home,
+    s: &Source,
+    producer: &Path,
+    partition: &Path,
+    lexindex: &Path,
+) -> Imported {
+    let mut out = Imported {
+        source: s.name.clone(),
+        paths: s.paths.clone(),
+        added: 0,
+        updated: 0,
+        unchanged: 0,
+        outcome: "ok".into(),
+        code: 0,
+        messages: Vec::new(),
+    };
+    let spawned = spawn_pipeline(home, producer, &s.producer.1, partition, lexindex);
+    let (children, stdout) = match spawned {
+        Ok(x) => x,
+        Err(e) => {
+            out.outcome = format!("could not start the pipeline: {e}");
+            out.code = ErrorCode::Internal.exit_code();
+            return out;
+        }
+    };
+    let names = [s.producer.0, "partition", "lexindex"];
+    let mut failed: Option<(usize, i32)> = None;
+    for (i, (mut child, err)) in children.into_iter().enumerate() {
+        let status = child.wait();
+        let text = err.join().unwrap_or_default();
+        out.messages.extend(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string),
+        );
+        let code = status.ok().and_then(|s| s.code()).unwrap_or(99);
+        if code != 0 && failed.is_none() {
+            failed = Some((i, code));
+        }
+    }
+    let summary = stdout.join().unwrap_or_default();
+    if let Some(v) = summary
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+    {
+        let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        out.added = n("added");
+        out.updated = n("updated");
+        out.unchanged = n("unchanged");
+    }
+    if let Some((i, code)) = failed {
+        let last = out
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.starts_with(names[i]))
+            .cloned()
+            .unwrap_or_default();
+        out.outcome = format!("{} exited {code}: {last}", names[i]);
+        out.code = u8::try_from(code).unwrap_or(ErrorCode::Internal.exit_code());
+    }
+    out
+}
+
+type Stage = (Child, std::thread::JoinHandle<String>);
+
+/// Start the three processes, stdout of each into the next; every stderr read on a thread.
+fn spawn_pipeline(
+    home: &Home,
+    producer: &Path,
+    args: &[OsString],
+    partition: &Path,
+    lexindex: &Path,
+) -> std::io::Result<(Vec<Stage>, std::thread::JoinHandle<String>)> {
+    let env = |c: &mut Command| {
+        c.env("BRAIN_HOME", home.root()).stderr(Stdio::piped());
+    };
+    let mut p = Command::new(producer);
+    p.args(args).stdin(Stdio::null()).stdout(Stdio::piped());
+    env(&mut p);
+    let mut first = p.spawn()?;
+    let mut q = Command::new(partition);
+    q.arg("-q").stdout(Stdio::piped());
+    q.stdin(first.stdout.take().map_or_else(Stdio::null, Stdio::from));
+    env(&mut q);
+    let mut second = q.spawn()?;
+    let mut r = Command::new(lexindex);
+    r.args(["--json", "-q"]).stdout(Stdio::piped());
+    r.stdin(second.stdout.take().map_or_else(Stdio::null, Stdio::from));
+    env(&mut r);
+    let mut third = r.spawn()?;
+    let stdout = read_on_thread(third.stdout.take());
+    let stages = [first, second, third]
+        .into_iter()
+        .map(|mut c| {
+            let err = read_on_thread(c.stderr.take());
+            (c, err)
+        })
+        .collect();
+    Ok((stages, stdout))
+}
+
+fn read_on_thread(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut r) = r {
+            let mut bytes = Vec::new();
+            let _ = r.read_to_end(&mut bytes);
+            s = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        s
+    })
+}
+
+/// `vecindex --all --budget SECS`, its progress bar on our stderr, its report read from stdout.
+fn embed(home: &Home, vecindex: &Path, budget: Duration) -> Embedded {
+    let dir = home.models().join(brain_vec::embed::DEFAULT_MODEL);
+    if !brain_vec::fetch::is_installed(&dir) {
+        return Embedded {
+            outcome: "no model".into(),
+            embedded: 0,
+            pending: 0,
+            code: 0,
+        };
+    }
+    let run = Command::new(vecindex)
+        .args(["--all", "-q", "--budget"])
+        .arg(budget.as_secs().max(1).to_string())
+        .env("BRAIN_HOME", home.root())
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output();
+    let out = match run {
+        Ok(o) => o,
+        Err(e) => {
+            return Embedded {
+                outcome: format!("could not start vecindex: {e}"),
+                embedded: 0,
+                pending: 0,
+                code: ErrorCode::Internal.exit_code(),
+            };
+        }
+    };
+    let report = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());
+    let n = |k: &str| {
+        report
+            .as_ref()
+            .and_then(|v| v.get(k))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    };
+    let code = out.status.code().unwrap_or(99);
+    let (embedded, pending) = (n("embedded"), n("pending"));
+    Embedded {
+        outcome: match code {
+            0 if pending > 0 => "budget".into(),
+            0 => "embedded".into(),
+            c => format!("vecindex exited {c}"),
+        },
+        embedded,
+        pending,
+        code: u8::try_from(code).unwrap_or(ErrorCode::Internal.exit_code()),
+    }
+}
