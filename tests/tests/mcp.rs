@@ -135,6 +135,94 @@ fn query_results_are_rank_hits_and_eof_ends_cleanly() {
     assert!(s.finish().success(), "EOF is a clean shutdown");
 }
 
+/// Every agent session carries the `tools/list` answer (issue 38: 26,498 bytes and 15 tools
+/// before; QMD's handful of tools is the anchor). A size bound, not a time: descriptions and input
+/// schemas (what a model reads) stay under 10 KB, the whole answer under 20 KB.
+#[test]
+fn tools_list_stays_small() {
+    let work = fixture();
+    let mut s = Session::start(&work.path().join("home"));
+    let r = s.request("tools/list", json!({}));
+    let tools = r["result"]["tools"].as_array().expect("tools").clone();
+    let whole = serde_json::to_string(&r).expect("json").len();
+    let read: usize = tools
+        .iter()
+        .map(|t| {
+            serde_json::to_string(&json!({
+                "name": t["name"], "description": t["description"], "input_schema": t["inputSchema"]
+            }))
+            .expect("json")
+            .len()
+        })
+        .sum();
+    assert!(tools.len() <= 12, "{} tools", tools.len());
+    assert!(read <= 10_240, "what a model reads: {read} bytes");
+    assert!(whole <= 20_480, "the whole answer: {whole} bytes");
+    for t in &tools {
+        let d = t["description"].as_str().unwrap_or_default();
+        assert!(
+            !d.is_empty() && d.len() <= 400,
+            "{}: {} chars",
+            t["name"],
+            d.len()
+        );
+    }
+    assert!(s.finish().success());
+}
+
+/// `wm_update` does what the four tools it replaced did: pin, unpin, remove, promote (with a key);
+/// a key with another action and an unknown action are bad arguments, and nothing changes.
+#[test]
+fn wm_update_pins_unpins_removes_and_promotes_a_note() {
+    let work = fixture();
+    let mut s = Session::start(&work.path().join("home"));
+    let added = s.call("wm_add", json!({"text": "rerun the ledger test"}));
+    let id = added["structuredContent"]["id"].as_u64().expect("id");
+    let other = s.call("wm_add", json!({"text": "check the flaky widget"}));
+    let other = other["structuredContent"]["id"].as_u64().expect("id");
+    let pinned = s.call("wm_update", json!({"id": id, "action": "pin"}));
+    let item = |r: &Value, id: u64| -> Value {
+        r["structuredContent"]["items"]
+            .as_array()
+            .and_then(|a| a.iter().find(|i| i["id"] == id).cloned())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(item(&pinned, id)["pinned"], true, "{pinned}");
+    let unpinned = s.call("wm_update", json!({"id": id, "action": "unpin"}));
+    assert_eq!(item(&unpinned, id)["pinned"], false, "{unpinned}");
+    let bad = s.call(
+        "wm_update",
+        json!({"id": id, "action": "remove", "key": "x"}),
+    );
+    assert_eq!(bad["isError"], true, "{bad}");
+    let unknown = s.call("wm_update", json!({"id": id, "action": "explode"}));
+    assert_eq!(unknown["isError"], true, "{unknown}");
+    let removed = s.call("wm_update", json!({"id": other, "action": "remove"}));
+    assert_eq!(item(&removed, other), Value::Null, "{removed}");
+    assert_ne!(
+        item(&removed, id),
+        Value::Null,
+        "the other note stays: {removed}"
+    );
+    let promoted = s.call(
+        "wm_update",
+        json!({"id": id, "action": "promote", "key": "ledger.test"}),
+    );
+    assert_eq!(promoted["isError"], false, "{promoted}");
+    assert!(
+        promoted["structuredContent"]["promoted"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("brain://")),
+        "{promoted}"
+    );
+    assert_eq!(
+        item(&promoted, id),
+        Value::Null,
+        "promoted notes leave working memory"
+    );
+    assert!(s.finish().success());
+}
+
 #[test]
 fn index_changes_are_seen_without_a_restart() {
     let work = fixture();

@@ -112,7 +112,7 @@ pub fn instructions(home: &Home, read_only: bool) -> String {
             "Save a decision, fact, todo or conclusion worth keeping with `remember` (searchable at once); \
              never secrets, and not raw code, logs or transcripts.\n\
              Keep what you need only for the next few turns in working memory (`wm_add`; it comes first in \
-             `context` and expires by itself; `wm_promote` keeps one for good).\n",
+             `context` and expires by itself; `wm_update` with `promote` keeps one for good).\n",
         );
     }
     out

@@ -72,10 +72,7 @@ pub const TOOLS: &[Tool] = &[
     remember::TOOL,
     wm::ADD,
     wm::LIST,
-    wm::PIN,
-    wm::UNPIN,
-    wm::REMOVE,
-    wm::PROMOTE,
+    wm::UPDATE,
 ];
 
 /// The tool called `name`.

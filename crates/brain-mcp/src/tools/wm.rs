@@ -1,4 +1,4 @@
-//! `wm_add`, `wm_list`, `wm_pin`, `wm_unpin`, `wm_remove`, `wm_promote` — working memory
+//! `wm_add`, `wm_list`, `wm_update` (pin, unpin, remove, promote) — working memory
 //! ([`brain_context::wm`], the same store as `brain wm`): short-lived notes carried first in every
 //! `context` block until their turns run out. Every tool answers with the notes as they are after it.
 
@@ -35,7 +35,7 @@ fn output_schema() -> Value {
         "properties": {
             "kind": {"type": "string", "enum": ["working_memory"]},
             "id": {"type": "integer", "description": "The note added (wm_add)."},
-            "promoted": {"type": "string", "description": "The fact's uri (wm_promote)."},
+            "promoted": {"type": "string", "description": "The fact's uri (wm_update promote)."},
             "items": {"type": "array", "items": item}
         },
         "required": ["kind", "items"]
@@ -89,19 +89,24 @@ struct AddArgs {
     tags: Option<Vec<String>>,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct IdArgs {
-    /// The note's id (wm_list shows it).
-    id: u32,
+/// What `wm_update` does to a note.
+#[derive(Deserialize, schemars::JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    Pin,
+    Unpin,
+    Remove,
+    Promote,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct PromoteArgs {
+struct UpdateArgs {
     /// The note's id (wm_list shows it).
     id: u32,
-    /// The subject the fact is about: a later fact of the same key supersedes it.
+    /// pin (never expires, at most 3), unpin, remove (done or wrong), promote (a permanent fact).
+    action: Action,
+    /// promote only: the fact's subject; a later fact of the same key supersedes it.
     key: Option<String>,
 }
 
@@ -157,89 +162,52 @@ pub const LIST: Tool = Tool {
     writes: false,
 };
 
-fn by_id(
-    ctx: &mut Ctx<'_>,
-    args: Value,
-    change: fn(&mut Store, u32) -> Result<(), WmError>,
-) -> Result<Output, ErrorRecord> {
-    let a: IdArgs = decode(args)?;
-    let mut store = open(ctx)?;
-    change(&mut store, a.id).map_err(record)?;
-    Ok(answer(ctx, &store, &[]))
-}
-
-pub const PIN: Tool = Tool {
-    name: "wm_pin",
+/// One tool for what is done to a note by its id (one descriptor where there were four: every
+/// agent session carries `tools/list`).
+pub const UPDATE: Tool = Tool {
+    name: "wm_update",
     describe: || {
         descriptor(
-            "wm_pin",
-            "Pin a working-memory note",
-            "Pin a note so it never expires (at most 3).",
-            input_schema::<IdArgs>(),
-            output_schema(),
-        )
-    },
-    run: |ctx, args| by_id(ctx, args, |s, id| s.pin(id, true)),
-    writes: true,
-};
-
-pub const UNPIN: Tool = Tool {
-    name: "wm_unpin",
-    describe: || {
-        descriptor(
-            "wm_unpin",
-            "Unpin a working-memory note",
-            "Unpin a note: its turns count down again.",
-            input_schema::<IdArgs>(),
-            output_schema(),
-        )
-    },
-    run: |ctx, args| by_id(ctx, args, |s, id| s.pin(id, false)),
-    writes: true,
-};
-
-pub const REMOVE: Tool = Tool {
-    name: "wm_remove",
-    describe: || {
-        descriptor(
-            "wm_remove",
-            "Remove a working-memory note",
-            "Remove a note that is done or wrong.",
-            input_schema::<IdArgs>(),
-            output_schema(),
-        )
-    },
-    run: |ctx, args| by_id(ctx, args, |s, id| s.remove(id).map(|_| ())),
-    writes: true,
-};
-
-pub const PROMOTE: Tool = Tool {
-    name: "wm_promote",
-    describe: || {
-        descriptor(
-            "wm_promote",
-            "Make a working-memory note a fact",
-            "Turn a note worth keeping into a permanent fact (searchable; with `key`, a later fact of that key supersedes it).",
-            input_schema::<PromoteArgs>(),
+            "wm_update",
+            "Change a working-memory note",
+            "Pin, unpin or remove a note, or promote it to a permanent fact.",
+            input_schema::<UpdateArgs>(),
             output_schema(),
         )
     },
     run: |ctx, args| {
-        let a: PromoteArgs = decode(args)?;
-        let captured = wm::promote(
-            ctx.handles.home(),
-            a.id,
-            a.key,
-            brain_store::telemetry::Surface::Mcp,
-            ctx.now.clone(),
-        )
-        .map_err(record)?;
-        let store = open(ctx)?;
-        Ok(answer(
-            ctx,
-            &store,
-            &[("promoted", Value::from(captured.uri))],
-        ))
+        let a: UpdateArgs = decode(args)?;
+        if a.key.is_some() && !matches!(a.action, Action::Promote) {
+            return Err(ErrorRecord::new(
+                brain_doc::ErrorCode::BadQuery,
+                "`key` goes with action `promote` only",
+                "leave `key` out, or promote the note",
+            ));
+        }
+        let mut store = open(ctx)?;
+        match a.action {
+            Action::Pin => store.pin(a.id, true).map_err(record)?,
+            Action::Unpin => store.pin(a.id, false).map_err(record)?,
+            Action::Remove => store.remove(a.id).map(|_| ()).map_err(record)?,
+            Action::Promote => {
+                drop(store);
+                let captured = wm::promote(
+                    ctx.handles.home(),
+                    a.id,
+                    a.key,
+                    brain_store::telemetry::Surface::Mcp,
+                    ctx.now.clone(),
+                )
+                .map_err(record)?;
+                let store = open(ctx)?;
+                return Ok(answer(
+                    ctx,
+                    &store,
+                    &[("promoted", Value::from(captured.uri))],
+                ));
+            }
+        }
+        Ok(answer(ctx, &store, &[]))
     },
     writes: true,
 };
@@ -248,15 +216,7 @@ pub const PROMOTE: Tool = Tool {
 mod tests {
     #[test]
     fn every_wm_tool_has_a_distinct_name() {
-        let names = [
-            super::ADD,
-            super::LIST,
-            super::PIN,
-            super::UNPIN,
-            super::REMOVE,
-            super::PROMOTE,
-        ]
-        .map(|t| t.name);
+        let names = [super::ADD, super::LIST, super::UPDATE].map(|t| t.name);
         let mut sorted = names.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
