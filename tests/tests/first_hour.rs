@@ -365,3 +365,114 @@ fn import_names_what_it_could_not_read_and_keeps_everything_else() {
         "{listed}"
     );
 }
+
+/// Answers say how sure they are (issue 38): a strength on one scale for every query, weak hits to
+/// a short query with a word the memory never held are no results (67) with the word named,
+/// `--min-score` filters on strength and refuses what is not a number from 0 to 1, an empty time
+/// window says so in the user's words, and no age line is printed for sessions being old.
+#[test]
+fn answers_say_how_sure_they_are() {
+    let note = |title: &str, date: &str, body: &str| {
+        format!("---\ntitle: {title}\ndate: {date}\n---\n{body}\n")
+    };
+    let (dir, _) = brain_tests::indexed_notes(&[
+        (
+            "locks.md",
+            &note(
+                "Tantivy writer lock",
+                "2026-01-10",
+                "The tantivy writer lock is taken with try_lock; a second writer exits 70.",
+            ),
+        ),
+        (
+            "missing.md",
+            &note(
+                "A missing file",
+                "2026-01-11",
+                "cat nonexistent.txt failed: no such file",
+            ),
+        ),
+        (
+            "garden.md",
+            &note(
+                "Garden",
+                "2026-01-12",
+                "Tomatoes need sun and water every morning.",
+            ),
+        ),
+    ]);
+    let home = dir.path().join("home");
+    let ask = |args: &[&str]| {
+        run(
+            command("brain", &home)
+                .env("BRAIN_NOW", "2026-02-01T12:00:00Z")
+                .arg("ask")
+                .args(args),
+            b"",
+        )
+    };
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!(
+                "{}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    };
+    // A strong answer is strong whatever else is in the list; scores read across queries.
+    let strong = json(&ask(&["--json", "tantivy writer lock"]));
+    assert_eq!(strong["hits"][0]["path"], "locks.md");
+    assert_eq!(strong["hits"][0]["strength"], 1.0, "{strong}");
+    // One real word and one the memory never held: no results, the word named.
+    let none = ask(&["zzqxv nonexistent"]);
+    assert_eq!(none.status.code(), Some(67));
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        said.contains("nothing in the memory mentions `zzqxv`"),
+        "{said}"
+    );
+    // ... and a flag away, labelled weak.
+    let shown = ask(&["--min-score", "0", "zzqxv nonexistent"]);
+    assert_eq!(shown.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.starts_with("1. A missing file  weak 0."), "{text}");
+    // --min-score filters on strength; what is not in [0, 1] is a usage error.
+    let high = json(&ask(&[
+        "--json",
+        "--min-score",
+        "0.9",
+        "tantivy lock garden",
+    ]));
+    let kept: Vec<f64> = high["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .filter_map(|h| h["strength"].as_f64())
+        .collect();
+    assert!(kept.iter().all(|s| *s >= 0.9), "{high}");
+    for bad in ["NaN", "-1", "1.5", "lots"] {
+        assert_eq!(
+            ask(&["--min-score", bad, "tantivy"]).status.code(),
+            Some(64),
+            "{bad}"
+        );
+    }
+    // An empty window says so, quoting the phrase as written, and still answers.
+    let week = ask(&["what was I working on last week"]);
+    assert_eq!(week.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&week.stderr);
+    assert!(said.contains("read `last week` as time"), "{said}");
+    assert!(
+        said.contains("nothing is dated `last week` (2026-01-19 to 2026-01-25)"),
+        "{said}"
+    );
+    // Sessions being old is no warning (every hit here is weeks old).
+    let plain = ask(&["tantivy writer lock"]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(!text.contains("older than"), "{text}");
+    assert!(
+        text.starts_with("1. Tantivy writer lock  strong 1.00"),
+        "{text}"
+    );
+}

@@ -6,11 +6,20 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A progress bar over `len` items with an ETA, hidden unless stderr is a TTY.
 pub fn bar(len: u64, what: &str) -> ProgressBar {
+    styled(
+        len,
+        what,
+        "{prefix} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}",
+    )
+}
+
+/// A bar over `len` items drawn with `template` on stderr, hidden unless stderr is a TTY.
+fn styled(len: u64, what: &str, template: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {per_sec} ETA {eta}")
+    let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
     pb.set_style(style);
@@ -38,19 +47,8 @@ impl Measured {
 
     /// A bar over `len` items, hidden unless stderr is a TTY.
     pub fn new(len: u64, what: &str) -> Measured {
-        let bar = if std::io::stderr().is_terminal() {
-            let pb = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
-            pb.set_style(style);
-            pb.set_prefix(what.to_string());
-            pb
-        } else {
-            ProgressBar::hidden()
-        };
         Measured {
-            bar,
+            bar: styled(len, what, "{prefix} [{bar:30}] {pos}/{len} {msg}"),
             first: std::sync::Mutex::new(None),
         }
     }

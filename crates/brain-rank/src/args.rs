@@ -56,7 +56,7 @@ pub struct RankArgs {
     /// of the query's words a hit holds, or its cosine; below 0.3 is weak). Without it, weak hits
     /// to a short query with a word the memory never held ("zzqxv nonexistent") are "no
     /// results", exit 67; `--min-score 0` shows them.
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", value_parser = unit_interval)]
     pub min_score: Option<f64>,
 
     /// Fuse ranked hit lists instead of searching: each FILE holds hit NDJSON in rank order (e.g.
@@ -125,6 +125,14 @@ pub struct RankArgs {
     /// "yesterday", "last week" and `since:7d` count back from [default: $BRAIN_NOW, else the clock].
     #[arg(long, value_name = "WHEN")]
     pub now: Option<String>,
+}
+
+/// A number from 0 to 1 (`--min-score`): anything else, NaN included, is a usage error (exit 64).
+fn unit_interval(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}` is not a number from 0 to 1")),
+    }
 }
 
 impl RankArgs {
