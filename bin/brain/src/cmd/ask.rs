@@ -34,7 +34,45 @@ pub struct Args {
     link: bool,
 }
 
-/// A deduplicated answer searches this many times -n deep …
+/// The number of documents `hits` holds (`--per-doc` passages count once).
+fn distinct_docs(hits: &[brain_doc::Hit]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    hits.iter().filter(|h| seen.insert(h.uri.as_str())).count()
+}
+
+/// `hits` without the near-duplicates of a better document, cut to `want` documents, ranks
+/// numbered again; and how many went. Documents are compared by their best passage (title,
+/// snippet, its stored vector: a paraphrase is a duplicate too, no model loaded); the other
+/// passages `--per-doc` asked for stay with their document.
+fn collapse(
+    home: &Home,
+    mut hits: Vec<brain_doc::Hit>,
+    want: usize,
+    strategy: &brain_rank::Strategy,
+) -> (Vec<brain_doc::Hit>, usize) {
+    let store = brain_vec::store::Store::open(&home.vectors()).ok();
+    let vectors = |wanted: &[(String, Option<u64>)]| match &store {
+        Some(s) => brain_context::stored_vectors(s, wanted),
+        None => vec![None; wanted.len()],
+    };
+    let mut seen = std::collections::HashSet::new();
+    let firsts: Vec<brain_doc::Hit> = hits
+        .iter()
+        .filter(|h| seen.insert(h.uri.clone()))
+        .cloned()
+        .collect();
+    let (kept, dropped) =
+        brain_context::assemble::dedup_hits(firsts, &vectors, strategy.dedup.into());
+    let kept: std::collections::HashSet<String> = kept.into_iter().map(|h| h.uri).collect();
+    hits.retain(|h| kept.contains(&h.uri));
+    brain_rank::fusion::truncate_docs(&mut hits, want);
+    for (i, h) in hits.iter_mut().enumerate() {
+        h.rank = i as u32 + 1;
+    }
+    (hits, dropped)
+}
+
+/// A deduplicated answer that lost documents searches again this many times -n deep …
 const DEDUP_DEPTH: usize = 3;
 /// … but at most this many documents more (a `-n 500` does not search 1,500 deep).
 const DEDUP_EXTRA_MAX: usize = 40;
@@ -76,41 +114,22 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
         .unwrap_or_default();
     let dedup = !a.no_dedup;
-    // Collapsing near-duplicates must still answer -n documents: search deeper, collapse, cut.
     let want = a.rank.options(&strategy).limit;
-    let mut rank = a.rank.clone();
-    if dedup {
-        rank.limit = Some(want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX));
-    }
     let t_search = brain_doc::timings::span("search");
-    let mut answer = brain_rank::run::search(home, &rank, &text, &now).map_err(&mut fail)?;
+    let mut answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
     drop(t_search);
     if dedup {
         let _t = brain_doc::timings::span("dedup");
-        let config =
-            brain_store::Config::load(home).unwrap_or_else(|_| brain_store::Config::defaults(home));
-        // Stored vectors make a paraphrase a duplicate too (no model is loaded for it).
-        let store = brain_vec::store::Store::open(&home.vectors()).ok();
-        let vectors = |wanted: &[(String, Option<u64>)]| match &store {
-            Some(s) => brain_context::stored_vectors(s, wanted),
-            None => vec![None; wanted.len()],
-        };
-        // Documents are compared by their best passage; the other passages --per-doc asked for
-        // stay with their document.
-        let mut hits = std::mem::take(&mut answer.hits);
-        let mut seen = std::collections::HashSet::new();
-        let firsts: Vec<brain_doc::Hit> = hits
-            .iter()
-            .filter(|h| seen.insert(h.uri.clone()))
-            .cloned()
-            .collect();
-        let (kept, dropped) =
-            brain_context::assemble::dedup_hits(&config, firsts, &vectors, strategy.dedup.into());
-        let kept: std::collections::HashSet<String> = kept.into_iter().map(|h| h.uri).collect();
-        hits.retain(|h| kept.contains(&h.uri));
-        brain_rank::fusion::truncate_docs(&mut hits, want);
-        for (i, h) in hits.iter_mut().enumerate() {
-            h.rank = i as u32 + 1;
+        let full = distinct_docs(&answer.hits) >= want;
+        let (mut hits, mut dropped) =
+            collapse(home, std::mem::take(&mut answer.hits), want, &strategy);
+        // Collapsing must still answer -n documents: when some went from a full list, search once
+        // more, deeper, and collapse again (only then: most answers hold no near-duplicate).
+        if dropped > 0 && full {
+            let mut rank = a.rank.clone();
+            rank.limit = Some(want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX));
+            let deeper = brain_rank::run::search(home, &rank, &text, &now).map_err(&mut fail)?;
+            (hits, dropped) = collapse(home, deeper.hits, want, &strategy);
         }
         answer.hits = hits;
         if dropped > 0 {
