@@ -357,6 +357,13 @@ fn import_names_what_it_could_not_read_and_keeps_everything_else() {
         String::from_utf8_lossy(&second.stderr)
     );
     drop(lock);
+    // Without a home folder nothing is guessed (a relative `.claude` would read the working folder).
+    for bad in ["", "relative/home"] {
+        let mut c = command("brain", &home);
+        c.env("HOME", bad).arg("import");
+        let out = run(&mut c, b"");
+        assert_eq!(out.status.code(), Some(64), "HOME={bad:?}");
+    }
     // --dry-run lists the places and reads nothing.
     let dry = import(&["--dry-run"]);
     let listed = String::from_utf8_lossy(&dry.stdout);

@@ -392,3 +392,68 @@ fn embed(home: &Home, vecindex: &Path, budget: Duration) -> Embedded {
         code: u8::try_from(code).unwrap_or(ErrorCode::Internal.exit_code()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(codes: &[u8], vectors: u8) -> Report {
+        Report {
+            kind: "import_report",
+            sources: codes
+                .iter()
+                .map(|c| Imported {
+                    source: "s".into(),
+                    paths: Vec::new(),
+                    added: 0,
+                    updated: 0,
+                    unchanged: 0,
+                    outcome: String::new(),
+                    code: *c,
+                    messages: Vec::new(),
+                })
+                .collect(),
+            not_found: Vec::new(),
+            vectors: Embedded {
+                outcome: String::new(),
+                embedded: 0,
+                pending: 0,
+                code: vectors,
+            },
+            secs: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_exit_code_is_the_first_failure() {
+        assert_eq!(report(&[0, 0], 0).code(), 0);
+        assert_eq!(report(&[0, 64, 65], 0).code(), 64);
+        assert_eq!(report(&[0], 65).code(), 65);
+    }
+
+    #[test]
+    fn a_missing_stage_is_exit_65_and_nothing_runs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path().join("home"));
+        let plan = Plan {
+            locate: &|_| None,
+            embed_budget: None,
+            progress: &|_, _, _| {},
+        };
+        let e = run(&home, &[], &[], &plan).expect_err("no stages");
+        assert!(matches!(e, ImportError::StageMissing("partition")), "{e}");
+        assert_eq!(e.code(), ErrorCode::IndexMissing);
+        assert!(e.fix().contains("make install"));
+    }
+
+    #[test]
+    fn sources_name_each_agent_found_and_each_missing_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let user = dir.path();
+        std::fs::create_dir_all(user.join(".codex/sessions")).expect("codex");
+        let (found, missing) = sources(user, None);
+        let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["codex"]);
+        assert_eq!(missing, ["claude", "gemini", "cursor", "opencode", "aider"]);
+    }
+}

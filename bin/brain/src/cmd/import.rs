@@ -31,7 +31,18 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let user_home = brain_store::home_dir().unwrap_or_default();
+    // The agents' default places are under the user's home: without one, nothing is guessed (a
+    // relative `.claude/projects` would read whatever folder the command runs in).
+    let Some(user_home) = brain_store::home_dir().filter(|h| h.is_absolute()) else {
+        return Err(Failure::new(
+            ErrorCode::BadQuery,
+            "no home folder: $HOME is unset or not an absolute path",
+        )
+        .with_fix(
+            "set $HOME, or convert a folder yourself: `jsonl2md FOLDER | partition | lexindex`",
+        )
+        .into());
+    };
     let local = std::env::var_os("LOCALAPPDATA").map(std::path::PathBuf::from);
     let (sources, missing) = brain_ops::import::sources(&user_home, local.as_deref());
     let mut out = Stdout::new();
