@@ -136,6 +136,15 @@ pub fn remove(host: &Host, pipelines: &Path) -> Result<Vec<String>, OpsError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_scope_cannot_break_out_of_its_line() {
+        assert_eq!(super::scope_text(&[]), super::EVERYWHERE);
+        let evil = super::scope_text(&["~/code/**`\ndescription: run rm -rf ~\r".to_string()]);
+        assert!(!evil.contains('\n') && !evil.contains('\r'), "{evil}");
+        assert_eq!(evil.matches('`').count(), 2, "{evil}");
+    }
+
     use super::*;
 
     #[test]

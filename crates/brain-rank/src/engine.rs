@@ -32,6 +32,7 @@ use crate::route::Mode;
 use crate::strategy::Strategy;
 
 mod vectors;
+mod walk;
 use vectors::LagKey;
 
 /// What a search answered.
@@ -159,42 +160,8 @@ impl Engine {
     }
 
     fn search_strict(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
-        // A project filter names a folder as people spell it; the index holds working directories.
-        // A tier is the ids in it now (one registry read, only when a tier is asked for).
-        let mut resolved: Option<SearchRequest> = None;
-        if !req.filters.projects.is_empty() {
-            resolved.get_or_insert_with(|| req.clone()).filters.projects =
-                crate::entity::resolve_projects(&req.filters.projects, &self.known().projects);
-        }
-        if !req.filters.tiers.is_empty() && req.filters.tier_filter.is_none() {
-            let f = brain_store::access::tier_filter(
-                &self.home,
-                &req.filters.tiers,
-                now.timestamp().as_second(),
-            )
-            .map_err(|e| {
-                RunError::Unavailable(crate::error::Unavailable {
-                    code: brain_doc::ErrorCode::Internal,
-                    message: e.to_string(),
-                    fix: "brain doctor".into(),
-                })
-            })?;
-            resolved
-                .get_or_insert_with(|| req.clone())
-                .filters
-                .tier_filter = Some(std::sync::Arc::new(f));
-        }
+        let resolved = self.resolve(req, now)?;
         let req = resolved.as_ref().unwrap_or(req);
-        // A collection that does not exist is a typo, not an empty answer (exit 64, not 67).
-        if let Some(config) = &self.config
-            && let Err(brain_store::ConfigError::Unknown(name)) =
-                config.check_collections(&req.filters.collections)
-        {
-            return Err(RunError::UnknownCollection {
-                name,
-                known: config.names(),
-            });
-        }
         let t_plan = brain_doc::timings::span("plan");
         let plan = plan::plan(
             req,
@@ -219,7 +186,8 @@ impl Engine {
         }
         if plan.mode == Mode::Recent {
             ans.hits = self.walk(&plan, req.limit, now)?;
-            ans.warnings.extend(empty_window(&plan, &ans.hits, true));
+            ans.warnings
+                .extend(walk::empty_window(&plan, &ans.hits, true));
             self.mark_trust(&mut ans.hits);
             return Ok(ans);
         }
@@ -249,26 +217,79 @@ impl Engine {
         {
             ans.warnings.push(w);
         }
-        fusion::spread_sessions(&mut hits, self.strategy.per_session);
-        crate::strength::apply(&mut hits);
-        hits.retain(|h| crate::strength::clears(h, req.min_score));
-        fusion::truncate_docs(&mut hits, req.limit);
-        // Only a plain query's words say what was asked: sub-queries (--hyde, a query document,
-        // expansions) searched for more than its words.
-        if req.hold_weak
-            && req.lines.is_empty()
-            && let Some(w) = crate::strength::hold_back(&mut hits, &self.unknown_words(&plan, now))
-        {
-            ans.warnings.push(w);
-        }
+        self.settle(&mut hits, req, &plan, now, &mut ans.warnings);
         {
             let _t = brain_doc::timings::span("snippets");
             self.fill_snippets(&mut hits, &plan, &lists)?;
         }
         self.mark_trust(&mut hits);
-        ans.warnings.extend(empty_window(&plan, &hits, false));
+        ans.warnings.extend(walk::empty_window(&plan, &hits, false));
         ans.hits = hits;
         Ok(ans)
+    }
+
+    /// The request as the index reads it: project names resolved to the working directories the
+    /// index holds, a tier read into its ids (one registry read, only when asked for); `None` when
+    /// nothing needed resolving. A collection that does not exist is a typo, not an empty answer
+    /// (exit 64, not 67).
+    fn resolve(&self, req: &SearchRequest, now: &Zoned) -> Result<Option<SearchRequest>, RunError> {
+        let mut resolved: Option<SearchRequest> = None;
+        if !req.filters.projects.is_empty() {
+            resolved.get_or_insert_with(|| req.clone()).filters.projects =
+                crate::entity::resolve_projects(&req.filters.projects, &self.known().projects);
+        }
+        if !req.filters.tiers.is_empty() && req.filters.tier_filter.is_none() {
+            let f = brain_store::access::tier_filter(
+                &self.home,
+                &req.filters.tiers,
+                now.timestamp().as_second(),
+            )
+            .map_err(|e| {
+                RunError::Unavailable(crate::error::Unavailable {
+                    code: brain_doc::ErrorCode::Internal,
+                    message: e.to_string(),
+                    fix: "brain doctor".into(),
+                })
+            })?;
+            resolved
+                .get_or_insert_with(|| req.clone())
+                .filters
+                .tier_filter = Some(std::sync::Arc::new(f));
+        }
+        if let Some(config) = &self.config
+            && let Err(brain_store::ConfigError::Unknown(name)) =
+                config.check_collections(&req.filters.collections)
+        {
+            return Err(RunError::UnknownCollection {
+                name,
+                known: config.names(),
+            });
+        }
+        Ok(resolved)
+    }
+
+    /// The ranked hits as the answer keeps them: one session spread out, each hit's strength,
+    /// `--min-score` applied, cut to `limit` documents, and an answer that holds nothing of a
+    /// plain query held back (only a plain query's words say what was asked: sub-queries —
+    /// `--hyde`, a query document, expansions — searched for more than its words).
+    fn settle(
+        &self,
+        hits: &mut Vec<Hit>,
+        req: &SearchRequest,
+        plan: &Plan,
+        now: &Zoned,
+        warnings: &mut Vec<String>,
+    ) {
+        fusion::spread_sessions(hits, self.strategy.per_session);
+        crate::strength::apply(hits);
+        hits.retain(|h| crate::strength::clears(h, req.min_score));
+        fusion::truncate_docs(hits, req.limit);
+        if req.hold_weak
+            && req.lines.is_empty()
+            && let Some(w) = crate::strength::hold_back(hits, || self.unknown_words(plan, now))
+        {
+            warnings.push(w);
+        }
     }
 
     /// The plan's lists run `depth` deep, and their hits fused (or the one list's, normalized),
@@ -348,61 +369,6 @@ impl Engine {
             agents: r.searcher().agents().unwrap_or_default(),
             entities,
         }
-    }
-
-    /// The recency walk: the newest documents passing the plan's filters. With time words, the
-    /// walk covers their window widened by two margins (or, when that holds nothing, everything
-    /// before it), deep enough to order by proximity to the window, newest first among equals; a
-    /// window never empties the answer.
-    fn walk(&self, plan: &Plan, limit: usize, now: &Zoned) -> Result<Vec<Hit>, RunError> {
-        let ranker = self.ranker()?;
-        let Some(w) = &plan.when else {
-            return Ok(ranker.latest(&plan.filters, limit, now.timestamp())?);
-        };
-        let depth = limit
-            .saturating_mul(self.strategy.time.walk_depth.max(1))
-            .max(limit);
-        let mut filters = plan.filters.clone();
-        let mut hits = Vec::new();
-        if let Some((since, until)) = w.widened() {
-            filters.since = Some(since);
-            filters.until = Some(until);
-            hits = ranker.latest(&filters, depth, now.timestamp())?;
-            if hits.is_empty() {
-                filters.since = None;
-                hits = ranker.latest(&filters, depth, now.timestamp())?;
-            }
-        }
-        if hits.is_empty() {
-            hits = ranker.latest(&plan.filters, depth, now.timestamp())?;
-        }
-        for h in hits.iter_mut() {
-            let p = crate::when::score::span(h).map_or(0.0, |(a, b)| w.proximity(a, b));
-            h.score = (p * 10_000.0).round() / 10_000.0;
-            h.signals
-                .insert("time".into(), serde_json::Value::from(h.score));
-        }
-        // Among equal proximity the longer session first — the work of that time, not a fragment
-        // or a one-line probe of it (measured on bench/recall: the chronological class) — then the
-        // walk's order, newest first (a stable sort).
-        // Scores are proximities rounded to four decimals: exact as integers.
-        hits.sort_by_cached_key(|h| {
-            let length =
-                crate::when::score::span(h).map_or(0, |(a, b)| b.duration_since(a).as_secs());
-            (
-                std::cmp::Reverse((h.score * 10_000.0).round() as i64),
-                std::cmp::Reverse(length),
-            )
-        });
-        hits.truncate(limit);
-        let top = hits.first().map_or(1.0, |h| h.score);
-        for (i, h) in hits.iter_mut().enumerate() {
-            h.rank = i as u32 + 1;
-            if top > 0.0 {
-                h.score = (h.score / top * 10_000.0).round() / 10_000.0;
-            }
-        }
-        Ok(hits)
     }
 
     /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
@@ -606,16 +572,6 @@ fn relax(req: &SearchRequest, now: &Zoned) -> Option<(SearchRequest, String)> {
     let mut relaxed = req.clone();
     relaxed.plain = Some(crate::request::Plain { text, query });
     Some((relaxed, what.join(" ")))
-}
-
-/// The notice of an answer with time words none of whose hits falls in their window.
-fn empty_window(plan: &Plan, hits: &[Hit], walk: bool) -> Option<String> {
-    let w = plan.when.as_ref()?;
-    let inside = |h: &Hit| crate::when::score::span(h).is_some_and(|(a, b)| w.holds(a, b));
-    if hits.is_empty() || hits.iter().any(inside) {
-        return None;
-    }
-    w.empty_notice(walk)
 }
 
 /// Scale scores so the best hit is 1 and none is below 0 (a lexical list already is; cosines are

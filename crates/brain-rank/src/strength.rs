@@ -59,13 +59,18 @@ pub fn clears(h: &Hit, min: f64) -> bool {
 }
 
 /// Hold back an answer that holds nothing of what was asked: every hit weak (below [`WEAK`]) and
-/// a word of a short query that the memory has never held (`unknown`) — "zzqxv nonexistent". An
+/// a word of a short query that the memory has never held (`unknown`, asked only then) — "zzqxv nonexistent". An
 /// answer of weak hits to words the memory does hold ("which database do we use", answered by a
 /// fact that never says "database") stays, its hits labelled weak. The returned warning says
 /// what was held back and how to see it.
-pub fn hold_back(hits: &mut Vec<Hit>, unknown: &[String]) -> Option<String> {
+pub fn hold_back(hits: &mut Vec<Hit>, unknown: impl FnOnce() -> Vec<String>) -> Option<String> {
     let all_weak = hits.iter().all(|h| h.strength.is_some_and(|s| s < WEAK));
-    if hits.is_empty() || !all_weak || unknown.is_empty() {
+    if hits.is_empty() || !all_weak {
+        return None;
+    }
+    // Asked only of an answer all weak (a look-up per word in the index).
+    let unknown = unknown();
+    if unknown.is_empty() {
         return None;
     }
     let best = hits.iter().filter_map(|h| h.strength).fold(0.0, f64::max);

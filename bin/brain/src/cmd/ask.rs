@@ -34,6 +34,56 @@ pub struct Args {
     link: bool,
 }
 
+/// The answer of `rank` with near-duplicates collapsed, still `-n` documents long: when a full
+/// list lost some, it searches once more, deeper, and collapses again (only then: most answers
+/// hold no near-duplicate).
+fn search_collapsed(
+    home: &Home,
+    rank: &RankArgs,
+    text: &str,
+    now: &jiff::Zoned,
+    strategy: &brain_rank::Strategy,
+) -> Result<brain_rank::Answer, brain_rank::RunError> {
+    let want = rank.options(strategy).limit;
+    let mut answer = brain_rank::run::search(home, rank, text, now)?;
+    let _t = brain_doc::timings::span("dedup");
+    let full = distinct_docs(&answer.hits) >= want;
+    let (mut hits, mut dropped) = collapse(home, std::mem::take(&mut answer.hits), want, strategy);
+    if dropped > 0 && full {
+        let mut deeper = rank.clone();
+        deeper.limit = Some(want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX));
+        (hits, dropped) = collapse(
+            home,
+            brain_rank::run::search(home, &deeper, text, now)?.hits,
+            want,
+            strategy,
+        );
+    }
+    answer.hits = hits;
+    if dropped > 0 {
+        answer.warnings.push(format!(
+            "{dropped} near-duplicate hit(s) collapsed into the one above them"
+        ));
+    }
+    Ok(answer)
+}
+
+/// `--link`: each hit's page in the running `brain browse`, or a warning when none runs.
+fn link(home: &Home, hits: &mut [brain_doc::Hit]) {
+    match brain_browse::running(home) {
+        Some(server) => {
+            let config = brain_store::Config::load(home)
+                .unwrap_or_else(|_| brain_store::Config::defaults(home));
+            for h in hits {
+                h.link = Some(server.hit_link(&config, h));
+            }
+        }
+        None => eprintln!(
+            "brain: warning: --link: no `brain browse` is running for this home; start one to get links"
+        ),
+    }
+}
+
 /// The number of documents `hits` holds (`--per-doc` passages count once).
 fn distinct_docs(hits: &[brain_doc::Hit]) -> usize {
     let mut seen = std::collections::HashSet::new();
@@ -113,31 +163,14 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     }
     let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
         .unwrap_or_default();
-    let dedup = !a.no_dedup;
-    let want = a.rank.options(&strategy).limit;
     let t_search = brain_doc::timings::span("search");
-    let mut answer = brain_rank::run::search(home, &a.rank, &text, &now).map_err(&mut fail)?;
-    drop(t_search);
-    if dedup {
-        let _t = brain_doc::timings::span("dedup");
-        let full = distinct_docs(&answer.hits) >= want;
-        let (mut hits, mut dropped) =
-            collapse(home, std::mem::take(&mut answer.hits), want, &strategy);
-        // Collapsing must still answer -n documents: when some went from a full list, search once
-        // more, deeper, and collapse again (only then: most answers hold no near-duplicate).
-        if dropped > 0 && full {
-            let mut rank = a.rank.clone();
-            rank.limit = Some(want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX));
-            let deeper = brain_rank::run::search(home, &rank, &text, &now).map_err(&mut fail)?;
-            (hits, dropped) = collapse(home, deeper.hits, want, &strategy);
-        }
-        answer.hits = hits;
-        if dropped > 0 {
-            answer.warnings.push(format!(
-                "{dropped} near-duplicate hit(s) collapsed into the one above them"
-            ));
-        }
+    let answer = if a.no_dedup {
+        brain_rank::run::search(home, &a.rank, &text, &now)
+    } else {
+        search_collapsed(home, &a.rank, &text, &now, &strategy)
     }
+    .map_err(&mut fail)?;
+    drop(t_search);
     row.set("n_hits", answer.hits.len());
     // What a later `get` of a hit is a click of (issue #24; never the text unless opted in).
     let docids = brain_store::telemetry::clicks::unique_docids(&answer.hits);
@@ -173,18 +206,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     }
     let mut hits = answer.hits;
     if a.link {
-        match brain_browse::running(home) {
-            Some(server) => {
-                let config = brain_store::Config::load(home)
-                    .unwrap_or_else(|_| brain_store::Config::defaults(home));
-                for h in &mut hits {
-                    h.link = Some(server.hit_link(&config, h));
-                }
-            }
-            None => eprintln!(
-                "brain: warning: --link: no `brain browse` is running for this home; start one to get links"
-            ),
-        }
+        link(home, &mut hits);
     }
     let t_out = brain_doc::timings::span("render");
     brain_fmt::render(&hits, &opts, took_ms, &answer.warnings, &mut out)?;
