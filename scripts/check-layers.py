@@ -3,7 +3,9 @@
 
 1. every `brain-*` dependency of a crate lives on a lower floor of crates/README.md's table;
 2. no crate's modules import each other in a circle (`use crate::a` in b and `use crate::b` in a,
-   through any number of modules; test modules and comments are not counted);
+   through any number of modules, in every import form: `crate::a::x`, grouped `crate::{a, b}`,
+   nested groups, `super::` paths that climb to the crate root; test modules and comments are not
+   counted);
 3. `rusqlite` is a dependency of brain-store (state.sqlite's owner), brain-chrome (Chrome's own
    database) and brain-ingest (Cursor's and OpenCode's own databases) only.
 
@@ -13,7 +15,9 @@ import os
 import re
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+# The repository to check: this script's, or the one given as the first argument (the checker's
+# own test plants a circle in a scratch tree).
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SQLITE_OWNERS = {"brain-store", "brain-chrome", "brain-ingest"}
 
 
@@ -46,8 +50,60 @@ def deps(crate_dir):
     return names
 
 
+def crate_paths(code):
+    """The first module of every `crate::` path in `code`, every import form: `crate::a::b`,
+    grouped `crate::{a, b::c}` and nested groups `crate::{a::{x, y}, b}`."""
+    found = set()
+    for m in re.finditer(r"crate::", code):
+        i = m.end()
+        if i < len(code) and code[i] == "{":
+            depth, j, start = 0, i, i + 1
+            while j < len(code):  # the brace that closes the group
+                depth += {"{": 1, "}": -1}.get(code[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            group, depth, item = code[start:j], 0, ""
+            for c in group + ",":
+                if c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                if c == "," and depth == 0:
+                    name = re.match(r"\s*([a-z_][a-z0-9_]*)", item)
+                    if name and name.group(1) != "self":
+                        found.add(name.group(1))
+                    item = ""
+                else:
+                    item += c
+        else:
+            name = re.match(r"([a-z_][a-z0-9_]*)", code[i:])
+            if name:
+                found.add(name.group(1))
+    return found
+
+
+def super_paths(code, rel):
+    """The top-level modules that `super::` paths in the file at `rel` (e.g. `pages/search`) name:
+    from a file two folders deep, `super::super::x` is `crate::x`."""
+    found = set()
+    parts = rel.split("/")
+    if parts[-1] == "mod":
+        parts = parts[:-1]
+    for m in re.finditer(r"\b((?:super::)+)(\{[^;]*\}|[a-z_][a-z0-9_]*)", code):
+        ups = m.group(1).count("super::")
+        base = parts[: len(parts) - ups]
+        if base:
+            continue  # still inside a top-level module: not an arrow between two of them
+        tail = m.group(2)
+        names = re.findall(r"[{,]\s*([a-z_][a-z0-9_]*)", tail) if tail.startswith("{") else [tail]
+        found.update(n for n in names if n != "self")
+    return found
+
+
 def module_graph(src):
-    """top-level module → the top-level modules it imports with `crate::`."""
+    """top-level module → the top-level modules it imports (`crate::`, grouped or not, and
+    `super::` paths that climb to the crate root)."""
     graph = {}
     for dirpath, _, files in os.walk(src):
         for name in files:
@@ -61,7 +117,7 @@ def module_graph(src):
             with open(path, encoding="utf-8") as f:
                 text = f.read().split("#[cfg(test)]")[0]
             code = "\n".join(l for l in text.splitlines() if not l.strip().startswith("//"))
-            found = set(re.findall(r"crate::([a-z_][a-z0-9_]*)", code))
+            found = crate_paths(code) | super_paths(code, rel)
             graph.setdefault(top, set()).update(found - {top})
     return {k: {d for d in v if d in graph} for k, v in graph.items()}
 

@@ -135,6 +135,47 @@ fn query_results_are_rank_hits_and_eof_ends_cleanly() {
     assert!(s.finish().success(), "EOF is a clean shutdown");
 }
 
+/// What `brain tune` writes reaches agents: the MCP `query` tool takes `limit` and `per_doc` from
+/// `search_strategy.yaml` as `brain ask` does (it hard-coded 10 and 1 before issue 39), and a
+/// `limit` argument still wins.
+#[test]
+fn the_query_tool_follows_the_tuned_strategy() {
+    let work = fixture();
+    let home = work.path().join("home");
+    let count = |home: &Path, args: Value| {
+        let mut s = Session::start(home);
+        let r = s.call("query", args);
+        assert_eq!(r["isError"], false, "{r}");
+        let n = r["structuredContent"]["results"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert!(s.finish().success());
+        n
+    };
+    let q = json!({"query": "lock"});
+    let untuned = count(&home, q.clone());
+    assert!(
+        untuned > 2,
+        "the fixture answers `lock` with more than 2 hits: {untuned}"
+    );
+    std::fs::write(home.join("search_strategy.yaml"), "limit: 2\n").expect("strategy");
+    assert_eq!(count(&home, q), 2, "the tuned limit");
+    let ask = run(
+        command("brain", &home)
+            .env("BRAIN_NOW", NOW)
+            .args(["ask", "--json", "--no-dedup", "lock"]),
+        b"",
+    );
+    let env: Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+    let hits: Vec<Hit> = serde_json::from_value(env["hits"].clone()).expect("hits");
+    assert_eq!(hits.len(), 2, "brain ask reads the same strategy");
+    assert_eq!(
+        count(&home, json!({"query": "lock", "limit": 3})),
+        3,
+        "an argument wins"
+    );
+}
+
 /// Every agent session carries the `tools/list` answer (issue 38: 26,498 bytes and 15 tools
 /// before; QMD's handful of tools is the anchor). A size bound, not a time: descriptions and input
 /// schemas (what a model reads) stay under 10 KB, the whole answer under 20 KB.

@@ -13,6 +13,7 @@
 //! served only through the collection walk's `servable` check (no `..`, no link out of a
 //! collection, no file a collection does not hold).
 
+pub mod app;
 pub mod markdown;
 pub(crate) mod pages;
 pub mod running;
@@ -20,5 +21,6 @@ pub mod server;
 mod templates;
 pub mod url;
 
+pub use app::{App, Reply};
 pub use running::{Running, running};
-pub use server::{App, BrowseError, DEFAULT_PORT, Listener, Reply, Request, bind, respond};
+pub use server::{BrowseError, DEFAULT_PORT, Listener, Request, bind, respond};

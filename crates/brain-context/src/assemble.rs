@@ -134,9 +134,7 @@ fn thread_keys(fm: &serde_json::Map<String, Value>, h: &Hit) -> Vec<String> {
     keys
 }
 
-/// Stored vectors of records by (id, line — `None` for a whole record), all asked at once (one
-/// store open); a record without one is `None`. [`crate::stored_vectors`] reads them.
-pub type Vectors<'a> = &'a dyn Fn(&[(String, Option<u64>)]) -> Vec<Option<Vec<f32>>>;
+pub use brain_rank::dedup::Vectors;
 
 /// What [`Vectors`] is asked for `items`.
 fn wanted(items: &[&Item]) -> Vec<(String, Option<u64>)> {
@@ -144,39 +142,6 @@ fn wanted(items: &[&Item]) -> Vec<(String, Option<u64>)> {
         .iter()
         .map(|i| (i.id.clone(), (!i.whole).then_some(i.line)))
         .collect()
-}
-
-/// `hits` (best first) without the near-duplicates of a better one, ranks numbered again; and how
-/// many went. Each hit is compared by what the hit itself holds — its title and snippet — and its
-/// passage's stored vector: no file is read and no token counted (that made a default `brain ask`
-/// 6× slower: 5.8 → 36.6 ms p50 on bench/ask.sh's sessions, measured 2026-11-26).
-pub fn dedup_hits(
-    hits: Vec<Hit>,
-    vectors: Vectors<'_>,
-    t: crate::dedup::Thresholds,
-) -> (Vec<Hit>, usize) {
-    let texts: Vec<String> = hits
-        .iter()
-        .map(|h| format!("{}\n{}", h.title, h.snippet))
-        .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let wanted: Vec<(String, Option<u64>)> = hits
-        .iter()
-        .map(|h| (format!("{}/{}", h.collection, h.path), Some(h.line)))
-        .collect();
-    let vecs = vectors(&wanted);
-    let dup = crate::dedup::duplicates_with(&refs, &vecs, t);
-    let dropped = dup.iter().filter(|d| d.is_some()).count();
-    let mut kept: Vec<Hit> = hits
-        .into_iter()
-        .zip(dup)
-        .filter(|(_, d)| d.is_none())
-        .map(|(h, _)| h)
-        .collect();
-    for (n, h) in kept.iter_mut().enumerate() {
-        h.rank = n as u32 + 1;
-    }
-    (kept, dropped)
 }
 
 /// The best hit per document, in the order given.

@@ -14,14 +14,15 @@
 //! how far the sum of the parts was from the count of the whole).
 
 pub mod assemble;
-pub mod dedup;
+/// Near-duplicate collapse, owned by `brain-rank` (`brain ask` collapses with it too).
+pub use brain_rank::dedup;
 pub mod item;
 pub mod render;
 pub mod tokens;
 pub mod wm;
 
 use brain_doc::Hit;
-use brain_rank::{Engine, Filters, RunError, SearchRequest};
+use brain_rank::{Engine, Filters, RunError};
 use brain_store::access::Rehearsal;
 use jiff::Zoned;
 
@@ -83,21 +84,7 @@ pub struct Block {
     pub markdown: String,
 }
 
-/// The stored vectors of `wanted` (record id, line — `None`: the whole record) in `store`
-/// ([`brain_vec::store::Store::text_vector`]); `None` for a record it does not hold.
-pub fn stored_vectors(
-    store: &brain_vec::store::Store,
-    wanted: &[(String, Option<u64>)],
-) -> Vec<Option<Vec<f32>>> {
-    let at = store.positions();
-    wanted
-        .iter()
-        .map(|(id, line)| {
-            at.get(id.as_str())
-                .and_then(|&d| store.text_vector(d, *line))
-        })
-        .collect()
-}
+pub use brain_rank::dedup::stored_vectors;
 
 /// Why a budget is refused.
 pub fn check_budget(budget: usize) -> Result<(), String> {
@@ -133,10 +120,7 @@ pub fn guaranteed(
 
 /// `brain context TASK`: search the task, add the guaranteed records, fill the budget.
 pub fn build(engine: &Engine, task: &str, opts: Options, now: &Zoned) -> Result<Block, RunError> {
-    let req = SearchRequest::builder(now)
-        .text(task)?
-        .limit(CANDIDATES, 1)
-        .build();
+    let req = engine.request(now).text(task)?.limit(CANDIDATES, 1).build();
     let hits = engine.search(&req, now)?.hits;
     from_hits(engine, task, hits, opts, now)
 }

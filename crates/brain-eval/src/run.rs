@@ -12,9 +12,9 @@ use std::time::Instant;
 
 use brain_doc::{Doc, ErrorCode, Source};
 use brain_lex::{Indexer, SyncError};
+use brain_rank::Engine;
 use brain_rank::RunError;
 use brain_rank::route::Mode;
-use brain_rank::{Engine, SearchRequest};
 use brain_rank::{RankError, Strategy};
 use brain_store::Home;
 use brain_store::{Collection, Config, ConfigError, Trust};
@@ -255,7 +255,9 @@ impl Bench {
 
     /// The corpus ids of the best [`DEPTH`] documents for `text`, and the hits themselves.
     pub fn rank(&self, text: &str, depth: usize) -> Result<Vec<brain_doc::Hit>, EvalError> {
-        let req = SearchRequest::builder(&self.now)
+        let req = self
+            .engine
+            .request(&self.now)
             .plain(&words_only(text))
             .map(|b| b.limit(depth, 1).mode(self.mode).snippets(false).build());
         match req.and_then(|req| self.engine.search(&req, &self.now)) {

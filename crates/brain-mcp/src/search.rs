@@ -5,7 +5,6 @@
 
 use brain_doc::ErrorRecord;
 use brain_rank::RunError;
-use brain_rank::SearchRequest;
 use brain_rank::querydoc::{QueryDoc, SearchKind, SubQuery as DocLine};
 use jiff::Zoned;
 use serde::Deserialize;
@@ -47,8 +46,9 @@ pub struct SearchSpec {
     pub collections: Vec<String>,
     /// Only documents dated since (`7d`, `2026-04-01`, RFC 3339, …).
     pub since: Option<String>,
-    /// Documents returned.
-    pub limit: usize,
+    /// Documents returned; the strategy's `limit` when not given (what `brain tune` learned reaches
+    /// agents as it reaches `brain ask`).
+    pub limit: Option<usize>,
     /// Drop hits whose match strength is below this; without it an answer of weak matches alone
     /// is no results.
     pub min_score: Option<f64>,
@@ -76,7 +76,8 @@ pub fn search(
     spec: &SearchSpec,
     now: &Zoned,
 ) -> Result<brain_rank::Answer, ErrorRecord> {
-    let builder = SearchRequest::builder(now);
+    let engine = h.engine()?;
+    let builder = engine.request(now);
     let builder = match &spec.plain {
         Some(q) => builder.text(q),
         None => builder.document(QueryDoc {
@@ -93,9 +94,9 @@ pub fn search(
     let req = builder
         .intent(spec.intent.clone())
         .scope(&spec.collections, &[], &[])
-        .limit(spec.limit, 1)
+        .limit_or_strategy(spec.limit, None)
         .min_score(spec.min_score)
         .rerank(spec.rerank)
         .build();
-    h.engine()?.search(&req, now).map_err(record)
+    engine.search(&req, now).map_err(record)
 }

@@ -165,8 +165,7 @@ impl RankArgs {
         strategy: &Strategy,
         warnings: &mut Vec<String>,
     ) -> Result<SearchRequest, RunError> {
-        let opts = self.options(strategy);
-        let builder = SearchRequest::builder(now);
+        let builder = SearchRequest::builder(now, strategy);
         let mut b = match &self.query_doc {
             Some(p) if p.as_os_str() == "-" => builder.document(QueryDoc::parse(text)?)?,
             Some(p) => {
@@ -182,7 +181,7 @@ impl RankArgs {
         .lifecycle(self.include_superseded, self.as_of.as_deref())?
         .since(self.since.as_deref())?
         .until(self.until.as_deref())?
-        .limit(opts.limit, opts.per_doc)
+        .limit_or_strategy(self.limit, self.per_doc)
         .mode(self.mode)
         .rerank(self.rerank)
         .min_score(self.min_score);

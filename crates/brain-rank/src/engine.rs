@@ -117,6 +117,17 @@ impl Engine {
             .map_err(Clone::clone)
     }
 
+    /// A request builder at `now` whose defaults are this engine's strategy: how every front door
+    /// that holds an engine starts a search.
+    pub fn request<'a>(&self, now: &'a Zoned) -> crate::request::RequestBuilder<'a> {
+        SearchRequest::builder(now, &self.strategy)
+    }
+
+    /// The brain.yaml read when the engine opened (`None` when it could not be read).
+    pub fn config(&self) -> Option<&Config> {
+        self.config.as_ref()
+    }
+
     /// The strategy in force.
     pub fn strategy(&self) -> &Strategy {
         &self.strategy
@@ -524,54 +535,13 @@ impl Engine {
     }
 }
 
-/// `req` with its plain query's phrases searched as words and its exclusions dropped, and what was
-/// relaxed (for the warning); `None` when it has neither.
+/// `req` with its plain query relaxed ([`crate::query::Plain::relaxed`]: phrases as words, no
+/// exclusions), and what was relaxed; `None` when there is nothing to relax.
 fn relax(req: &SearchRequest, now: &Zoned) -> Option<(SearchRequest, String)> {
-    let plain = req.plain.as_ref()?;
-    let q = &plain.query;
-    if q.phrases.is_empty() && q.exclude.is_empty() {
-        return None;
-    }
-    let mut what = Vec::new();
-    if !q.phrases.is_empty() {
-        what.push(format!(
-            "the exact phrase{} {}",
-            if q.phrases.len() == 1 { "" } else { "s" },
-            q.phrases
-                .iter()
-                .map(|p| format!("\"{p}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if !q.exclude.is_empty() {
-        what.push(format!("with -{} excluded", q.exclude.join(" -")));
-    }
-    // Drop every -word and -"phrase", unquote the rest.
-    let mut text: Vec<String> = Vec::new();
-    let mut in_negated = false;
-    for t in plain.text.split_whitespace() {
-        if in_negated {
-            in_negated = !t.contains('"');
-            continue;
-        }
-        if t.starts_with('-') && t.len() > 1 {
-            in_negated = t.starts_with("-\"") && t[2..].find('"').is_none();
-            continue;
-        }
-        let t = t.replace('"', "");
-        if !t.is_empty() {
-            text.push(t);
-        }
-    }
-    let text = text.join(" ");
-    let query = Query::parse(&text, now).ok()?;
-    if query.terms.is_empty() {
-        return None;
-    }
+    let (plain, what) = req.plain.as_ref()?.relaxed(now)?;
     let mut relaxed = req.clone();
-    relaxed.plain = Some(crate::request::Plain { text, query });
-    Some((relaxed, what.join(" ")))
+    relaxed.plain = Some(plain);
+    Some((relaxed, what))
 }
 
 /// Scale scores so the best hit is 1 and none is below 0 (a lexical list already is; cosines are

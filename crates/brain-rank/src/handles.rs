@@ -169,7 +169,7 @@ mod tests {
         let home = Home::at(dir.path());
         let mut h = Handles::new(home.clone());
         let now = crate::clock::now();
-        let req = crate::SearchRequest::builder(&now)
+        let req = crate::SearchRequest::builder(&now, &crate::Strategy::default())
             .plain("lock")
             .expect("query")
             .scope(&["late".into()], &[], &[])

@@ -14,6 +14,7 @@
 
 pub mod args;
 pub mod clock;
+pub mod dedup;
 pub mod engine;
 pub mod entity;
 mod error;

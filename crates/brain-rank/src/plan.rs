@@ -17,7 +17,7 @@ use jiff::Zoned;
 
 use crate::entity;
 use crate::error::RunError;
-use crate::query::{Filters, Query, QueryError};
+use crate::query::{Filters, Plain, Query, QueryError};
 use crate::querydoc::SearchKind;
 use crate::request::{Line, SearchRequest};
 use crate::route::{self, Mode};
@@ -136,6 +136,13 @@ fn expansions(known: &Known, text: &str) -> Vec<Expansion> {
 /// Plan `req` at time `now`. `vectors` says whether a vector store and model are there; `known`
 /// the projects and agents of the index (asked only in auto mode); `strategy` gives the fusion
 /// weights of the original query's lists and of the soft filters' lists.
+///
+/// Five stages, each a function tested on its own: [`names`] (what a plain query names),
+/// [`route_plain`] (time, filters alone, literal or conceptual: the plain query's lex + vec pair),
+/// [`settle_mode`] (what the lines and the home allow), [`weigh`] (the lists and their fusion
+/// weights, the vector list's share), [`soft_lists`] (a time window's, a named project's and an
+/// entity's own lexical lists). Nothing here lexes the query again: routing's cuts are cuts of
+/// the request's tokens ([`crate::query::Plain::without`]).
 pub fn plan(
     req: &SearchRequest,
     now: &Zoned,
@@ -143,117 +150,205 @@ pub fn plan(
     known: &dyn Fn() -> Known,
     strategy: &Strategy,
 ) -> Result<Plan, RunError> {
-    let filters = req.filters.clone();
     let mut warnings = req.warnings.clone();
-    let mut mode = req.mode;
-    let mut lines: Vec<Line> = Vec::new();
-    let mut original = req.original_text().to_string();
-
-    let mut when = None;
-    let mut named = Vec::new();
-    let mut aliases: Vec<Expansion> = Vec::new();
-    if let Some(plain) = &req.plain
-        && mode == Mode::Auto
-    {
-        let k = known();
-        named = entity::find(&plain.text, &k.projects, &k.agents);
-        aliases = expansions(&k, &plain.text);
-        warnings.extend(aliases.iter().filter(|a| !a.others.is_empty()).map(|a| {
-            format!(
-                "read `{}` as {}: also searched as {} (soft: a list of its own, not a filter)",
-                a.words,
-                a.name,
-                a.others.join(", ")
-            )
-        }));
-        // A hard filter of the same kind wins: no boost on top of it.
-        named.retain(|n| match n.kind {
-            entity::Kind::Project => filters.projects.is_empty(),
-            entity::Kind::Agent => filters.agents.is_empty(),
-        });
-        warnings.extend(named.iter().map(entity::Named::describe));
-    }
-    if let Some(plain) = &req.plain {
-        let mut text = plain.text.clone();
-        let mut query = Some(plain.query.clone());
-        // Words about time become a soft window, a part of the day, an ordering (`--since/--until`
-        // from the user stay the only hard filters); only filler left → the recency walk.
-        if mode == Mode::Auto
-            && filters.since.is_none()
-            && filters.until.is_none()
-            && let Some(w) = when::find(&text, now)
-        {
-            warnings.push(w.describe());
-            if route::only_filler(&w.rest) {
-                mode = Mode::Recent;
-            }
-            text = w.rest.clone();
-            query = None;
-            when = Some(w);
+    let names = match &req.plain {
+        Some(plain) if req.mode == Mode::Auto => {
+            names(&plain.text, &req.filters, &known(), &mut warnings)
         }
-        // Filters alone ("project:billing", "agent:codex yesterday") are a recency walk in auto
-        // mode; the modes that rank text have nothing to rank.
-        if query.as_ref().is_some_and(Query::only_filters) {
-            match mode {
-                Mode::Auto | Mode::Recent => mode = Mode::Recent,
-                _ => return Err(QueryError::Empty.into()),
-            }
-        }
-        if mode == Mode::Auto {
-            mode = if route::is_literal(&text) || !vectors() {
-                Mode::Lex
-            } else {
-                Mode::Hybrid
-            };
-        }
-        if mode != Mode::Recent {
-            // The one parse routing may add: the text left after a temporal phrase.
-            let query = match query {
-                Some(q) => q,
-                None => Query::parse(&text, now)?,
-            };
-            let vec_text = query.positive_text();
-            // Question scaffolding ("what did we decide about") leaves the lexical query in auto
-            // mode; the vector query keeps the whole question.
-            let lex_text = if req.mode == Mode::Auto {
-                route::strip_scaffolding(&text)
-            } else {
-                text.clone()
-            };
-            let query = if lex_text == text {
-                query
-            } else {
-                Query::parse(&lex_text, now)?
-            };
-            lines.push(Line {
-                kind: SearchKind::Lex,
-                text: lex_text,
-                query: Some(query),
-            });
-            lines.push(Line {
-                kind: SearchKind::Vec,
-                text: vec_text,
-                query: None,
-            });
-        }
-        original = text;
-    }
-    lines.extend(req.lines.iter().cloned());
+        _ => Names::default(),
+    };
+    let routed = match &req.plain {
+        Some(plain) => route_plain(plain, req, now, vectors, &mut warnings)?,
+        None => Routed {
+            mode: req.mode,
+            lines: Vec::new(),
+            original: req.original_text().to_string(),
+            when: None,
+        },
+    };
+    let Routed {
+        mode,
+        mut lines,
+        original,
+        when,
+    } = routed;
     if mode == Mode::Recent {
         return Ok(Plan {
             mode,
-            filters,
+            filters: req.filters.clone(),
             lists: Vec::new(),
             original,
             warnings,
             when,
-            named,
+            named: names.named,
         });
     }
+    lines.extend(req.lines.iter().cloned());
+    let mode = settle_mode(mode, &lines, vectors, &mut warnings);
+    let mut lists = weigh(lines, mode, req, strategy, &mut warnings);
+    if mode == Mode::Hybrid && req.plain.is_some() {
+        // Asked for hybrid, a named project or agent is not boosted, but it still routes.
+        let named = match names.named.first() {
+            Some(n) => Some(n.value.clone()),
+            None if req.mode == Mode::Hybrid => {
+                let k = known();
+                entity::find(&original, &k.projects, &k.agents)
+                    .into_iter()
+                    .next()
+                    .map(|n| n.value)
+            }
+            None => None,
+        };
+        share_vector(&mut lists, &original, named.as_deref(), strategy);
+    }
+    if lists.is_empty() {
+        return Err(QueryError::Empty.into());
+    }
+    soft_lists(&mut lists, when.as_ref(), &names, strategy);
+    Ok(Plan {
+        mode,
+        filters: req.filters.clone(),
+        lists,
+        original,
+        warnings,
+        when,
+        named: names.named,
+    })
+}
 
+/// What a plain query names in auto mode: projects and agents (soft boosts; a hard filter of the
+/// same kind wins) and entities by an alias (searched by their other names too).
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    pub named: Vec<entity::Named>,
+    pub aliases: Vec<Expansion>,
+}
+
+/// Stage 1: the projects, agents and entities `text` names, each read said in `warnings`.
+pub fn names(text: &str, filters: &Filters, k: &Known, warnings: &mut Vec<String>) -> Names {
+    let mut named = entity::find(text, &k.projects, &k.agents);
+    let aliases = expansions(k, text);
+    warnings.extend(aliases.iter().filter(|a| !a.others.is_empty()).map(|a| {
+        format!(
+            "read `{}` as {}: also searched as {} (soft: a list of its own, not a filter)",
+            a.words,
+            a.name,
+            a.others.join(", ")
+        )
+    }));
+    // A hard filter of the same kind wins: no boost on top of it.
+    named.retain(|n| match n.kind {
+        entity::Kind::Project => filters.projects.is_empty(),
+        entity::Kind::Agent => filters.agents.is_empty(),
+    });
+    warnings.extend(named.iter().map(entity::Named::describe));
+    Names { named, aliases }
+}
+
+/// A plain query routed: the mode it resolved to (`Recent`, `Lex`, `Hybrid`, or the mode asked),
+/// its lex + vec pair, its text after routing, and what it said about time.
+#[derive(Debug, Clone)]
+pub struct Routed {
+    pub mode: Mode,
+    pub lines: Vec<Line>,
+    pub original: String,
+    pub when: Option<When>,
+}
+
+/// Stage 2: a plain query's routing. In auto mode words about time become a soft window, a part
+/// of the day, an ordering (`--since/--until` from the user stay the only hard filters), cut out
+/// of the query's tokens; only filler left, or filters alone, → the recency walk; then literal →
+/// `lex`, conceptual → `hybrid` when `vectors()`. Question scaffolding ("what did we decide
+/// about") leaves the lexical line in auto mode; the vector line keeps the whole question.
+pub fn route_plain(
+    plain: &Plain,
+    req: &SearchRequest,
+    now: &Zoned,
+    vectors: &dyn Fn() -> bool,
+    warnings: &mut Vec<String>,
+) -> Result<Routed, RunError> {
+    let auto = req.mode == Mode::Auto;
+    let mut mode = req.mode;
+    let mut when = None;
+    let mut rest = None;
+    if auto
+        && req.filters.since.is_none()
+        && req.filters.until.is_none()
+        && let Some(w) = when::find(&plain.text, now)
+    {
+        warnings.push(w.describe());
+        if route::only_filler(&w.rest) {
+            mode = Mode::Recent;
+        }
+        rest = Some(plain.without(&w.cut, now)?);
+        when = Some(w);
+    }
+    let cut = rest.is_some();
+    let plain = rest.as_ref().unwrap_or(plain);
+    // Filters alone ("project:billing", "agent:codex") are a recency walk in auto mode; the modes
+    // that rank text have nothing to rank.
+    if !cut && plain.query.only_filters() {
+        match mode {
+            Mode::Auto | Mode::Recent => mode = Mode::Recent,
+            _ => return Err(QueryError::Empty.into()),
+        }
+    }
+    if mode == Mode::Auto {
+        mode = if route::is_literal(&plain.text) || !vectors() {
+            Mode::Lex
+        } else {
+            Mode::Hybrid
+        };
+    }
+    let mut lines = Vec::new();
+    if mode != Mode::Recent {
+        if cut {
+            plain.query.check()?;
+        }
+        let scaffolding = if auto {
+            route::scaffolding(&plain.text)
+        } else {
+            Vec::new()
+        };
+        let lex = if scaffolding.is_empty() {
+            None
+        } else {
+            let l = plain.without(&scaffolding, now)?;
+            l.query.check()?;
+            Some(l)
+        };
+        let lex = lex.as_ref().unwrap_or(plain);
+        lines.push(Line {
+            kind: SearchKind::Lex,
+            text: lex.text.clone(),
+            query: Some(lex.query.clone()),
+        });
+        lines.push(Line {
+            kind: SearchKind::Vec,
+            text: plain.query.positive_text(),
+            query: None,
+        });
+    }
+    Ok(Routed {
+        mode,
+        lines,
+        original: plain.text.clone(),
+        when,
+    })
+}
+
+/// Stage 3: the mode the lines and the home allow. In auto mode a query document is `hybrid` when
+/// it has vector lines and vectors exist; without vectors its vector lines are skipped with a
+/// warning (or, with no lex line, `vec` fails later with the reason).
+pub fn settle_mode(
+    mode: Mode,
+    lines: &[Line],
+    vectors: &dyn Fn() -> bool,
+    warnings: &mut Vec<String>,
+) -> Mode {
     let has_vec = lines.iter().any(|l| l.kind.is_vector());
     let has_lex = lines.iter().any(|l| l.kind == SearchKind::Lex);
-    mode = match mode {
+    match mode {
         Mode::Auto if has_vec && vectors() => Mode::Hybrid,
         Mode::Auto if has_vec && has_lex => {
             warnings.push(
@@ -264,14 +359,26 @@ pub fn plan(
         Mode::Auto if has_vec => Mode::Vec, // the engine fails with the reason
         Mode::Auto => Mode::Lex,
         m => m,
-    };
+    }
+}
+
+/// Stage 4: the lines `mode` can run as lists with their fusion weights: the original's lists
+/// weigh `fusion.original_weight` (the first sub-query, or both halves of a plain query's pair),
+/// the others 1. Lines the mode cannot run are dropped, with a warning when the mode was asked for.
+pub fn weigh(
+    lines: Vec<Line>,
+    mode: Mode,
+    req: &SearchRequest,
+    strategy: &Strategy,
+    warnings: &mut Vec<String>,
+) -> Vec<List> {
     let keep = |k: SearchKind| match mode {
         Mode::Lex => k == SearchKind::Lex,
         Mode::Vec => k.is_vector(),
         _ => true,
     };
     let dropped = lines.iter().filter(|l| !keep(l.kind)).count();
-    // In auto mode the reason was given above.
+    // In auto mode the reason was given by settle_mode.
     if dropped > 0 && req.plain.is_none() && req.mode != Mode::Auto {
         warnings.push(format!(
             "{dropped} sub-quer{} skipped in {} mode",
@@ -279,10 +386,8 @@ pub fn plan(
             mode.name()
         ));
     }
-    // The original's lists weigh double: the first sub-query, and for a plain query both halves of
-    // its lex + vec pair.
     let originals = if req.plain.is_some() { 2 } else { 1 };
-    let mut lists: Vec<List> = lines
+    lines
         .into_iter()
         .enumerate()
         .filter(|(_, l)| keep(l.kind) && !l.text.trim().is_empty())
@@ -299,112 +404,88 @@ pub fn plan(
             share: 1.0,
             route: None,
         })
-        .collect();
-    // A plain query's vector list weighs by what the query is: names, numbers and literal tokens
-    // are BM25's; paraphrase is the embedding's as much.
-    if mode == Mode::Hybrid && req.plain.is_some() {
-        // Asked for hybrid, a named project or agent is not boosted, but it still routes.
-        let k;
-        let found;
-        let named = match named.first() {
-            Some(n) => Some(n.value.as_str()),
-            None if req.mode == Mode::Hybrid => {
-                k = known();
-                found = entity::find(&original, &k.projects, &k.agents);
-                found.first().map(|n| n.value.as_str())
-            }
-            None => None,
-        };
-        let r = route::vector_route(&original, named);
-        let share = strategy.hybrid.share(&r);
-        if let Some(v) = lists.iter_mut().find(|l| l.kind == SearchKind::Vec) {
-            v.weight *= share;
-            v.share = share;
-            v.route = Some(r);
-        }
+        .collect()
+}
+
+/// A plain query's vector list weighs by what the query is: names, numbers and literal tokens
+/// are BM25's; paraphrase is the embedding's as much ([`route::vector_route`]).
+pub fn share_vector(lists: &mut [List], original: &str, named: Option<&str>, strategy: &Strategy) {
+    let r = route::vector_route(original, named);
+    let share = strategy.hybrid.share(&r);
+    if let Some(v) = lists.iter_mut().find(|l| l.kind == SearchKind::Vec) {
+        v.weight *= share;
+        v.share = share;
+        v.route = Some(r);
     }
-    if lists.is_empty() {
-        return Err(QueryError::Empty.into());
-    }
-    // Soft filters get their own lexical list: sessions of the time window or of a named project
-    // that the unfiltered list ranked too low to fetch.
-    let first = lists
+}
+
+/// Stage 5: soft filters get their own lexical list, a copy of the first with the filter added:
+/// sessions of the time window or of a named project that the unfiltered list ranked too low to
+/// fetch; an entity named by one of its names is searched by its others too (seed 003's aliases).
+pub fn soft_lists(lists: &mut Vec<List>, when: Option<&When>, names: &Names, strategy: &Strategy) {
+    let Some((text, q)) = lists
         .iter()
         .find(|l| l.kind == SearchKind::Lex)
-        .and_then(|l| Some((l.text.clone(), l.query.clone()?)));
-    if let Some((text, q)) = &first {
-        if let Some((since, until)) = when.as_ref().and_then(When::widened) {
-            let mut q = q.clone();
-            q.filters.since = Some(since);
-            q.filters.until = Some(until);
-            lists.push(List {
-                kind: SearchKind::Lex,
-                text: format!("{text} [window]"),
-                query: Some(q),
-                weight: strategy.time.window_list,
-                name: "window",
-                share: 1.0,
-                route: None,
-            });
-        }
-        let projects: Vec<String> = named
-            .iter()
-            .filter(|n| n.kind == entity::Kind::Project)
-            .map(|n| n.value.clone())
-            .collect();
-        // An entity named by one of its names is searched by its others too (seed 003's aliases).
-        let others: Vec<&String> = aliases.iter().flat_map(|a| a.others.iter()).collect();
-        if !others.is_empty() {
-            let mut q = q.clone();
-            for name in &others {
-                for w in name.split_whitespace() {
-                    if q.terms.len() < crate::query::MAX_TERMS
-                        && !q.terms.iter().any(|t| t.eq_ignore_ascii_case(w))
-                    {
-                        q.terms.push(w.to_string());
-                    }
+        .and_then(|l| Some((l.text.clone(), l.query.clone()?)))
+    else {
+        return;
+    };
+    let soft = |text: String, query: Query, weight: f64, name: &'static str| List {
+        kind: SearchKind::Lex,
+        text,
+        query: Some(query),
+        weight,
+        name,
+        share: 1.0,
+        route: None,
+    };
+    if let Some((since, until)) = when.and_then(When::widened) {
+        let mut w = q.clone();
+        w.filters.since = Some(since);
+        w.filters.until = Some(until);
+        lists.push(soft(
+            format!("{text} [window]"),
+            w,
+            strategy.time.window_list,
+            "window",
+        ));
+    }
+    let others: Vec<&String> = names.aliases.iter().flat_map(|a| a.others.iter()).collect();
+    if !others.is_empty() {
+        let mut e = q.clone();
+        for name in &others {
+            for w in name.split_whitespace() {
+                if e.terms.len() < crate::query::MAX_TERMS
+                    && !e.terms.iter().any(|t| t.eq_ignore_ascii_case(w))
+                {
+                    e.terms.push(w.to_string());
                 }
             }
-            lists.push(List {
-                kind: SearchKind::Lex,
-                text: format!(
-                    "{text} [entity {}]",
-                    others
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                query: Some(q),
-                weight: strategy.entity.list,
-                name: "entity",
-                share: 1.0,
-                route: None,
-            });
         }
-        if !projects.is_empty() {
-            let mut q = q.clone();
-            q.filters.projects = projects;
-            lists.push(List {
-                kind: SearchKind::Lex,
-                text: format!("{text} [project {}]", q.filters.projects.join(", ")),
-                query: Some(q),
-                weight: strategy.entity.list,
-                name: "project",
-                share: 1.0,
-                route: None,
-            });
-        }
+        let label = others
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        lists.push(soft(
+            format!("{text} [entity {label}]"),
+            e,
+            strategy.entity.list,
+            "entity",
+        ));
     }
-    Ok(Plan {
-        mode,
-        filters,
-        lists,
-        original,
-        warnings,
-        when,
-        named,
-    })
+    let projects: Vec<String> = names
+        .named
+        .iter()
+        .filter(|n| n.kind == entity::Kind::Project)
+        .map(|n| n.value.clone())
+        .collect();
+    if !projects.is_empty() {
+        let mut p = q;
+        p.filters.projects = projects;
+        let label = format!("{text} [project {}]", p.filters.projects.join(", "));
+        lists.push(soft(label, p, strategy.entity.list, "project"));
+    }
 }
 
 /// `x` to four decimals, for explain.
@@ -422,7 +503,7 @@ mod tests {
 
     fn plan_of(text: &str, mode: Mode, vectors: bool) -> Plan {
         let now = now();
-        let req = SearchRequest::builder(&now)
+        let req = SearchRequest::builder(&now, &Strategy::default())
             .text(text)
             .expect("request")
             .mode(mode)
@@ -480,7 +561,7 @@ mod tests {
         assert_eq!(p.lists[0].weight, 2.0);
         // A query document's lines keep their weights.
         let now = now();
-        let req = SearchRequest::builder(&now)
+        let req = SearchRequest::builder(&now, &Strategy::default())
             .text("lex: Alice build\nvec: what did Alice say")
             .expect("doc")
             .mode(Mode::Hybrid)
@@ -545,10 +626,104 @@ mod tests {
         );
     }
 
+    /// Stage 2 alone, as a table: (query, mode asked, vectors) → (mode, lex line, vec line).
+    #[test]
+    fn route_plain_table() {
+        let now = now();
+        let rows: [(&str, Mode, bool, Mode, &str, &str); 8] = [
+            (
+                "parse_config fails",
+                Mode::Auto,
+                true,
+                Mode::Lex,
+                "parse_config fails",
+                "parse_config fails",
+            ),
+            (
+                "why does the build fail",
+                Mode::Auto,
+                true,
+                Mode::Hybrid,
+                "why does the build fail",
+                "why does the build fail",
+            ),
+            (
+                "why does the build fail",
+                Mode::Auto,
+                false,
+                Mode::Lex,
+                "why does the build fail",
+                "why does the build fail",
+            ),
+            (
+                "what did we decide about caching last week",
+                Mode::Auto,
+                true,
+                Mode::Hybrid,
+                "caching",
+                "what did we decide about caching",
+            ),
+            (
+                "what did I do yesterday",
+                Mode::Auto,
+                true,
+                Mode::Recent,
+                "",
+                "",
+            ),
+            ("project:billing", Mode::Auto, true, Mode::Recent, "", ""),
+            (
+                "tantivy last week",
+                Mode::Lex,
+                true,
+                Mode::Lex,
+                "tantivy last week",
+                "tantivy last week",
+            ),
+            (
+                r#""deploy last week" notes"#,
+                Mode::Auto,
+                false,
+                Mode::Lex,
+                r#""deploy last week" notes"#,
+                "notes deploy last week",
+            ),
+        ];
+        for (text, asked, vectors, mode, lex, vec) in rows {
+            let req = SearchRequest::builder(&now, &Strategy::default())
+                .text(text)
+                .expect("request")
+                .mode(asked)
+                .build();
+            let plain = req.plain.as_ref().expect("plain");
+            let r = route_plain(plain, &req, &now, &|| vectors, &mut Vec::new()).expect("route");
+            let line = |k: SearchKind| {
+                r.lines
+                    .iter()
+                    .find(|l| l.kind == k)
+                    .map_or("", |l| l.text.as_str())
+                    .to_string()
+            };
+            assert_eq!(
+                (r.mode, line(SearchKind::Lex), line(SearchKind::Vec)),
+                (mode, lex.to_string(), vec.to_string()),
+                "{text}"
+            );
+        }
+        // Filters alone in a mode that ranks text: nothing to rank.
+        let req = SearchRequest::builder(&now, &Strategy::default())
+            .text("project:billing")
+            .expect("request")
+            .mode(Mode::Lex)
+            .build();
+        let plain = req.plain.as_ref().expect("plain");
+        assert!(route_plain(plain, &req, &now, &|| true, &mut Vec::new()).is_err());
+    }
+
     #[test]
     fn the_vector_check_is_not_made_for_a_literal_query() {
         let now = now();
-        let req = SearchRequest::builder(&now)
+        let req = SearchRequest::builder(&now, &Strategy::default())
             .text("parse_config.rs")
             .expect("request")
             .build();

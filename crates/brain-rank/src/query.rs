@@ -112,20 +112,27 @@ impl Query {
         if text.len() > MAX_QUERY_BYTES {
             return Err(QueryError::TooLong { bytes: text.len() });
         }
+        Query::from_lexemes(&lex(text)?, now)
+    }
+
+    /// The query of tokens already lexed (a part of a lexed text: routing cuts a time phrase or
+    /// question scaffolding out of the tokens, it never lexes the text again). Unchecked, as
+    /// [`Query::parse_unchecked`].
+    pub fn from_lexemes(lexemes: &[Lexeme], now: &Zoned) -> Result<Query, QueryError> {
         let mut q = Query::default();
         let mut seen = std::collections::HashSet::new();
-        for token in tokens(text)? {
-            let (kind, list, item) = match token {
+        for l in lexemes {
+            let (kind, list, item) = match &l.token {
                 Token::Word(w) => (0u8, &mut q.terms, w),
                 Token::Phrase(p) => (1, &mut q.phrases, p),
                 Token::Not(w) => (2, &mut q.exclude, w),
                 Token::Field(field, value) => {
-                    q.filters.add(&field, &value, now)?;
+                    q.filters.add(field, value, now)?;
                     continue;
                 }
             };
             if seen.insert((kind, item.to_lowercase())) {
-                list.push(item);
+                list.push(item.clone());
             }
         }
         q.cap();
@@ -285,23 +292,50 @@ pub fn span_of(n: i64, unit: &str) -> Option<Span> {
     .ok()
 }
 
-#[derive(Debug, PartialEq)]
-enum Token {
+/// What one chunk of query text is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Token {
     Word(String),
     Phrase(String),
     Not(String),
     Field(String, String),
 }
 
-/// Split the query text into tokens, honouring quotes.
-fn tokens(text: &str) -> Result<Vec<Token>, QueryError> {
+/// One token of a query and the byte range of its chunk in the text, as written (a `"quoted
+/// phrase"` is one chunk, spaces and all).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lexeme {
+    pub token: Token,
+    pub span: std::ops::Range<usize>,
+}
+
+/// The byte ranges of the whitespace-separated words of `text` (the words routing reads, where
+/// they stand): what routing cuts out of a query ([`Plain::without`]) is given as these.
+pub fn word_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    text.split_whitespace()
+        .map(|w| {
+            let at = w.as_ptr() as usize - text.as_ptr() as usize;
+            at..at + w.len()
+        })
+        .collect()
+}
+
+/// The query language's one lexer: `text` as tokens, honouring quotes (see the module docs).
+/// Every reading of a query — the request's parse, routing's cuts, the zero-hit relaxation — works
+/// on these tokens; nothing else splits a query's text by hand.
+pub fn lex(text: &str) -> Result<Vec<Lexeme>, QueryError> {
+    let _t = brain_doc::timings::span("query.lex");
     let mut out = Vec::new();
     let mut rest = text.trim_start();
     while !rest.is_empty() {
+        let at = text.len() - rest.len();
         let (raw, after) = next_raw(rest)?;
         rest = after.trim_start();
-        if let Some(t) = classify(&raw) {
-            out.push(t);
+        if let Some(token) = classify(&raw) {
+            out.push(Lexeme {
+                token,
+                span: at..at + raw.len(),
+            });
         }
     }
     Ok(out)
@@ -362,6 +396,131 @@ fn classify(raw: &str) -> Option<Token> {
     }
     // A quote inside a word (`don"t`) is just text.
     Some(Token::Word(raw.to_string()))
+}
+
+/// A plain query (words, phrases, exclusions, filters): its text, its tokens and its parse, made
+/// once by [`Plain::parse`]. What routing takes out of it (a time phrase, question scaffolding) and
+/// the zero-hit relaxation are cuts of its tokens ([`Plain::without`], [`Plain::relaxed`]): the
+/// text is never lexed again.
+#[derive(Debug, Clone)]
+pub struct Plain {
+    pub text: String,
+    pub lexemes: Vec<Lexeme>,
+    pub query: Query,
+}
+
+impl Plain {
+    /// Lex and parse `text` (trimmed), unchecked: filters alone parse (see
+    /// [`Query::parse_unchecked`]).
+    pub fn parse(text: &str, now: &Zoned) -> Result<Plain, QueryError> {
+        let text = text.trim();
+        if text.len() > MAX_QUERY_BYTES {
+            return Err(QueryError::TooLong { bytes: text.len() });
+        }
+        let lexemes = lex(text)?;
+        let query = Query::from_lexemes(&lexemes, now)?;
+        Ok(Plain {
+            text: text.to_string(),
+            lexemes,
+            query,
+        })
+    }
+
+    /// The query left when the words at `cut` (byte ranges of words of [`Plain::text`], as
+    /// [`word_spans`] gives them) are taken out: a token goes when every word of it
+    /// is cut, so a time phrase or scaffolding inside a `"quoted phrase"` leaves the phrase whole.
+    /// The text left is the kept tokens as written, one space apart.
+    pub fn without(
+        &self,
+        cut: &[std::ops::Range<usize>],
+        now: &Zoned,
+    ) -> Result<Plain, QueryError> {
+        let inside =
+            |w: &std::ops::Range<usize>| cut.iter().any(|c| c.start <= w.start && w.end <= c.end);
+        let kept = self.lexemes.iter().filter(|l| {
+            let raw = &self.text[l.span.clone()];
+            !word_spans(raw)
+                .iter()
+                .map(|w| w.start + l.span.start..w.end + l.span.start)
+                .all(|w| inside(&w))
+        });
+        Plain::rebuild(
+            kept.map(|l| (l.token.clone(), self.text[l.span.clone()].to_string())),
+            now,
+        )
+    }
+
+    /// The zero-hit relaxation rule, in auto mode: the phrases searched as words, the exclusions
+    /// dropped; and what was relaxed, for the warning. `None` when the query has neither, or when
+    /// nothing would be left to look for.
+    pub fn relaxed(&self, now: &Zoned) -> Option<(Plain, String)> {
+        let q = &self.query;
+        if q.phrases.is_empty() && q.exclude.is_empty() {
+            return None;
+        }
+        let mut what = Vec::new();
+        if !q.phrases.is_empty() {
+            what.push(format!(
+                "the exact phrase{} {}",
+                if q.phrases.len() == 1 { "" } else { "s" },
+                q.phrases
+                    .iter()
+                    .map(|p| format!("\"{p}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !q.exclude.is_empty() {
+            what.push(format!("with -{} excluded", q.exclude.join(" -")));
+        }
+        let mut tokens: Vec<(Token, String)> = Vec::new();
+        for l in &self.lexemes {
+            let raw = &self.text[l.span.clone()];
+            match &l.token {
+                Token::Not(_) => {}
+                Token::Field(..) => tokens.push((l.token.clone(), raw.to_string())),
+                Token::Word(w) if !raw.contains('"') => {
+                    tokens.push((Token::Word(w.clone()), raw.to_string()))
+                }
+                Token::Word(w) | Token::Phrase(w) => {
+                    for word in w.replace('"', "").split_whitespace() {
+                        tokens.push((Token::Word(word.to_string()), word.to_string()));
+                    }
+                }
+            }
+        }
+        let relaxed = Plain::rebuild(tokens.into_iter(), now).ok()?;
+        if relaxed.query.terms.is_empty() {
+            return None;
+        }
+        Some((relaxed, what.join(" ")))
+    }
+
+    /// A plain query of tokens and their text as written, one space apart.
+    fn rebuild(
+        tokens: impl Iterator<Item = (Token, String)>,
+        now: &Zoned,
+    ) -> Result<Plain, QueryError> {
+        let mut text = String::new();
+        let mut lexemes = Vec::new();
+        for (token, raw) in tokens {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            let at = text.len();
+            text.push_str(&raw);
+            lexemes.push(Lexeme {
+                token,
+                span: at..text.len(),
+            });
+        }
+        let query = Query::from_lexemes(&lexemes, now)?;
+        Ok(Plain {
+            text,
+            lexemes,
+            query,
+        })
+    }
 }
 
 impl Query {
@@ -548,6 +707,90 @@ mod tests {
             Query::parse("x project:", &n),
             Err(QueryError::EmptyFilter { .. })
         ));
+    }
+
+    /// The zero-hit relaxation is a cut of the tokens: a table of (query, relaxed text, terms).
+    #[test]
+    fn relaxing_searches_phrases_as_words_and_drops_exclusions_without_lexing_again() {
+        let n = now();
+        for (text, relaxed, terms) in [
+            (
+                r#""lock contention" writer"#,
+                "lock contention writer",
+                vec!["lock", "contention", "writer"],
+            ),
+            (r#"tantivy -draft -"old plan""#, "tantivy", vec!["tantivy"]),
+            // A command-line flag is a word, not an exclusion: it stays (the hand lexer dropped it).
+            (
+                r#""exact words" --force -f"#,
+                "exact words --force -f",
+                vec!["exact", "words", "--force", "-f"],
+            ),
+            (
+                r#""a phrase" project:brain"#,
+                "a phrase project:brain",
+                vec!["a", "phrase"],
+            ),
+        ] {
+            let p = Plain::parse(text, &n).expect("parse");
+            let (r, _) = p.relaxed(&n).expect("relaxed");
+            assert_eq!(
+                (r.text.as_str(), r.query.terms.clone()),
+                (relaxed, terms.iter().map(|t| t.to_string()).collect()),
+                "{text}"
+            );
+            assert!(r.query.phrases.is_empty() && r.query.exclude.is_empty());
+            for l in &r.lexemes {
+                assert!(
+                    !r.text[l.span.clone()].is_empty(),
+                    "{text}: spans index the new text"
+                );
+            }
+        }
+        assert!(
+            Plain::parse("plain words", &n)
+                .expect("p")
+                .relaxed(&n)
+                .is_none()
+        );
+        assert!(
+            Plain::parse(r#""x" -y"#, &n)
+                .expect("p")
+                .relaxed(&n)
+                .is_some()
+        );
+        assert!(
+            Plain::parse("-only -excluded project:x", &n)
+                .expect("p")
+                .relaxed(&n)
+                .is_none()
+        );
+    }
+
+    /// Cutting words out keeps a token unless every word of it is cut: a time phrase inside a
+    /// quoted phrase leaves the phrase whole (re-lexing the rest made it an unterminated quote).
+    #[test]
+    fn a_cut_takes_whole_tokens_only() {
+        let n = now();
+        let cut = |text: &str, words: &[&str]| {
+            let p = Plain::parse(text, &n).expect("parse");
+            let spans: Vec<_> = word_spans(text)
+                .into_iter()
+                .filter(|s| words.contains(&&text[s.clone()]))
+                .collect();
+            p.without(&spans, &n).expect("cut")
+        };
+        let r = cut("tantivy lock last week", &["last", "week"]);
+        assert_eq!((r.text.as_str(), r.query.terms.len()), ("tantivy lock", 2));
+        let r = cut(r#""deploy last week" notes last"#, &["last", "week\""]);
+        assert_eq!(r.text, r#""deploy last week" notes"#);
+        assert_eq!(r.query.phrases, ["deploy last week"]);
+        let r = cut("a -bad c since:7d", &["c"]);
+        assert_eq!(
+            (r.text.as_str(), r.query.exclude.len()),
+            ("a -bad since:7d", 1)
+        );
+        assert!(r.query.filters.since.is_some());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::error::RunError;
 use crate::query::{Edge, Filters, Query, parse_time};
 use crate::querydoc::{QueryDoc, SearchKind};
 use crate::route::Mode;
-use crate::strategy::{DEFAULT_LIMIT, DEFAULT_PER_DOC};
+use crate::strategy::Strategy;
 
 /// One sub-query of a request: its kind, its text, and for a lexical line its parse.
 #[derive(Debug, Clone)]
@@ -35,12 +35,7 @@ impl Line {
     }
 }
 
-/// A plain query (words, phrases, negation, filters) and its parse.
-#[derive(Debug, Clone)]
-pub struct Plain {
-    pub text: String,
-    pub query: Query,
-}
+pub use crate::query::Plain;
 
 /// One search, ready to plan.
 #[derive(Debug, Clone)]
@@ -74,8 +69,11 @@ pub struct SearchRequest {
 }
 
 impl SearchRequest {
-    /// A builder of a request at time `now` (relative times, `since:7d`, are read against it).
-    pub fn builder(now: &Zoned) -> RequestBuilder<'_> {
+    /// A builder of a request at time `now` (relative times, `since:7d`, are read against it),
+    /// its defaults (`limit`, `per_doc`) taken from `strategy`: every front door gets what `brain
+    /// tune` wrote unless its caller says otherwise ([`Engine::request`](crate::Engine::request)
+    /// is this with the engine's strategy).
+    pub fn builder<'a>(now: &'a Zoned, strategy: &Strategy) -> RequestBuilder<'a> {
         RequestBuilder {
             now,
             req: SearchRequest {
@@ -83,8 +81,8 @@ impl SearchRequest {
                 lines: Vec::new(),
                 intent: None,
                 filters: Filters::default(),
-                limit: DEFAULT_LIMIT,
-                per_doc: DEFAULT_PER_DOC,
+                limit: strategy.limit.max(1),
+                per_doc: strategy.per_doc.max(1),
                 min_score: 0.0,
                 hold_weak: false,
                 mode: Mode::Auto,
@@ -123,16 +121,15 @@ impl RequestBuilder<'_> {
 
     /// A plain query, whatever its first line looks like.
     pub fn plain(mut self, text: &str) -> Result<Self, RunError> {
-        let text = text.trim().to_string();
         // Filters alone are a request too (auto and recent modes walk them by recency; the
         // planner refuses them in the other modes).
-        let query = Query::parse_unchecked(&text, self.now)?;
-        if !query.only_filters() {
-            query.check()?;
+        let plain = Plain::parse(text, self.now)?;
+        if !plain.query.only_filters() {
+            plain.query.check()?;
         }
-        self.req.filters.merge(&query.filters);
-        self.note_dropped(&query);
-        self.req.plain = Some(Plain { text, query });
+        self.req.filters.merge(&plain.query.filters);
+        self.note_dropped(&plain.query);
+        self.req.plain = Some(plain);
         Ok(self)
     }
 
@@ -267,6 +264,18 @@ impl RequestBuilder<'_> {
         self
     }
 
+    /// Documents returned and passages per document where the caller was told (a flag, a tool
+    /// argument); the strategy's otherwise.
+    pub fn limit_or_strategy(mut self, limit: Option<usize>, per_doc: Option<usize>) -> Self {
+        if let Some(n) = limit {
+            self.req.limit = n.max(1);
+        }
+        if let Some(n) = per_doc {
+            self.req.per_doc = n.max(1);
+        }
+        self
+    }
+
     /// Drop hits whose match strength is below `min`; without one (`None`), an answer of weak
     /// matches alone is held back as no results.
     pub fn min_score(mut self, min: Option<f64>) -> Self {
@@ -307,7 +316,7 @@ mod tests {
     #[test]
     fn a_plain_query_is_parsed_once_and_its_filters_restrict_the_search() {
         let now = now();
-        let r = SearchRequest::builder(&now)
+        let r = SearchRequest::builder(&now, &Strategy::default())
             .text("lock contention collection:notes -tantivy")
             .expect("text")
             .build();
@@ -320,7 +329,7 @@ mod tests {
     #[test]
     fn a_document_keeps_its_lines_and_merges_the_filters_of_its_lex_lines() {
         let now = now();
-        let r = SearchRequest::builder(&now)
+        let r = SearchRequest::builder(&now, &Strategy::default())
             .text("lex: parse_config project:brain\nvec: why does config fail\nintent: the cli")
             .expect("doc")
             .build();
@@ -335,7 +344,7 @@ mod tests {
     #[test]
     fn flags_join_the_filters_and_a_bad_time_is_a_query_error() {
         let now = now();
-        let r = SearchRequest::builder(&now)
+        let r = SearchRequest::builder(&now, &Strategy::default())
             .plain("x")
             .expect("plain")
             .scope(&["notes".into()], &[], &["codex".into()])
@@ -347,7 +356,7 @@ mod tests {
         assert_eq!(r.filters.agents, ["codex"]);
         assert!(r.filters.since.is_some());
         assert_eq!((r.limit, r.per_doc), (1, 1));
-        let bad = SearchRequest::builder(&now).since(Some("last tuesday"));
+        let bad = SearchRequest::builder(&now, &Strategy::default()).since(Some("last tuesday"));
         assert!(matches!(bad, Err(RunError::Query(_))));
     }
 }

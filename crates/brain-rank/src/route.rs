@@ -261,9 +261,9 @@ pub fn words(text: &str) -> (Vec<&str>, Vec<String>) {
     (words, norm)
 }
 
-/// `text` without its question scaffolding ([`SCAFFOLDING`]), or `text` itself when nothing else
-/// would be left.
-pub fn strip_scaffolding(text: &str) -> String {
+/// The words of `text` that are question scaffolding ([`SCAFFOLDING`]), as byte ranges (see
+/// [`crate::query::word_spans`]); none when nothing else would be left.
+pub fn scaffolding(text: &str) -> Vec<std::ops::Range<usize>> {
     let (words, norm) = words(text);
     let mut keep = vec![true; words.len()];
     for phrase in SCAFFOLDING {
@@ -280,17 +280,31 @@ pub fn strip_scaffolding(text: &str) -> String {
             }
         }
     }
-    let rest: Vec<&str> = words
-        .iter()
-        .zip(&keep)
-        .filter(|(_, k)| **k)
-        .map(|(w, _)| *w)
-        .collect();
-    if rest.iter().any(|w| w.chars().any(char::is_alphanumeric)) {
-        rest.join(" ")
-    } else {
-        text.to_string()
+    let rest = words.iter().zip(&keep).filter(|(_, k)| **k);
+    if !rest
+        .into_iter()
+        .any(|(w, _)| w.chars().any(char::is_alphanumeric))
+    {
+        return Vec::new();
     }
+    crate::query::word_spans(text)
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| !**k)
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// `text` without its question scaffolding ([`scaffolding`]), or `text` itself when nothing else
+/// would be left.
+pub fn strip_scaffolding(text: &str) -> String {
+    let cut = scaffolding(text);
+    crate::query::word_spans(text)
+        .into_iter()
+        .filter(|w| !cut.contains(w))
+        .map(|w| &text[w])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Is `rest` empty of topic words, so that the query is a recency walk? `field:value` filters are

@@ -461,6 +461,7 @@ impl Strategy {
     /// Load `path`, or the defaults when it does not exist: every key checked against the knob
     /// registry first (an unknown key or a value out of range is an error naming it).
     pub fn load(path: &Path) -> Result<Strategy, StrategyError> {
+        let _t = brain_doc::timings::span("strategy.load");
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(&text).map_err(|e| match e {
                 ParseError::Yaml(source) => StrategyError::Yaml {

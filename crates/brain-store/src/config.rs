@@ -236,6 +236,7 @@ impl Config {
 
     /// Read `brain.yaml` of `home`; a missing file gives [`Config::defaults`].
     pub fn load(home: &Home) -> Result<Config, ConfigError> {
+        let _t = brain_doc::timings::span("config.load");
         let path = home.config();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,

@@ -88,10 +88,15 @@ pub fn enabled() -> bool {
 /// Whether the user opted in to query text in telemetry rows: `BRAIN_TELEMETRY_QUERIES=1` (or `on`,
 /// `true`), or `telemetry: {queries: true}` in brain.yaml. Off by default: a query can hold anything.
 pub fn queries_opted_in(home: &Home) -> bool {
+    queries_opted_in_by(crate::Config::load(home).ok().as_ref())
+}
+
+/// [`queries_opted_in`] with brain.yaml already read (`None`: unreadable, not opted in).
+pub fn queries_opted_in_by(config: Option<&crate::Config>) -> bool {
     if let Ok(v) = std::env::var("BRAIN_TELEMETRY_QUERIES") {
         return matches!(v.trim(), "1" | "on" | "true" | "yes");
     }
-    crate::Config::load(home).is_ok_and(|c| {
+    config.is_some_and(|c| {
         c.other
             .get("telemetry")
             .and_then(|t| t.get("queries"))

@@ -34,48 +34,20 @@ pub struct Args {
     link: bool,
 }
 
-/// The answer of `rank` with near-duplicates collapsed, still `-n` documents long: when a full
-/// list lost some, it searches once more, deeper, and collapses again (only then: most answers
-/// hold no near-duplicate).
-fn search_collapsed(
-    home: &Home,
-    rank: &RankArgs,
-    text: &str,
-    now: &jiff::Zoned,
-    strategy: &brain_rank::Strategy,
-) -> Result<brain_rank::Answer, brain_rank::RunError> {
-    let want = rank.options(strategy).limit;
-    let mut answer = brain_rank::run::search(home, rank, text, now)?;
-    let _t = brain_doc::timings::span("dedup");
-    let full = distinct_docs(&answer.hits) >= want;
-    let (mut hits, mut dropped) = collapse(home, std::mem::take(&mut answer.hits), want, strategy);
-    if dropped > 0 && full {
-        let mut deeper = rank.clone();
-        deeper.limit = Some(want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX));
-        (hits, dropped) = collapse(
-            home,
-            brain_rank::run::search(home, &deeper, text, now)?.hits,
-            want,
-            strategy,
-        );
-    }
-    answer.hits = hits;
-    if dropped > 0 {
-        answer.warnings.push(format!(
-            "{dropped} near-duplicate hit(s) collapsed into the one above them"
-        ));
-    }
-    Ok(answer)
-}
-
 /// `--link`: each hit's page in the running `brain browse`, or a warning when none runs.
-fn link(home: &Home, hits: &mut [brain_doc::Hit]) {
+fn link(home: &Home, config: Option<&brain_store::Config>, hits: &mut [brain_doc::Hit]) {
     match brain_browse::running(home) {
         Some(server) => {
-            let config = brain_store::Config::load(home)
-                .unwrap_or_else(|_| brain_store::Config::defaults(home));
+            let defaults;
+            let config = match config {
+                Some(c) => c,
+                None => {
+                    defaults = brain_store::Config::defaults(home);
+                    &defaults
+                }
+            };
             for h in hits {
-                h.link = Some(server.hit_link(&config, h));
+                h.link = Some(server.hit_link(config, h));
             }
         }
         None => eprintln!(
@@ -83,49 +55,6 @@ fn link(home: &Home, hits: &mut [brain_doc::Hit]) {
         ),
     }
 }
-
-/// The number of documents `hits` holds (`--per-doc` passages count once).
-fn distinct_docs(hits: &[brain_doc::Hit]) -> usize {
-    let mut seen = std::collections::HashSet::new();
-    hits.iter().filter(|h| seen.insert(h.uri.as_str())).count()
-}
-
-/// `hits` without the near-duplicates of a better document, cut to `want` documents, ranks
-/// numbered again; and how many went. Documents are compared by their best passage (title,
-/// snippet, its stored vector: a paraphrase is a duplicate too, no model loaded); the other
-/// passages `--per-doc` asked for stay with their document.
-fn collapse(
-    home: &Home,
-    mut hits: Vec<brain_doc::Hit>,
-    want: usize,
-    strategy: &brain_rank::Strategy,
-) -> (Vec<brain_doc::Hit>, usize) {
-    let store = brain_vec::store::Store::open(&home.vectors()).ok();
-    let vectors = |wanted: &[(String, Option<u64>)]| match &store {
-        Some(s) => brain_context::stored_vectors(s, wanted),
-        None => vec![None; wanted.len()],
-    };
-    let mut seen = std::collections::HashSet::new();
-    let firsts: Vec<brain_doc::Hit> = hits
-        .iter()
-        .filter(|h| seen.insert(h.uri.clone()))
-        .cloned()
-        .collect();
-    let (kept, dropped) =
-        brain_context::assemble::dedup_hits(firsts, &vectors, strategy.dedup.into());
-    let kept: std::collections::HashSet<String> = kept.into_iter().map(|h| h.uri).collect();
-    hits.retain(|h| kept.contains(&h.uri));
-    brain_rank::fusion::truncate_docs(&mut hits, want);
-    for (i, h) in hits.iter_mut().enumerate() {
-        h.rank = i as u32 + 1;
-    }
-    (hits, dropped)
-}
-
-/// A deduplicated answer that lost documents searches again this many times -n deep …
-const DEDUP_DEPTH: usize = 3;
-/// … but at most this many documents more (a `-n 500` does not search 1,500 deep).
-const DEDUP_EXTRA_MAX: usize = 40;
 
 /// Run the query and log an `ask` row (query_len, n_hits, mode, latency_ms; the query text only when
 /// the user opted in, see docs/telemetry.md).
@@ -158,19 +87,15 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let now = brain_rank::clock::at(a.rank.now.as_deref()).map_err(&mut fail)?;
     let text = a.rank.text(read_stdin).map_err(&mut fail)?;
     row.set("query_len", text.trim().chars().count());
-    if brain_store::telemetry::queries_opted_in(home) {
+    let t_search = brain_doc::timings::span("search");
+    let engine = brain_rank::Engine::open(home).map_err(&mut fail)?;
+    if brain_store::telemetry::queries_opted_in_by(engine.config()) {
         row.set("query", text.trim());
     }
-    let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
-        .unwrap_or_default();
-    let t_search = brain_doc::timings::span("search");
-    let answer = if a.no_dedup {
-        brain_rank::run::search(home, &a.rank, &text, &now)
-    } else {
-        search_collapsed(home, &a.rank, &text, &now, &strategy)
-    }
-    .map_err(&mut fail)?;
+    let answer =
+        brain_rank::run::answer(&engine, &a.rank, &text, &now, !a.no_dedup).map_err(&mut fail)?;
     drop(t_search);
+    let strategy = engine.strategy();
     row.set("n_hits", answer.hits.len());
     // What a later `get` of a hit is a click of (issue #24; never the text unless opted in).
     let docids = brain_store::telemetry::clicks::unique_docids(&answer.hits);
@@ -206,7 +131,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     }
     let mut hits = answer.hits;
     if a.link {
-        link(home, &mut hits);
+        link(home, engine.config(), &mut hits);
     }
     let t_out = brain_doc::timings::span("render");
     brain_fmt::render(&hits, &opts, took_ms, &answer.warnings, &mut out)?;
@@ -219,6 +144,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         &hits,
         brain_store::telemetry::Surface::from_env().as_str(),
     );
+    brain_rank::run::leave(engine);
     Ok(if hits.is_empty() {
         Exit::Code(ErrorCode::NoResults)
     } else {

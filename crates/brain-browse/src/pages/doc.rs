@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{PageError, PageResult, doc_href, local_time, ok, role_of};
+use crate::app::{App, Reply};
 use crate::markdown::to_html;
-use crate::server::{App, Reply};
 use crate::url;
 
 /// The largest file shown (a bigger one is cut, and says so).

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::{PageError, PageResult, local_time, ok, role_of};
+use crate::app::App;
 use crate::markdown::to_html;
-use crate::server::App;
 use crate::url;
 
 #[derive(Serialize)]
@@ -157,7 +157,7 @@ pub(super) fn page(app: &mut App, name: &str) -> PageResult {
                     timeline: Vec::new(),
                     choices,
                 };
-                return Ok(crate::server::Reply::html(
+                return Ok(crate::app::Reply::html(
                     400,
                     super::render(app, "entity.html", &ctx)?,
                 ));

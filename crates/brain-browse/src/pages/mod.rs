@@ -19,7 +19,7 @@ mod timeline;
 
 use serde::Serialize;
 
-use crate::server::{App, Reply};
+use crate::app::{App, Reply};
 use crate::templates;
 
 /// Why a page could not be shown: its status and a sentence.

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{PageError, PageResult, age, doc_href, local_time, ok, role_of, thousands};
-use crate::server::App;
+use crate::app::App;
 use crate::url;
 
 #[derive(Serialize)]

@@ -7,9 +7,8 @@
 use serde::Serialize;
 
 use super::{PageResult, age, doc_href, local_time, ok, role_of};
-use crate::server::{App, Reply};
+use crate::app::{App, Reply};
 use crate::url;
-use brain_rank::SearchRequest;
 use brain_rank::route::Mode;
 
 /// Hits shown when the form does not say.
@@ -136,7 +135,9 @@ fn run(app: &mut App, config: &brain_store::Config, ctx: &mut Ctx) -> Result<(),
         (true, false) => format!("collection:{}", ctx.collection),
         (true, true) => format!("since:{}", ctx.since),
     };
-    let req = SearchRequest::builder(&now)
+    let engine = app.handles.engine().map_err(|e| e.message)?;
+    let req = engine
+        .request(&now)
         .text(&text)
         .and_then(|b| {
             b.since(
@@ -155,10 +156,9 @@ fn run(app: &mut App, config: &brain_store::Config, ctx: &mut Ctx) -> Result<(),
         .map_err(|e| e.to_string())?
         .scope(&collections, &[], &[])
         .mode(mode)
-        .limit(ctx.limit, 1)
+        .limit_or_strategy(Some(ctx.limit), None)
         .build();
     let started = std::time::Instant::now();
-    let engine = app.handles.engine().map_err(|e| e.message)?;
     let answer = engine.search(&req, &now).map_err(|e| e.to_string())?;
     ctx.ran = format!(
         "{} hits in {} ms{}",

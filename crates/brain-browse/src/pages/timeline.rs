@@ -10,7 +10,7 @@ use jiff::civil::Date;
 use serde::Serialize;
 
 use super::{PageError, PageResult, doc_href, ok, role_of, thousands};
-use crate::server::App;
+use crate::app::App;
 use crate::url;
 
 /// Days shown when the URL does not say.

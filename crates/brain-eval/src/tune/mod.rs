@@ -137,7 +137,8 @@ impl Target {
             Target::Live {
                 engine, now, mode, ..
             } => {
-                let req = brain_rank::SearchRequest::builder(now)
+                let req = engine
+                    .request(now)
                     .plain(text)
                     .map(|b| b.limit(depth, 1).mode(*mode).snippets(false).build());
                 let hits = match req.and_then(|r| engine.search(&r, now)) {

@@ -116,7 +116,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         intent: a.intent,
         collections,
         since: a.since,
-        limit: a.limit.unwrap_or(brain_rank::strategy::DEFAULT_LIMIT),
+        limit: a.limit,
         min_score: a.min_score,
         rerank: a.rerank.unwrap_or(false),
     };

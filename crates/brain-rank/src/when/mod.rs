@@ -93,6 +93,9 @@ pub struct When {
     pub expr: String,
     /// The query without them.
     pub rest: String,
+    /// Where its words stand in the text: byte ranges of the words it used (connectors too), as
+    /// [`crate::query::word_spans`] gives them — what routing cuts out of the query's tokens.
+    pub cut: Vec<std::ops::Range<usize>>,
     /// The window's first and last instant, when a date was named (a part of one day narrows it
     /// to those hours).
     pub window: Option<(Timestamp, Timestamp)>,
@@ -227,6 +230,12 @@ pub fn find(text: &str, now: &Zoned) -> Option<When> {
             phrase
         },
         rest: pick(false),
+        cut: crate::query::word_spans(text)
+            .into_iter()
+            .zip(&used)
+            .filter(|(_, u)| **u)
+            .map(|(s, _)| s)
+            .collect(),
         window,
         part,
         margin,

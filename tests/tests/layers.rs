@@ -1,0 +1,92 @@
+//! `scripts/check-layers.py` (run by `make lint`) sees every import form: a circle of modules
+//! planted in a scratch crate through grouped, nested and `super::` imports is found, and the
+//! repository itself holds its layer map.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The checker's lines for the tree at `dir`.
+fn check(dir: &Path) -> (bool, String) {
+    let out = Command::new("python3")
+        .arg(root().join("scripts/check-layers.py"))
+        .arg(dir)
+        .output()
+        .expect("python3 runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A scratch repository of one crate whose `src` holds `files` (path, text).
+fn plant(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = |p: &str, t: &str| {
+        let p = dir.path().join(p);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, t).expect("write");
+    };
+    w(
+        "crates/README.md",
+        "| floor | crate | owns | may import |\n|---|---|---|---|\n| 0 | `brain-x` | x | — |\n",
+    );
+    w(
+        "crates/brain-x/Cargo.toml",
+        "[package]\nname = \"brain-x\"\n\n[dependencies]\n",
+    );
+    std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
+    for (p, t) in files {
+        w(&format!("crates/brain-x/src/{p}"), t);
+    }
+    dir
+}
+
+#[test]
+fn a_grouped_import_circle_is_found() {
+    let d = plant(&[
+        ("lib.rs", "mod a;\nmod b;\n"),
+        ("a.rs", "use crate::{b, c::X};\n"),
+        ("b.rs", "use crate::a::thing;\n"),
+    ]);
+    let (ok, out) = check(d.path());
+    assert!(
+        !ok && out.contains("brain-x: modules import each other in a circle: a → b"),
+        "{out}"
+    );
+}
+
+#[test]
+fn nested_groups_and_super_paths_are_imports_too() {
+    let d = plant(&[
+        ("lib.rs", "mod server;\nmod pages;\n"),
+        ("server.rs", "use crate::{url, pages::{route, other}};\n"),
+        ("pages/mod.rs", "mod search;\n"),
+        (
+            "pages/search.rs",
+            "use super::super::server::{App, Reply};\n",
+        ),
+    ]);
+    let (ok, out) = check(d.path());
+    assert!(!ok && out.contains("pages → server"), "{out}");
+    // The same modules without the arrow back hold.
+    let d = plant(&[
+        ("lib.rs", "mod server;\nmod pages;\nmod app;\n"),
+        ("server.rs", "use crate::{app::App, pages::{route}};\n"),
+        ("pages/mod.rs", "use crate::app::{App, Reply};\n"),
+        (
+            "app.rs",
+            "// use crate::server; (a comment is not an import)\n",
+        ),
+    ]);
+    assert_eq!(check(d.path()), (true, String::new()));
+}
+
+#[test]
+fn the_repository_holds_its_layer_map() {
+    let (ok, out) = check(&root());
+    assert!(ok, "{out}");
+}
