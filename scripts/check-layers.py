@@ -7,7 +7,10 @@
    nested groups, `super::` paths that climb to the crate root; test modules and comments are not
    counted);
 3. `rusqlite` is a dependency of brain-store (state.sqlite's owner), brain-chrome (Chrome's own
-   database) and brain-ingest (Cursor's and OpenCode's own databases) only.
+   database) and brain-ingest (Cursor's and OpenCode's own databases) only;
+4. the environment is read in `crates/brain-doc/src/env.rs` only (its table is the one list of the
+   variables brain reads): no other source file of a crate or a binary calls `std::env::var`
+   (build scripts, examples and test code aside).
 
 Exit 1 with one line per violation; prints nothing when all hold.
 """
@@ -154,6 +157,31 @@ def cycles(graph):
     return out
 
 
+ENV_OWNER = os.path.join("crates", "brain-doc", "src", "env.rs")
+
+
+def env_readers():
+    """Source files outside brain_doc::env that read the environment themselves."""
+    out = []
+    for top in ("crates", "bin"):
+        base = os.path.join(ROOT, top)
+        if not os.path.isdir(base):
+            continue
+        for pkg in sorted(os.listdir(base)):
+            src = os.path.join(base, pkg, "src")
+            for dirpath, _, files in os.walk(src):
+                for name in sorted(files):
+                    path = os.path.join(dirpath, name)
+                    rel = os.path.relpath(path, ROOT)
+                    if not name.endswith(".rs") or name == "tests.rs" or rel == ENV_OWNER:
+                        continue
+                    with open(path, encoding="utf-8") as f:
+                        code = f.read().split("#[cfg(test)]")[0]
+                    if re.search(r"\benv::var(_os)?\s*\(", code):
+                        out.append(f"{rel} reads the environment: ask brain_doc::env (one table of every variable)")
+    return out
+
+
 def main():
     problems = []
     floor = floors()
@@ -175,6 +203,7 @@ def main():
                 problems.append(f"{name} depends on rusqlite: state.sqlite is brain-store's alone")
         for comp in cycles(module_graph(os.path.join(crate_dir, "src"))):
             problems.append(f"{name}: modules import each other in a circle: {' → '.join(comp)}")
+    problems.extend(env_readers())
     for name in sorted(os.listdir(os.path.join(ROOT, "bin"))):
         if "rusqlite" in deps(os.path.join(ROOT, "bin", name)):
             problems.append(f"bin/{name} depends on rusqlite: go through brain_store::Registry")

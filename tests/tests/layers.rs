@@ -90,3 +90,29 @@ fn the_repository_holds_its_layer_map() {
     let (ok, out) = check(&root());
     assert!(ok, "{out}");
 }
+
+/// The environment has one owner: a binary that reads a variable itself is refused, and
+/// docs/operations.md's table lists exactly `brain_doc::env::VARS`.
+#[test]
+fn the_environment_is_read_in_one_place_and_documented_in_one_table() {
+    let d = plant(&[(
+        "lib.rs",
+        "pub fn f() -> bool { std::env::var(\"X\").is_ok() }\n",
+    )]);
+    let (ok, out) = check(d.path());
+    assert!(!ok && out.contains("reads the environment"), "{out}");
+    let doc = std::fs::read_to_string(root().join("docs/operations.md")).expect("operations.md");
+    let section = doc
+        .split("## Environment variables")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("an Environment variables section");
+    let mut documented: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+        .collect();
+    let mut vars: Vec<&str> = brain_doc::env::VARS.iter().map(|v| v.name).collect();
+    documented.sort_unstable();
+    vars.sort_unstable();
+    assert_eq!(documented, vars);
+}

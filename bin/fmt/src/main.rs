@@ -76,7 +76,7 @@ fn main() -> std::process::ExitCode {
             return context(&cli, hits);
         }
         let took_ms = started.elapsed().as_millis() as u64;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let no_color = brain_doc::env::set("NO_COLOR");
         let opts = cli
             .fmt
             .options(cli.query.clone(), std::io::stdout().is_terminal(), no_color);

@@ -18,6 +18,7 @@
 pub mod atomic;
 pub mod blocks;
 mod doc;
+pub mod env;
 mod error;
 pub mod fence;
 pub mod file;

@@ -37,7 +37,7 @@ pub fn locate_from(exe: Option<&Path>, name: &str) -> Option<PathBuf> {
     if let Some(found) = candidates.into_iter().find(|p| is_executable(p)) {
         return Some(found);
     }
-    let path = std::env::var_os("PATH")?;
+    let path = brain_doc::env::os("PATH")?;
     std::env::split_paths(&path)
         .map(|p| p.join(name))
         .find(|p| is_executable(p) && (name == "brain" || is_ours(p, name)))
@@ -48,7 +48,7 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
     if name.contains('/') {
         return is_executable(Path::new(name)).then(|| PathBuf::from(name));
     }
-    let path = std::env::var_os("PATH")?;
+    let path = brain_doc::env::os("PATH")?;
     std::env::split_paths(&path)
         .map(|p| p.join(name))
         .find(|p| is_executable(p))

@@ -238,7 +238,7 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
             .map(|p| p.display().to_string()),
         home: HomeInfo {
             path: home.root().display().to_string(),
-            from_env: std::env::var_os("BRAIN_HOME").is_some_and(|h| !h.is_empty()),
+            from_env: brain_doc::env::set("BRAIN_HOME"),
             exists: home.root().is_dir(),
         },
         config: ConfigInfo {

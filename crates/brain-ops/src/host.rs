@@ -28,7 +28,7 @@ pub struct Host {
 }
 
 fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    brain_doc::env::get(name).map(str::to_string)
 }
 
 impl Host {

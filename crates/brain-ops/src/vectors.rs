@@ -64,7 +64,9 @@ pub fn model(home: &Home, hash: bool) -> ModelInfo {
             return ModelInfo {
                 id: String::new(),
                 backend: String::new(),
-                location: std::env::var("BRAIN_EMBEDDER").unwrap_or_default(),
+                location: brain_doc::env::get("BRAIN_EMBEDDER")
+                    .unwrap_or_default()
+                    .to_string(),
                 present: None,
                 expected_sha256: None,
                 sha256: None,
@@ -107,7 +109,7 @@ pub fn model(home: &Home, hash: bool) -> ModelInfo {
 /// Vectors are configured when `$BRAIN_EMBEDDER` is set, a vector store exists, or the default model
 /// folder exists. Otherwise the semantic layer is simply not in use (lexical search works alone).
 pub fn configured(home: &Home) -> bool {
-    std::env::var("BRAIN_EMBEDDER").is_ok_and(|v| !v.trim().is_empty())
+    brain_doc::env::get("BRAIN_EMBEDDER").is_some()
         || store_dir(home).join("manifest.json").exists()
         || home.models().join(DEFAULT_MODEL).exists()
 }

@@ -20,7 +20,7 @@ use crate::strategy::{RerankWeights, Strategy};
 
 /// The reranker folder of `home` under `strategy` (see the module docs).
 pub fn model_dir(home: &Home, strategy: &Strategy) -> PathBuf {
-    std::env::var_os("BRAIN_RERANKER")
+    brain_doc::env::os("BRAIN_RERANKER")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| strategy.rerank.model.as_ref().map(PathBuf::from))

@@ -3,8 +3,7 @@
 
 /// Now, or `$BRAIN_NOW` when it is set and reads as RFC 3339.
 pub fn now() -> jiff::Timestamp {
-    std::env::var("BRAIN_NOW")
-        .ok()
+    brain_doc::env::get("BRAIN_NOW")
         .and_then(|s| s.parse::<jiff::Timestamp>().ok())
         .unwrap_or_else(jiff::Timestamp::now)
 }

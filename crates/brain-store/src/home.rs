@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// The user's home folder (`$HOME`), if known.
 pub fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME")
+    brain_doc::env::os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
 }
@@ -32,7 +32,7 @@ pub struct Home {
 impl Home {
     /// `$BRAIN_HOME` if set and non-empty, else `~/.brain`, else `./.brain`.
     pub fn from_env() -> Self {
-        if let Some(h) = std::env::var_os("BRAIN_HOME").filter(|h| !h.is_empty()) {
+        if let Some(h) = brain_doc::env::os("BRAIN_HOME").filter(|h| !h.is_empty()) {
             return Home {
                 root: PathBuf::from(h),
             };

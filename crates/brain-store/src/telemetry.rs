@@ -64,9 +64,8 @@ impl Surface {
     /// `$BRAIN_SURFACE` (set by the stop hook and the schedules), else `cli`. An unknown value counts
     /// as `cli` rather than inventing a surface.
     pub fn from_env() -> Surface {
-        std::env::var("BRAIN_SURFACE")
-            .ok()
-            .and_then(|s| Surface::parse(&s))
+        brain_doc::env::get("BRAIN_SURFACE")
+            .and_then(Surface::parse)
             .unwrap_or(Surface::Cli)
     }
 }
@@ -80,8 +79,8 @@ impl std::fmt::Display for Surface {
 /// True unless `BRAIN_TELEMETRY` is `off`, `0` or `false`.
 pub fn enabled() -> bool {
     !matches!(
-        std::env::var("BRAIN_TELEMETRY").as_deref(),
-        Ok("off" | "0" | "false")
+        brain_doc::env::os("BRAIN_TELEMETRY").and_then(|v| v.to_str()),
+        Some("off" | "0" | "false")
     )
 }
 
@@ -93,7 +92,7 @@ pub fn queries_opted_in(home: &Home) -> bool {
 
 /// [`queries_opted_in`] with brain.yaml already read (`None`: unreadable, not opted in).
 pub fn queries_opted_in_by(config: Option<&crate::Config>) -> bool {
-    if let Ok(v) = std::env::var("BRAIN_TELEMETRY_QUERIES") {
+    if let Some(v) = brain_doc::env::os("BRAIN_TELEMETRY_QUERIES").and_then(|v| v.to_str()) {
         return matches!(v.trim(), "1" | "on" | "true" | "yes");
     }
     config.is_some_and(|c| {

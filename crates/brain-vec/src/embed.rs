@@ -140,9 +140,9 @@ impl EmbedderSpec {
 
     /// The spec from `$BRAIN_EMBEDDER` if set, else the default local model under `models`.
     pub fn from_env(models: &Path) -> Result<Self, VecError> {
-        match std::env::var("BRAIN_EMBEDDER") {
-            Ok(s) if !s.trim().is_empty() => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT),
-            _ => Ok(Self::default_local(models)),
+        match brain_doc::env::get("BRAIN_EMBEDDER") {
+            Some(s) => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT),
+            None => Ok(Self::default_local(models)),
         }
     }
 }

@@ -92,13 +92,10 @@ pub const HUB_REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
 
 /// The hub's base URL: `$HF_ENDPOINT` or `https://huggingface.co`.
 pub fn hub_endpoint() -> String {
-    std::env::var("HF_ENDPOINT")
-        .ok()
-        .filter(|e| !e.trim().is_empty())
-        .map_or_else(
-            || "https://huggingface.co".into(),
-            |e| e.trim_end_matches('/').to_string(),
-        )
+    brain_doc::env::get("HF_ENDPOINT").map_or_else(
+        || "https://huggingface.co".into(),
+        |e| e.trim_end_matches('/').to_string(),
+    )
 }
 
 /// Install the model into `dest` (e.g. `$BRAIN_HOME/models/all-MiniLM-L6-v2`), unless already there.

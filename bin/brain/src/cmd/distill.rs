@@ -70,17 +70,17 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         out.flush()?;
         return Ok(Exit::Success);
     }
-    let backoff = match (a.backoff, std::env::var("BRAIN_DISTILL_BACKOFF")) {
+    let backoff = match (a.backoff, brain_doc::env::get("BRAIN_DISTILL_BACKOFF")) {
         (Some(d), _) => d,
-        (None, Ok(v)) if !v.is_empty() => {
-            parse_duration(&v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?
+        (None, Some(v)) => {
+            parse_duration(v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?
         }
         _ => brain_distill::DEFAULT_BACKOFF,
     };
     let _always_from_pending = a.from_pending;
     let command = a
         .command
-        .or_else(|| std::env::var("BRAIN_DISTILL_COMMAND").ok());
+        .or_else(|| brain_doc::env::get("BRAIN_DISTILL_COMMAND").map(str::to_string));
     let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
         return Err(
             bad("no LLM command: pass --command or set BRAIN_DISTILL_COMMAND".into())
@@ -107,7 +107,9 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         jobs: a.jobs.max(1),
         label,
         limit: a.limit,
-        surface: std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "cli".into()),
+        surface: brain_doc::env::get("BRAIN_SURFACE")
+            .unwrap_or("cli")
+            .to_string(),
     };
     let mut emit = |d: &brain_doc::Doc| ndjson::write_line(&mut out, d);
     let bar = brain_cli::bar(0, "distill");

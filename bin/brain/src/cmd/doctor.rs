@@ -20,7 +20,7 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let surface = std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "cli".into());
+    let surface = brain_doc::env::get("BRAIN_SURFACE").unwrap_or("cli");
     if a.fix {
         let done = brain_ops::doctor::fix(home)
             .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
@@ -28,7 +28,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             eprintln!("brain doctor: fixed: {line}");
         }
     }
-    let r = brain_ops::doctor(home, &surface)
+    let r = brain_ops::doctor(home, surface)
         .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
     let mut out = Stdout::new();
     if a.json {

@@ -105,12 +105,12 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             exit_code,
             docs,
         } => {
-            let surface = std::env::var("BRAIN_SURFACE").unwrap_or_else(|_| "hook".into());
+            let surface = brain_doc::env::get("BRAIN_SURFACE").unwrap_or("hook");
             let mut row = Map::new();
             row.insert("latency_ms".into(), Value::from(latency_ms));
             row.insert("exit_code".into(), Value::from(exit_code));
             row.insert("n_docs".into(), Value::from(docs));
-            brain_store::telemetry::append(home, &surface, &event, row)?;
+            brain_store::telemetry::append(home, surface, &event, row)?;
         }
     }
     Ok(Exit::Success)

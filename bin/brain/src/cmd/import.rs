@@ -43,7 +43,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         )
         .into());
     };
-    let local = std::env::var_os("LOCALAPPDATA").map(std::path::PathBuf::from);
+    let local = brain_doc::env::os("LOCALAPPDATA").map(std::path::PathBuf::from);
     let (sources, missing) = brain_ops::import::sources(&user_home, local.as_deref());
     let mut out = Stdout::new();
     if a.dry_run {

@@ -85,7 +85,10 @@ fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
         Some(c) => c,
         None => std::env::current_exe()?.display().to_string(),
     };
-    let brain_home = std::env::var("BRAIN_HOME").ok().filter(|h| !h.is_empty());
+    let brain_home = brain_doc::env::os("BRAIN_HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| h.to_str())
+        .map(str::to_string);
     let entry = install::entry(&command, brain_home.as_deref());
     if !a.write {
         let mut out = Stdout::new();
