@@ -34,11 +34,11 @@ struct Args {
 fn main() -> ExitCode {
     brain_cli::main("chrome2md", |args: Args| {
         let warnings = Warnings::new("chrome2md", args.quiet);
-        let opts = options(&args).map_err(failure)?;
+        let opts = options(&args).map_err(Failure::from)?;
         let stats = brain_chrome::run(&opts, &mut Stdout::new(), &|m| warnings.warn(m)).map_err(
             |e| match e {
                 ChromeError::Output(io) => anyhow::Error::new(io),
-                other => failure(other),
+                other => anyhow::Error::new(Failure::from(other)),
             },
         )?;
         if !args.quiet {
@@ -46,10 +46,6 @@ fn main() -> ExitCode {
         }
         Ok(Exit::Success)
     })
-}
-
-fn failure(e: ChromeError) -> anyhow::Error {
-    anyhow::Error::new(Failure::new(e.code(), e.to_string()).with_fix(e.fix()))
 }
 
 fn options(args: &Args) -> Result<Options, ChromeError> {

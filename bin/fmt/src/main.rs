@@ -93,22 +93,18 @@ fn main() -> std::process::ExitCode {
 
 /// `fmt --context`: the block `brain context` prints, for the hits on stdin.
 fn context(cli: &Cli, hits: Vec<Hit>) -> anyhow::Result<Exit> {
-    let fail = |e: brain_rank::RunError| -> anyhow::Error {
-        Failure::new(e.code(), e.to_string())
-            .with_fix(e.fix())
-            .into()
-    };
-    brain_context::check_budget(cli.budget).map_err(|e| Failure::new(ErrorCode::BadQuery, e))?;
+    brain_context::check_budget(cli.budget).map_err(Failure::from)?;
     let home = brain_store::Home::from_env();
     let now = brain_rank::clock::now();
-    let engine = brain_rank::Engine::open(&home).map_err(fail)?;
+    let engine = brain_rank::Engine::open(&home).map_err(Failure::from)?;
     let opts = brain_context::Options {
         budget: cli.budget,
         dedup: !cli.no_dedup,
         tick: true,
     };
     let task = cli.query.clone().unwrap_or_default();
-    let block = brain_context::from_hits(&engine, &task, hits, opts, &now).map_err(fail)?;
+    let block =
+        brain_context::from_hits(&engine, &task, hits, opts, &now).map_err(Failure::from)?;
     let mut out = Stdout::new();
     out.write_all(block.markdown.as_bytes())?;
     out.flush()?;

@@ -70,22 +70,12 @@ fn main() -> std::process::ExitCode {
     brain_cli::main("lexindex", run)
 }
 
-fn failure(e: SyncError) -> anyhow::Error {
-    let fix = match &e {
-        SyncError::Locked(_) => "wait for the running lexindex to finish, then run it again",
-        SyncError::Lex(l) => l.fix(),
-        _ => "",
-    };
-    Failure::new(e.code(), e.to_string()).with_fix(fix).into()
-}
-
 fn run(args: Args) -> anyhow::Result<Exit> {
     let home = Home::from_env();
     let mut out = Stdout::new();
     if args.dump {
-        let lex = LexIndex::open(&home)
-            .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
-        for p in brain_lex::dump(&lex).map_err(|e| Failure::new(e.code(), e.to_string()))? {
+        let lex = LexIndex::open(&home).map_err(Failure::from)?;
+        for p in brain_lex::dump(&lex).map_err(Failure::from)? {
             ndjson::write_line(&mut out, &p)?;
         }
         out.flush()?;
@@ -131,14 +121,14 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         Err(SyncError::Locked(e)) if !args.all && !args.rebuild => {
             return queue_stdin(&home, &args, &warnings, &mut out, &e.to_string());
         }
-        Err(e) => return Err(failure(e)),
+        Err(e) => return Err(Failure::from(e).into()),
     };
     if args.all {
         walk_all(&home, &args, &mut indexer, &warnings)?;
     } else {
         index_stdin(&home, &args, &mut indexer, &warnings)?;
     }
-    let mut summary = indexer.finish().map_err(failure)?;
+    let mut summary = indexer.finish().map_err(Failure::from)?;
     if summary.from_queue > 0 && !args.quiet {
         eprintln!(
             "lexindex: {} queued records indexed (left by a run that waited for the lock or was stopped)",
@@ -241,7 +231,9 @@ fn walk_all(
         Ok(_) => {}
         Err(e) => warnings.warn(format!("entity facts: {e}")),
     }
-    indexer.sync_all(&|w| warnings.warn(w)).map_err(failure)?;
+    indexer
+        .sync_all(&|w| warnings.warn(w))
+        .map_err(Failure::from)?;
     Ok(())
 }
 
@@ -265,7 +257,7 @@ fn index_stdin(
                 }
                 if let Err(reason) = indexer
                     .index_doc(&doc, args.collection.as_deref())
-                    .map_err(failure)?
+                    .map_err(Failure::from)?
                 {
                     warnings.warn(format!("<stdin>: {reason}"));
                 }

@@ -21,23 +21,23 @@ struct Cli {
     rank: RankArgs,
 }
 
-/// The exit-code class and fix of a ranking failure.
-fn failure(e: brain_rank::RunError) -> brain_cli::Failure {
-    brain_cli::Failure::new(e.code(), e.to_string()).with_fix(e.fix())
-}
-
 fn main() -> std::process::ExitCode {
     brain_cli::main("rank", |cli: Cli| {
         let home = Home::from_env();
-        let now = brain_rank::clock::at(cli.rank.now.as_deref()).map_err(failure)?;
+        let now =
+            brain_rank::clock::at(cli.rank.now.as_deref()).map_err(brain_cli::Failure::from)?;
         if !cli.rank.fuse.is_empty() {
             let hits =
                 brain_rank::run::fuse_files(&home, &cli.rank, &|w| eprintln!("rank: warning: {w}"))
-                    .map_err(failure)?;
+                    .map_err(brain_cli::Failure::from)?;
             return print(&hits);
         }
-        let text = cli.rank.text(read_stdin).map_err(failure)?;
-        let answer = brain_rank::run::search(&home, &cli.rank, &text, &now).map_err(failure)?;
+        let text = cli
+            .rank
+            .text(read_stdin)
+            .map_err(brain_cli::Failure::from)?;
+        let answer = brain_rank::run::search(&home, &cli.rank, &text, &now)
+            .map_err(brain_cli::Failure::from)?;
         for w in &answer.warnings {
             eprintln!("rank: warning: {w}");
         }

@@ -6,12 +6,12 @@ use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_doc::ErrorCode;
 use brain_store::{Home, Lock, LockError};
+use brain_vec::EmbedderSpec;
 use brain_vec::chunk::ChunkParams;
 use brain_vec::index::{self, Input, Options};
 use brain_vec::search::VecSearch;
 use brain_vec::stage::{self, StageError};
 use brain_vec::store::{Filter, date_seconds};
-use brain_vec::{EmbedderSpec, VecError};
 use clap::Parser;
 
 /// Embed documents into the vector store (`$BRAIN_HOME/index/vec/`).
@@ -90,11 +90,6 @@ fn main() -> std::process::ExitCode {
     brain_cli::main("vecindex", run)
 }
 
-fn fail(e: VecError) -> anyhow::Error {
-    let fix = e.fix();
-    Failure::new(e.code(), e.to_string()).with_fix(fix).into()
-}
-
 fn run(args: Args) -> anyhow::Result<Exit> {
     let home = Home::from_env();
     let warnings = Warnings::new("vecindex", args.quiet);
@@ -115,19 +110,19 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         Some(s) => EmbedderSpec::parse(s, timeout),
         None => EmbedderSpec::from_env(&home.models()),
     }
-    .map_err(fail)?;
+    .map_err(Failure::from)?;
     let dir = home.vectors();
     if args.embed {
         let t0 = std::time::Instant::now();
-        let embedder = brain_vec::backend::open(&spec).map_err(fail)?;
+        let embedder = brain_vec::backend::open(&spec).map_err(Failure::from)?;
         let load_ms = t0.elapsed().as_secs_f64() * 1e3;
         let stdin = std::io::BufReader::new(std::io::stdin().lock());
         let texts = stage::read_texts(stdin, "<stdin>", &warn).context("reading stdin")?;
         let mut emit = |r: &stage::EmbedRecord| brain_doc::ndjson::write_line(&mut out, r);
         let speed =
             stage::embed_texts(embedder.as_ref(), &texts, &mut emit).map_err(|e| match e {
-                StageError::Vec(e) => fail(e),
-                StageError::Output(io) => io.into(),
+                StageError::Vec(e) => anyhow::Error::from(Failure::from(e)),
+                StageError::Output(io) => anyhow::Error::from(io),
             })?;
         eprintln!(
             "vecindex: model load {load_ms:.0} ms; kernel {}; embedded {} texts, {} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
@@ -141,7 +136,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         return finish(out);
     }
     if let Some(text) = &args.search {
-        let vs = VecSearch::open(&dir, &spec).map_err(fail)?;
+        let vs = VecSearch::open(&dir, &spec).map_err(Failure::from)?;
         let filter = Filter {
             collections: args.collections.clone(),
             since: bound(args.since.as_deref(), 0)?,
@@ -151,7 +146,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         };
         let hits = vs
             .search(text, args.k, &filter, brain_vec::search::today())
-            .map_err(fail)?;
+            .map_err(Failure::from)?;
         for h in &hits {
             brain_doc::ndjson::write_line(&mut out, h)?;
         }
@@ -170,7 +165,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         return finish(out);
     }
     // Fail before reading any input when the model is absent.
-    let embedder = brain_vec::backend::open(&spec).map_err(fail)?;
+    let embedder = brain_vec::backend::open(&spec).map_err(Failure::from)?;
     // A purge stopped half-way is finished first (its vectors go with it).
     brain_ops::purge::finish_pending_quietly(&home, &|w| eprintln!("vecindex: {w}"));
     let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(|e| match e {
@@ -191,7 +186,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let report = index::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {
         bar.set(n as u64)
     })
-    .map_err(fail)?;
+    .map_err(Failure::from)?;
     bar.finish_and_clear();
     // The vectors are written; the registry must say so, or every later run and `brain status`
     // counts them as a backlog: a failure here fails the run (a full disk is exit 65, not 0).

@@ -25,9 +25,9 @@ pub enum BrowseError {
     Token(io::Error),
 }
 
-impl BrowseError {
+impl brain_doc::Classified for BrowseError {
     /// `locked` when another process holds the port, else `internal`.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             BrowseError::Bind { source, .. } if source.kind() == io::ErrorKind::AddrInUse => {
                 ErrorCode::Locked
@@ -37,13 +37,18 @@ impl BrowseError {
     }
 
     /// What to do about it.
-    pub fn fix(&self) -> &'static str {
-        match self {
-            BrowseError::Bind { .. } => {
-                "another process listens on that port: stop it, or pick another with --port (0: any free port)"
+    fn fix(&self) -> String {
+        let fix: &str = {
+            match self {
+                BrowseError::Bind { .. } => {
+                    "another process listens on that port: stop it, or pick another with --port (0: any free port)"
+                }
+                BrowseError::Token(_) => {
+                    "the system's random source (/dev/urandom) must be readable"
+                }
             }
-            BrowseError::Token(_) => "the system's random source (/dev/urandom) must be readable",
-        }
+        };
+        fix.into()
     }
 }
 

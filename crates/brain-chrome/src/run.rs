@@ -74,7 +74,9 @@ pub fn run(opts: &Options, out: &mut dyn Write, warn: &dyn Fn(&str)) -> Result<S
             attempt += 1;
             let before = stats.clone();
             match profile_run(opts, profile, &mut state, several, out, warn, &mut stats) {
-                Err(ChromeError::Corrupt { .. }) if attempt < crate::snapshot::ATTEMPTS => {
+                Err(ChromeError::Copy(brain_store::sqlite_copy::CopyError::Corrupt { .. }))
+                    if attempt < crate::snapshot::ATTEMPTS =>
+                {
                     stats = before;
                     crate::snapshot::backoff(attempt);
                 }

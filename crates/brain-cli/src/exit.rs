@@ -56,6 +56,15 @@ impl Failure {
     }
 }
 
+/// Any classified library error is a failure of its own class, message and fix: the one
+/// conversion every binary uses (`?` where a function returns `Result<_, Failure>`,
+/// `.map_err(Failure::from)` into `anyhow`).
+impl<E: brain_doc::Classified> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        Failure::new(e.code(), e.to_string()).with_fix(e.fix())
+    }
+}
+
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)

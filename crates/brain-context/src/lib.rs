@@ -87,11 +87,11 @@ pub struct Block {
 pub use brain_rank::dedup::stored_vectors;
 
 /// Why a budget is refused.
-pub fn check_budget(budget: usize) -> Result<(), String> {
+pub fn check_budget(budget: usize) -> Result<(), ContextError> {
     if budget == 0 || budget > MAX_BUDGET {
-        return Err(format!(
+        return Err(ContextError::Budget(format!(
             "--budget {budget}: give a number of tokens from 1 to {MAX_BUDGET}"
-        ));
+        )));
     }
     Ok(())
 }
@@ -119,7 +119,12 @@ pub fn guaranteed(
 }
 
 /// `brain context TASK`: search the task, add the guaranteed records, fill the budget.
-pub fn build(engine: &Engine, task: &str, opts: Options, now: &Zoned) -> Result<Block, RunError> {
+pub fn build(
+    engine: &Engine,
+    task: &str,
+    opts: Options,
+    now: &Zoned,
+) -> Result<Block, ContextError> {
     let req = engine.request(now).text(task)?.limit(CANDIDATES, 1).build();
     let hits = engine.search(&req, now)?.hits;
     from_hits(engine, task, hits, opts, now)
@@ -132,15 +137,15 @@ pub fn from_hits(
     hits: Vec<Hit>,
     opts: Options,
     now: &Zoned,
-) -> Result<Block, RunError> {
+) -> Result<Block, ContextError> {
     let empty = tokens::count(&render::markdown(task, opts.budget, "", &[]));
     if empty > opts.budget {
-        return Err(RunError::BadInput(format!(
+        return Err(ContextError::Budget(format!(
             "--budget {}: the block's frame alone (with the task) takes {empty} tokens",
             opts.budget
         )));
     }
-    let mut store = wm::Store::open(engine.home()).map_err(wm_failure)?;
+    let mut store = wm::Store::open(engine.home())?;
     let secs = now.timestamp().as_second();
     // Working memory first; the notes that do not fit go from the last (pinned ones stay longest).
     let mut working = store.items();
@@ -150,9 +155,15 @@ pub fn from_hits(
         working_md = render::working(&working, secs);
     }
     let working_tokens = tokens::count(&working_md);
-    let config = brain_store::Config::load(engine.home())
-        .unwrap_or_else(|_| brain_store::Config::defaults(engine.home()));
-    let guaranteed = guaranteed(engine, &config, now)?;
+    let defaults;
+    let config = match engine.config() {
+        Some(c) => c,
+        None => {
+            defaults = brain_store::Config::defaults(engine.home());
+            &defaults
+        }
+    };
+    let guaranteed = guaranteed(engine, config, now)?;
     let rehearsal = Rehearsal::load(engine.home());
     let fill = assemble::Fill {
         budget: opts.budget.saturating_sub(working_tokens),
@@ -166,7 +177,7 @@ pub fn from_hits(
     };
     let entities = brain_graph::Entities::cached(engine.home());
     let sources = assemble::Sources {
-        config: &config,
+        config,
         rehearsal: &rehearsal,
         entities: &entities,
         vectors: &vectors,
@@ -195,7 +206,7 @@ pub fn from_hits(
     }
     // A read-only session (`brain mcp --read-only`) spends no turn: it writes nothing.
     if opts.tick && !brain_doc::atomic::read_only() {
-        store.tick().map_err(wm_failure)?;
+        store.tick()?;
     }
     Ok(Block {
         kind: "context",
@@ -212,12 +223,33 @@ pub fn from_hits(
     })
 }
 
-/// A working-memory failure as a run error of its own class (a file that cannot be read or
-/// written is not bad input: `Unavailable` with the store's code).
-fn wm_failure(e: wm::WmError) -> RunError {
-    RunError::Unavailable(brain_rank::Unavailable {
-        code: e.code(),
-        message: format!("working memory: {e}"),
-        fix: String::new(),
-    })
+/// Why a context block could not be made, each cause keeping its own class: the search's
+/// (bad task 64, no index 65, …), working memory's (a file that cannot be read or written is
+/// storage, never bad input), a budget out of range (64).
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("working memory: {0}")]
+    Wm(#[from] wm::WmError),
+    #[error("{0}")]
+    Budget(String),
+}
+
+impl brain_doc::Classified for ContextError {
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            ContextError::Run(e) => e.code(),
+            ContextError::Wm(e) => e.code(),
+            ContextError::Budget(_) => brain_doc::ErrorCode::BadQuery,
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            ContextError::Run(e) => e.fix(),
+            ContextError::Wm(_) => String::new(),
+            ContextError::Budget(_) => format!("e.g. --budget {DEFAULT_BUDGET}"),
+        }
+    }
 }

@@ -123,8 +123,8 @@ pub enum WmError {
     },
 }
 
-impl WmError {
-    pub fn code(&self) -> brain_doc::ErrorCode {
+impl brain_doc::Classified for WmError {
+    fn code(&self) -> brain_doc::ErrorCode {
         use brain_doc::ErrorCode;
         match self {
             WmError::Bad(_) | WmError::NoItem(_) => ErrorCode::BadQuery,

@@ -102,9 +102,9 @@ pub enum DistillError {
     Emit(std::io::Error),
 }
 
-impl DistillError {
+impl brain_doc::Classified for DistillError {
     /// The exit class.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             DistillError::Locked(LockError::Held { .. })
             | DistillError::Queue(QueueError::Lock(LockError::Held { .. })) => ErrorCode::Locked,

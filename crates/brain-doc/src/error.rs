@@ -97,6 +97,27 @@ impl ErrorRecord {
     }
 }
 
+/// An error that knows its failure class — the exit code of the contract — and what fixes it.
+/// Every library error implements it, so the process edge needs no glue: `brain_cli::Failure` is
+/// made from any of them (`?` / `Failure::from`), an MCP error record with [`ErrorRecord::of`], and
+/// an I/O failure keeps its own class wherever it travels (it can never turn into a bad query on
+/// the way).
+pub trait Classified: std::error::Error {
+    /// The failure class.
+    fn code(&self) -> ErrorCode;
+    /// What to do about it, or empty.
+    fn fix(&self) -> String {
+        String::new()
+    }
+}
+
+impl ErrorRecord {
+    /// The record of `e`: its class, its message, its fix.
+    pub fn of(e: &(impl Classified + ?Sized)) -> ErrorRecord {
+        ErrorRecord::new(e.code(), e.to_string(), e.fix())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

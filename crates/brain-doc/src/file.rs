@@ -80,6 +80,44 @@ impl<'a> FileFacts<'a> {
             .and_then(meta_string)
             .or_else(|| fm.get("agent").and_then(meta_string));
         let rest = after_title_heading(body, &title);
+        let body_line = markdown::body_start_line(text, body) + lines_before(body, rest);
+        FileFacts::with_frontmatter(title, date, date_secs, kind, agent, fm, rest, body_line)
+    }
+
+    /// The facts of a parsed doc record whose markdown form is `text` (as `partition` wrote it):
+    /// its own title, date and source, the rest from its frontmatter as [`FileFacts::read`] reads
+    /// them.
+    pub fn of_doc(doc: &'a crate::Doc, text: &str) -> FileFacts<'a> {
+        let agent = doc
+            .source
+            .agent
+            .clone()
+            .or_else(|| doc.meta.get("agent").and_then(meta_string));
+        FileFacts::with_frontmatter(
+            doc.title.clone(),
+            doc.date.clone(),
+            parse_date(&doc.date),
+            doc.source.kind.clone(),
+            agent,
+            doc.meta.clone(),
+            &doc.body,
+            markdown::body_start_line(text, &doc.body),
+        )
+    }
+
+    /// The facts the frontmatter `fm` holds besides those given (one reading of `project`,
+    /// `ended`, `session_id`, `tags` for files and doc records alike).
+    #[allow(clippy::too_many_arguments)]
+    fn with_frontmatter(
+        title: String,
+        date: String,
+        date_secs: Option<i64>,
+        kind: String,
+        agent: Option<String>,
+        fm: Map<String, Value>,
+        body: &'a str,
+        body_line: u64,
+    ) -> FileFacts<'a> {
         FileFacts {
             title,
             date,
@@ -94,8 +132,8 @@ impl<'a> FileFacts<'a> {
             session: fm.get("session_id").and_then(meta_string),
             tags: meta_tags(fm.get("tags")),
             frontmatter: fm,
-            body: rest,
-            body_line: markdown::body_start_line(text, body) + lines_before(body, rest),
+            body,
+            body_line,
         }
     }
 }

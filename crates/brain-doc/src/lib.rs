@@ -33,7 +33,7 @@ pub mod timings;
 pub mod yaml;
 
 pub use doc::{Doc, DocError, Source, SourcePart};
-pub use error::{ErrorCode, ErrorRecord};
+pub use error::{Classified, ErrorCode, ErrorRecord};
 pub use hash::{docid, sha256_hex, tie_key};
 pub use hit::{Hit, HitMemory, TimeWindow, WEAK, strength_label};
 

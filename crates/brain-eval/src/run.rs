@@ -54,9 +54,9 @@ pub enum EvalError {
     BadInput(String),
 }
 
-impl EvalError {
+impl brain_doc::Classified for EvalError {
     /// The exit-code class: an unreadable set is bad input (64), a lock 70, the rest internal.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             EvalError::Beir(_) | EvalError::BadInput(_) => ErrorCode::BadQuery,
             EvalError::Index(e) => e.code(),

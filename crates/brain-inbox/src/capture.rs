@@ -1,5 +1,6 @@
 //! One capture: check, sanitize, append under the inbox lock, index the day file, log the action.
 
+use brain_doc::Classified;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -123,8 +124,19 @@ pub enum InboxError {
 }
 
 impl InboxError {
+    /// The machine reason of a refusal (`secret`, `code_dump`, …), if it is one.
+    pub fn reason(&self) -> Option<&'static str> {
+        match self {
+            InboxError::Refused(r) => Some(r.reason()),
+            InboxError::Noise(n) => Some(n.reason()),
+            _ => None,
+        }
+    }
+}
+
+impl brain_doc::Classified for InboxError {
     /// The exit-code class: 64 empty, too long or bad brain.yaml; 71 refused or gated; 70 lock held.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             InboxError::Empty
             | InboxError::TooLong { .. }
@@ -138,45 +150,41 @@ impl InboxError {
     }
 
     /// What to do about it.
-    pub fn fix(&self) -> &'static str {
-        match self {
-            InboxError::Empty => {
-                "give the text as an argument or on stdin: brain inbox \"what you want to remember\""
+    fn fix(&self) -> String {
+        let fix: &str = {
+            match self {
+                InboxError::Empty => {
+                    "give the text as an argument or on stdin: brain inbox \"what you want to remember\""
+                }
+                InboxError::TooLong { .. } => {
+                    "capture the gist; put a whole document into a collection folder instead"
+                }
+                InboxError::Refused(Refusal::Secret(_)) => {
+                    "remove the secret (the inbox never stores one) and capture again"
+                }
+                InboxError::Refused(Refusal::Private) => {
+                    "remove the <private> span and capture again"
+                }
+                InboxError::Refused(Refusal::DoNotIndex) => {
+                    "remove the brain:do-not-index marker, or keep this out of the brain"
+                }
+                InboxError::Noise(_) => {
+                    "capture what you concluded from it instead, or pass --force to store it as it is"
+                }
+                InboxError::Lock(LockError::Held { .. }) => {
+                    "another capture is writing the inbox; try again, or wait longer (--wait)"
+                }
+                InboxError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
+                InboxError::BadField(_) => {
+                    "importance is 1-5, dates are YYYY-MM-DD or RFC 3339, ttl like 7d, 12h, 2w, 3mo, 1y (docs/FORMATS.md)"
+                }
+                InboxError::NoTarget(_) => {
+                    "name an existing record by its collection/path (or brain://collection/path), as `brain ask` shows it"
+                }
+                InboxError::Lock(_) | InboxError::Io { .. } => "",
             }
-            InboxError::TooLong { .. } => {
-                "capture the gist; put a whole document into a collection folder instead"
-            }
-            InboxError::Refused(Refusal::Secret(_)) => {
-                "remove the secret (the inbox never stores one) and capture again"
-            }
-            InboxError::Refused(Refusal::Private) => "remove the <private> span and capture again",
-            InboxError::Refused(Refusal::DoNotIndex) => {
-                "remove the brain:do-not-index marker, or keep this out of the brain"
-            }
-            InboxError::Noise(_) => {
-                "capture what you concluded from it instead, or pass --force to store it as it is"
-            }
-            InboxError::Lock(LockError::Held { .. }) => {
-                "another capture is writing the inbox; try again, or wait longer (--wait)"
-            }
-            InboxError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
-            InboxError::BadField(_) => {
-                "importance is 1-5, dates are YYYY-MM-DD or RFC 3339, ttl like 7d, 12h, 2w, 3mo, 1y (docs/FORMATS.md)"
-            }
-            InboxError::NoTarget(_) => {
-                "name an existing record by its collection/path (or brain://collection/path), as `brain ask` shows it"
-            }
-            InboxError::Lock(_) | InboxError::Io { .. } => "",
-        }
-    }
-
-    /// The machine reason of a refusal (`secret`, `code_dump`, …), if it is one.
-    pub fn reason(&self) -> Option<&'static str> {
-        match self {
-            InboxError::Refused(r) => Some(r.reason()),
-            InboxError::Noise(n) => Some(n.reason()),
-            _ => None,
-        }
+        };
+        fix.into()
     }
 }
 

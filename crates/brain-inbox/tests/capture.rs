@@ -2,6 +2,7 @@
 //! that brain.yaml does not declare still takes entries (with a warning), and ids keep counting in a
 //! day file the user edited.
 
+use brain_doc::Classified;
 use brain_inbox::{Capture, EntryType, InboxError, capture};
 use brain_store::Home;
 use brain_store::telemetry::Surface;

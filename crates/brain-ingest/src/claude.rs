@@ -86,19 +86,9 @@ pub fn parse(bytes: &[u8]) -> Parsed {
     let mut side = Session::default();
     let mut summaries: Vec<(String, String)> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
-    let mut issues = Vec::new();
-    let mut n_lines = 0;
     let mut saw_message = false;
-    for (no, raw) in lines::split(bytes) {
-        n_lines = no;
-        let line: Line = match lines::parse(no, raw) {
-            Ok(Some(l)) => l,
-            Ok(None) => continue,
-            Err(issue) => {
-                issues.push(issue);
-                continue;
-            }
-        };
+    let mut records = lines::Records::<Line>::new(bytes);
+    for (_, line) in &mut records {
         let kind = line.kind.as_deref().unwrap_or("");
         if kind == "summary" {
             if let (Some(leaf), Some(text)) = (line.leaf_uuid.clone(), line.summary.clone()) {
@@ -171,7 +161,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         }
     }
     let mut session = main.s;
-    session.lines = n_lines;
+    session.lines = records.last;
     // Only sidechains (a subagent transcript on its own): the session is theirs.
     if session.turns.is_empty() && session.started.is_none() {
         session.started = side.started.take();
@@ -209,7 +199,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         summary_only: !saw_message,
         summaries: summaries.len(),
         session,
-        issues,
+        issues: records.issues,
     }
 }
 

@@ -44,22 +44,12 @@ pub fn sniff(first: &Value) -> bool {
 /// Parse a rollout.
 pub fn parse(bytes: &[u8]) -> (Session, Vec<LineIssue>) {
     let mut t = Thread::default();
-    let mut issues = Vec::new();
     let mut events: Vec<(Role, String)> = Vec::new();
     let mut event_reasoning: Vec<String> = Vec::new();
     let mut saw_item_message = false;
     let mut saw_item_reasoning = false;
-    let mut n = 0;
-    for (no, raw) in lines::split(bytes) {
-        n = no;
-        let line: Line = match lines::parse(no, raw) {
-            Ok(Some(l)) => l,
-            Ok(None) => continue,
-            Err(issue) => {
-                issues.push(issue);
-                continue;
-            }
-        };
+    let mut records = lines::Records::<Line>::new(bytes);
+    for (_, line) in &mut records {
         if let Some(ts) = &line.timestamp {
             t.s.saw_time(ts);
         }
@@ -116,8 +106,8 @@ pub fn parse(bytes: &[u8]) -> (Session, Vec<LineIssue>) {
             t.reasoning(&r);
         }
     }
-    t.s.lines = n;
-    (t.s, issues)
+    t.s.lines = records.last;
+    (t.s, records.issues)
 }
 
 fn item(t: &mut Thread, p: &Value, saw_message: &mut bool, saw_reasoning: &mut bool) {

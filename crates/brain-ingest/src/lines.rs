@@ -51,6 +51,43 @@ pub fn split(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     })
 }
 
+/// The JSON-object lines of a transcript parsed as `T`, with their numbers: the one line loop of
+/// every JSONL reader (Claude Code, Codex). A line that does not parse is kept in
+/// [`Records::issues`] and skipped; [`Records::last`] is the number of the last line read.
+pub struct Records<'a, T> {
+    lines: Box<dyn Iterator<Item = (u64, &'a [u8])> + 'a>,
+    pub issues: Vec<LineIssue>,
+    pub last: u64,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<'a, T: DeserializeOwned> Records<'a, T> {
+    pub fn new(bytes: &'a [u8]) -> Records<'a, T> {
+        Records {
+            lines: Box::new(split(bytes)),
+            issues: Vec::new(),
+            last: 0,
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: DeserializeOwned> Iterator for Records<'_, T> {
+    type Item = (u64, T);
+
+    fn next(&mut self) -> Option<(u64, T)> {
+        for (no, raw) in self.lines.by_ref() {
+            self.last = no;
+            match parse(no, raw) {
+                Ok(Some(t)) => return Some((no, t)),
+                Ok(None) => {}
+                Err(issue) => self.issues.push(issue),
+            }
+        }
+        None
+    }
+}
+
 /// Parse one line as a JSON object of type `T`. `Ok(None)` never happens for objects; a non-object
 /// (array, string, number) or invalid JSON is an issue.
 pub fn parse<T: DeserializeOwned>(no: u64, raw: &[u8]) -> Result<Option<T>, LineIssue> {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use brain_doc::{Doc, markdown};
+use brain_doc::Doc;
 use tantivy::TantivyDocument;
 
 use crate::passage::{self, Passage};
@@ -65,7 +65,7 @@ impl Shape {
     }
 }
 
-use brain_doc::file::{FileFacts, meta_string, meta_tags};
+use brain_doc::file::FileFacts;
 pub use brain_doc::file::{format_secs, parse_date};
 use brain_doc::links::Links;
 use brain_doc::memory::{Memory, Status};
@@ -79,39 +79,9 @@ impl Prepared {
         text: &str,
         shape: Shape,
     ) -> Prepared {
-        let first = markdown::body_start_line(text, &doc.body);
-        let date_secs = parse_date(&doc.date);
-        let (memory, memory_warnings) = Memory::read(&doc.meta, date_secs);
-        let agent = doc
-            .source
-            .agent
-            .clone()
-            .or_else(|| doc.meta.get("agent").and_then(meta_string));
-        Prepared {
-            id: format!("{collection}/{}", doc.path),
-            collection: collection.to_string(),
-            path: doc.path.clone(),
-            file: file.display().to_string(),
-            title: doc.title.clone(),
-            date: doc.date.clone(),
-            date_secs,
-            kind: doc.source.kind.clone(),
-            agent: agent.map(|a| a.to_lowercase()),
-            project: doc.meta.get("project").and_then(meta_string),
-            ended_secs: doc
-                .meta
-                .get("ended")
-                .and_then(meta_string)
-                .and_then(|d| parse_date(&d)),
-            session: doc.meta.get("session_id").and_then(meta_string),
-            tags: meta_tags(doc.meta.get("tags")),
-            refs: meta_refs(doc.meta.get("refs")),
-            sha256: brain_doc::sha256_hex(text.as_bytes()),
-            memory,
-            memory_warnings,
-            links: brain_doc::links::read(&doc.meta, &doc.body, first),
-            passages: shape.split(&doc.body, first),
-        }
+        let sha256 = brain_doc::sha256_hex(text.as_bytes());
+        let f = FileFacts::of_doc(doc, text);
+        Self::from_facts(collection, &doc.path, file, f, sha256, shape)
     }
 
     /// A markdown file of a collection, with or without frontmatter. Title: frontmatter `title`, else
@@ -147,6 +117,18 @@ impl Prepared {
         shape: Shape,
     ) -> Prepared {
         let f = FileFacts::read(path, text, mtime_secs);
+        Self::from_facts(collection, path, file, f, sha256, shape)
+    }
+
+    /// The one place a document's facts become a prepared document (a file read, or a doc record).
+    fn from_facts(
+        collection: &str,
+        path: &str,
+        file: &Path,
+        f: FileFacts<'_>,
+        sha256: String,
+        shape: Shape,
+    ) -> Prepared {
         let (memory, memory_warnings) = Memory::read(&f.frontmatter, f.date_secs);
         Prepared {
             id: format!("{collection}/{path}"),

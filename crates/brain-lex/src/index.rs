@@ -71,9 +71,9 @@ pub enum LexError {
     },
 }
 
-impl LexError {
+impl brain_doc::Classified for LexError {
     /// The exit-code class: a missing or outdated index is `index_missing` (65), the rest internal.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             LexError::Missing { .. }
             | LexError::Building { .. }
@@ -83,15 +83,18 @@ impl LexError {
     }
 
     /// What the user should run.
-    pub fn fix(&self) -> &'static str {
-        match self {
-            LexError::Missing { .. } => "run `lexindex --all` to build it",
-            LexError::Building { .. } => {
-                "wait for the running `lexindex --all` to finish (or, if none is running, run it again)"
+    fn fix(&self) -> String {
+        let fix: &str = {
+            match self {
+                LexError::Missing { .. } => "run `lexindex --all` to build it",
+                LexError::Building { .. } => {
+                    "wait for the running `lexindex --all` to finish (or, if none is running, run it again)"
+                }
+                LexError::WrongVersion { .. } => "run `lexindex --all --rebuild` to rebuild it",
+                LexError::Tantivy { .. } | LexError::Io { .. } => "",
             }
-            LexError::WrongVersion { .. } => "run `lexindex --all --rebuild` to rebuild it",
-            LexError::Tantivy { .. } | LexError::Io { .. } => "",
-        }
+        };
+        fix.into()
     }
 }
 
@@ -335,6 +338,7 @@ impl LexIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brain_doc::Classified;
 
     #[test]
     fn a_missing_index_is_exit_65_with_a_fix() {

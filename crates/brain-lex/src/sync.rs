@@ -79,14 +79,25 @@ pub enum SyncError {
     Write(#[from] tantivy::TantivyError),
 }
 
-impl SyncError {
+impl brain_doc::Classified for SyncError {
     /// Exit-code class: lock contention 70, bad brain.yaml 64, the rest per cause.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             SyncError::Locked(LockError::Held { .. }) => ErrorCode::Locked,
             SyncError::Lex(e) => e.code(),
             SyncError::Config(_) => ErrorCode::BadQuery,
             _ => ErrorCode::Internal,
+        }
+    }
+
+    /// What to do about it, or empty.
+    fn fix(&self) -> String {
+        match self {
+            SyncError::Locked(_) => {
+                "wait for the running lexindex to finish, then run it again".into()
+            }
+            SyncError::Lex(l) => l.fix(),
+            _ => String::new(),
         }
     }
 }

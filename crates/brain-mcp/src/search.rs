@@ -67,7 +67,7 @@ impl SearchSpec {
 }
 
 fn record(e: RunError) -> ErrorRecord {
-    ErrorRecord::new(e.code(), e.to_string(), e.fix())
+    ErrorRecord::of(&e)
 }
 
 /// Run `spec` at time `now`: the engine's answer (hits, warnings, how time words were read).

@@ -30,8 +30,16 @@ pub enum OpsError {
 }
 
 impl OpsError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> OpsError {
+        let path = path.into();
+        move |source| OpsError::Io { path, source }
+    }
+}
+
+impl brain_doc::Classified for OpsError {
     /// The exit-code class of this failure.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             OpsError::BadSettings { .. } => ErrorCode::BadQuery,
             // A scheduler that is not installed or does not answer (no crontab, no user session
@@ -42,7 +50,7 @@ impl OpsError {
     }
 
     /// What the user should do about it.
-    pub fn fix(&self) -> String {
+    fn fix(&self) -> String {
         match self {
             OpsError::BadSettings { path, .. } => format!(
                 "repair {} by hand (or move it away), then run the command again",
@@ -58,11 +66,5 @@ impl OpsError {
             OpsError::Registry(_) => "run `brain doctor` (state_db check) for the repair".into(),
             OpsError::Io { .. } => String::new(),
         }
-    }
-
-    /// An I/O error on `path`.
-    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> OpsError {
-        let path = path.into();
-        move |source| OpsError::Io { path, source }
     }
 }

@@ -157,8 +157,8 @@ pub enum ImportError {
     Lock(brain_store::LockError),
 }
 
-impl ImportError {
-    pub fn code(&self) -> ErrorCode {
+impl brain_doc::Classified for ImportError {
+    fn code(&self) -> ErrorCode {
         match self {
             ImportError::Running(_) => ErrorCode::Locked,
             ImportError::StageMissing(_) => ErrorCode::IndexMissing,
@@ -166,7 +166,7 @@ impl ImportError {
         }
     }
 
-    pub fn fix(&self) -> String {
+    fn fix(&self) -> String {
         match self {
             ImportError::Running(_) => {
                 "wait for it to finish (its summary says what it did)".into()
@@ -396,6 +396,7 @@ fn embed(home: &Home, vecindex: &Path, budget: Duration) -> Embedded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brain_doc::Classified;
 
     fn report(codes: &[u8], vectors: u8) -> Report {
         Report {

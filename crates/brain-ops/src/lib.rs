@@ -18,6 +18,7 @@ pub mod bins;
 pub mod doctor;
 mod error;
 mod explain;
+pub mod forget;
 pub mod freshness;
 pub mod hooks;
 mod host;

@@ -9,6 +9,7 @@
 //! vectors (a new store generation without its chunk text); its reads and listings; its clicks and
 //! the query text of queries that listed it in the usage log; then the purge is marked done.
 
+use brain_doc::Classified;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -23,6 +24,12 @@ pub struct PurgeError {
     pub code: ErrorCode,
     /// What failed.
     pub message: String,
+}
+
+impl Classified for PurgeError {
+    fn code(&self) -> ErrorCode {
+        self.code
+    }
 }
 
 fn fail(code: ErrorCode) -> impl Fn(String) -> PurgeError {

@@ -13,6 +13,7 @@
 //! side (`engine/vectors.rs`) is opened lazily and only when the plan needs it, so lexical queries
 //! never load a model.
 
+use brain_doc::Classified;
 use std::sync::OnceLock;
 
 use brain_doc::{ErrorCode, Hit};
@@ -90,7 +91,7 @@ impl Engine {
             lex: Ranker::open(home).map_err(|e| Unavailable {
                 code: e.code(),
                 message: e.to_string(),
-                fix: e.fix().into(),
+                fix: e.fix(),
             }),
             spec,
             vec: OnceLock::new(),

@@ -40,9 +40,9 @@ pub struct Unavailable {
     pub fix: String,
 }
 
-impl RunError {
+impl brain_doc::Classified for RunError {
     /// The exit-code class: bad query 64, missing index or model 65, timeout 66, else internal.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             RunError::Query(_)
             | RunError::QueryDoc(_)
@@ -56,7 +56,7 @@ impl RunError {
     }
 
     /// What to do about it.
-    pub fn fix(&self) -> String {
+    fn fix(&self) -> String {
         match self {
             RunError::Query(_) => {
                 "quote phrases with \"…\", use -word to exclude, field:value for collection/project/agent/since/until (docs/query.md)".into()
@@ -67,7 +67,7 @@ impl RunError {
             RunError::Strategy(_) => "fix or remove $BRAIN_HOME/search_strategy.yaml".into(),
             RunError::BadInput(_) | RunError::Stdin(_) => String::new(),
             RunError::UnknownCollection { known, .. } => format!("collections: {known}"),
-            RunError::Rank(e) => e.fix().into(),
+            RunError::Rank(e) => e.fix(),
             RunError::Unavailable(u) => u.fix.clone(),
         }
     }

@@ -105,15 +105,13 @@ impl Handles {
             home.config(),
         ];
         refresh(&mut self.engine, &watched, || {
-            Engine::open(&home).map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
+            Engine::open(&home).map_err(|e| ErrorRecord::of(&e))
         })
     }
 
     /// The lexical ranker on the index's last commit.
     pub fn ranker(&mut self) -> Result<&Ranker, ErrorRecord> {
-        self.engine()?
-            .ranker()
-            .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))
+        self.engine()?.ranker().map_err(|e| ErrorRecord::of(&e))
     }
 
     /// The config, the lexical ranker when an index opens (for a caller that can do without),

@@ -20,9 +20,9 @@ pub enum RankError {
     Search(#[from] SearchError),
 }
 
-impl RankError {
+impl brain_doc::Classified for RankError {
     /// The exit-code class (missing index → 65, else internal).
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             RankError::Search(SearchError::Index(e)) => e.code(),
             RankError::Search(_) => ErrorCode::Internal,
@@ -30,10 +30,10 @@ impl RankError {
     }
 
     /// What the user should run, or empty.
-    pub fn fix(&self) -> &'static str {
+    fn fix(&self) -> String {
         match self {
             RankError::Search(SearchError::Index(e)) => e.fix(),
-            RankError::Search(_) => "",
+            RankError::Search(_) => String::new(),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! a stat-only walk of each collection (the same files `lexindex --all` sees) finds what landed but
 //! is not indexed yet (`indexed: false`, titled by its file name) and drops what was deleted.
 
+use brain_doc::Classified;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Instant, UNIX_EPOCH};
@@ -103,9 +104,9 @@ pub enum RecentError {
     Registry(#[from] RegistryError),
 }
 
-impl RecentError {
+impl brain_doc::Classified for RecentError {
     /// 65 without a registry, 64 for a bad collection or brain.yaml, else internal.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             RecentError::NoRegistry(_) => ErrorCode::IndexMissing,
             RecentError::UnknownCollection(_) | RecentError::Config(_) => ErrorCode::BadQuery,
@@ -114,15 +115,18 @@ impl RecentError {
     }
 
     /// What to do about it.
-    pub fn fix(&self) -> &'static str {
-        match self {
-            RecentError::NoRegistry(_) => {
-                "index the collections first: `lexindex --all` (or capture with `brain inbox`)"
+    fn fix(&self) -> String {
+        let fix: &str = {
+            match self {
+                RecentError::NoRegistry(_) => {
+                    "index the collections first: `lexindex --all` (or capture with `brain inbox`)"
+                }
+                RecentError::UnknownCollection(_) => "pick a collection of `brain collection list`",
+                RecentError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
+                RecentError::Registry(_) => "",
             }
-            RecentError::UnknownCollection(_) => "pick a collection of `brain collection list`",
-            RecentError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
-            RecentError::Registry(_) => "",
-        }
+        };
+        fix.into()
     }
 }
 

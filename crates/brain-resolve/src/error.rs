@@ -43,9 +43,9 @@ impl From<SearchError> for DocsError {
     }
 }
 
-impl DocsError {
+impl brain_doc::Classified for DocsError {
     /// The failure class: not found 67, ambiguous or bad reference 64, no index 65, else internal.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             DocsError::NotFound(_) => ErrorCode::NoResults,
             DocsError::Ambiguous { .. }
@@ -58,18 +58,23 @@ impl DocsError {
     }
 
     /// What to do about it, or empty.
-    pub fn fix(&self) -> &'static str {
-        match self {
-            DocsError::NotFound(_) | DocsError::NotInCollection(_) => {
-                "use a path, brain://collection/path or a #docid from `brain ask`"
+    fn fix(&self) -> String {
+        let fix: &str = {
+            match self {
+                DocsError::NotFound(_) | DocsError::NotInCollection(_) => {
+                    "use a path, brain://collection/path or a #docid from `brain ask`"
+                }
+                DocsError::Ambiguous { .. } => {
+                    "use the brain://collection/path of the one you mean"
+                }
+                DocsError::BadGlob { .. } => "globs use *, ?, [abc] and ** over collection/path",
+                DocsError::Refused(_) => {
+                    "only a collection's documents are served (docs/security.md); a link out of a collection is followed only with `follow_links: true` in brain.yaml"
+                }
+                DocsError::Index(e) => return e.fix(),
+                DocsError::Search(_) | DocsError::Io { .. } => "",
             }
-            DocsError::Ambiguous { .. } => "use the brain://collection/path of the one you mean",
-            DocsError::BadGlob { .. } => "globs use *, ?, [abc] and ** over collection/path",
-            DocsError::Refused(_) => {
-                "only a collection's documents are served (docs/security.md); a link out of a collection is followed only with `follow_links: true` in brain.yaml"
-            }
-            DocsError::Index(e) => e.fix(),
-            DocsError::Search(_) | DocsError::Io { .. } => "",
-        }
+        };
+        fix.into()
     }
 }

@@ -161,6 +161,20 @@ pub enum CopyError {
     Sqlite { path: PathBuf, reason: String },
 }
 
+impl brain_doc::Classified for CopyError {
+    /// A missing, non-SQLite or corrupt file is bad input (64); a locked one 70; the rest 99.
+    fn code(&self) -> brain_doc::ErrorCode {
+        use brain_doc::ErrorCode;
+        match self {
+            CopyError::Missing { .. } | CopyError::NotSqlite { .. } | CopyError::Corrupt { .. } => {
+                ErrorCode::BadQuery
+            }
+            CopyError::Locked { .. } => ErrorCode::Locked,
+            CopyError::Snapshot { .. } | CopyError::Sqlite { .. } => ErrorCode::Internal,
+        }
+    }
+}
+
 /// An open snapshot; a temp folder goes away when it is dropped, a persistent one stays for the next
 /// run.
 pub struct Snapshot {

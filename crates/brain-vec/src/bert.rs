@@ -74,27 +74,34 @@ fn int8_key(weights: &Path) -> Option<Vec<u8>> {
     Some(format!("{} {} {} {}", m.len(), m.mtime(), m.mtime_nsec(), m.ino()).into_bytes())
 }
 
+/// The three files of a BERT-family model folder (embedder and cross-encoder alike): `config.json`,
+/// `tokenizer.json`, `model.safetensors`. A missing folder or file is [`VecError::ModelMissing`]
+/// naming it.
+pub(crate) fn model_files(dir: &Path) -> Result<(PathBuf, PathBuf, PathBuf), VecError> {
+    if !dir.is_dir() {
+        return Err(VecError::ModelMissing {
+            path: dir.to_path_buf(),
+        });
+    }
+    let file = |name: &str| -> Result<PathBuf, VecError> {
+        let p = dir.join(name);
+        if p.is_file() {
+            Ok(p)
+        } else {
+            Err(VecError::ModelMissing { path: p })
+        }
+    };
+    Ok((
+        file("config.json")?,
+        file("tokenizer.json")?,
+        file("model.safetensors")?,
+    ))
+}
+
 impl Bert {
     /// Load the model folder `dir`. A missing folder or file is [`VecError::ModelMissing`] at once.
     pub fn load(dir: &Path) -> Result<Bert, VecError> {
-        if !dir.is_dir() {
-            return Err(VecError::ModelMissing {
-                path: dir.to_path_buf(),
-            });
-        }
-        let file = |name: &str| -> Result<PathBuf, VecError> {
-            let p = dir.join(name);
-            if p.is_file() {
-                Ok(p)
-            } else {
-                Err(VecError::ModelMissing { path: p })
-            }
-        };
-        let (config_path, tok_path, weights_path) = (
-            file("config.json")?,
-            file("tokenizer.json")?,
-            file("model.safetensors")?,
-        );
+        let (config_path, tok_path, weights_path) = model_files(dir)?;
         let kernel = Kernel::from_env().map_err(VecError::BadInput)?;
         let broken = |reason: String| VecError::ModelBroken {
             path: dir.to_path_buf(),
@@ -341,6 +348,7 @@ impl Embedder for Bert {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brain_doc::Classified;
 
     #[test]
     fn batches_are_length_sorted_and_within_budget() {

@@ -7,7 +7,7 @@
 //! independent float64 forward pass is proven on a tiny random-weight fixture
 //! (`tests/fixtures/rerank-tiny/`, `tests/rerank_reference.py`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use candle_core::Tensor;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
@@ -32,19 +32,7 @@ pub struct CrossEncoder {
 impl CrossEncoder {
     /// Load the folder `dir`; inputs are truncated (longest side first) to `max_tokens`.
     pub fn load(dir: &Path, max_tokens: usize) -> Result<CrossEncoder, VecError> {
-        let file = |name: &str| -> Result<PathBuf, VecError> {
-            let p = dir.join(name);
-            if p.is_file() {
-                Ok(p)
-            } else {
-                Err(VecError::ModelMissing { path: p })
-            }
-        };
-        let (cfg_path, tok_path, w_path) = (
-            file("config.json")?,
-            file("tokenizer.json")?,
-            file("model.safetensors")?,
-        );
+        let (cfg_path, tok_path, w_path) = crate::bert::model_files(dir)?;
         let broken = |reason: String| VecError::ModelBroken {
             path: dir.to_path_buf(),
             reason,

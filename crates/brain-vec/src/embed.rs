@@ -195,6 +195,7 @@ pub fn normalize(v: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brain_doc::Classified;
 
     #[test]
     fn specs_parse_and_bad_ones_are_bad_input() {

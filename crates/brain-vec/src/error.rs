@@ -53,8 +53,15 @@ pub enum VecError {
 }
 
 impl VecError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> VecError {
+        let path = path.into();
+        move |source| VecError::Io { path, source }
+    }
+}
+
+impl brain_doc::Classified for VecError {
     /// The exit-code class of this error.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             VecError::ModelMissing { .. } | VecError::ModelBroken { .. } | VecError::Fetch(_) => {
                 ErrorCode::ModelMissing
@@ -72,7 +79,7 @@ impl VecError {
     }
 
     /// What the user can do about it.
-    pub fn fix(&self) -> String {
+    fn fix(&self) -> String {
         match self {
             VecError::ModelMissing { .. } | VecError::ModelBroken { .. } => FETCH_FIX.into(),
             VecError::Fetch(_) => {
@@ -88,10 +95,5 @@ impl VecError {
             VecError::Backend { .. } => "check the embedding server URL and model name".into(),
             _ => String::new(),
         }
-    }
-
-    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> VecError {
-        let path = path.into();
-        move |source| VecError::Io { path, source }
     }
 }

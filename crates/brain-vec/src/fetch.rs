@@ -279,6 +279,7 @@ fn run(cmd: &mut Command, timeout: Duration) -> Result<(), VecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brain_doc::Classified;
 
     #[test]
     fn wrong_weights_are_refused_and_nothing_is_installed() {

@@ -74,7 +74,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
     // A failure is an error record on stdout too with --json (scripts read one stream).
     let mut fail = |e: brain_rank::RunError| -> anyhow::Error {
-        let f = Failure::new(e.code(), e.to_string()).with_fix(e.fix());
+        let f = Failure::from(e);
         if a.fmt.json {
             let _ = brain_doc::ndjson::write_line(&mut out, &f.record()).and_then(|()| out.flush());
         }

@@ -17,8 +17,7 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let listener = brain_browse::bind(a.port)
-        .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+    let listener = brain_browse::bind(a.port).map_err(Failure::from)?;
     let url = listener.url();
     let mut out = Stdout::new();
     writeln!(out, "{url}")?;

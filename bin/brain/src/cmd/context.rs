@@ -41,21 +41,16 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 }
 
 fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
-    let fail = |e: brain_rank::RunError| -> anyhow::Error {
-        Failure::new(e.code(), e.to_string())
-            .with_fix(e.fix())
-            .into()
-    };
-    brain_context::check_budget(a.budget).map_err(|e| Failure::new(ErrorCode::BadQuery, e))?;
+    brain_context::check_budget(a.budget).map_err(Failure::from)?;
     let task = a.task.join(" ");
-    let now = brain_rank::clock::at(a.now.as_deref()).map_err(fail)?;
-    let engine = brain_rank::Engine::open(home).map_err(fail)?;
+    let now = brain_rank::clock::at(a.now.as_deref()).map_err(Failure::from)?;
+    let engine = brain_rank::Engine::open(home).map_err(Failure::from)?;
     let opts = brain_context::Options {
         budget: a.budget,
         dedup: !a.no_dedup,
         tick: true,
     };
-    let block = brain_context::build(&engine, &task, opts, &now).map_err(fail)?;
+    let block = brain_context::build(&engine, &task, opts, &now).map_err(Failure::from)?;
     for w in &block.warnings {
         eprintln!("brain context: warning: {w}");
     }

@@ -1,6 +1,7 @@
 //! `brain distill` — run the user's LLM command over every pending session (the queue file plus
 //! sessions whose artifact has a stale prompt_version) and write the artifacts into `distilled`.
 
+use brain_doc::Classified;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -62,8 +63,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let warn = |m: String| warnings.warn(m);
     let mut out = Stdout::new();
     if a.list {
-        let pending = distill::pending(home, &template, &warn)
-            .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+        let pending = distill::pending(home, &template, &warn).map_err(Failure::from)?;
         for p in pending {
             writeln!(out, "{}", p.id)?;
         }
@@ -125,7 +125,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         } else {
             ""
         };
-        Failure::new(e.code(), e.to_string()).with_fix(fix)
+        Failure::from(e).with_fix(fix)
     })?;
     out.flush()?;
     if !a.quiet {

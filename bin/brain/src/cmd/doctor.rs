@@ -22,14 +22,12 @@ pub struct Args {
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let surface = brain_doc::env::get("BRAIN_SURFACE").unwrap_or("cli");
     if a.fix {
-        let done = brain_ops::doctor::fix(home)
-            .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+        let done = brain_ops::doctor::fix(home).map_err(Failure::from)?;
         for line in done {
             eprintln!("brain doctor: fixed: {line}");
         }
     }
-    let r = brain_ops::doctor(home, surface)
-        .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+    let r = brain_ops::doctor(home, surface).map_err(Failure::from)?;
     let mut out = Stdout::new();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &r)?;

@@ -181,18 +181,17 @@ fn apply_them(
     if !created.is_empty() {
         let mut ix =
             brain_lex::Indexer::open_within(home, false, std::time::Duration::from_secs(10))
-                .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+                .map_err(Failure::from)?;
         let root = config.collection_dir(&collection).unwrap_or_default();
         for d in &created {
             if let Err(reason) = ix
                 .index_file(&collection, &d.rel, &root.join(&d.rel))
-                .map_err(|e| Failure::new(e.code(), e.to_string()))?
+                .map_err(Failure::from)?
             {
                 eprintln!("brain entity suggest: warning: {reason}");
             }
         }
-        ix.finish()
-            .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+        ix.finish().map_err(Failure::from)?;
     }
     for d in &done {
         if json {

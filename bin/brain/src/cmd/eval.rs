@@ -83,7 +83,7 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })
-    .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    .map_err(Failure::from)?;
     bar.finish_and_clear();
     let mut out = Stdout::new();
     if a.json {

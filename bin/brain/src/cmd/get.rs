@@ -4,7 +4,7 @@ use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
-use brain_resolve::{DocsError, Resolver, read_lines, split_range};
+use brain_resolve::{Resolver, read_lines, split_range};
 use brain_store::{Config, Home};
 
 use super::usage::Row;
@@ -21,11 +21,6 @@ pub struct Args {
     max_bytes: usize,
 }
 
-/// A library failure as the CLI reports it.
-pub fn failure(e: DocsError) -> Failure {
-    Failure::new(e.code(), e.to_string()).with_fix(e.fix())
-}
-
 /// Print, and log a `get` row (n_docs, latency_ms, the error class on failure).
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let mut row = Row::new("get");
@@ -40,7 +35,7 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let (reference, from, count) = split_range(&a.reference);
     let doc = Resolver::new(&config, home)
         .resolve(reference)
-        .map_err(failure)?;
+        .map_err(Failure::from)?;
     let lines = read_lines(
         &doc.file,
         from.unwrap_or(1),
@@ -48,7 +43,7 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         a.line_numbers,
         a.max_bytes,
     )
-    .map_err(failure)?;
+    .map_err(Failure::from)?;
     row.set("n_docs", 1);
     if let Some(id) = doc.id.as_deref() {
         // Rehearsal: a read keeps a record close (never breaks the read).

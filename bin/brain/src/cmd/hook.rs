@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use brain_cli::{Exit, Failure};
 use brain_doc::ErrorCode;
+use brain_ops::Host;
 use brain_ops::hooks::{self, Change};
-use brain_ops::{Host, OpsError};
 use brain_store::Home;
 use serde_json::{Map, Value};
 
@@ -49,18 +49,12 @@ pub enum Command {
     },
 }
 
-fn fail(e: OpsError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string())
-        .with_fix(e.fix())
-        .into()
-}
-
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
     let host = Host::from_env();
     match cmd {
         Command::Install { settings, .. } => {
             let settings = settings.unwrap_or_else(|| host.claude_settings());
-            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
+            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(Failure::from)?;
             let Some(brain) = host.exe.clone() else {
                 return Err(Failure::new(
                     ErrorCode::Internal,
@@ -70,7 +64,7 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             };
             let root = std::path::absolute(home.root())?;
             let cmd = hooks::command(&root, &brain, &pipelines.join(hooks::SCRIPT));
-            let out = hooks::install(&settings, &cmd).map_err(fail)?;
+            let out = hooks::install(&settings, &cmd).map_err(Failure::from)?;
             let what = match out.change {
                 Change::Added => "added the Stop hook to",
                 Change::Replaced => "replaced brain's Stop hook in",
@@ -84,7 +78,7 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
         }
         Command::Remove { settings, .. } => {
             let settings = settings.unwrap_or_else(|| host.claude_settings());
-            let out = hooks::remove(&settings).map_err(fail)?;
+            let out = hooks::remove(&settings).map_err(Failure::from)?;
             match out.change {
                 Change::Removed(n) => eprintln!(
                     "brain: removed {n} Stop hook(s) from {}",

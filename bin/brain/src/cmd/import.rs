@@ -69,8 +69,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         embed_budget: (!a.no_embed).then(|| Duration::from_secs(a.embed_budget)),
         progress: &progress,
     };
-    let report = brain_ops::import::run(home, &sources, &missing, &plan)
-        .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+    let report = brain_ops::import::run(home, &sources, &missing, &plan).map_err(Failure::from)?;
     if a.json {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;

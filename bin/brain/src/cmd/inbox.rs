@@ -117,7 +117,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             Ok(Exit::Success)
         }
         Err(e) => {
-            let f = Failure::new(e.code(), e.to_string()).with_fix(e.fix());
+            let f = Failure::from(e);
             if a.json {
                 brain_doc::ndjson::write_line(&mut out, &f.record())?;
                 out.flush()?;

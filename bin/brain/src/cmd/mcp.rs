@@ -61,8 +61,7 @@ struct InstallArgs {
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     match a.command {
         None if a.http => {
-            let listener = brain_mcp::http::bind(a.port)
-                .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+            let listener = brain_mcp::http::bind(a.port).map_err(Failure::from)?;
             eprintln!(
                 "brain mcp: listening on {} (loopback only; Ctrl-C stops)",
                 listener.url()

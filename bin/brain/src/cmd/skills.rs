@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_ops::{Host, OpsError, skills};
+use brain_ops::{Host, skills};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -19,12 +19,6 @@ pub enum Command {
     Remove,
     /// List the installed brain skills: name, scope, path (tab-separated).
     List,
-}
-
-fn fail(e: OpsError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string())
-        .with_fix(e.fix())
-        .into()
 }
 
 pub fn run(cmd: Command) -> anyhow::Result<Exit> {
@@ -45,12 +39,13 @@ pub fn run(cmd: Command) -> anyhow::Result<Exit> {
             return Ok(Exit::Success);
         }
         Command::Install { scope } => {
-            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
-            skills::install(&host, &pipelines, &skills::scope_text(&scope)).map_err(fail)?
+            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(Failure::from)?;
+            skills::install(&host, &pipelines, &skills::scope_text(&scope))
+                .map_err(Failure::from)?
         }
         Command::Remove => {
-            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(fail)?;
-            skills::remove(&host, &pipelines).map_err(fail)?
+            let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(Failure::from)?;
+            skills::remove(&host, &pipelines).map_err(Failure::from)?
         }
     };
     for line in did {

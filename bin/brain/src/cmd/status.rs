@@ -13,8 +13,7 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let s = brain_ops::status(home)
-        .map_err(|e| Failure::new(e.code(), e.to_string()).with_fix(e.fix()))?;
+    let s = brain_ops::status(home).map_err(Failure::from)?;
     let mut out = Stdout::new();
     if a.json {
         serde_json::to_writer(&mut out, &s)?;

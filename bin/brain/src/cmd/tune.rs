@@ -193,8 +193,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         bar: brain_cli::bar(a.iterations as u64, "experiments"),
         quiet: a.json,
     };
-    let (summary, exps) =
-        tune::tune(home, &opts, &watch).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    let (summary, exps) = tune::tune(home, &opts, &watch).map_err(Failure::from)?;
     watch.bar.finish_and_clear();
     if a.json {
         for e in &exps {

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_context::wm::{self, Store, WmError};
+use brain_context::wm::{self, Store};
 use brain_store::Home;
 
 #[derive(clap::Subcommand)]
@@ -54,13 +54,9 @@ pub enum Command {
     },
 }
 
-fn fail(e: WmError) -> anyhow::Error {
-    Failure::new(e.code(), e.to_string()).into()
-}
-
 /// The store, its warnings said.
 fn open(home: &Home) -> anyhow::Result<Store> {
-    let store = Store::open(home).map_err(fail)?;
+    let store = Store::open(home).map_err(Failure::from)?;
     for w in &store.warnings {
         eprintln!("brain wm: warning: {w}");
     }
@@ -81,7 +77,7 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
         } => {
             let id = open(home)?
                 .add(&text.join(" "), ttl, pin, deadline, tags, &now.timestamp())
-                .map_err(fail)?;
+                .map_err(Failure::from)?;
             writeln!(out, "{id}")?;
         }
         Command::List { json } => {
@@ -102,14 +98,14 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
                 }
             }
         }
-        Command::Pin { id } => open(home)?.pin(id, true).map_err(fail)?,
-        Command::Unpin { id } => open(home)?.pin(id, false).map_err(fail)?,
+        Command::Pin { id } => open(home)?.pin(id, true).map_err(Failure::from)?,
+        Command::Unpin { id } => open(home)?.pin(id, false).map_err(Failure::from)?,
         Command::Rm { id } => {
-            open(home)?.remove(id).map_err(fail)?;
+            open(home)?.remove(id).map_err(Failure::from)?;
         }
         Command::Promote { id, key } => {
             let captured = wm::promote(home, id, key, brain_store::telemetry::Surface::Cli, now)
-                .map_err(fail)?;
+                .map_err(Failure::from)?;
             writeln!(
                 out,
                 "promoted {id} to a fact: {} (brain get {})",
@@ -117,7 +113,7 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
             )?;
         }
         Command::Tick { quiet } => {
-            let gone = open(home)?.tick().map_err(fail)?;
+            let gone = open(home)?.tick().map_err(Failure::from)?;
             if !quiet {
                 for g in gone {
                     eprintln!("brain wm: expired {}: {}", g.id, g.text);

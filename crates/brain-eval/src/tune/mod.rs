@@ -88,9 +88,9 @@ pub enum TuneError {
     },
 }
 
-impl TuneError {
+impl brain_doc::Classified for TuneError {
     /// The exit-code class.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             TuneError::Judge(JudgeError::TooFew { .. }) => ErrorCode::NoResults,
             TuneError::Judge(_) | TuneError::BadInput(_) => ErrorCode::BadQuery,

@@ -38,9 +38,9 @@ pub enum HttpError {
     Bind { port: u16, source: io::Error },
 }
 
-impl HttpError {
+impl brain_doc::Classified for HttpError {
     /// `locked` when another process holds the port, else `internal`.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             HttpError::Bind { source, .. } if source.kind() == io::ErrorKind::AddrInUse => {
                 ErrorCode::Locked
@@ -50,8 +50,11 @@ impl HttpError {
     }
 
     /// What to do about it.
-    pub fn fix(&self) -> &'static str {
-        "another process listens on that port: stop it, or pick another with --port (0: any free port)"
+    fn fix(&self) -> String {
+        let fix: &str = {
+            "another process listens on that port: stop it, or pick another with --port (0: any free port)"
+        };
+        fix.into()
     }
 }
 

@@ -2,6 +2,7 @@
 //! block as `brain context`): guaranteed records, whole threads that fit, the best of the rest,
 //! counted with cl100k_base; near-duplicates, cold, superseded and expired records left out.
 
+use brain_doc::Classified;
 use brain_doc::{ErrorCode, ErrorRecord};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -71,7 +72,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
     let budget = a.budget.unwrap_or(brain_context::DEFAULT_BUDGET);
     brain_context::check_budget(budget)
-        .map_err(|e| ErrorRecord::new(ErrorCode::BadQuery, e, "e.g. {\"budget\": 8000}"))?;
+        .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), "e.g. {\"budget\": 8000}"))?;
     let opts = brain_context::Options {
         budget,
         dedup: true,
@@ -79,8 +80,8 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     };
     let now = ctx.now.clone();
     let engine = ctx.handles.engine()?;
-    let block = brain_context::build(engine, &a.task, opts, &now)
-        .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))?;
+    let block =
+        brain_context::build(engine, &a.task, opts, &now).map_err(|e| ErrorRecord::of(&e))?;
     let structured = serde_json::to_value(&block)
         .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
     Ok(Output {

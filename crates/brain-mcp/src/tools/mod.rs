@@ -221,5 +221,5 @@ pub fn error_text(e: &ErrorRecord, extra: &Map<String, Value>) -> String {
 
 /// A document lookup failure as an error record.
 pub fn docs_error(e: brain_resolve::DocsError) -> ErrorRecord {
-    ErrorRecord::new(e.code(), e.to_string(), e.fix())
+    ErrorRecord::of(&e)
 }

@@ -97,8 +97,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         surface: Some(Surface::Mcp),
     };
     ctx.logged = true;
-    let report = walk(ctx.handles.home(), &opts)
-        .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))?;
+    let report = walk(ctx.handles.home(), &opts).map_err(|e| ErrorRecord::of(&e))?;
     let config = ctx.handles.config()?;
     let low: Vec<bool> = report
         .items

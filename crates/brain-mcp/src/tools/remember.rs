@@ -7,6 +7,7 @@
 //! The one tool that writes: annotated not read-only, not destructive (it only appends), not
 //! idempotent (two calls make two entries).
 
+use brain_doc::Classified;
 use brain_doc::{ErrorCode, ErrorRecord};
 use brain_inbox::{Capture, EntryType, InboxError, capture};
 use brain_store::LockError;
@@ -152,14 +153,14 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
 }
 
 /// The fix of a failed capture, in this tool's terms where the CLI's names a flag.
-fn fix(e: &InboxError) -> &'static str {
+fn fix(e: &InboxError) -> String {
     match e {
-        InboxError::Empty => "give `text`: what you want to remember, in words",
+        InboxError::Empty => "give `text`: what you want to remember, in words".into(),
         InboxError::Noise(_) => {
-            "remember what you concluded from it instead, or call again with `force: true` to store it as it is"
+            "remember what you concluded from it instead, or call again with `force: true` to store it as it is".into()
         }
         InboxError::Lock(LockError::Held { .. }) => {
-            "another capture is writing the inbox; try again in a moment"
+            "another capture is writing the inbox; try again in a moment".into()
         }
         _ => e.fix(),
     }

@@ -63,8 +63,7 @@ fn describe() -> Value {
 }
 
 fn run(ctx: &mut Ctx<'_>, _args: Value) -> Result<Output, ErrorRecord> {
-    let status = brain_ops::status(ctx.handles.home())
-        .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), e.fix()))?;
+    let status = brain_ops::status(ctx.handles.home()).map_err(|e| ErrorRecord::of(&e))?;
     let structured = serde_json::to_value(&status)
         .map_err(|e| ErrorRecord::new(brain_doc::ErrorCode::Internal, e.to_string(), ""))?;
     Ok(Output {

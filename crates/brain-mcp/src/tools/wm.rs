@@ -3,6 +3,7 @@
 //! `context` block until their turns run out. Every tool answers with the notes as they are after it.
 
 use brain_context::wm::{self, Store, WmError};
+use brain_doc::Classified;
 use brain_doc::ErrorRecord;
 use serde::Deserialize;
 use serde_json::{Value, json};

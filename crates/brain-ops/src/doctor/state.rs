@@ -1,6 +1,7 @@
 //! Checks of the data: lexical index vs registry vs disk, state DB, telemetry file, model, vector
 //! store, locks.
 
+use brain_doc::Classified;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 
