@@ -136,12 +136,8 @@ fn the_block_fills_in_order_within_the_budget_and_leaves_out_what_it_should() {
     );
     assert!(hits.status.success());
     let staged = run(
-        command("fmt", &h).env("BRAIN_NOW", NOW).args([
-            "--context",
-            "--budget",
-            "2000",
-            "--query",
-            TASK,
+        command("brain", &h).args([
+            "context", "--now", NOW, "--budget", "2000", "--hits", "-", TASK,
         ]),
         &hits.stdout,
     );
@@ -151,6 +147,79 @@ fn the_block_fills_in_order_within_the_budget_and_leaves_out_what_it_should() {
         "{}",
         String::from_utf8_lossy(&staged.stderr)
     );
+    // fmt --context renders the block record `brain context --json` prints, from stdin alone: the
+    // same bytes, with no home at all (it opens no index and writes nothing).
+    let json = context(&h, &["--json", "--budget", "2000", TASK]);
+    let nowhere = h.join("no-such-home");
+    let rendered = run(
+        command("fmt", &nowhere)
+            .env("BRAIN_NOW", NOW)
+            .arg("--context"),
+        &json.stdout,
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&rendered.stdout),
+        md,
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    assert!(
+        !nowhere.exists(),
+        "fmt --context created {}",
+        nowhere.display()
+    );
+}
+
+/// fmt --context is a renderer: hits are not a block (64, naming the command that makes one), a
+/// torn or foreign line is skipped with a warning, an item dropped with jq is gone from the block.
+#[test]
+fn fmt_context_renders_block_records_only() {
+    let (_dir, h) = vault();
+    let fmt = |stdin: &[u8]| {
+        run(
+            command("fmt", &h).env("BRAIN_NOW", NOW).arg("--context"),
+            stdin,
+        )
+    };
+    let hits = run(
+        command("rank", &h)
+            .env("BRAIN_NOW", NOW)
+            .args(["--limit", "5", TASK]),
+        b"",
+    );
+    let out = fmt(&hits.stdout);
+    assert_eq!(out.status.code(), Some(64));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("brain context --hits -"), "{err}");
+    let block = context(&h, &["--json", "--budget", "2000", TASK]);
+    let mut v: serde_json::Value = serde_json::from_slice(&block.stdout).expect("block");
+    let n = v["items"].as_array().map_or(0, Vec::len);
+    assert!(n >= 2, "{v}");
+    let dropped = v["items"][0]["title"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    if let Some(items) = v["items"].as_array_mut() {
+        items.remove(0);
+    }
+    let stdin = format!("{{\"kind\": \"context\", \"task\": 1\n not json\n{v}\n");
+    let out = fmt(stdin.as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(md.matches("<memory-context ").count(), 1, "{md}");
+    assert!(!md.contains(&dropped), "{dropped} was dropped: {md}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .matches("warning")
+            .count()
+            >= 2
+    );
+    assert_eq!(fmt(b"").status.code(), Some(64));
 }
 
 #[test]
@@ -350,7 +419,7 @@ fn working_memory_comes_first_expires_after_its_turns_and_promotes_to_a_fact() {
 }
 
 #[test]
-fn fmt_context_serves_only_documents_of_a_collection() {
+fn context_from_hits_serves_only_documents_of_a_collection() {
     let (dir, h) = vault();
     // Hits that point outside the collections, or at a file that is not a document.
     std::fs::write(
@@ -371,12 +440,8 @@ fn fmt_context_serves_only_documents_of_a_collection() {
     ]
     .concat();
     let out = run(
-        command("fmt", &h).env("BRAIN_NOW", NOW).args([
-            "--context",
-            "--budget",
-            "3000",
-            "--query",
-            "x",
+        command("brain", &h).args([
+            "context", "--now", NOW, "--budget", "3000", "--hits", "-", "x",
         ]),
         input.as_bytes(),
     );

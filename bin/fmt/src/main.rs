@@ -1,6 +1,8 @@
 //! `fmt` — render hit NDJSON from stdin (`rank … | fmt`). Malformed lines are reported on stderr and
 //! skipped. Exit 67 when the stream held no hits (the `--json` envelope is still printed); exit 64
 //! when it held only malformed lines (a failing stage before fmt must not look like an empty answer).
+//! `fmt --context` renders context block records (`brain context --json TASK | fmt --context`).
+//! A pure filter: it reads stdin and brain.yaml's trust rule, never an index, and writes nothing.
 
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
@@ -22,23 +24,18 @@ struct Cli {
     #[arg(long, value_name = "TEXT")]
     query: Option<String>,
 
-    /// A memory block for a task instead of a list (what `brain context` prints for the same hits):
-    /// the home's guaranteed records, whole threads that fit, the best of the rest, within --budget
-    /// tokens (cl100k_base).
-    #[arg(long, conflicts_with_all = ["json", "files", "md", "csv"])]
+    /// Render context block records instead of hits: the JSON `brain context --json TASK` prints
+    /// (edited with jq or not), as the `<memory-context>` markdown `brain context` prints for it.
+    /// Hits become a block with `brain context --hits - TASK`.
+    #[arg(long, conflicts_with_all = ["json", "files", "md", "csv", "query"])]
     context: bool,
-
-    /// With --context: most tokens the block may take.
-    #[arg(long, requires = "context", default_value_t = brain_context::DEFAULT_BUDGET)]
-    budget: usize,
-
-    /// With --context: keep near-duplicates (collapsed by default).
-    #[arg(long, requires = "context")]
-    no_dedup: bool,
 }
 
 fn main() -> std::process::ExitCode {
     brain_cli::main("fmt", |cli: Cli| {
+        if cli.context {
+            return context();
+        }
         let started = Instant::now();
         let warn = Warnings::new("fmt", false);
         let mut hits: Vec<Hit> = Vec::new();
@@ -72,9 +69,6 @@ fn main() -> std::process::ExitCode {
                 h.untrusted |= config.is_low_trust(&h.collection);
             }
         }
-        if cli.context {
-            return context(&cli, hits);
-        }
         let took_ms = started.elapsed().as_millis() as u64;
         let no_color = brain_doc::env::set("NO_COLOR");
         let opts = cli
@@ -91,24 +85,50 @@ fn main() -> std::process::ExitCode {
     })
 }
 
-/// `fmt --context`: the block `brain context` prints, for the hits on stdin.
-fn context(cli: &Cli, hits: Vec<Hit>) -> anyhow::Result<Exit> {
-    brain_context::check_budget(cli.budget).map_err(Failure::from)?;
-    let home = brain_store::Home::from_env();
-    let now = brain_rank::clock::now();
-    let engine = brain_rank::Engine::open(&home).map_err(Failure::from)?;
-    let opts = brain_context::Options {
-        budget: cli.budget,
-        dedup: !cli.no_dedup,
-        tick: true,
-    };
-    let task = cli.query.clone().unwrap_or_default();
-    let block =
-        brain_context::from_hits(&engine, &task, hits, opts, &now).map_err(Failure::from)?;
+/// `fmt --context`: each context block record on stdin as its markdown. Hits are not a block (exit
+/// 64 with the command that makes one); a malformed line is skipped with a warning.
+fn context() -> anyhow::Result<Exit> {
+    let warn = Warnings::new("fmt", false);
+    let now = brain_store::clock::now().as_second();
     let mut out = Stdout::new();
-    out.write_all(block.markdown.as_bytes())?;
+    let (mut blocks, mut hits, mut items) = (0, 0, 0);
+    for item in Reader::<_, serde_json::Value>::new(std::io::stdin().lock(), "<stdin>") {
+        let v = match item? {
+            Ok(v) => v,
+            Err(e) => {
+                warn.warn(&e);
+                continue;
+            }
+        };
+        match v.get("kind").and_then(serde_json::Value::as_str) {
+            Some("context") => match serde_json::from_value::<brain_context::BlockRecord>(v) {
+                Ok(b) => {
+                    out.write_all(b.markdown(now).as_bytes())?;
+                    blocks += 1;
+                    items += b.items.len();
+                }
+                Err(e) => warn.warn(format!(
+                    "<stdin>: a context record that does not read: {e}"
+                )),
+            },
+            Some("hit") => hits += 1,
+            _ => warn.warn("<stdin>: not a context block record, skipped"),
+        }
+    }
     out.flush()?;
-    Ok(if block.items.is_empty() {
+    if blocks == 0 {
+        let why = if hits > 0 {
+            format!(
+                "{hits} hit record(s) on stdin: fmt --context renders a context block, not hits"
+            )
+        } else {
+            "no context block record on stdin".to_string()
+        };
+        return Err(Failure::new(ErrorCode::BadQuery, why)
+            .with_fix("`brain context --json TASK | brain fmt --context`; from hits: `rank … | brain context --hits - TASK`")
+            .into());
+    }
+    Ok(if items == 0 {
         Exit::Code(ErrorCode::NoResults)
     } else {
         Exit::Success

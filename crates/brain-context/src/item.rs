@@ -1,7 +1,9 @@
 //! What a block holds: items with their provenance, and what was left out.
 
 /// Where an item sits in the block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Section {
     /// Pinned, importance 5, or of a `memory` collection: always carried.
@@ -23,7 +25,7 @@ impl Section {
 }
 
 /// One record in the block, with its provenance.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Item {
     pub section: Section,
     /// The thread it came with (`project:~/work/brain`, `key:db.engine`, `entity:…`, `thread:…`).
@@ -46,7 +48,7 @@ pub struct Item {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// From a low-trust collection: fenced in the block.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
     /// The search's score (0 for records carried because they are guaranteed).
     pub score: f64,

@@ -1,6 +1,7 @@
 //! `brain context "TASK"` (issue #23, seed 002): exactly the memory a task needs, within a token
-//! budget. One assembly serves `brain context`, the stage `rank … | fmt --context` and the MCP
-//! `context` tool, so all three give the same block for the same hits.
+//! budget. One assembly serves `brain context` (from the task, or from hits: `rank … | brain context
+//! --hits - TASK`) and the MCP `context` tool, so they give the same block for the same hits;
+//! `fmt --context` renders a block record ([`BlockRecord`]) and reads nothing else.
 //!
 //! * [`tokens`] — counts with a real BPE table (`cl100k_base`), never characters/4;
 //! * [`dedup`] — near-duplicates by word-shingle Jaccard (also `brain ask --dedup`);
@@ -86,6 +87,31 @@ pub struct Block {
 
 pub use brain_rank::dedup::stored_vectors;
 
+/// A block as `brain context --json` prints it, read back: what `fmt --context` renders, from its
+/// stdin alone (no index, no working-memory turn: those are `brain context`'s).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct BlockRecord {
+    pub task: String,
+    pub budget: usize,
+    #[serde(default)]
+    pub working: Vec<wm::Item>,
+    #[serde(default)]
+    pub items: Vec<Item>,
+}
+
+impl BlockRecord {
+    /// The block's markdown at `now` (Unix seconds: working memory's deadlines read against it),
+    /// byte for byte what `brain context` printed for it at that time.
+    pub fn markdown(&self, now: i64) -> String {
+        render::markdown(
+            &self.task,
+            self.budget,
+            &render::working(&self.working, now),
+            &self.items,
+        )
+    }
+}
+
 /// Why a budget is refused.
 pub fn check_budget(budget: usize) -> Result<(), ContextError> {
     if budget == 0 || budget > MAX_BUDGET {
@@ -130,7 +156,7 @@ pub fn build(
     from_hits(engine, task, hits, opts, now)
 }
 
-/// The block for search `hits` already made (the stage: `rank … | fmt --context`).
+/// The block for search `hits` already made (`rank … | brain context --hits - TASK`).
 pub fn from_hits(
     engine: &Engine,
     task: &str,

@@ -3,7 +3,7 @@
 //! block until they expire.
 //!
 //! * An item lives for `ttl` turns (default [`DEFAULT_TTL`], at most [`MAX_TTL`]): every context
-//!   assembly (`brain context`, `fmt --context`, MCP `context`) and every stop-hook turn
+//!   assembly (`brain context`, MCP `context`) and every stop-hook turn
 //!   (`brain wm tick`) takes one away; at zero it is gone. Pinned items never expire; at most
 //!   [`MAX_PINNED`] are pinned.
 //! * A deadline marks an item `due soon` within [`DUE_SOON_HOURS`] and `overdue` after it.

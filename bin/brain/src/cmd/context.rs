@@ -1,7 +1,7 @@
-//! `brain context "TASK" [--budget N] [--json]` — the memory a task needs, within a token budget
-//! (brain_context: guaranteed records, whole threads, the best of the rest; counted with
-//! cl100k_base; the same block as `rank TASK | fmt --context --task TASK` and the MCP `context`
-//! tool). Exit 67 when there is nothing to put in it.
+//! `brain context "TASK" [--budget N] [--json] [--hits FILE]` — the memory a task needs, within a
+//! token budget (brain_context: guaranteed records, whole threads, the best of the rest; counted
+//! with cl100k_base; the same block as the MCP `context` tool, and as `rank TASK | brain context
+//! --hits - TASK` for the same hits). Exit 67 when there is nothing to put in it.
 
 use std::io::Write;
 
@@ -31,6 +31,10 @@ pub struct Args {
     /// Answer as if it were now WHEN (RFC 3339 or YYYY-MM-DD) [default: $BRAIN_NOW, else the clock].
     #[arg(long, value_name = "WHEN")]
     now: Option<String>,
+    /// Make the block from these hits (hit NDJSON, `rank`'s output; `-` = stdin) instead of
+    /// searching the task: `rank --limit 60 TASK | brain context --hits - TASK`.
+    #[arg(long, value_name = "FILE")]
+    hits: Option<std::path::PathBuf>,
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
@@ -50,7 +54,14 @@ fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         dedup: !a.no_dedup,
         tick: true,
     };
-    let block = brain_context::build(&engine, &task, opts, &now).map_err(Failure::from)?;
+    let block = match &a.hits {
+        None => brain_context::build(&engine, &task, opts, &now),
+        Some(file) => {
+            let hits = read_hits(file)?;
+            brain_context::from_hits(&engine, &task, hits, opts, &now)
+        }
+    }
+    .map_err(Failure::from)?;
     for w in &block.warnings {
         eprintln!("brain context: warning: {w}");
     }
@@ -70,4 +81,30 @@ fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         return Ok(Exit::Code(ErrorCode::NoResults));
     }
     Ok(Exit::Success)
+}
+
+/// The hit records of `file` (`-`: stdin); a malformed line is a warning and skipped.
+fn read_hits(file: &std::path::Path) -> anyhow::Result<Vec<brain_doc::Hit>> {
+    let warn = brain_cli::Warnings::new("brain context", false);
+    let read =
+        |r: &mut dyn std::io::BufRead, name: String| -> anyhow::Result<Vec<brain_doc::Hit>> {
+            let mut hits = Vec::new();
+            for item in brain_doc::ndjson::Reader::<_, brain_doc::Hit>::new(r, name) {
+                match item? {
+                    Ok(h) => hits.push(h),
+                    Err(e) => warn.warn(&e),
+                }
+            }
+            Ok(hits)
+        };
+    if file.as_os_str() == "-" {
+        return read(&mut std::io::stdin().lock(), "<stdin>".into());
+    }
+    let f = std::fs::File::open(file).map_err(|e| {
+        Failure::new(
+            ErrorCode::BadQuery,
+            format!("--hits {}: {e}", file.display()),
+        )
+    })?;
+    read(&mut std::io::BufReader::new(f), file.display().to_string())
 }
