@@ -107,9 +107,7 @@ fn context() -> anyhow::Result<Exit> {
                     blocks += 1;
                     items += b.items.len();
                 }
-                Err(e) => warn.warn(format!(
-                    "<stdin>: a context record that does not read: {e}"
-                )),
+                Err(e) => warn.warn(format!("<stdin>: a context record that does not read: {e}")),
             },
             Some("hit") => hits += 1,
             _ => warn.warn("<stdin>: not a context block record, skipped"),

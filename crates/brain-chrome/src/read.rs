@@ -53,7 +53,7 @@ pub struct Extras {
 /// Text of a column that may be NULL, TEXT or (in damaged rows) a BLOB or a number.
 fn text(v: ValueRef<'_>) -> String {
     match v {
-        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Text(t) | ValueRef::Blob(t) => brain_doc::bytes::lossy(t),
         ValueRef::Integer(i) => i.to_string(),
         ValueRef::Real(r) => r.to_string(),
         ValueRef::Null => String::new(),

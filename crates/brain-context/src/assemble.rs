@@ -41,7 +41,7 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         (h.snippet.clone(), h.line, Vec::new(), false)
     } else {
         let raw = std::fs::read(&file).ok()?;
-        let raw = String::from_utf8_lossy(&raw);
+        let raw = brain_doc::bytes::text(&raw).0;
         let facts = brain_doc::file::FileFacts::read(&h.path, &raw, 0);
         let keys = thread_keys(&facts.frontmatter, h);
         let body = facts.body.trim();

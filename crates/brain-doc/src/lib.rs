@@ -17,6 +17,7 @@
 
 pub mod atomic;
 pub mod blocks;
+pub mod bytes;
 mod doc;
 pub mod env;
 mod error;

@@ -61,7 +61,9 @@ impl<R: BufRead, T: DeserializeOwned> Iterator for Reader<R, T> {
             if trimmed.is_empty() {
                 continue;
             }
-            let parsed = serde_json::from_slice::<T>(trimmed).map_err(|e| LineError {
+            // Invalid UTF-8 is decided at the edge (crate::bytes): replaced, the record kept.
+            let (text, _) = crate::bytes::text(trimmed);
+            let parsed = serde_json::from_str::<T>(&text).map_err(|e| LineError {
                 source_name: self.source_name.clone(),
                 line: self.line,
                 reason: e.to_string(),
@@ -83,6 +85,17 @@ pub fn write_line<W: Write, T: Serialize>(out: &mut W, record: &T) -> io::Result
 mod tests {
     use super::*;
     use crate::ErrorRecord;
+
+    /// A stray byte in a string is replaced and the record kept (crate::bytes), not a lost line.
+    #[test]
+    fn invalid_utf8_in_a_record_is_replaced_not_dropped() {
+        let input = b"{\"kind\":\"error\",\"error\":\"timeout\",\"message\":\"caf\xc3 \xff\",\"fix\":\"\"}\n";
+        let got: Vec<_> = Reader::<_, ErrorRecord>::new(&input[..], "t").collect();
+        match &got[..] {
+            [Ok(Ok(r))] => assert_eq!(r.message, "caf\u{FFFD} \u{FFFD}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn malformed_lines_are_reported_with_their_number_and_the_stream_goes_on() {

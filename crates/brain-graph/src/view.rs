@@ -65,7 +65,7 @@ fn read(config: &Config, id: &str) -> Option<String> {
     }
     std::fs::read(&file)
         .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map(|b| brain_doc::bytes::lossy(&b))
 }
 
 fn cut(text: &str, max: usize) -> String {

@@ -8,6 +8,7 @@
 //! * [`dayfile`] — the day file's format, and parsing it back.
 //!
 //! ```no_run
+//! use brain_doc::Classified;
 //! use brain_inbox::{Capture, EntryType, capture};
 //! let home = brain_store::Home::from_env();
 //! let mut req = Capture::new("Keep BM25 as the default path", jiff::Zoned::now());

@@ -181,7 +181,7 @@ pub fn read(path: &Path) -> Result<Read, String> {
 /// The sessions of a history's `bytes`, read from `place` (its ids carry a hash of it), in the
 /// repository `project`.
 pub fn parse(bytes: &[u8], place: &str, project: Option<String>) -> Read {
-    let text = String::from_utf8_lossy(&crate::lines::decode(bytes)).into_owned();
+    let text = brain_doc::bytes::lossy(&crate::lines::decode(bytes));
     let place_hash = &brain_doc::sha256_hex(place.as_bytes())[..8];
     let mut out = Read::default();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();

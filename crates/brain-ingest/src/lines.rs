@@ -33,22 +33,10 @@ pub struct LineIssue {
     pub reason: String,
 }
 
-/// The non-empty lines of `bytes` with their 1-based numbers (`\r\n` tolerated).
+/// The non-empty lines of `bytes` with their 1-based numbers (`\r\n` tolerated): the one line
+/// cutter for bytes ([`brain_doc::bytes::lines`]).
 pub fn split(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-    let mut start = 0;
-    let mut no = 0u64;
-    std::iter::from_fn(move || {
-        while start < bytes.len() {
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let line = bytes[start..end].trim_ascii();
-            start = end + 1;
-            no += 1;
-            if !line.is_empty() {
-                return Some((no, line));
-            }
-        }
-        None
-    })
+    brain_doc::bytes::lines(bytes)
 }
 
 /// The JSON-object lines of a transcript parsed as `T`, with their numbers: the one line loop of
@@ -102,7 +90,9 @@ pub fn parse<T: DeserializeOwned>(no: u64, raw: &[u8]) -> Result<Option<T>, Line
             reason: what.into(),
         });
     }
-    serde_json::from_slice::<T>(raw).map(Some).map_err(|e| {
+    // Invalid UTF-8 is decided at the edge (brain_doc::bytes): replaced, the line kept.
+    let (text, _) = brain_doc::bytes::text(raw);
+    serde_json::from_str::<T>(&text).map(Some).map_err(|e| {
         let what = if e.is_data() {
             "unexpected record shape"
         } else {
@@ -118,6 +108,13 @@ pub fn parse<T: DeserializeOwned>(no: u64, raw: &[u8]) -> Result<Option<T>, Line
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A transcript line with a stray byte in a string keeps its turn (it was an issue, the line lost).
+    #[test]
+    fn a_stray_byte_is_replaced_and_the_line_kept() {
+        let r: Option<serde_json::Value> = parse(1, b"{\"text\":\"ok \xff\"}").expect("parsed");
+        assert_eq!(r.map(|v| v["text"].clone()), Some("ok \u{FFFD}".into()));
+    }
 
     #[test]
     fn a_bom_is_dropped_and_utf16_decoded() {

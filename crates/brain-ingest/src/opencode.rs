@@ -146,7 +146,7 @@ fn conversation(
 
 fn text_of(v: ValueRef<'_>) -> String {
     match v {
-        ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+        ValueRef::Text(b) | ValueRef::Blob(b) => brain_doc::bytes::lossy(b),
         ValueRef::Integer(i) => i.to_string(),
         _ => String::new(),
     }

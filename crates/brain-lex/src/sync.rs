@@ -462,7 +462,7 @@ impl Indexer {
             return Ok(());
         }
         let bytes = std::fs::read(path).map_err(skip)?;
-        let text = String::from_utf8_lossy(&bytes);
+        let text = brain_doc::bytes::text(&bytes).0;
         let sha = brain_doc::sha256_hex(&bytes);
         if let Some(k) = known
             && k.sha256 == sha

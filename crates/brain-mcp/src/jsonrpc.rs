@@ -231,7 +231,7 @@ mod tests {
         let mut out = Vec::new();
         loop {
             match read_line(&mut r, &mut buf, cap).expect("read") {
-                Line::Text => out.push(Ok(String::from_utf8_lossy(&buf).into_owned())),
+                Line::Text => out.push(Ok(brain_doc::bytes::lossy(&buf))),
                 Line::TooLong(n) => out.push(Err(n)),
                 Line::Eof => return out,
             }

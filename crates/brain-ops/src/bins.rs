@@ -62,7 +62,8 @@ fn is_ours(p: &Path, name: &str) -> bool {
         .stderr(std::process::Stdio::null())
         .output()
         .is_ok_and(|o| {
-            String::from_utf8_lossy(&o.stdout)
+            brain_doc::bytes::text(&o.stdout)
+                .0
                 .strip_prefix(name)
                 .and_then(|r| r.strip_prefix(' '))
                 .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))

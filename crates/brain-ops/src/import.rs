@@ -333,7 +333,7 @@ fn read_on_thread(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHan
         if let Some(mut r) = r {
             let mut bytes = Vec::new();
             let _ = r.read_to_end(&mut bytes);
-            s = String::from_utf8_lossy(&bytes).into_owned();
+            s = brain_doc::bytes::lossy(&bytes);
         }
         s
     })
@@ -368,7 +368,8 @@ fn embed(home: &Home, vecindex: &Path, budget: Duration) -> Embedded {
             };
         }
     };
-    let report = String::from_utf8_lossy(&out.stdout)
+    let report = brain_doc::bytes::text(&out.stdout)
+        .0
         .lines()
         .rev()
         .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok());

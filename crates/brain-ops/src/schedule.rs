@@ -171,10 +171,10 @@ fn helper(cmd: &str, args: &[&str], stdin: Option<&str>) -> Result<String, OpsEr
     }
     let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
     if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(brain_doc::bytes::lossy(&out.stdout))
     } else {
         Err(fail(
-            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            brain_doc::bytes::text(&out.stderr).0.trim().to_string(),
         ))
     }
 }

@@ -53,7 +53,7 @@ fn last_rows(path: &std::path::Path, n: usize) -> Vec<Value> {
     if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_end(&mut buf).is_err() {
         return Vec::new();
     }
-    let text = String::from_utf8_lossy(&buf);
+    let text = brain_doc::bytes::text(&buf).0;
     let mut lines: Vec<&str> = text.lines().collect();
     if start > 0 && !lines.is_empty() {
         lines.remove(0); // probably cut in the middle
@@ -89,7 +89,7 @@ pub fn row_problem(line: &str) -> Option<String> {
 /// Every line of the telemetry file checked: (rows, bad lines as `line N: reason`).
 pub fn check(home: &Home) -> std::io::Result<(u64, Vec<String>)> {
     let bytes = std::fs::read(home.usage_log())?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = brain_doc::bytes::text(&bytes).0;
     let mut rows = 0;
     let mut bad = Vec::new();
     for (i, line) in text.split_inclusive('\n').enumerate() {

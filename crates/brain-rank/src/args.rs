@@ -146,12 +146,9 @@ impl RankArgs {
             return Ok(self.query.join(" "));
         }
         let bytes = read_stdin().map_err(RunError::Stdin)?;
-        String::from_utf8(bytes).map_err(|e| {
-            RunError::BadInput(format!(
-                "the query on stdin is not UTF-8 (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ))
-        })
+        brain_doc::bytes::query(&bytes)
+            .map(str::to_string)
+            .map_err(|at| RunError::BadInput(format!("the query on stdin is not UTF-8 ({at})")))
     }
 
     /// The whole request: the query text (or --query-doc) parsed once, flags and expansions applied,

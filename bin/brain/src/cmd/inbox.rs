@@ -73,7 +73,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     } else {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes)?;
-        String::from_utf8_lossy(&bytes).into_owned()
+        brain_doc::bytes::lossy(&bytes)
     };
     let mut req = Capture::new(text, brain_rank::clock::now());
     req.kind = a.kind;

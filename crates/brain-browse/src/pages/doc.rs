@@ -39,7 +39,7 @@ fn open(app: &mut App, rest: &[String]) -> Result<(Opened, brain_store::Config),
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_secs() as i64);
     let cut = bytes.len() > MAX_BYTES;
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_BYTES)]).into_owned();
+    let text = brain_doc::bytes::lossy(&bytes[..bytes.len().min(MAX_BYTES)]);
     Ok((
         Opened {
             id,

@@ -170,7 +170,7 @@ pub fn read(db: &Path, issues: &mut Vec<String>) -> Result<Option<Conversation>,
     let hex: String = conn
         .query_row("SELECT value FROM meta WHERE key = '0'", [], |r| {
             Ok(match r.get_ref(0)? {
-                ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+                ValueRef::Text(b) | ValueRef::Blob(b) => brain_doc::bytes::lossy(b),
                 _ => String::new(),
             })
         })

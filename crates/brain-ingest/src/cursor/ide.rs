@@ -103,7 +103,7 @@ fn percent_decode(s: &str) -> String {
         out.push(b[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    brain_doc::bytes::lossy(&out)
 }
 
 /// A workspace database: which composers were opened there (for the global database), the

@@ -264,7 +264,7 @@ pub fn parse(
     let mut t = Thread::default();
     let mut files = Vec::new();
     if txt {
-        read_txt(&String::from_utf8_lossy(&bytes), &mut t);
+        read_txt(&brain_doc::bytes::lossy(&bytes), &mut t);
     } else {
         read_jsonl(Path::new(name), &bytes, &mut t, &mut files, issues);
     }

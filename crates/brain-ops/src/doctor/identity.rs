@@ -126,7 +126,7 @@ fn conversation_of(path: &std::path::Path) -> Option<String> {
         .take(HEAD as u64)
         .read_to_end(&mut head)
         .ok()?;
-    let text = String::from_utf8_lossy(&head);
+    let text = brain_doc::bytes::text(&head).0;
     let doc = match brain_doc::Doc::from_markdown(&text) {
         Ok(d) => d,
         Err(brain_doc::DocError::UnclosedFrontmatter) if head.len() == HEAD => {

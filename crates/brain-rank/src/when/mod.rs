@@ -126,37 +126,7 @@ pub fn find(text: &str, now: &Zoned) -> Option<When> {
     let today = now.date();
 
     let order = find_order(&norm, &mut used);
-    let mut implied: Option<Date> = None;
-    let mut part = None;
-    for i in 0..norm.len() {
-        let p = match g(i).trim_end_matches('s') {
-            "morning" => DayPart::Morning,
-            "afternoon" => DayPart::Afternoon,
-            "evening" => DayPart::Evening,
-            "night" | "tonight" | "overnight" | "midnight" => DayPart::Night,
-            _ => continue,
-        };
-        used[i] = true;
-        part = Some(p);
-        match (i.checked_sub(1).map_or("", g), g(i)) {
-            (_, "tonight") => implied = Some(today),
-            ("this", _) => {
-                implied = Some(today);
-                used[i - 1] = true;
-            }
-            ("last", _) if p == DayPart::Night => {
-                implied = today.yesterday().ok();
-                used[i - 1] = true;
-            }
-            ("late" | "early", _) => used[i - 1] = true,
-            ("at", _) if i >= 2 && g(i - 2) == "late" => {
-                used[i - 1] = true;
-                used[i - 2] = true;
-            }
-            _ => {}
-        }
-        break;
-    }
+    let (part, implied) = find_part(&norm, &mut used, today);
     let days = grammar::find(&norm, &used, today);
     let (mut from, to, vague) = match (days, implied) {
         (Some(d), _) => {
@@ -243,6 +213,42 @@ pub fn find(text: &str, now: &Zoned) -> Option<When> {
         tz,
         narrowed,
     })
+}
+
+/// The first part of the day named ("morning", "tonight", "late at night"), its words marked used,
+/// and the day it implies ("this evening": today, "last night": yesterday).
+fn find_part(norm: &[String], used: &mut [bool], today: Date) -> (Option<DayPart>, Option<Date>) {
+    let g = |i: usize| norm.get(i).map_or("", String::as_str);
+    for i in 0..norm.len() {
+        let p = match g(i).trim_end_matches('s') {
+            "morning" => DayPart::Morning,
+            "afternoon" => DayPart::Afternoon,
+            "evening" => DayPart::Evening,
+            "night" | "tonight" | "overnight" | "midnight" => DayPart::Night,
+            _ => continue,
+        };
+        used[i] = true;
+        let mut implied = None;
+        match (i.checked_sub(1).map_or("", g), g(i)) {
+            (_, "tonight") => implied = Some(today),
+            ("this", _) => {
+                implied = Some(today);
+                used[i - 1] = true;
+            }
+            ("last", _) if p == DayPart::Night => {
+                implied = today.yesterday().ok();
+                used[i - 1] = true;
+            }
+            ("late" | "early", _) => used[i - 1] = true,
+            ("at", _) if i >= 2 && g(i - 2) == "late" => {
+                used[i - 1] = true;
+                used[i - 2] = true;
+            }
+            _ => {}
+        }
+        return (Some(p), implied);
+    }
+    (None, None)
 }
 
 /// Mark "latest", "most recent(ly)", "newest", "the last time" (→ [`Order::Latest`]), "the first

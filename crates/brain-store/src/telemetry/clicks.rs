@@ -120,7 +120,7 @@ fn tail(path: &std::path::Path) -> Vec<Map<String, Value>> {
     if f.read_to_end(&mut bytes).is_err() {
         return Vec::new();
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = brain_doc::bytes::text(&bytes).0;
     text.lines()
         .skip(usize::from(start > 0))
         .filter_map(|l| serde_json::from_str(l).ok())
