@@ -90,6 +90,8 @@ fn main() -> std::process::ExitCode {
 fn context() -> anyhow::Result<Exit> {
     let warn = Warnings::new("fmt", false);
     let now = brain_store::clock::now().as_second();
+    // As for hits: an item of a low-trust collection is fenced whatever the record says.
+    let config = brain_store::Config::load(&brain_store::Home::from_env()).ok();
     let mut out = Stdout::new();
     let (mut blocks, mut hits, mut items) = (0, 0, 0);
     for item in Reader::<_, serde_json::Value>::new(std::io::stdin().lock(), "<stdin>") {
@@ -102,7 +104,13 @@ fn context() -> anyhow::Result<Exit> {
         };
         match v.get("kind").and_then(serde_json::Value::as_str) {
             Some("context") => match serde_json::from_value::<brain_context::BlockRecord>(v) {
-                Ok(b) => {
+                Ok(mut b) => {
+                    if let Some(config) = &config {
+                        for i in &mut b.items {
+                            let collection = i.id.split('/').next().unwrap_or_default();
+                            i.untrusted |= config.is_low_trust(collection);
+                        }
+                    }
                     out.write_all(b.markdown(now).as_bytes())?;
                     blocks += 1;
                     items += b.items.len();

@@ -38,6 +38,11 @@ pub const MAX_BUDGET: usize = 200_000;
 /// Search hits considered for threads and the rest.
 pub const CANDIDATES: usize = 60;
 
+/// Most hits a block is made from when they are given (`brain context --hits`): the search gives
+/// [`CANDIDATES`]; past this the rest are left out with a warning (a flood on stdin costs a read
+/// per hit). Our choice (2026-11-26).
+pub const MAX_HITS: usize = 1000;
+
 /// Guaranteed records read (newest first) before the budget decides.
 pub const MAX_GUARANTEED: usize = 200;
 

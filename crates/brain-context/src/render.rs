@@ -31,22 +31,23 @@ pub fn heading(s: Section) -> String {
 /// One item: a heading with its title, a provenance line, its text (fenced when low-trust).
 pub fn item_md(i: &Item) -> String {
     let mut o = String::new();
-    let title = one_line(&i.title)
-        .replace("<memory-context", "<\\memory-context")
-        .replace("</memory-context", "<\\/memory-context");
+    let title = inline(&i.title);
     let title = if i.untrusted {
         brain_doc::fence::inline(&title)
     } else {
         title
     };
     let _ = writeln!(o, "### {title}");
-    let date = i.date.get(..10).unwrap_or(&i.date);
-    let _ = write!(o, "{}:{} · {date} ({})", i.uri, i.line, i.age);
+    // Every field on one line and unable to close the block: a record read back from stdin
+    // (`fmt --context`) is input like any other.
+    let uri = inline(&i.uri);
+    let date = inline(i.date.get(..10).unwrap_or(&i.date));
+    let _ = write!(o, "{uri}:{} · {date} ({})", i.line, inline(&i.age));
     if let Some(c) = i.confidence {
         let _ = write!(o, " · confidence {c:.2}");
     }
     if let Some(t) = &i.thread {
-        let _ = write!(o, " · thread {}", one_line(t));
+        let _ = write!(o, " · thread {}", inline(t));
     }
     o.push('\n');
     // A record cannot close (or open) the block from inside.
@@ -55,7 +56,7 @@ pub fn item_md(i: &Item) -> String {
         .replace("</memory-context", "<\\/memory-context")
         .replace("<memory-context", "<\\memory-context");
     if i.untrusted {
-        o.push_str(brain_doc::fence::block(&text, &i.uri).trim_end());
+        o.push_str(brain_doc::fence::block(&text, &uri).trim_end());
     } else {
         o.push_str(text.trim_end());
     }
@@ -64,6 +65,13 @@ pub fn item_md(i: &Item) -> String {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `s` on one line, unable to open or close the block.
+fn inline(s: &str) -> String {
+    one_line(s)
+        .replace("</memory-context", "<\\/memory-context")
+        .replace("<memory-context", "<\\memory-context")
 }
 
 /// The working-memory section: its heading and one line per note (empty without notes).

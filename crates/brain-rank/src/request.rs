@@ -1,10 +1,12 @@
-//! One search, however it was asked, and the one builder every front door uses: `rank` and `brain
-//! ask` ([`crate::args::RankArgs::request`]), the MCP `query` tool, and `brain eval`. Each front door
-//! is a thin adapter that hands its own arguments to [`RequestBuilder`].
+//! One search, however it was asked, and the one builder every front door uses
+//! ([`crate::Engine::request`]): `rank` and `brain ask` ([`crate::args::RankArgs::request`]), the MCP
+//! `query` tool, `brain eval`, `brain tune`, `brain context`, `brain browse`'s search. Each front
+//! door is a thin adapter that hands its own arguments to [`RequestBuilder`]; what it does not say
+//! (`limit`, `per_doc`) comes from the strategy.
 //!
-//! The request carries *parsed* queries: every lexical line is parsed once, here, and the plan, the
-//! lexical lists and the snippets reuse that parse (the text of a plain `brain ask` used to be parsed
-//! up to five times).
+//! The request is resolved once: every lexical line is lexed and parsed once, here, and the plan,
+//! the lexical lists, the snippets and the zero-hit relaxation reuse those tokens (a plain `brain
+//! ask` was parsed 3 times, 5 on a zero-hit retry, before issue 39).
 
 use jiff::Zoned;
 

@@ -89,11 +89,19 @@ fn read_hits(file: &std::path::Path) -> anyhow::Result<Vec<brain_doc::Hit>> {
     let read =
         |r: &mut dyn std::io::BufRead, name: String| -> anyhow::Result<Vec<brain_doc::Hit>> {
             let mut hits = Vec::new();
+            let mut over = 0;
             for item in brain_doc::ndjson::Reader::<_, brain_doc::Hit>::new(r, name) {
                 match item? {
+                    Ok(_) if hits.len() >= brain_context::MAX_HITS => over += 1,
                     Ok(h) => hits.push(h),
                     Err(e) => warn.warn(&e),
                 }
+            }
+            if over > 0 {
+                warn.warn(format!(
+                    "{over} hits past the first {} left out",
+                    brain_context::MAX_HITS
+                ));
             }
             Ok(hits)
         };
