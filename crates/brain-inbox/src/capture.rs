@@ -1,9 +1,9 @@
 //! One capture: check, sanitize, append under the inbox lock, index the day file, log the action.
 
-use brain_doc::Classified;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use brain_doc::Classified;
 use brain_doc::ErrorCode;
 use brain_store::telemetry::{self, Surface};
 use brain_store::{Config, ConfigError, Home, Lock, LockError};

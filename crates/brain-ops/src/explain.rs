@@ -4,9 +4,9 @@
 //! doctor verdict. It stats the corpus (no file is read) and hashes the model weights, so it costs more
 //! than [`crate::status`]; it works on a broken or empty home, reporting what it finds.
 
-use brain_doc::Classified;
 use std::collections::BTreeMap;
 
+use brain_doc::Classified;
 use brain_store::Home;
 use serde::{Deserialize, Serialize};
 

@@ -9,10 +9,10 @@
 //! vectors (a new store generation without its chunk text); its reads and listings; its clicks and
 //! the query text of queries that listed it in the usage log; then the purge is marked done.
 
-use brain_doc::Classified;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use brain_doc::Classified;
 use brain_doc::ErrorCode;
 use brain_store::{Config, Home};
 

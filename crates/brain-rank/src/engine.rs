@@ -13,9 +13,9 @@
 //! side (`engine/vectors.rs`) is opened lazily and only when the plan needs it, so lexical queries
 //! never load a model.
 
-use brain_doc::Classified;
 use std::sync::OnceLock;
 
+use brain_doc::Classified;
 use brain_doc::{ErrorCode, Hit};
 use brain_store::{Config, Home};
 use brain_vec::EmbedderSpec;

@@ -12,11 +12,11 @@
 //! a stat-only walk of each collection (the same files `lexindex --all` sees) finds what landed but
 //! is not indexed yet (`indexed: false`, titled by its file name) and drops what was deleted.
 
-use brain_doc::Classified;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Instant, UNIX_EPOCH};
 
+use brain_doc::Classified;
 use brain_doc::ErrorCode;
 use brain_store::telemetry::{self, Surface};
 use brain_store::{Config, ConfigError, DocEntry, Home, Registry, RegistryError};

@@ -7,9 +7,9 @@
 //! The model folder is `$BRAIN_RERANKER`, else `rerank.model` of `search_strategy.yaml`, else
 //! `$BRAIN_HOME/models/reranker`. Off by default: on a CPU it costs about a second for 20 candidates.
 
-use brain_doc::Classified;
 use std::path::PathBuf;
 
+use brain_doc::Classified;
 use brain_doc::{ErrorCode, Hit};
 
 use brain_store::Home;

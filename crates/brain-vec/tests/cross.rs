@@ -1,9 +1,9 @@
 //! Reranker parity: brain's cross-encoder against an independent float64 forward pass of the same
 //! tiny random-weight BertForSequenceClassification (tests/rerank_reference.py wrote both).
 
-use brain_doc::Classified;
 use std::path::PathBuf;
 
+use brain_doc::Classified;
 use brain_vec::cross::CrossEncoder;
 use serde_json::Value;
 

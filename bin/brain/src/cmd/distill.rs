@@ -1,12 +1,12 @@
 //! `brain distill` — run the user's LLM command over every pending session (the queue file plus
 //! sessions whose artifact has a stale prompt_version) and write the artifacts into `distilled`.
 
-use brain_doc::Classified;
 use std::io::Write;
 use std::path::PathBuf;
 
 use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_distill::{Options, Runner, Template, budget, distill};
+use brain_doc::Classified;
 use brain_doc::{ErrorCode, ndjson};
 use brain_exec::parse_duration;
 use brain_store::Home;

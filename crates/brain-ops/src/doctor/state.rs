@@ -1,10 +1,10 @@
 //! Checks of the data: lexical index vs registry vs disk, state DB, telemetry file, model, vector
 //! store, locks.
 
-use brain_doc::Classified;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 
+use brain_doc::Classified;
 use brain_store::{Config, Home};
 
 use super::Check;

@@ -1,9 +1,9 @@
 //! The vector side of the [`Engine`]: opening the model and store on first use, the vector lists
 //! of a plan (one embedding call, one scan per sub-query), and the embedding-backlog warning.
 
-use brain_doc::Classified;
 use std::path::PathBuf;
 
+use brain_doc::Classified;
 use brain_doc::{ErrorCode, Hit};
 use brain_vec::search::VecSearch;
 use brain_vec::{EmbedderSpec, VecError};
