@@ -100,16 +100,21 @@ fn the_block_fills_in_order_within_the_budget_and_leaves_out_what_it_should() {
         .filter(|i| i["thread"] == "thread:billing-release")
         .collect();
     assert_eq!(thread.len(), 3, "{got:?}");
-    // One of the two pasted errors; the superseded fact and the cold record left out.
+    // One of the two pasted errors; the superseded fact left out.
     let errors = got.iter().filter(|i| i.starts_with("notes/error-")).count();
     assert_eq!(errors, 1, "{got:?}");
     assert!(b["left_out"]["duplicates"].as_u64() >= Some(1));
     assert!(!got.contains(&"notes/db-old.md".to_string()), "{got:?}");
-    assert!(
-        !got.contains(&"notes/old-billing.md".to_string()),
-        "{got:?}"
-    );
-    assert!(b["left_out"]["cold"].as_u64() >= Some(1));
+    // Old is not irrelevant (issue 40): the 2025 billing release is one of the task's best
+    // matches, cold as it is, and keeps its place (it was left out as cold before).
+    let old = b["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["id"] == "notes/old-billing.md")
+        .unwrap_or_else(|| panic!("the best match is kept: {got:?}"));
+    assert_eq!(old["cold"], true);
+    assert_eq!(b["left_out"]["cold"], 0);
     // Provenance on every item.
     for i in b["items"].as_array().expect("items") {
         assert!(i["uri"].as_str().is_some_and(|u| u.starts_with("brain://")));
@@ -523,4 +528,98 @@ fn context_hits_are_bounded_and_checked() {
     assert!(err.contains("5 hits past the first 1000 left out"), "{err}");
     assert!(err.contains("<stdin>:1"), "{err}");
     assert!(matches!(out.status.code(), Some(0 | 67)), "{err}");
+}
+
+/// Cold lowers a record's place: a cold hit that is not one of the task's best matches waits behind
+/// every warmer record, and is the one left out (as `cold`) when the budget runs short.
+#[test]
+fn a_cold_record_past_the_best_matches_is_placed_last_not_dropped() {
+    let (_dir, h) = vault();
+    let ranked = run(
+        command("rank", &h)
+            .env("BRAIN_NOW", NOW)
+            .args(["--limit", "60", TASK]),
+        b"",
+    );
+    let mut lines: Vec<String> = String::from_utf8_lossy(&ranked.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("\"path\":\"old-billing.md\""))
+        .expect("the cold record is a hit");
+    let cold = lines.remove(at);
+    // Past the best matches: after four warmer hits (the guaranteed pinned note is one of them).
+    lines.insert(5.min(lines.len()), cold);
+    let stdin = lines.join("\n") + "\n";
+    let with_budget = |budget: &str| -> serde_json::Value {
+        let out = run(
+            command("brain", &h).args([
+                "context", "--now", NOW, "--json", "--budget", budget, "--hits", "-", TASK,
+            ]),
+            stdin.as_bytes(),
+        );
+        serde_json::from_slice(&out.stdout).expect("block")
+    };
+    let b = with_budget("2000");
+    let got = ids(&b);
+    let related: Vec<&serde_json::Value> = b["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["section"] == "related")
+        .collect();
+    assert_eq!(
+        related.last().map(|i| i["id"].clone()),
+        Some("notes/old-billing.md".into()),
+        "placed after every warmer record: {got:?}"
+    );
+    // A budget that holds the warmer records but not it: left out as cold.
+    let tight = (2..40)
+        .map(|k| with_budget(&(k * 50).to_string()))
+        .find(|b| b["left_out"]["cold"] == 1 && !ids(b).is_empty())
+        .expect("some budget leaves the cold record out");
+    assert!(!ids(&tight).contains(&"notes/old-billing.md".to_string()));
+}
+
+/// Without a vector store, a collapse compares words only and says so once (issue 40): `brain
+/// context` on stderr and in `--json`'s warnings, `brain ask --dedup` likewise; `brain ask`'s quiet
+/// default says nothing.
+#[test]
+fn a_collapse_without_vectors_says_it_compared_words_only() {
+    let (_dir, h) = vault();
+    let said = brain_rank::dedup::WORDS_ONLY;
+    let out = context(&h, &["--json", TASK]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("block");
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .map(|w| w.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(warnings.iter().filter(|w| **w == said).count(), 1, "{v}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).matches(said).count(),
+        1
+    );
+    assert!(!String::from_utf8_lossy(&context(&h, &["--no-dedup", TASK]).stderr).contains(said));
+    let ask = |args: &[&str]| {
+        run(
+            command("brain", &h)
+                .env("BRAIN_NOW", NOW)
+                .arg("ask")
+                .args(args),
+            b"",
+        )
+    };
+    let env: serde_json::Value =
+        serde_json::from_slice(&ask(&["--json", "--dedup", "billing release"]).stdout)
+            .expect("env");
+    assert!(
+        env["warnings"]
+            .to_string()
+            .contains("compared by their words only"),
+        "{env}"
+    );
+    let quiet = ask(&["billing release"]);
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains(said));
 }

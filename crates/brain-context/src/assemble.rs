@@ -1,6 +1,6 @@
 //! Filling a budget (seed 002's order): guaranteed records first, then whole threads that fit, then
-//! the best remaining records; near-duplicates and cold records left out; every choice ordered so
-//! the same inputs give the same bytes.
+//! the best remaining records, cold ones (past the task's best matches) last; near-duplicates left
+//! out; every choice ordered so the same inputs give the same bytes.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -64,6 +64,7 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         age_days: h.age_days,
         confidence: h.memory.as_ref().map(|m| m.confidence),
         untrusted: h.untrusted,
+        cold: false,
         score: if section == Section::Always {
             0.0
         } else {
@@ -199,38 +200,48 @@ pub fn fill(
         }
     }
     let taken: HashSet<String> = always.iter().map(|i| i.id.clone()).collect();
+    // Cold lowers a record's place, never removes one of the best matches (issue 40): the first
+    // BEST_MATCHES hits keep their place whatever their age; another cold hit waits behind every
+    // warmer record and forms no thread, and is left out (as `cold`) only when the budget is spent.
     let mut rest: Vec<Item> = Vec::new();
-    for h in per_document(hits) {
+    let mut lowered: Vec<Item> = Vec::new();
+    for (rank, h) in per_document(hits)
+        .into_iter()
+        .filter(|h| !taken.contains(&format!("{}/{}", h.collection, h.path)))
+        .enumerate()
+    {
         let id = format!("{}/{}", h.collection, h.path);
-        if taken.contains(&id) {
-            continue;
-        }
         let created = brain_doc::file::parse_date(&h.date);
-        if Tier::of(created, &rehearsal.counts(&id), f.now) == Tier::Cold {
-            left.cold += 1;
-            continue;
-        }
+        let cold = Tier::of(created, &rehearsal.counts(&id), f.now) == Tier::Cold;
         match item(config, &h, Section::Related) {
-            Some(i) => rest.push(i),
+            Some(mut i) => {
+                i.cold = cold;
+                if cold && rank >= BEST_MATCHES {
+                    lowered.push(i);
+                } else {
+                    rest.push(i);
+                }
+            }
             None => left.unreadable += 1,
         }
     }
     // Near-duplicates: of a guaranteed record, or of a better record.
     if f.dedup {
-        let all: Vec<&Item> = always.iter().chain(rest.iter()).collect();
+        let all: Vec<&Item> = always.iter().chain(&rest).chain(&lowered).collect();
         let texts: Vec<&str> = all.iter().map(|i| i.text.as_str()).collect();
         let vecs = vectors(&wanted(&all));
         let dup = crate::dedup::duplicates_with(&texts, &vecs, src.dedup);
-        let n = always.len();
-        let keep_always: Vec<bool> = dup[..n].iter().map(Option::is_none).collect();
-        let keep_rest: Vec<bool> = dup[n..].iter().map(Option::is_none).collect();
         left.duplicates = dup.iter().filter(|d| d.is_some()).count();
-        let mut k = keep_always.into_iter();
-        always.retain(|_| k.next().unwrap_or(true));
-        let mut k = keep_rest.into_iter();
-        rest.retain(|_| k.next().unwrap_or(true));
+        let mut keep = dup.iter().map(Option::is_none);
+        always.retain(|_| keep.next().unwrap_or(true));
+        rest.retain(|_| keep.next().unwrap_or(true));
+        lowered.retain(|_| keep.next().unwrap_or(true));
     }
-    for i in always.iter_mut().chain(rest.iter_mut()) {
+    for i in always
+        .iter_mut()
+        .chain(rest.iter_mut())
+        .chain(lowered.iter_mut())
+    {
         i.tokens = tokens::count(&render::item_md(i));
     }
     let mut budget = Budget {
@@ -306,8 +317,18 @@ pub fn fill(
             left.over_budget += 1;
         }
     }
+    for i in lowered {
+        if budget.take(&i) {
+            out.push(i);
+        } else {
+            left.cold += 1;
+        }
+    }
     (out, left)
 }
+
+/// The best matches of the search that keep their place in a block however cold they are.
+pub const BEST_MATCHES: usize = 3;
 
 /// What is left of the budget, and which section headings are paid for.
 struct Budget {

@@ -50,6 +50,10 @@ pub struct Item {
     /// From a low-trust collection: fenced in the block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
+    /// Neither created nor read in the last 30 days (seed 001): placed after warmer records unless
+    /// it is one of the task's best matches.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cold: bool,
     /// The search's score (0 for records carried because they are guaranteed).
     pub score: f64,
     /// Tokens of the item as rendered in the block.
@@ -69,7 +73,8 @@ pub struct Item {
 pub struct LeftOut {
     /// Near-duplicates of an item kept ([`crate::dedup`]).
     pub duplicates: usize,
-    /// Cold records (seed 001: omitted from context, still searchable).
+    /// Cold records that did not fit once the warmer ones were placed (seed 001: cold lowers a
+    /// record's place; one of the task's best matches keeps its place whatever its age).
     pub cold: usize,
     /// Records that did not fit the budget.
     pub over_budget: usize,

@@ -7,7 +7,8 @@
 //! * [`dedup`] — near-duplicates by word-shingle Jaccard (also `brain ask --dedup`);
 //! * [`assemble`] — the order of filling: guaranteed records (pinned, importance 5, the `memory`
 //!   collections), whole threads that fit (records sharing a key, `threads:` value, entity or
-//!   project), the best remaining records; cold, superseded and expired records left out;
+//!   project), the best remaining records; superseded and expired records left out, cold ones
+//!   placed last unless they are among the task's best matches;
 //! * [`render`] — the `<memory-context>` block, deterministic to the byte.
 //!
 //! The block never exceeds the budget: items are charged as rendered, and the whole block is
@@ -207,6 +208,7 @@ pub fn from_hits(
             .unwrap_or_else(|| vec![None; wanted.len()])
     };
     let entities = brain_graph::Entities::cached(engine.home());
+    let words_only = opts.dedup && !engine.has_stored_vectors();
     let sources = assemble::Sources {
         config,
         rehearsal: &rehearsal,
@@ -248,7 +250,13 @@ pub fn from_hits(
         working,
         items,
         left_out: left,
-        warnings: std::mem::take(&mut store.warnings),
+        warnings: {
+            let mut w = std::mem::take(&mut store.warnings);
+            if words_only {
+                w.push(brain_rank::dedup::WORDS_ONLY.to_string());
+            }
+            w
+        },
         slack,
         markdown,
     })

@@ -121,6 +121,10 @@ pub fn duplicates_with(
     out
 }
 
+/// What a collapse says when it had no vectors to compare (issue 40): paraphrases cannot be told
+/// apart by their words, so both are kept. One owner for `brain ask --dedup` and `brain context`.
+pub const WORDS_ONLY: &str = "near-duplicates compared by their words only: no vector store, so paraphrases of one another are both kept (`vecindex --all` embeds them)";
+
 /// Stored vectors of records by (id, line — `None` for a whole record), all asked at once (one
 /// store open); a record without one is `None`. [`stored_vectors`] reads them.
 pub type Vectors<'a> = &'a dyn Fn(&[(String, Option<u64>)]) -> Vec<Option<Vec<f32>>>;

@@ -14,7 +14,7 @@ use crate::error::RunError;
 /// down (see below) — a long-lived caller opens an [`Engine`] once and calls [`Engine::search`].
 pub fn search(home: &Home, args: &RankArgs, text: &str, now: &Zoned) -> Result<Answer, RunError> {
     let engine = Engine::open(home)?;
-    let ans = answer(&engine, args, text, now, false);
+    let ans = answer(&engine, args, text, now, Collapse::Off);
     leave(engine);
     ans
 }
@@ -24,6 +24,17 @@ pub fn search(home: &Home, args: &RankArgs, text: &str, now: &Zoned) -> Result<A
 /// hybrid query, and the OS reclaims it all at once. A server keeps one Engine for its life.
 pub fn leave(engine: Engine) {
     std::mem::forget(engine);
+}
+
+/// Whether an answer's near-duplicates are collapsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collapse {
+    Off,
+    /// `brain ask`'s default: collapsed, nothing said of how.
+    Quiet,
+    /// Asked for (`--dedup`): collapsed, and without a vector store the answer says it compared
+    /// words only ([`crate::dedup::WORDS_ONLY`]).
+    Said,
 }
 
 /// `brain ask`'s answer (and `rank`'s, without `collapse`) with `engine`: the request built once
@@ -36,12 +47,12 @@ pub fn answer(
     args: &RankArgs,
     text: &str,
     now: &Zoned,
-    collapse: bool,
+    collapse: Collapse,
 ) -> Result<Answer, RunError> {
     let mut warnings = Vec::new();
     let req = args.request(engine.home(), text, now, engine.strategy(), &mut warnings)?;
     let mut ans = engine.search(&req, now)?;
-    if collapse {
+    if collapse != Collapse::Off {
         let _t = brain_doc::timings::span("dedup");
         let want = req.limit;
         let full = distinct_docs(&ans.hits) >= want;
@@ -52,6 +63,9 @@ pub fn answer(
             (hits, dropped) = collapsed(engine, engine.search(&deeper, now)?.hits, want);
         }
         ans.hits = hits;
+        if collapse == Collapse::Said && !engine.has_stored_vectors() {
+            ans.warnings.push(crate::dedup::WORDS_ONLY.to_string());
+        }
         if dropped > 0 {
             ans.warnings.push(format!(
                 "{dropped} near-duplicate hit(s) collapsed into the one above them"

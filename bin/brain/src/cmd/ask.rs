@@ -24,7 +24,8 @@ pub struct Args {
     /// best of them, the count of the others is a warning, and the list is filled to -n.
     #[arg(long)]
     no_dedup: bool,
-    /// (The default since issue 38; kept so scripts that pass it still run.)
+    /// Collapse near-duplicates (the default since issue 38) and say so when only their words could
+    /// be compared (no vector store: paraphrases are kept apart).
     #[arg(long, hide = true, conflicts_with = "no_dedup")]
     dedup: bool,
     /// Give each hit its page in the running `brain browse` (a `link` field with --json, a line
@@ -53,6 +54,17 @@ fn link(home: &Home, config: Option<&brain_store::Config>, hits: &mut [brain_doc
         None => eprintln!(
             "brain: warning: --link: no `brain browse` is running for this home; start one to get links"
         ),
+    }
+}
+
+/// How `brain ask` collapses near-duplicates: by default quietly, with `--dedup` saying so when it
+/// could compare words only.
+fn collapse(a: &Args) -> brain_rank::run::Collapse {
+    use brain_rank::run::Collapse;
+    match (a.no_dedup, a.dedup) {
+        (true, _) => Collapse::Off,
+        (_, true) => Collapse::Said,
+        _ => Collapse::Quiet,
     }
 }
 
@@ -93,7 +105,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         row.set("query", text.trim());
     }
     let answer =
-        brain_rank::run::answer(&engine, &a.rank, &text, &now, !a.no_dedup).map_err(&mut fail)?;
+        brain_rank::run::answer(&engine, &a.rank, &text, &now, collapse(&a)).map_err(&mut fail)?;
     drop(t_search);
     let strategy = engine.strategy();
     row.set("n_hits", answer.hits.len());

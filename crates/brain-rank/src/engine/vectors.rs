@@ -44,6 +44,11 @@ impl Engine {
         self.home.vectors()
     }
 
+    /// Whether the home has a vector store to compare stored vectors with (a file check).
+    pub fn has_stored_vectors(&self) -> bool {
+        matches!(self.vec.get(), Some(Ok(_))) || self.vec_dir().join("manifest.json").is_file()
+    }
+
     /// Read the stored vectors (no model is loaded): through the store a search opened, else
     /// one opened now; `None` without a store (or a store that does not open).
     pub fn with_stored_vectors<T>(
