@@ -128,6 +128,9 @@ pub struct Links {
     pub handles: Vec<(String, u64)>,
     /// The entity this file defines, when its frontmatter says so (`entity:`, or `aliases:`).
     pub entity: Option<EntityFields>,
+    /// The record's own name (frontmatter `id:`, seed 003): what relations, `supersedes`, `brain
+    /// get` and `brain related` may call it by. One line, at most [`MAX_NAME`] bytes.
+    pub name: Option<String>,
     /// Values that could not be read (`relations: unknown kind `blocks``).
     pub warnings: Vec<String>,
 }
@@ -281,6 +284,9 @@ pub fn kind_word(s: &str) -> String {
     }
 }
 
+/// Longest record name (`id:`) kept, in bytes.
+pub const MAX_NAME: usize = 200;
+
 /// Read the links of a document: its frontmatter `fm` and its `body`, which starts at 1-based line
 /// `body_line` of the file.
 pub fn read(fm: &Map<String, Value>, body: &str, body_line: u64) -> Links {
@@ -302,6 +308,21 @@ pub fn read(fm: &Map<String, Value>, body: &str, body_line: u64) -> Links {
         }
     }
     l.entity = entity_of(fm, &mut l.warnings);
+    l.name = match fm.get("id") {
+        None => None,
+        Some(Value::String(s))
+            if !s.trim().is_empty() && s.trim().len() <= MAX_NAME && !s.contains('\n') =>
+        {
+            Some(s.trim().to_string())
+        }
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            l.warnings.push(format!(
+                "`id`: {other} is not a one-line name of at most {MAX_NAME} bytes: ignored"
+            ));
+            None
+        }
+    };
     let (wiki, handles) = scan_body(body, body_line);
     for (target, line) in wiki {
         if l.relations.len() >= MAX_LINKS * 2 {

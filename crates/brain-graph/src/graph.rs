@@ -63,6 +63,9 @@ pub struct Graph {
     pub dangling: Vec<(LinkRow, Target)>,
     /// The entity each defining document stands for.
     defining: HashMap<String, usize>,
+    /// Records by their own name (frontmatter `id:`, lower case): what a relation, `supersedes`
+    /// or `brain related` may call them.
+    names: HashMap<String, Vec<String>>,
 }
 
 impl Graph {
@@ -107,12 +110,20 @@ impl Graph {
                 }
             }
         }
+        let mut names: HashMap<String, Vec<String>> = HashMap::new();
+        for l in links.iter().filter(|l| l.kind == brain_store::NAME) {
+            let v = names.entry(l.target.to_lowercase()).or_default();
+            if !v.contains(&l.doc_id) {
+                v.push(l.doc_id.clone());
+            }
+        }
         let mut g = Graph {
             entities,
             docs: BTreeMap::new(),
             edges: Vec::new(),
             dangling: Vec::new(),
             defining,
+            names,
         };
         let resolve = |g: &Graph, from: &str, target: &str| -> Target {
             g.resolve_with(&docs, &tails, from, target)
@@ -120,6 +131,9 @@ impl Graph {
         let mut edges = Vec::new();
         let mut dangling = Vec::new();
         for l in links {
+            if l.kind == brain_store::NAME {
+                continue;
+            }
             let from = g.node_of(&l.doc_id);
             let target = if l.kind == "project" {
                 match g.entities.lookup(&l.target) {
@@ -185,6 +199,9 @@ impl Graph {
                 return hit;
             }
         }
+        if let Some(found) = self.named(t) {
+            return found;
+        }
         match self.entities.lookup(t) {
             Lookup::One(i) => return Target::Node(Node::Entity(i)),
             Lookup::Ambiguous(v) => {
@@ -199,6 +216,15 @@ impl Graph {
         match tails.get(&t.to_lowercase()).map(Vec::as_slice) {
             Some([one]) => Target::Node(self.node_of(one)),
             _ => Target::Dangling,
+        }
+    }
+
+    /// The record named `name` by its frontmatter `id:` (any case): one, several, or none.
+    fn named(&self, name: &str) -> Option<Target> {
+        match self.names.get(&name.to_lowercase()).map(Vec::as_slice) {
+            None | Some([]) => None,
+            Some([one]) => Some(Target::Node(self.node_of(one))),
+            Some(many) => Some(Target::Ambiguous(many.to_vec())),
         }
     }
 
@@ -234,6 +260,11 @@ impl Graph {
             .find(|c| self.docs.contains_key(c))
         {
             return Ok(self.node_of(&id));
+        }
+        match self.named(t) {
+            Some(Target::Node(n)) => return Ok(n),
+            Some(other) => return Err(other),
+            None => {}
         }
         match self.entities.lookup(t) {
             Lookup::One(i) => Ok(Node::Entity(i)),
@@ -469,6 +500,27 @@ mod tests {
             target: target.into(),
             line: 1,
         }
+    }
+
+    /// A record's `id:` is a name a relation and `brain related` may use; a name two records
+    /// claim resolves to neither (ambiguous), and a name link is never an edge.
+    #[test]
+    fn records_resolve_by_their_own_name_unless_two_claim_it() {
+        let docs: BTreeMap<String, DocEntry> = ["n/a.md", "n/b.md", "n/c.md", "n/d.md"]
+            .into_iter()
+            .map(doc)
+            .collect();
+        let links = vec![
+            link("n/a.md", brain_store::NAME, "dec-1"),
+            link("n/b.md", "refines", "DEC-1"),
+            link("n/c.md", brain_store::NAME, "twice"),
+            link("n/d.md", brain_store::NAME, "twice"),
+        ];
+        let g = Graph::build(Entities::default(), docs, links);
+        assert_eq!(g.edges.len(), 1);
+        assert_eq!(g.edges[0].to, Node::Doc("n/a.md".into()));
+        assert_eq!(g.start("dec-1"), Ok(Node::Doc("n/a.md".into())));
+        assert!(matches!(g.start("twice"), Err(Target::Ambiguous(v)) if v.len() == 2));
     }
 
     fn graph() -> Graph {

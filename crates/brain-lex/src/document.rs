@@ -130,8 +130,12 @@ impl Prepared {
         shape: Shape,
     ) -> Prepared {
         let (memory, memory_warnings) = Memory::read(&f.frontmatter, f.date_secs);
+        let id = format!("{collection}/{path}");
+        let mut links = brain_doc::links::read(&f.frontmatter, f.body, f.body_line);
+        // `partition` writes every document's own id into `id:`: a name only when it says more.
+        links.name = links.name.filter(|n| *n != id && n != path);
         Prepared {
-            id: format!("{collection}/{path}"),
+            id,
             collection: collection.to_string(),
             path: path.to_string(),
             file: file.display().to_string(),
@@ -148,7 +152,7 @@ impl Prepared {
             sha256,
             memory,
             memory_warnings,
-            links: brain_doc::links::read(&f.frontmatter, f.body, f.body_line),
+            links,
             passages: shape.split(f.body, f.body_line),
         }
     }

@@ -60,6 +60,10 @@ pub fn doc_links(p: &Prepared, role: &str, warnings: &mut Vec<String>) -> DocLin
     if let Some(project) = &p.project {
         push(PROJECT, project, 1, warnings);
     }
+    // A record's own name (never its id: Prepared drops that, it names nothing new).
+    if let Some(name) = &p.links.name {
+        push(brain_store::NAME, name, 1, warnings);
+    }
     DocLinks {
         id: p.id.clone(),
         links,

@@ -6,7 +6,7 @@
 //! * at the `occurred_at` of the next *active* record with the same `key` (ordered by `occurred_at`,
 //!   then the date, then the id: the newest is current);
 //! * at the `occurred_at` of an active record that lists it in `supersedes` (by id,
-//!   `collection/path`), never before its own;
+//!   `collection/path`, or by its own name, frontmatter `id:`), never before its own;
 //! * at its own `occurred_at` when its frontmatter says `status: superseded`.
 //!
 //! The candidates are every record that takes part ([`crate::schema::LINKED`]), every record marked
@@ -39,7 +39,11 @@ struct Rec {
 }
 
 /// Every record that takes part in supersession (see the module docs), by id.
-fn candidates(searcher: &Searcher, f: &Fields) -> tantivy::Result<BTreeMap<String, Rec>> {
+fn candidates(
+    searcher: &Searcher,
+    f: &Fields,
+    names: &dyn Fn() -> HashMap<String, String>,
+) -> tantivy::Result<BTreeMap<String, Rec>> {
     let first = |q: Box<dyn Query>| -> Box<dyn Query> {
         Box::new(BooleanQuery::new(vec![
             (Occur::Must, q),
@@ -69,20 +73,44 @@ fn candidates(searcher: &Searcher, f: &Fields) -> tantivy::Result<BTreeMap<Strin
         let r = read(searcher, f, addr)?;
         recs.insert(r.id.clone(), r);
     }
-    // The records a `supersedes` names, wherever they are.
-    let named: Vec<String> = recs
+    let by_id = |id: &str| -> tantivy::Result<Option<DocAddress>> {
+        let q = first(Box::new(TermQuery::new(
+            Term::from_field_text(f.id, id),
+            IndexRecordOption::Basic,
+        )));
+        Ok(searcher.search(&*q, &DocSetCollector)?.into_iter().next())
+    };
+    // The records a `supersedes` names, wherever they are: by id, else by a record's own name
+    // (frontmatter `id:`; the names are asked for only when a target is not an id).
+    let targets: Vec<String> = recs
         .values()
         .flat_map(|r| r.supersedes.iter().cloned())
         .filter(|t| !recs.contains_key(t))
         .collect();
-    for t in named {
-        let q = first(Box::new(TermQuery::new(
-            Term::from_field_text(f.id, &t),
-            IndexRecordOption::Basic,
-        )));
-        if let Some(addr) = searcher.search(&*q, &DocSetCollector)?.into_iter().next() {
+    let mut known: Option<HashMap<String, String>> = None;
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for t in targets {
+        let mut hit = by_id(&t)?;
+        if hit.is_none()
+            && let Some(id) = known
+                .get_or_insert_with(names)
+                .get(&t.trim().to_lowercase())
+        {
+            renamed.insert(t.clone(), id.clone());
+            if !recs.contains_key(id) {
+                hit = by_id(id)?;
+            }
+        }
+        if let Some(addr) = hit {
             let r = read(searcher, f, addr)?;
             recs.insert(r.id.clone(), r);
+        }
+    }
+    for r in recs.values_mut() {
+        for t in &mut r.supersedes {
+            if let Some(id) = renamed.get(t.as_str()) {
+                *t = id.clone();
+            }
         }
     }
     Ok(recs)
@@ -94,9 +122,10 @@ pub(crate) fn settle(
     searcher: &Searcher,
     fields: &Fields,
     writer: &mut IndexWriter<TantivyDocument>,
+    names: &dyn Fn() -> HashMap<String, String>,
 ) -> tantivy::Result<usize> {
     let f = fields;
-    let recs = candidates(searcher, f)?;
+    let recs = candidates(searcher, f, names)?;
     let next = decide(&recs);
     let mut written = 0;
     for (id, r) in &recs {
@@ -152,12 +181,32 @@ pub fn key_norm(key: &str) -> String {
         .collect()
 }
 
-/// The [`LifecycleReport`] of the index `lex`.
-pub fn report(lex: &crate::LexIndex) -> Result<LifecycleReport, crate::LexError> {
+/// Record names (frontmatter `id:`) as a map from the name, lower case, to the one record that
+/// bears it; a name two records claim names neither. `pairs` are `(record id, name)`.
+pub fn unique_names(pairs: impl IntoIterator<Item = (String, String)>) -> HashMap<String, String> {
+    let mut by: HashMap<String, Vec<String>> = HashMap::new();
+    for (doc, name) in pairs {
+        let v = by.entry(name.trim().to_lowercase()).or_default();
+        if !v.contains(&doc) {
+            v.push(doc);
+        }
+    }
+    by.into_iter()
+        .filter_map(|(name, mut docs)| (docs.len() == 1).then(|| (name, docs.remove(0))))
+        .collect()
+}
+
+/// The [`LifecycleReport`] of the index `lex`; `names` resolves `supersedes: <name>` ([`unique_names`]).
+pub fn report(
+    lex: &crate::LexIndex,
+    names: &HashMap<String, String>,
+) -> Result<LifecycleReport, crate::LexError> {
     let searcher = lex.reader()?.searcher();
-    let recs = candidates(&searcher, lex.fields()).map_err(|source| crate::LexError::Tantivy {
-        path: lex.path().to_path_buf(),
-        source,
+    let recs = candidates(&searcher, lex.fields(), &|| names.clone()).map_err(|source| {
+        crate::LexError::Tantivy {
+            path: lex.path().to_path_buf(),
+            source,
+        }
     })?;
     let mut by_key: BTreeMap<&str, Vec<&Rec>> = BTreeMap::new();
     for r in recs.values().filter(|r| r.status == "active") {

@@ -506,6 +506,30 @@ impl Indexer {
         Ok(())
     }
 
+    /// Record names (frontmatter `id:`, lower case) → the one record of each: the registry's, with
+    /// this run's documents as they are now (what `supersedes: <name>` resolves to). A name two
+    /// records claim names neither.
+    fn names(&self) -> Result<std::collections::HashMap<String, String>, SyncError> {
+        let written: HashSet<&str> = self
+            .links
+            .iter()
+            .map(|d| d.id.as_str())
+            .chain(self.removals.iter().map(String::as_str))
+            .collect();
+        let old = self.registry.names()?;
+        let new = self.links.iter().flat_map(|d| {
+            d.links
+                .iter()
+                .filter(|l| l.kind == brain_store::NAME)
+                .map(|l| (l.doc_id.clone(), l.target.clone()))
+        });
+        Ok(crate::lifecycle::unique_names(
+            old.into_iter()
+                .filter(|(doc, _)| !written.contains(doc.as_str()))
+                .chain(new),
+        ))
+    }
+
     /// Commit the index (if anything changed), publish it when it was built aside, then update
     /// the registry; wait for merges; report. What the index queue holds is indexed in the same
     /// commit, and the queue emptied after it.
@@ -521,8 +545,10 @@ impl Indexer {
                 .reload_policy(tantivy::ReloadPolicy::Manual)
                 .try_into()?;
             let fields = *self.lex.fields();
+            // Record names are read only when a `supersedes` target is not an id.
+            let names = || self.names().unwrap_or_default();
             self.summary.superseded_changes =
-                crate::lifecycle::settle(&reader.searcher(), &fields, &mut w)? as u64;
+                crate::lifecycle::settle(&reader.searcher(), &fields, &mut w, &names)? as u64;
             if self.summary.superseded_changes > 0 {
                 w.commit()?;
             }

@@ -44,7 +44,7 @@ pub fn read(h: &mut Handles, params: &Value) -> Result<Value, RpcError> {
         return Err(not_found(format!("`{uri}` is not a brain:// uri")));
     }
     let (config, ids) = crate::handles::docs(h).map_err(|e| not_found(e.message))?;
-    let doc = Resolver::collections_only(config, ids)
+    let doc = Resolver::collections_only(config, &*ids)
         .resolve(uri)
         .map_err(|e| not_found(e.to_string()))?;
     let lines =

@@ -27,6 +27,8 @@ pub enum DocsError {
     Index(#[from] LexError),
     #[error(transparent)]
     Search(SearchError),
+    #[error(transparent)]
+    Registry(#[from] brain_store::RegistryError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -53,7 +55,9 @@ impl brain_doc::Classified for DocsError {
             | DocsError::NotInCollection(_) => ErrorCode::BadQuery,
             DocsError::Refused(_) => ErrorCode::Refused,
             DocsError::Index(e) => e.code(),
-            DocsError::Search(_) | DocsError::Io { .. } => ErrorCode::Internal,
+            DocsError::Search(_) | DocsError::Registry(_) | DocsError::Io { .. } => {
+                ErrorCode::Internal
+            }
         }
     }
 
@@ -72,7 +76,7 @@ impl brain_doc::Classified for DocsError {
                     "only a collection's documents are served (docs/security.md); a link out of a collection is followed only with `follow_links: true` in brain.yaml"
                 }
                 DocsError::Index(e) => return e.fix(),
-                DocsError::Search(_) | DocsError::Io { .. } => "",
+                DocsError::Search(_) | DocsError::Registry(_) | DocsError::Io { .. } => "",
             }
         };
         fix.into()

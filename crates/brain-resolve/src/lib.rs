@@ -19,4 +19,4 @@ mod resolve;
 
 pub use error::DocsError;
 pub use read::{Body, Lines, Skip, read_doc, read_lines};
-pub use resolve::{Doc, DocIds, Resolver, Selected, split_range};
+pub use resolve::{Doc, DocIds, OpenIds, Resolver, Selected, split_range};

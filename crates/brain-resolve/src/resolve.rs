@@ -46,6 +46,11 @@ pub trait DocIds {
     fn session_docs(&self, _session: &str) -> Result<Vec<String>, DocsError> {
         Ok(Vec::new())
     }
+
+    /// The ids of the records whose frontmatter `id:` is `name` (none by default).
+    fn named_docs(&self, _name: &str) -> Result<Vec<String>, DocsError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Opens the index of the home for each call (the CLI: one call per process).
@@ -59,6 +64,13 @@ impl DocIds for Home {
         let lex = LexIndex::open(self)?;
         Ok(Searcher::new(&lex)?.session_documents(session)?)
     }
+
+    fn named_docs(&self, name: &str) -> Result<Vec<String>, DocsError> {
+        match brain_store::Registry::open_existing(self) {
+            Ok(Some(reg)) => Ok(reg.docs_named(name)?),
+            _ => Ok(Vec::new()),
+        }
+    }
 }
 
 /// An open searcher (a long-running server).
@@ -69,6 +81,27 @@ impl DocIds for Searcher {
 
     fn session_docs(&self, session: &str) -> Result<Vec<String>, DocsError> {
         Ok(self.session_documents(session)?)
+    }
+}
+
+/// An open searcher for ids and sessions, and its home's registry for record names (a long-running
+/// server: `get` by a record's `id:` as the CLI does).
+pub struct OpenIds<'a> {
+    pub searcher: &'a Searcher,
+    pub home: &'a Home,
+}
+
+impl DocIds for OpenIds<'_> {
+    fn doc_ids(&self) -> Result<Vec<String>, DocsError> {
+        self.searcher.doc_ids()
+    }
+
+    fn session_docs(&self, session: &str) -> Result<Vec<String>, DocsError> {
+        self.searcher.session_docs(session)
+    }
+
+    fn named_docs(&self, name: &str) -> Result<Vec<String>, DocsError> {
+        self.home.named_docs(name)
     }
 }
 
@@ -178,9 +211,14 @@ impl<'a> Resolver<'a> {
             Err(DocsError::NotFound(_)) if !self.files && direct.is_absolute() => {
                 Err(DocsError::NotInCollection(reference.into()))
             }
-            // An agent's session id (as hits carry it in `session_id`).
+            // A record's own name (frontmatter `id:`), else an agent's session id (as hits carry
+            // it in `session_id`).
             Err(DocsError::NotFound(_)) if !reference.contains('/') => {
-                match self.ids.session_docs(reference)?.as_slice() {
+                let mut ids = self.ids.named_docs(reference)?;
+                if ids.is_empty() {
+                    ids = self.ids.session_docs(reference)?;
+                }
+                match ids.as_slice() {
                     [id] => self.file_of_id(id).map(|file| Doc {
                         id: Some(id.clone()),
                         file,

@@ -34,6 +34,6 @@ pub use config::{
 pub use home::{Home, display_path, home_dir};
 pub use lock::{Lock, LockError, holder_pid};
 pub use registry::{
-    CollectionCounts, DocEntry, DocLinks, EntityDef, FileEntry, FileStat, LinkRow, Registry,
+    CollectionCounts, DocEntry, DocLinks, EntityDef, FileEntry, FileStat, LinkRow, NAME, Registry,
     RegistryError, cached_entity_defs, entities_file,
 };

@@ -64,7 +64,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let home = ctx.handles.home().clone();
     let (reference, from, count) = split_range(&a.file);
     let (config, ids) = crate::handles::docs(ctx.handles)?;
-    let doc = Resolver::collections_only(config, ids)
+    let doc = Resolver::collections_only(config, &*ids)
         .resolve(reference)
         .map_err(super::docs_error)?;
     let from = a.from_line.or(from).unwrap_or(1);

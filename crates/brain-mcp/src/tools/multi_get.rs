@@ -75,7 +75,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
     let home = ctx.handles.home().clone();
     let (config, ids) = crate::handles::docs(ctx.handles)?;
-    let selected = Resolver::collections_only(config, ids)
+    let selected = Resolver::collections_only(config, &*ids)
         .select(&a.pattern)
         .map_err(super::docs_error)?;
     if selected.is_empty() {

@@ -455,7 +455,13 @@ pub fn memory(home: &Home) -> Check {
     let Ok(lex) = brain_lex::LexIndex::open(home) else {
         return Check::skip("memory", "no lexical index", "lexindex --all");
     };
-    let r = match brain_lex::lifecycle::report(&lex) {
+    let names = brain_store::Registry::open_existing(home)
+        .ok()
+        .flatten()
+        .and_then(|r| r.names().ok())
+        .map(brain_lex::lifecycle::unique_names)
+        .unwrap_or_default();
+    let r = match brain_lex::lifecycle::report(&lex, &names) {
         Ok(r) => r,
         Err(e) => return Check::fail("memory", e.to_string(), "lexindex --all --rebuild"),
     };

@@ -4,6 +4,10 @@
 //! read back whole — a personal corpus has thousands of links, not millions; `brain_graph`
 //! resolves their targets.
 
+/// The link kind of a record's own name (frontmatter `id:`): not an edge, a name the graph, the
+/// resolver and supersession look records up by.
+pub const NAME: &str = "name";
+
 use rusqlite::params;
 
 use super::{Registry, RegistryError};
@@ -118,6 +122,39 @@ impl Registry {
             return Ok(());
         }
         brain_doc::atomic::write(&path, &bytes).map_err(said)
+    }
+
+    /// The documents whose frontmatter `id:` is `name` (any case), in id order.
+    pub fn docs_named(&self, name: &str) -> Result<Vec<String>, RegistryError> {
+        if self.version()? < 4 {
+            return Ok(Vec::new());
+        }
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT doc_id FROM links WHERE kind = ?1 AND lower(target) = lower(?2)
+                 ORDER BY doc_id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(params![NAME, name.trim()], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Every record name (frontmatter `id:`) as `(document, name)`, in document order.
+    pub fn names(&self) -> Result<Vec<(String, String)>, RegistryError> {
+        if self.version()? < 4 {
+            return Ok(Vec::new());
+        }
+        let mut st = self
+            .conn
+            .prepare("SELECT doc_id, target FROM links WHERE kind = ?1 ORDER BY doc_id")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(params![NAME], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
     /// Every link of every document, ordered by document, then as written.

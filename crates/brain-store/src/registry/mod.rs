@@ -21,7 +21,7 @@ pub use read::{CollectionCounts, FileEntry};
 mod access;
 mod links;
 
-pub use links::{DocLinks, EntityDef, LinkRow, cached_entity_defs, entities_file};
+pub use links::{DocLinks, EntityDef, LinkRow, NAME, cached_entity_defs, entities_file};
 
 /// The migrations, in order. `user_version` = number applied.
 pub const MIGRATIONS: &[&str] = &[
