@@ -3,43 +3,26 @@
 
 use std::path::Path;
 
-use brain_tests::{command, run};
+use brain_tests::{command, indexed_notes, run};
 
 const NOW: &str = "2026-06-01T12:00:00Z";
 
 fn home() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let notes = dir.path().join("notes");
-    std::fs::create_dir_all(&notes).expect("notes");
-    let w = |name: &str, text: &str| std::fs::write(notes.join(name), text).expect("write");
-    w(
-        "auth-2026-01.md",
-        "---\nid: dec-auth-1\ntitle: Auth keeps server sessions\ndate: 2026-01-10\ntype: decision\n---\nThe auth flow keeps server sessions in the zebrafish store.\n",
-    );
-    w(
-        "auth-2026-05.md",
-        "---\nid: dec-auth-2\ntitle: Auth moves to signed tokens\ndate: 2026-05-10\ntype: decision\nsupersedes: dec-auth-1\nrelations:\n  - {kind: refines, to: DEC-AUTH-1}\n---\nThe auth flow moves to signed tokens; the zebrafish store goes.\n",
-    );
-    w(
-        "unnamed.md",
-        "---\ntitle: A note with a bad id\nid: [not, a, name]\n---\nzebrafish notes\n",
-    );
-    let h = dir.path().join("home");
-    std::fs::create_dir_all(&h).expect("home");
-    std::fs::write(
-        h.join("brain.yaml"),
-        format!(
-            "version: 1\ncollections:\n  - name: notes\n    path: {}\npartition:\n  default: notes\n",
-            notes.display()
+    let (dir, _) = indexed_notes(&[
+        (
+            "auth-2026-01.md",
+            "---\nid: dec-auth-1\ntitle: Auth keeps server sessions\ndate: 2026-01-10\ntype: decision\n---\nThe auth flow keeps server sessions in the zebrafish store.\n",
         ),
-    )
-    .expect("brain.yaml");
-    let out = run(command("lexindex", &h).arg("--all"), b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        (
+            "auth-2026-05.md",
+            "---\nid: dec-auth-2\ntitle: Auth moves to signed tokens\ndate: 2026-05-10\ntype: decision\nsupersedes: dec-auth-1\nrelations:\n  - {kind: refines, to: DEC-AUTH-1}\n---\nThe auth flow moves to signed tokens; the zebrafish store goes.\n",
+        ),
+        (
+            "unnamed.md",
+            "---\ntitle: A note with a bad id\nid: [not, a, name]\n---\nzebrafish notes\n",
+        ),
+    ]);
+    let h = dir.path().join("home");
     (dir, h)
 }
 
