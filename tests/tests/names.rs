@@ -18,6 +18,17 @@ fn home() -> (tempfile::TempDir, std::path::PathBuf) {
             "---\nid: dec-auth-2\ntitle: Auth moves to signed tokens\ndate: 2026-05-10\ntype: decision\nsupersedes: dec-auth-1\nrelations:\n  - {kind: refines, to: DEC-AUTH-1}\n---\nThe auth flow moves to signed tokens; the zebrafish store goes.\n",
         ),
         (
+            "secret-name.md",
+            "---\nid: ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5\ntitle: A name that is a token\n---\nzebrafish token\n",
+        ),
+        (
+            "long-name.md",
+            &format!(
+                "---\nid: {}\ntitle: A name too long\n---\nzebrafish long\n",
+                "n".repeat(300)
+            ),
+        ),
+        (
             "unnamed.md",
             "---\ntitle: A note with a bad id\nid: [not, a, name]\n---\nzebrafish notes\n",
         ),
@@ -53,8 +64,19 @@ fn get_and_related_resolve_a_record_by_its_id() {
         String::from_utf8_lossy(&rel.stderr)
     );
     assert!(text.contains("notes/auth-2026-05.md"), "{text}");
-    // A name nobody bears is not found (67), not a guess.
+    // A name nobody bears is not found (67), not a guess; a name that is a secret, or longer than
+    // a name may be, is never stored as one.
     assert_eq!(brain(&h, &["get", "dec-auth-9"]).status.code(), Some(67));
+    assert_eq!(
+        brain(&h, &["get", "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"])
+            .status
+            .code(),
+        Some(67)
+    );
+    assert_eq!(
+        brain(&h, &["get", &"n".repeat(300)]).status.code(),
+        Some(67)
+    );
 }
 
 #[test]

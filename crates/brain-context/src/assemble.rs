@@ -181,7 +181,7 @@ pub fn fill(
     f: Fill,
     task: &str,
 ) -> (Vec<Item>, LeftOut) {
-    let (config, rehearsal, vectors) = (src.config, src.rehearsal, src.vectors);
+    let (config, vectors) = (src.config, src.vectors);
     let mut left = LeftOut::default();
     let mut always: Vec<Item> = Vec::new();
     // Pinned first, then importance 5, then the memory files; newest first within each.
@@ -200,31 +200,7 @@ pub fn fill(
         }
     }
     let taken: HashSet<String> = always.iter().map(|i| i.id.clone()).collect();
-    // Cold lowers a record's place, never removes one of the best matches (issue 40): the first
-    // BEST_MATCHES hits keep their place whatever their age; another cold hit waits behind every
-    // warmer record and forms no thread, and is left out (as `cold`) only when the budget is spent.
-    let mut rest: Vec<Item> = Vec::new();
-    let mut lowered: Vec<Item> = Vec::new();
-    for (rank, h) in per_document(hits)
-        .into_iter()
-        .filter(|h| !taken.contains(&format!("{}/{}", h.collection, h.path)))
-        .enumerate()
-    {
-        let id = format!("{}/{}", h.collection, h.path);
-        let created = brain_doc::file::parse_date(&h.date);
-        let cold = Tier::of(created, &rehearsal.counts(&id), f.now) == Tier::Cold;
-        match item(config, &h, Section::Related) {
-            Some(mut i) => {
-                i.cold = cold;
-                if cold && rank >= BEST_MATCHES {
-                    lowered.push(i);
-                } else {
-                    rest.push(i);
-                }
-            }
-            None => left.unreadable += 1,
-        }
-    }
+    let (mut rest, mut lowered) = related(src, hits, &taken, f.now, &mut left);
     // Near-duplicates: of a guaranteed record, or of a better record.
     if f.dedup {
         let all: Vec<&Item> = always.iter().chain(&rest).chain(&lowered).collect();
@@ -258,35 +234,7 @@ pub fn fill(
             left.over_budget += 1;
         }
     }
-    // Threads: records sharing a key, scored by their best relevance plus recency.
-    let mut threads: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (n, i) in rest.iter().enumerate() {
-        let mut keys: Vec<String> = i
-            .keys
-            .iter()
-            .map(|k| canonical(k.clone(), src.entities))
-            .collect();
-        keys.sort();
-        keys.dedup();
-        for k in keys {
-            threads.entry(k).or_default().push(n);
-        }
-    }
-    let mut ranked: Vec<(f64, String, Vec<usize>)> = threads
-        .into_iter()
-        .filter(|(_, m)| m.len() > 1)
-        .map(|(name, m)| {
-            let best = m.iter().map(|&n| rest[n].score).fold(0.0, f64::max);
-            let newest = m
-                .iter()
-                .map(|&n| rest[n].age_days.max(0))
-                .min()
-                .unwrap_or(0);
-            let recency = 0.5f64.powf(newest as f64 / 30.0);
-            (best + 0.1 * recency, name, m)
-        })
-        .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let ranked = threads(&rest, src.entities);
     let mut used = vec![false; rest.len()];
     for (_, name, members) in ranked {
         let todo: Vec<usize> = members.into_iter().filter(|&n| !used[n]).collect();
@@ -325,6 +273,77 @@ pub fn fill(
         }
     }
     (out, left)
+}
+
+/// The hits not already taken, as items in search order, split in two: cold lowers a record's
+/// place, never removes one of the best matches (issue 40) — the first [`BEST_MATCHES`] keep their
+/// place whatever their age; another cold hit goes to the second list, which waits behind every
+/// warmer record, forms no thread, and is left out (as `cold`) only when the budget is spent.
+fn related(
+    src: &Sources<'_>,
+    hits: Vec<Hit>,
+    taken: &HashSet<String>,
+    now: i64,
+    left: &mut LeftOut,
+) -> (Vec<Item>, Vec<Item>) {
+    let (config, rehearsal) = (src.config, src.rehearsal);
+    let mut rest: Vec<Item> = Vec::new();
+    let mut lowered: Vec<Item> = Vec::new();
+    for (rank, h) in per_document(hits)
+        .into_iter()
+        .filter(|h| !taken.contains(&format!("{}/{}", h.collection, h.path)))
+        .enumerate()
+    {
+        let id = format!("{}/{}", h.collection, h.path);
+        let created = brain_doc::file::parse_date(&h.date);
+        let cold = Tier::of(created, &rehearsal.counts(&id), now) == Tier::Cold;
+        match item(config, &h, Section::Related) {
+            Some(mut i) => {
+                i.cold = cold;
+                if cold && rank >= BEST_MATCHES {
+                    lowered.push(i);
+                } else {
+                    rest.push(i);
+                }
+            }
+            None => left.unreadable += 1,
+        }
+    }
+    (rest, lowered)
+}
+
+/// Threads: records sharing a key (entity names resolved to one entity), each scored by its best
+/// relevance plus 0.1 × recency (halving every 30 days), best first; a thread of one is none.
+fn threads(rest: &[Item], entities: &brain_graph::Entities) -> Vec<(f64, String, Vec<usize>)> {
+    let mut threads: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (n, i) in rest.iter().enumerate() {
+        let mut keys: Vec<String> = i
+            .keys
+            .iter()
+            .map(|k| canonical(k.clone(), entities))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        for k in keys {
+            threads.entry(k).or_default().push(n);
+        }
+    }
+    let mut ranked: Vec<(f64, String, Vec<usize>)> = threads
+        .into_iter()
+        .filter(|(_, m)| m.len() > 1)
+        .map(|(name, m)| {
+            let best = m.iter().map(|&n| rest[n].score).fold(0.0, f64::max);
+            let newest = m
+                .iter()
+                .map(|&n| rest[n].age_days.max(0))
+                .min()
+                .unwrap_or(0);
+            let recency = 0.5f64.powf(newest as f64 / 30.0);
+            (best + 0.1 * recency, name, m)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    ranked
 }
 
 /// The best matches of the search that keep their place in a block however cold they are.

@@ -10,11 +10,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use brain_doc::{Doc, ErrorCode};
-use brain_store::{
-    Config, ConfigError, DocEntry, DocLinks, FileStat, Home, Lock, LockError, Registry,
-    RegistryError,
-};
+use brain_doc::Doc;
+use brain_store::{Config, DocEntry, DocLinks, FileStat, Home, Lock, Registry};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tantivy::{IndexWriter, TantivyDocument, Term};
@@ -22,7 +19,10 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 use crate::document::{Prepared, Shape};
 
 mod drain;
+mod error;
+mod names;
 use crate::{LexError, LexIndex};
+pub use error::SyncError;
 
 /// What a run did; `lexindex --json` prints it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,44 +62,6 @@ pub struct Summary {
     /// (`brain_vec::index::forget`).
     #[serde(skip)]
     pub removed_ids: Vec<String>,
-}
-
-/// Why a run failed as a whole.
-#[derive(Debug, thiserror::Error)]
-pub enum SyncError {
-    #[error(transparent)]
-    Locked(#[from] LockError),
-    #[error(transparent)]
-    Lex(#[from] LexError),
-    #[error(transparent)]
-    Registry(#[from] RegistryError),
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error("writing the lexical index: {0}")]
-    Write(#[from] tantivy::TantivyError),
-}
-
-impl brain_doc::Classified for SyncError {
-    /// Exit-code class: lock contention 70, bad brain.yaml 64, the rest per cause.
-    fn code(&self) -> ErrorCode {
-        match self {
-            SyncError::Locked(LockError::Held { .. }) => ErrorCode::Locked,
-            SyncError::Lex(e) => e.code(),
-            SyncError::Config(_) => ErrorCode::BadQuery,
-            _ => ErrorCode::Internal,
-        }
-    }
-
-    /// What to do about it, or empty.
-    fn fix(&self) -> String {
-        match self {
-            SyncError::Locked(_) => {
-                "wait for the running lexindex to finish, then run it again".into()
-            }
-            SyncError::Lex(l) => l.fix(),
-            _ => String::new(),
-        }
-    }
 }
 
 /// An indexing run in progress. Create with [`Indexer::open`], feed it, then [`Indexer::finish`].
@@ -506,30 +468,6 @@ impl Indexer {
         Ok(())
     }
 
-    /// Record names (frontmatter `id:`, lower case) → the one record of each: the registry's, with
-    /// this run's documents as they are now (what `supersedes: <name>` resolves to). A name two
-    /// records claim names neither.
-    fn names(&self) -> Result<std::collections::HashMap<String, String>, SyncError> {
-        let written: HashSet<&str> = self
-            .links
-            .iter()
-            .map(|d| d.id.as_str())
-            .chain(self.removals.iter().map(String::as_str))
-            .collect();
-        let old = self.registry.names()?;
-        let new = self.links.iter().flat_map(|d| {
-            d.links
-                .iter()
-                .filter(|l| l.kind == brain_store::NAME)
-                .map(|l| (l.doc_id.clone(), l.target.clone()))
-        });
-        Ok(crate::lifecycle::unique_names(
-            old.into_iter()
-                .filter(|(doc, _)| !written.contains(doc.as_str()))
-                .chain(new),
-        ))
-    }
-
     /// Commit the index (if anything changed), publish it when it was built aside, then update
     /// the registry; wait for merges; report. What the index queue holds is indexed in the same
     /// commit, and the queue emptied after it.
@@ -546,6 +484,8 @@ impl Indexer {
                 .try_into()?;
             let fields = *self.lex.fields();
             // Record names are read only when a `supersedes` target is not an id.
+            // A registry that cannot be read here fails the run at `apply` below; until then a
+            // name resolves to nothing (its `supersedes` stays a dangling target, which doctor names).
             let names = || self.names().unwrap_or_default();
             self.summary.superseded_changes =
                 crate::lifecycle::settle(&reader.searcher(), &fields, &mut w, &names)? as u64;
