@@ -6,13 +6,15 @@
 #   sessions   catch sessions the Stop hook missed: jsonl2md --new --queue | partition
 #   browser    browser history: chrome2md --profile auto | partition        (no browser found: skipped)
 #   distill    the distillation queue: brain distill    (BRAIN_DISTILL_COMMAND unset: skipped)
-#   reindex    lexindex --all over every collection (after the three above)
+#   extract    keyed records from the distilled sessions: brain extract (the LLM command when set,
+#              else the deterministic path; docs/brief.md)
+#   reindex    lexindex --all over every collection (after the four above)
 #   embed      vecindex --all --budget $(EMBED_BUDGET)  (no model installed: skipped)
 #   doctor     brain doctor: runs last, even when a step failed; its row lands in usage.jsonl
 #
 # Every step is safe to re-run: each stage is incremental and writes atomically. sessions and browser
 # run in parallel under -j (they write different collections and take no index lock); the writers of
-# the lexical index (distill, reindex) and of the vector store (embed) run one after another, so no
+# the lexical index (distill, extract, reindex) and of the vector store (embed) run one after another, so no
 # step ever meets another's lock. Stages run through `brain <stage>`, so they are found the way brain
 # finds them (beside brain, <prefix>/libexec/brain, PATH).
 
@@ -30,7 +32,7 @@ CHROME_PROFILE ?= auto
 # Seconds of embedding per run; the rest waits for the next run (docs/vectors.md: ~2.7 h for 10k files).
 EMBED_BUDGET ?= 900
 
-.PHONY: all steps sessions browser distill reindex embed doctor
+.PHONY: all steps sessions browser distill extract reindex embed doctor
 
 all:
 	@$(MAKE) --no-print-directory -f $(SELF) -k steps; rc=$$?; \
@@ -49,7 +51,10 @@ distill: sessions
 	@if [ -n "$$BRAIN_DISTILL_COMMAND" ]; then $(BRAIN) distill >/dev/null; \
 	else echo "nightly: distill skipped: BRAIN_DISTILL_COMMAND is not set (docs/distill.md)" >&2; fi
 
-reindex: sessions browser distill
+extract: distill
+	$(BRAIN) extract --quiet >/dev/null
+
+reindex: sessions browser extract
 	$(BRAIN) lexindex --all
 
 embed: reindex

@@ -388,6 +388,21 @@ impl Filters {
     }
 }
 
+/// The agents whose sessions `../shared/corpora` holds, one folder each.
+pub const AGENTS: [&str; 6] = [
+    "claude-code",
+    "codex",
+    "gemini",
+    "cursor",
+    "opencode",
+    "aider",
+];
+
+/// Every agent's folder of the corpora (`corpora/<agent>`, [`AGENTS`]).
+pub fn agent_folders(corpora: &Path) -> Vec<PathBuf> {
+    AGENTS.iter().map(|a| corpora.join(a)).collect()
+}
+
 /// The real corpora's sessions (Claude Code, Codex, Gemini) through `jsonl2md` and `partition` in
 /// `home`: the doc records jsonl2md wrote and partition's output. `None` (the test is skipped) without
 /// `../shared/corpora`.

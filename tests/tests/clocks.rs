@@ -225,8 +225,10 @@ fn hook_install_and_remove_round_trip_keeps_other_hooks_and_backs_up() {
     assert_eq!(backups(&claude).len(), 1);
     let e: Explain =
         serde_json::from_slice(&brain(&["explain", "--json"]).stdout).expect("explain");
-    assert_eq!(e.hooks.len(), 1);
-    assert_eq!(e.hooks[0].problem, None);
+    // The Stop hook and the SessionStart briefing (issue 40).
+    let events: Vec<&str> = e.hooks.iter().map(|h| h.event.as_str()).collect();
+    assert_eq!(events, ["Stop", "SessionStart"]);
+    assert!(e.hooks.iter().all(|h| h.problem.is_none()), "{:?}", e.hooks);
     assert_eq!(
         e.hooks[0].brain.as_deref(),
         Some(bin("brain").display().to_string().as_str())

@@ -196,7 +196,8 @@ fn tools_list_stays_small() {
             .len()
         })
         .sum();
-    assert!(tools.len() <= 12, "{} tools", tools.len());
+    // 13 since issue 40 added `timeline` (the briefing is `context` without a task, and a prompt).
+    assert!(tools.len() <= 13, "{} tools", tools.len());
     assert!(read <= 10_240, "what a model reads: {read} bytes");
     assert!(whole <= 20_480, "the whole answer: {whole} bytes");
     for t in &tools {
@@ -208,6 +209,83 @@ fn tools_list_stays_small() {
             d.len()
         );
     }
+    assert!(s.finish().success());
+}
+
+/// The briefing over MCP (issue 40): `context` without a task, the `brief` prompt, and the
+/// `timeline` tool around a hit; each answer parsed back into its types.
+#[test]
+fn briefing_prompt_and_timeline() {
+    let work = fixture();
+    let mut s = Session::start(&work.path().join("home"));
+    let r = s.call("context", json!({"budget": 600}));
+    assert_eq!(r["isError"], false, "{r}");
+    let block = &r["structuredContent"];
+    assert!(
+        block["task"].as_str().unwrap_or("").starts_with("briefing"),
+        "{block}"
+    );
+    assert!(
+        block["tokens"].as_u64().unwrap_or(u64::MAX) <= 600,
+        "{block}"
+    );
+    let init = s.request("prompts/list", json!({}));
+    assert_eq!(init["result"]["prompts"][0]["name"], "brief", "{init}");
+    let p = s.request(
+        "prompts/get",
+        json!({"name": "brief", "arguments": {"budget": "500"}}),
+    );
+    let text = p["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text.starts_with("<memory-context task=\"briefing\""),
+        "{text}"
+    );
+    assert_eq!(
+        r["content"][0]["text"].as_str().map(|t| !t.is_empty()),
+        Some(true)
+    );
+    let bad = s.request("prompts/get", json!({"name": "nope"}));
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("unknown prompt"),
+        "{bad}"
+    );
+    let bad = s.request(
+        "prompts/get",
+        json!({"name": "brief", "arguments": {"budget": "lots"}}),
+    );
+    assert!(bad["error"].is_object(), "{bad}");
+    // A hit, then what happened around it.
+    let q = s.call("query", json!({"query": "lock", "limit": 1}));
+    let first = &q["structuredContent"]["results"][0];
+    let (Some(uri), Some(line)) = (first["uri"].as_str(), first["line"].as_u64()) else {
+        panic!("no hit for `lock`: {q}")
+    };
+    let anchor = format!("{uri}:{line}");
+    let t = s.call(
+        "timeline",
+        json!({"anchor": anchor, "before": 2, "after": 2, "window_hours": 8760}),
+    );
+    assert_eq!(t["isError"], false, "{t}");
+    let tl = &t["structuredContent"];
+    assert_eq!(tl["kind"], "timeline");
+    assert_eq!(tl["anchor"]["doc"]["uri"], uri, "{tl}");
+    let around: Vec<Hit> = serde_json::from_value(tl["before"].clone()).expect("hits");
+    assert!(around.len() <= 2);
+    let after: Vec<Hit> = serde_json::from_value(tl["after"].clone()).expect("hits");
+    assert!(after.len() <= 2);
+    assert!(
+        !around.iter().chain(after.iter()).any(|h| h.uri == uri),
+        "the anchor is not around itself"
+    );
+    let none = s.call("timeline", json!({"anchor": "brain://nope/x.md"}));
+    assert_eq!(none["isError"], true, "{none}");
+    let big = s.call("timeline", json!({"anchor": "2026-04-01", "before": 1000}));
+    assert_eq!(big["isError"], true, "{big}");
     assert!(s.finish().success());
 }
 

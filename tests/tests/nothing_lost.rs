@@ -49,17 +49,7 @@ fn every_corpus_home(work: &Path) -> Option<PathBuf> {
         "  - name: brain\n    path: corpus/brain\n    role: sessions\n  - name: chrome-history\n    path: corpus/chrome-history\n    role: browser\n    trust: low\npartition:\n",
     ) + "  rules:\n    - collection: brain\n      kind: session\n    - collection: chrome-history\n      kind: browser\n      layout: year\n";
     std::fs::write(home.join("brain.yaml"), yaml).expect("brain.yaml");
-    let agents: Vec<PathBuf> = [
-        "claude-code",
-        "codex",
-        "gemini",
-        "cursor",
-        "opencode",
-        "aider",
-    ]
-    .iter()
-    .map(|a| corpora.join(a))
-    .collect();
+    let agents = brain_tests::agent_folders(&corpora);
     let docs = run(command("jsonl2md", &home).args(&agents), b"");
     ok(&docs, "jsonl2md");
     let mut records = docs.stdout;

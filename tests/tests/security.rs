@@ -328,6 +328,7 @@ fn mcp_read_only_neither_lists_nor_runs_remember() {
             "multi_get",
             "status",
             "recent",
+            "timeline",
             "entity",
             "related",
             "wm_list"

@@ -97,6 +97,17 @@ enum Command {
     /// Rehearsal: fold the access log (what was read) into the registry, count records by tier.
     #[command(subcommand)]
     Memory(cmd::memory::Command),
+    /// The briefing an agent gets at session start, for a person: this project's working memory,
+    /// current decisions and facts, open tasks and contradictions, what was tried and failed,
+    /// what relates to the open task and the last sessions — each cited, within a token budget.
+    Brief(cmd::brief::Args),
+    /// Keyed records (decisions, facts, preferences, rejected approaches, failed commands) from the
+    /// distilled sessions, consolidated against what is there: ADD, SUPERSEDE, NOOP, CONFLICT, each
+    /// printed and logged with its reason (the LLM command as for distill, else deterministic).
+    Extract(cmd::extract::Args),
+    /// What happened just before and after a moment (a time, or a hit's brain://…:line, a #docid,
+    /// a session id), across every agent, note and browser day.
+    Timeline(cmd::timeline::Args),
     /// Working memory: short-lived notes carried first in every context block (add, list, pin,
     /// unpin, rm, promote; `tick` is what the stop hook runs).
     #[command(subcommand)]
@@ -116,6 +127,9 @@ fn main() -> std::process::ExitCode {
             Command::Import(a) => cmd::import::run(&home, a),
             Command::Ask(a) => cmd::ask::run(&home, *a),
             Command::Context(a) => cmd::context::run(&home, a),
+            Command::Brief(a) => cmd::brief::run(&home, a),
+            Command::Extract(a) => cmd::extract::run(&home, a),
+            Command::Timeline(a) => cmd::timeline::run(&home, a),
             Command::Wm(c) => cmd::wm::run(&home, c),
             Command::Entity(a) => cmd::entity::run(&home, a),
             Command::Related(a) => cmd::related::run(&home, a),

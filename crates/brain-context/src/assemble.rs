@@ -33,10 +33,12 @@ pub struct Fill {
     pub now: i64,
 }
 
-/// Read hit `h` as an item of `section`, or `None` when its document is not servable.
-fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
+/// Read hit `h` as an item of `section`, or `None` when its document is not servable. A record
+/// of a low-trust collection is fenced whatever the hit says (the recency walk marks no trust).
+pub(crate) fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
     let file = brain_store::walk::servable(config, &h.collection, &h.path).ok()?;
     let meta = std::fs::metadata(&file).ok()?;
+    let mut contradicts = None;
     let (text, line, keys, whole) = if meta.len() > MAX_FILE_BYTES {
         (h.snippet.clone(), h.line, Vec::new(), false)
     } else {
@@ -44,6 +46,13 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         let raw = brain_doc::bytes::text(&raw).0;
         let facts = brain_doc::file::FileFacts::read(&h.path, &raw, 0);
         let keys = thread_keys(&facts.frontmatter, h);
+        if facts.frontmatter.contains_key("relations") {
+            contradicts = brain_doc::links::read(&facts.frontmatter, "", 0)
+                .relations
+                .into_iter()
+                .find(|r| r.kind == brain_doc::links::RelationKind::Contradicts)
+                .map(|r| r.target);
+        }
         let body = facts.body.trim();
         if body.len() <= WHOLE_BODY_BYTES && tokens::count(body) <= ITEM_MAX_TOKENS {
             (body.to_string(), facts.body_line, keys, true)
@@ -63,8 +72,9 @@ fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         age: brain_fmt::age::age_label(h.age_days),
         age_days: h.age_days,
         confidence: h.memory.as_ref().map(|m| m.confidence),
-        untrusted: h.untrusted,
+        untrusted: h.untrusted || config.is_low_trust(&h.collection),
         cold: false,
+        contradicts,
         score: if section == Section::Always {
             0.0
         } else {

@@ -10,8 +10,20 @@ pub enum Section {
     Always,
     /// A record of a thread that fit whole.
     Thread,
-    /// The best of the rest.
+    /// The best of the rest (in a briefing: of the open task or the prompt).
     Related,
+    /// A briefing after compaction: the current session's own requests.
+    Now,
+    /// A briefing: the project's current decisions, facts and preferences.
+    Decision,
+    /// A briefing: the project's open tasks.
+    Task,
+    /// A briefing: records that say they contradict another.
+    Conflict,
+    /// A briefing: rejected approaches and failed commands.
+    Failed,
+    /// A briefing: the project's last sessions.
+    Session,
 }
 
 impl Section {
@@ -20,6 +32,12 @@ impl Section {
             Section::Always => "Always",
             Section::Thread => "Threads",
             Section::Related => "Related",
+            Section::Now => "This session (before compaction)",
+            Section::Decision => "Current decisions and facts",
+            Section::Task => "Open tasks",
+            Section::Conflict => "Open contradictions",
+            Section::Failed => "Tried and failed",
+            Section::Session => "Recent sessions",
         }
     }
 }
@@ -54,6 +72,10 @@ pub struct Item {
     /// it is one of the task's best matches.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cold: bool,
+    /// The record it says it contradicts (`relations: [{kind: contradicts, to: …}]`): shown, so a
+    /// contradiction is never read as settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contradicts: Option<String>,
     /// The search's score (0 for records carried because they are guaranteed).
     pub score: f64,
     /// Tokens of the item as rendered in the block.

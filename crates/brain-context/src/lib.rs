@@ -16,10 +16,13 @@
 //! how far the sum of the parts was from the count of the whole).
 
 pub mod assemble;
+pub mod brief;
+pub mod hook;
 /// Near-duplicate collapse, owned by `brain-rank` (`brain ask` collapses with it too).
 pub use brain_rank::dedup;
 pub mod item;
 pub mod render;
+pub mod sections;
 pub mod tokens;
 pub mod wm;
 
@@ -273,6 +276,10 @@ pub enum ContextError {
     Wm(#[from] wm::WmError),
     #[error("{0}")]
     Budget(String),
+    #[error(transparent)]
+    Registry(#[from] brain_store::RegistryError),
+    #[error(transparent)]
+    Rank(#[from] brain_rank::RankError),
 }
 
 impl brain_doc::Classified for ContextError {
@@ -281,6 +288,8 @@ impl brain_doc::Classified for ContextError {
             ContextError::Run(e) => e.code(),
             ContextError::Wm(e) => e.code(),
             ContextError::Budget(_) => brain_doc::ErrorCode::BadQuery,
+            ContextError::Registry(_) => brain_doc::ErrorCode::Internal,
+            ContextError::Rank(e) => e.code(),
         }
     }
 
@@ -289,6 +298,10 @@ impl brain_doc::Classified for ContextError {
             ContextError::Run(e) => e.fix(),
             ContextError::Wm(_) => String::new(),
             ContextError::Budget(_) => format!("e.g. --budget {DEFAULT_BUDGET}"),
+            ContextError::Registry(_) => {
+                "run `brain doctor` (state_db check) for the repair".into()
+            }
+            ContextError::Rank(e) => e.fix(),
         }
     }
 }

@@ -49,6 +49,9 @@ pub fn item_md(i: &Item) -> String {
     if let Some(t) = &i.thread {
         let _ = write!(o, " · thread {}", inline(t));
     }
+    if let Some(c) = &i.contradicts {
+        let _ = write!(o, " · contradicts {}", inline(c));
+    }
     o.push('\n');
     // A record cannot close (or open) the block from inside.
     let text = i
@@ -68,7 +71,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// `s` on one line, unable to open or close the block.
-fn inline(s: &str) -> String {
+pub fn inline(s: &str) -> String {
     one_line(s)
         .replace("</memory-context", "<\\/memory-context")
         .replace("<memory-context", "<\\memory-context")

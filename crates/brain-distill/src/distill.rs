@@ -301,7 +301,7 @@ fn finish(
 
 /// Index the written artifacts in process; a busy or broken index is a warning (the files are on disk
 /// and `lexindex --all` picks them up).
-fn index(home: &Home, docs: &[Doc], warn: &dyn Fn(String)) -> u64 {
+pub(crate) fn index(home: &Home, docs: &[Doc], warn: &dyn Fn(String)) -> u64 {
     if docs.is_empty() {
         return 0;
     }

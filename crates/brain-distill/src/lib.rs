@@ -16,6 +16,7 @@
 pub mod artifact;
 pub mod budget;
 pub mod distill;
+pub mod extract;
 pub mod prompt;
 pub mod queue;
 pub mod template;

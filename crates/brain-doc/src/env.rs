@@ -96,6 +96,10 @@ pub const VARS: &[Var] = &[
         "Claude Code's folder (default ~/.claude)",
     ),
     var(
+        "CODEX_HOME",
+        "Codex's folder (default ~/.codex): its hooks.json",
+    ),
+    var(
         "LOCALAPPDATA",
         "Windows' per-user data folder: browser profiles",
     ),

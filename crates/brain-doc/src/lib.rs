@@ -18,6 +18,7 @@
 pub mod atomic;
 pub mod blocks;
 pub mod bytes;
+pub mod command;
 mod doc;
 pub mod env;
 mod error;

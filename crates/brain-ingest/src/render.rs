@@ -225,22 +225,7 @@ pub(crate) fn place_of(name: &str) -> String {
     }
 }
 
-/// A path with the user's home shown as `~` (also for the `/Users/<name>` and `/home/<name>` homes of
-/// transcripts recorded on another machine).
+/// A path with the user's home shown as `~` ([`brain_store::project_path`]).
 pub fn tilde(p: &str) -> String {
-    let shown = brain_store::display_path(std::path::Path::new(p));
-    if shown != p {
-        return shown;
-    }
-    for prefix in ["/Users/", "/home/"] {
-        if let Some(rest) = p.strip_prefix(prefix) {
-            let (_user, tail) = rest.split_once('/').unwrap_or((rest, ""));
-            return if tail.is_empty() {
-                "~".into()
-            } else {
-                format!("~/{tail}")
-            };
-        }
-    }
-    p.to_string()
+    brain_store::project_path(p)
 }

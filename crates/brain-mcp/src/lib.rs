@@ -20,6 +20,7 @@ mod handles;
 pub mod http;
 pub mod install;
 pub mod jsonrpc;
+mod prompts;
 mod resources;
 pub mod schema;
 pub mod search;

@@ -103,6 +103,15 @@ impl Server {
                 report_timings();
                 out
             }
+            "prompts/list" => Ok(crate::prompts::list()),
+            "prompts/get" => {
+                let started = Instant::now();
+                let out = crate::prompts::get(&mut self.handles, params);
+                let mut f = Map::new();
+                f.insert("ok".into(), out.is_ok().into());
+                self.log("prompt_get", started, f);
+                out
+            }
             "resources/list" => Ok(resources::list()),
             "resources/templates/list" => Ok(resources::templates()),
             "resources/read" => {

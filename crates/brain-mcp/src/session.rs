@@ -36,6 +36,7 @@ pub fn initialize(
         "protocolVersion": version,
         "capabilities": {
             "tools": {"listChanged": false},
+            "prompts": {"listChanged": false},
             "resources": {"subscribe": false, "listChanged": false},
         },
         "serverInfo": {"name": "brain", "title": "brain: local memory of your work", "version": env!("CARGO_PKG_VERSION")},
@@ -96,12 +97,14 @@ pub fn instructions(home: &Home, read_only: bool) -> String {
     }
     out.push_str(
         "\nAt the start of a task, `context` gives the memory it needs as one block within a token budget \
-         (what must always be known, whole threads of related records, the best of the rest).\n\
+         (what must always be known, whole threads of related records, the best of the rest); without a task, \
+         `context` is the project's briefing (pass `project`: your working directory).\n\
          Search with `query`: a plain `query` string, or `searches` of typed sub-queries — lex (BM25 keywords, \
          \"exact phrase\", -exclude, collection:/project:/agent:/since: filters), vec (a question), hyde (a \
          hypothetical answer). Add `since` (7d, 2026-04-01) for recent work and `minScore` to drop weak hits.\n\
          Read with `get` (a result's uri or #docid, fromLine = its line) and `multi_get` (a glob over \
          collection/path or a comma-separated list).\n\
+         `timeline` shows what happened just before and after a hit or a time, across agents.\n\
          `recent` lists what became visible since a time (24h, 7d), newest first; `status` tells what is \
          indexed and what still waits (embeddings, distillation).\n\
          Results carry a date and an age: prefer recent documents when they disagree, and check old ones \

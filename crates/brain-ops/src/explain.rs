@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::bins::Binary;
 use crate::doctor::LastDoctor;
 use crate::freshness::Drift;
-use crate::hooks::HookInfo;
+use crate::hooks::{Agent, HookInfo};
 use brain_store::Registry;
 
 use crate::schedule::ScheduleInfo;
@@ -56,7 +56,7 @@ pub struct Explain {
     pub distill_queue: QueueInfo,
     /// Newest lexical or vector update (RFC 3339), or null.
     pub last_update: Option<String>,
-    /// Our Claude Code hooks.
+    /// Our hooks in the agents' settings (Claude Code, Codex, Gemini CLI).
     pub hooks: Vec<HookInfo>,
     /// Our schedules (cron, systemd, launchd).
     pub schedules: Vec<ScheduleInfo>,
@@ -273,7 +273,10 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
             entries: crate::status::queue_len(home),
         },
         last_update: last_lex.max(last_vec).map(rfc3339),
-        hooks: crate::hooks::installed_or_problem(&host.claude_settings()),
+        hooks: [Agent::Claude, Agent::Codex, Agent::Gemini]
+            .into_iter()
+            .flat_map(|a| crate::hooks::installed_or_problem(&a.settings(host), a))
+            .collect(),
         schedules: crate::schedule::installed(host),
         skills: crate::skills::installed(host),
         inbox: InboxInfo {

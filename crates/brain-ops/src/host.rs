@@ -13,6 +13,10 @@ pub struct Host {
     pub exe: Option<PathBuf>,
     /// Claude Code's folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude` (settings.json, skills/).
     pub claude_dir: PathBuf,
+    /// Codex's folder: `$CODEX_HOME`, else `~/.codex` (hooks.json).
+    pub codex_dir: PathBuf,
+    /// Gemini CLI's folder: `~/.gemini` (settings.json).
+    pub gemini_dir: PathBuf,
     /// The crontab command: `$BRAIN_CRONTAB`, else `crontab` (called as `CMD -l` and `CMD -`).
     pub crontab: String,
     /// The systemctl command: `$BRAIN_SYSTEMCTL`, else `systemctl` (called with `--user …`).
@@ -43,6 +47,10 @@ impl Host {
             claude_dir: var("CLAUDE_CONFIG_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| user_home.join(".claude")),
+            codex_dir: var("CODEX_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| user_home.join(".codex")),
+            gemini_dir: user_home.join(".gemini"),
             crontab: var("BRAIN_CRONTAB").unwrap_or_else(|| "crontab".into()),
             systemctl: var("BRAIN_SYSTEMCTL").unwrap_or_else(|| "systemctl".into()),
             launchctl: var("BRAIN_LAUNCHCTL").unwrap_or_else(|| "launchctl".into()),

@@ -31,6 +31,7 @@ mod settings;
 pub mod shell;
 pub mod skills;
 mod status;
+pub mod timeline;
 pub mod usage;
 pub mod vectors;
 
@@ -75,6 +76,8 @@ mod formats_doc {
             user_home: dir.path().into(),
             exe: std::env::current_exe().ok(),
             claude_dir: dir.path().join(".claude"),
+            codex_dir: dir.path().join(".codex"),
+            gemini_dir: dir.path().join(".gemini"),
             crontab: "false".into(),
             systemctl: "true".into(),
             launchctl: "true".into(),
@@ -83,7 +86,16 @@ mod formats_doc {
             pipelines: None,
         };
         let pipelines = crate::bins::pipelines_dir(&host).expect("the checkout's pipelines");
-        crate::hooks::install(&host.claude_settings(), "x/stop-hook.sh").expect("hook");
+        let stop = crate::hooks::Wanted {
+            hook: crate::hooks::Hook::Stop,
+            command: "x/stop-hook.sh".into(),
+        };
+        crate::hooks::install(
+            &host.claude_settings(),
+            crate::hooks::Agent::Claude,
+            &[stop],
+        )
+        .expect("hook");
         crate::skills::install(&host, &pipelines, crate::skills::EVERYWHERE).expect("skills");
         crate::schedule::install(
             &host,

@@ -294,6 +294,20 @@ impl Ranker {
         Ok(hits)
     }
 
+    /// Document `id` as the recency walk shows one (its first passage), or `None` when the index
+    /// does not hold it.
+    pub fn document(&self, id: &str, now: Timestamp) -> Result<Option<Hit>, RankError> {
+        let passages = self.searcher.document(id)?;
+        let Some(p) = passages.first() else {
+            return Ok(None);
+        };
+        let lq = lex_query(&Query::default(), now);
+        let mut h = self.hit(1, 1.0, 1.0, p, &lq, now, false);
+        h.snippet = first_line(&p.body);
+        h.signals = Map::new();
+        Ok(Some(h))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn hit(
         &self,

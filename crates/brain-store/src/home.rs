@@ -23,6 +23,27 @@ pub fn display_path(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// A project's working directory as records name it: the user's home shown as `~`, also for the
+/// `/Users/<name>` and `/home/<name>` homes of transcripts recorded on another machine (the one
+/// rule the sessions' `project:` and the hooks' `cwd` are both read by).
+pub fn project_path(p: &str) -> String {
+    let shown = display_path(Path::new(p));
+    if shown != p {
+        return shown;
+    }
+    for prefix in ["/Users/", "/home/"] {
+        if let Some(rest) = p.strip_prefix(prefix) {
+            let (_user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+            return if tail.is_empty() {
+                "~".into()
+            } else {
+                format!("~/{tail}")
+            };
+        }
+    }
+    p.to_string()
+}
+
 /// The brain home folder and the fixed paths inside it. Nothing is created until asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Home {

@@ -31,7 +31,7 @@ pub use config::{
     BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, Layout, Partition, Rule, Trust,
     builtin_path, check_name,
 };
-pub use home::{Home, display_path, home_dir};
+pub use home::{Home, display_path, home_dir, project_path};
 pub use lock::{Lock, LockError, holder_pid};
 pub use registry::{
     CollectionCounts, DocEntry, DocLinks, EntityDef, FileEntry, FileStat, LinkRow, NAME, Registry,

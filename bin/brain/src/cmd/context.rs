@@ -67,20 +67,27 @@ fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     }
     row.set("n_hits", block.items.len());
     row.set("tokens", block.tokens);
+    print_block(&block, a.json)?;
+    if block.items.is_empty() {
+        eprintln!("brain context: nothing in memory for this task");
+        return Ok(Exit::Code(ErrorCode::NoResults));
+    }
+    Ok(Exit::Success)
+}
+
+/// A block on stdout: its markdown, or (`json`) the block with its markdown as one JSON object —
+/// what `brain context` and `brain brief` print.
+pub fn print_block(block: &brain_context::Block, json: bool) -> anyhow::Result<()> {
     let mut out = Stdout::new();
-    if a.json {
-        let mut v = serde_json::to_value(&block)?;
+    if json {
+        let mut v = serde_json::to_value(block)?;
         v["markdown"] = serde_json::Value::from(block.markdown.clone());
         brain_doc::ndjson::write_line(&mut out, &v)?;
     } else {
         out.write_all(block.markdown.as_bytes())?;
     }
     out.flush()?;
-    if block.items.is_empty() {
-        eprintln!("brain context: nothing in memory for this task");
-        return Ok(Exit::Code(ErrorCode::NoResults));
-    }
-    Ok(Exit::Success)
+    Ok(())
 }
 
 /// The hit records of `file` (`-`: stdin); a malformed line is a warning and skipped.

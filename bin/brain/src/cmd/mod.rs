@@ -1,6 +1,7 @@
 //! One subcommand, one file.
 
 pub mod ask;
+pub mod brief;
 pub mod browse;
 pub mod collection;
 pub mod context;
@@ -9,6 +10,7 @@ pub mod doctor;
 pub mod entity;
 pub mod eval;
 pub mod explain;
+pub mod extract;
 pub mod forget;
 pub mod get;
 pub mod hook;
@@ -25,6 +27,7 @@ pub mod skills;
 pub mod stats;
 pub mod status;
 pub mod strategy;
+pub mod timeline;
 pub mod tune;
 mod usage;
 pub mod wm;

@@ -1,6 +1,8 @@
 //! `context` — the memory a task needs within a token budget ([`brain_context::build`], the same
 //! block as `brain context`): guaranteed records, whole threads that fit, the best of the rest,
-//! counted with cl100k_base; near-duplicates, cold, superseded and expired records left out.
+//! counted with cl100k_base; near-duplicates, superseded and expired records left out, cold ones
+//! placed last. Without a task it is the session-start briefing of a project
+//! ([`brain_context::brief`], the same block as `brain brief` and the SessionStart hooks).
 
 use brain_doc::Classified;
 use brain_doc::{ErrorCode, ErrorRecord};
@@ -19,10 +21,13 @@ pub const TOOL: Tool = Tool {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Args {
-    /// What you are about to do, in words (as for `query`).
+    /// What you are about to do, in words (none: the briefing).
     #[schemars(length(min = 1, max = 65536))]
-    task: String,
-    /// Most tokens the block may take (cl100k_base); default 20000.
+    task: Option<String>,
+    /// The briefing's project (your working directory).
+    #[schemars(length(min = 1, max = 4096))]
+    project: Option<String>,
+    /// Most tokens (cl100k_base); default 20000, briefing 1500.
     #[schemars(range(min = 1, max = brain_context::MAX_BUDGET))]
     budget: Option<usize>,
 }
@@ -32,7 +37,7 @@ fn describe() -> Value {
     let item = json!({
         "type": "object",
         "properties": {
-            "section": {"type": "string", "enum": ["always", "thread", "related"]},
+            "section": {"type": "string"},
             "thread": {"type": "string"}, "id": {"type": "string"}, "uri": {"type": "string"},
             "line": {"type": "integer"}, "title": {"type": "string"}, "date": {"type": "string"},
             "age": {"type": "string"}, "age_days": {"type": "integer"},
@@ -62,7 +67,7 @@ fn describe() -> Value {
     descriptor(
         "context",
         "Memory for a task",
-        "The memory a task needs, as one block within a token budget (default 20000): pinned and important records first, then related threads, then the best of the rest, each with uri:line and age. Call once at the start of a task; use `query` for a specific question.",
+        "The memory a task needs as one block within a token budget (default 20000), each item with uri:line and age; without `task`, the project's briefing. Call once at the start of a task; `query` for a question.",
         input,
         output,
     )
@@ -70,18 +75,30 @@ fn describe() -> Value {
 
 fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: Args = decode(args)?;
-    let budget = a.budget.unwrap_or(brain_context::DEFAULT_BUDGET);
-    brain_context::check_budget(budget)
-        .map_err(|e| ErrorRecord::new(e.code(), e.to_string(), "e.g. {\"budget\": 8000}"))?;
-    let opts = brain_context::Options {
-        budget,
-        dedup: true,
-        tick: true,
-    };
     let now = ctx.now.clone();
-    let engine = ctx.handles.engine()?;
-    let block =
-        brain_context::build(engine, &a.task, opts, &now).map_err(|e| ErrorRecord::of(&e))?;
+    let block = match a.task {
+        Some(task) => {
+            let budget = a.budget.unwrap_or(brain_context::DEFAULT_BUDGET);
+            let opts = brain_context::Options {
+                budget,
+                dedup: true,
+                tick: true,
+            };
+            let engine = ctx.handles.engine()?;
+            brain_context::build(engine, &task, opts, &now)
+        }
+        None => {
+            let engine = ctx.handles.engine()?;
+            brief(engine, a.project, a.budget, &now)
+        }
+    }
+    .map_err(|e| {
+        let mut r = ErrorRecord::of(&e);
+        if e.code() == ErrorCode::BadQuery {
+            r.fix = "e.g. {\"budget\": 8000}".into();
+        }
+        r
+    })?;
     let structured = serde_json::to_value(&block)
         .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
     Ok(Output {
@@ -89,4 +106,21 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         count: block.items.len(),
         structured,
     })
+}
+
+/// The briefing of `project` (every project without one), as the SessionStart hooks give it.
+pub fn brief(
+    engine: &brain_rank::Engine,
+    project: Option<String>,
+    budget: Option<usize>,
+    now: &jiff::Zoned,
+) -> Result<brain_context::Block, brain_context::ContextError> {
+    let req = brain_context::brief::Request {
+        project,
+        moment: None,
+        session: None,
+        prompt: None,
+        budget: budget.unwrap_or(brain_context::brief::DEFAULT_BUDGET),
+    };
+    brain_context::brief::brief(engine, &req, now)
 }

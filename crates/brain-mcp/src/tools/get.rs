@@ -25,16 +25,16 @@ struct Args {
     /// brain://collection/path, collection/path or #docid from a query result; `ref:100` starts at line 100, `ref:100:20` reads 20 lines.
     #[schemars(length(min = 1))]
     file: String,
-    /// Start at this 1-based line (the result's `line` is a good start).
+    /// Start at this 1-based line (a result's `line`).
     #[schemars(range(min = 1))]
     from_line: Option<usize>,
     /// Read at most this many lines.
     #[schemars(range(min = 1))]
     max_lines: Option<usize>,
-    /// Stop before this many bytes (default 100000); the result says where to continue.
+    /// Stop before this many bytes (default 100000).
     #[schemars(range(min = 1))]
     max_bytes: Option<usize>,
-    /// Prefix every line with its number (default false).
+    /// Number the lines.
     #[serde(default)]
     line_numbers: bool,
 }

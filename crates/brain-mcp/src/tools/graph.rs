@@ -147,7 +147,7 @@ fn describe_related() -> Value {
     descriptor(
         "related",
         "What is related",
-        "What a record or entity is related to: typed relations (supports, contradicts, refines, derives_from, supersedes, related), mentions, a project's sessions. `kinds` filters; `depth` walks further (1-5).",
+        "What a record or entity is related to: typed relations, mentions, a project's sessions. `kinds` filters; `depth` walks further.",
         input_schema::<RelatedArgs>(),
         output,
     )

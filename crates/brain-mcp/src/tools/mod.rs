@@ -5,7 +5,7 @@
 //! error (`isError: true`). Arguments are checked against the tool's own `inputSchema` first
 //! ([`crate::schema`]), so the schema a client sees is the one enforced.
 
-mod context;
+pub(crate) mod context;
 mod get;
 mod graph;
 mod multi_get;
@@ -13,6 +13,7 @@ mod query;
 mod recent;
 mod remember;
 mod status;
+mod timeline;
 mod wm;
 
 use brain_doc::{ErrorCode, ErrorRecord};
@@ -67,6 +68,7 @@ pub const TOOLS: &[Tool] = &[
     multi_get::TOOL,
     status::TOOL,
     recent::TOOL,
+    timeline::TOOL,
     graph::ENTITY,
     graph::RELATED,
     remember::TOOL,

@@ -35,10 +35,10 @@ struct Args {
     /// Skip documents larger than this (default 10240).
     #[schemars(range(min = 1))]
     max_bytes: Option<u64>,
-    /// Stop adding documents past this many bytes in all (default 200000).
+    /// Bytes in all (default 200000).
     #[schemars(range(min = 1))]
     max_total_bytes: Option<u64>,
-    /// Prefix every line with its number (default false).
+    /// Number the lines.
     #[serde(default)]
     line_numbers: bool,
 }

@@ -42,23 +42,23 @@ struct Args {
     /// Store a paste the guard refuses (code, logs); never a secret. Default false.
     #[serde(default)]
     force: bool,
-    /// The subject (e.g. `db.engine`): a later record of the same key supersedes this one.
+    /// The subject (`db.engine`): a later record of it supersedes this one.
     key: Option<String>,
     /// How much it matters, 1-5 (5 = always include).
     #[schemars(range(min = 1, max = 5))]
     importance: Option<u8>,
-    /// When it happened (YYYY-MM-DD or RFC 3339), if not now.
+    /// When it happened, if not now.
     #[serde(rename = "occurredAt")]
     occurred_at: Option<String>,
-    /// How long it holds (7d, 12h, 2w, 3mo, 1y); hidden after that.
+    /// How long it holds (7d, 2w, 1y).
     ttl: Option<String>,
-    /// When it stops being true (YYYY-MM-DD or RFC 3339).
+    /// When it stops being true.
     #[serde(rename = "expiresAt")]
     expires_at: Option<String>,
     /// Records (collection/path) this one replaces.
     #[serde(default)]
     supersedes: Vec<String>,
-    /// Always include it in a context block. Default false.
+    /// Always in context.
     #[serde(default)]
     pinned: bool,
 }

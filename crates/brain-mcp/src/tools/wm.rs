@@ -76,7 +76,7 @@ fn open(ctx: &Ctx<'_>) -> Result<Store, ErrorRecord> {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AddArgs {
-    /// The note: what to keep in mind for the next turns.
+    /// The note.
     #[schemars(length(min = 1, max = wm::MAX_TEXT_BYTES))]
     text: String,
     /// Turns it lives (default 5).

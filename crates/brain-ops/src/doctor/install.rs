@@ -167,7 +167,7 @@ pub fn collections(home: &Home, config: &Config) -> Check {
 pub fn hooks(host: &Host) -> Check {
     let settings = host.claude_settings();
     let fix = "brain hook install --claude";
-    let found = match crate::hooks::installed(&settings) {
+    let found = match crate::hooks::installed(&settings, crate::hooks::Agent::Claude) {
         Ok(f) => f,
         Err(e) => {
             return Check::fail(
@@ -186,7 +186,9 @@ pub fn hooks(host: &Host) -> Check {
         );
     }
     let bad: Vec<String> = found.iter().filter_map(|h| h.problem.clone()).collect();
-    if bad.is_empty() {
+    let mut events: Vec<&str> = found.iter().map(|h| h.event.as_str()).collect();
+    events.dedup();
+    if bad.is_empty() && events == [crate::hooks::EVENT] {
         Check::pass(
             "hooks",
             format!(
@@ -196,10 +198,24 @@ pub fn hooks(host: &Host) -> Check {
                 found[0].script.as_deref().unwrap_or("?")
             ),
         )
+    } else if bad.is_empty() {
+        let script = found
+            .iter()
+            .find_map(|h| h.script.as_deref())
+            .map(|s| format!("; the Stop hook runs {s}"))
+            .unwrap_or_default();
+        Check::pass(
+            "hooks",
+            format!(
+                "brain hooks on {} in {}{script}",
+                events.join(", "),
+                settings.display()
+            ),
+        )
     } else {
         Check::fail(
             "hooks",
-            "the installed Stop hook cannot run",
+            "an installed brain hook cannot run",
             format!("{fix} (rewrites it with the current paths)"),
         )
         .with(bad)

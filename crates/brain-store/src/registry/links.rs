@@ -157,6 +157,24 @@ impl Registry {
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
+    /// The links of one kind (`contradicts`, `project`, …), ordered by document, then as written:
+    /// a surface that needs one relation reads it without the whole graph.
+    pub fn links_of_kind(&self, kind: &str) -> Result<Vec<LinkRow>, RegistryError> {
+        if self.version()? < 4 {
+            return Ok(Vec::new());
+        }
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT doc_id, kind, target, line FROM links WHERE kind = ?1 ORDER BY doc_id, rowid",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(params![kind], link_row)
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+
     /// Every link of every document, ordered by document, then as written.
     pub fn links(&self) -> Result<Vec<LinkRow>, RegistryError> {
         if self.version()? < 4 {
@@ -166,16 +184,7 @@ impl Registry {
             .conn
             .prepare("SELECT doc_id, kind, target, line FROM links ORDER BY doc_id, rowid")
             .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([], |r| {
-                Ok(LinkRow {
-                    doc_id: r.get(0)?,
-                    kind: r.get(1)?,
-                    target: r.get(2)?,
-                    line: r.get(3)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
+        let rows = st.query_map([], link_row).map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
@@ -206,4 +215,14 @@ impl Registry {
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
+}
+
+/// A `links` row (doc_id, kind, target, line) as read.
+fn link_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LinkRow> {
+    Ok(LinkRow {
+        doc_id: r.get(0)?,
+        kind: r.get(1)?,
+        target: r.get(2)?,
+        line: r.get(3)?,
+    })
 }

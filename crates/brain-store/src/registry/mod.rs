@@ -83,6 +83,8 @@ pub const MIGRATIONS: &[&str] = &[
         aliases TEXT NOT NULL DEFAULT '[]', -- JSON list of strings
         archived INTEGER NOT NULL DEFAULT 0
     );",
+    // 5: links by kind — the briefing reads one relation (`contradicts`) on every session start.
+    "CREATE INDEX links_by_kind ON links(kind);",
 ];
 
 /// One registered document.

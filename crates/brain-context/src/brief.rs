@@ -1,0 +1,712 @@
+//! The briefing (issue 40, seed 002's "memory before the first prompt"): a context block for *this
+//! project and this moment*, made when an agent's session starts (the SessionStart hooks), when a
+//! prompt is submitted (opt-in, a smaller budget), and by `brain brief` / MCP `brief` for a person.
+//!
+//! What it holds, each item cited (`brain://…:line`, age, confidence, the trust fence):
+//!
+//! | section | what | read how |
+//! |---|---|---|
+//! | working memory | the short-lived notes, as in every block | [`crate::wm`] |
+//! | This session | at `compact`: the current session's own requests, which a compaction loses first | the session's documents, their user turns |
+//! | Current decisions and facts | the project's current records of type decision, fact, preference (superseded ones are hidden by the index), one per key, with the date each was decided | the recency walk, `type:` + `project:` |
+//! | Open tasks | the project's current `type: task` records | the same |
+//! | Open contradictions | records that say they `contradicts` another, in this project | registry links |
+//! | Tried and failed | the project's rejected approaches and failed commands | the recency walk, `type: rejected, failed` |
+//! | Related | the best matches of the open task (working memory, open tasks, else the last session's goal) or of the prompt; old ones keep their place | the search |
+//! | Recent sessions | the last sessions of the project: goal, what happened, what was rejected (the distilled artifact when there is one) | the recency walk |
+//!
+//! It is bounded like every block (cl100k_base, never over the budget: items go in turn, one of each
+//! section per round in the order above, each cut to [`ITEM_TOKENS`]), deterministic (the same home
+//! and clock give the same bytes), lexical only (no model is loaded), and it spends no turn of
+//! working memory. Failing open is the hook's business (`brain hook run`), not this module's: here
+//! an error is an error.
+
+use std::collections::HashSet;
+
+use brain_doc::Hit;
+use brain_rank::{Engine, Filters};
+use brain_store::Config;
+use jiff::Zoned;
+
+use crate::item::{Item, LeftOut, Section};
+use crate::{Block, ContextError, assemble, render, tokens, wm};
+
+/// Default budget of a session's briefing: about 6 KB of text, well under the 10,000 characters an
+/// agent's hook output is cut at (claude-mem's issue #1899). Our choice (2026-11-26).
+pub const DEFAULT_BUDGET: usize = 1_500;
+
+/// Default budget of the per-prompt recall (`UserPromptSubmit`): a few records, every prompt.
+pub const PROMPT_BUDGET: usize = 400;
+
+/// Most tokens one item's text takes in a briefing (a record's first lines; the citation says
+/// where the rest is).
+pub const ITEM_TOKENS: usize = 120;
+
+/// Most items of a section considered (the budget decides how many are shown).
+const DECISIONS: usize = 8;
+const TASKS: usize = 3;
+const CONFLICTS: usize = 3;
+const FAILED: usize = 5;
+const RELATED: usize = 3;
+const SESSIONS: usize = 3;
+const THIS_SESSION: usize = 6;
+
+/// Records read per recency walk before keeping one per key.
+const WALK: usize = 40;
+
+/// The record types of each section (lower case, as the index keeps `type`).
+pub const DECISION_TYPES: [&str; 3] = ["decision", "fact", "preference"];
+pub const TASK_TYPES: [&str; 1] = ["task"];
+pub const FAILED_TYPES: [&str; 2] = ["rejected", "failed"];
+
+/// The moment a briefing is for: an agent's SessionStart `source`, or a submitted prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Moment {
+    Startup,
+    Resume,
+    Clear,
+    /// After a compaction: what it is likely to have lost comes first.
+    Compact,
+    /// A prompt was submitted: recall for it, within the smaller budget.
+    Prompt,
+}
+
+impl Moment {
+    /// A SessionStart `source` (`startup`, `resume`, `clear`, `compact`); anything else is a
+    /// startup (an agent that adds a source must not lose its briefing).
+    pub fn of_source(s: &str) -> Moment {
+        match s {
+            "resume" => Moment::Resume,
+            "clear" => Moment::Clear,
+            "compact" => Moment::Compact,
+            _ => Moment::Startup,
+        }
+    }
+}
+
+/// What to brief for.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// The project as a working directory (`/home/me/work/api`, `~/work/api`) or a name (`api`);
+    /// `None`: every project.
+    pub project: Option<String>,
+    pub moment: Option<Moment>,
+    /// The agent's session id (at `compact`: whose requests to carry).
+    pub session: Option<String>,
+    /// The submitted prompt ([`Moment::Prompt`]).
+    pub prompt: Option<String>,
+    pub budget: usize,
+}
+
+/// The projects of the index `project` stands for: the directory itself (as `~/…`,
+/// [`brain_store::project_path`]) or the nearest of its parents the index knows (an agent started
+/// in a subfolder; never the home or the root), and the projects of the same folder name (a note
+/// saying `project: api`).
+pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
+    let known = engine.projects();
+    let path = std::path::Path::new(project);
+    let mut dir = Some(path);
+    let mut found = None;
+    while let Some(d) = dir {
+        let shown = brain_store::project_path(&d.display().to_string());
+        // The home and the root are no project's folder: a session once started there must
+        // not claim every folder under them.
+        if known.contains(&shown) && shown != "~" && shown != "/" {
+            found = Some((d, shown));
+            break;
+        }
+        dir = d.parent().filter(|p| !p.as_os_str().is_empty() && *p != d);
+    }
+    let (at, shown) =
+        found.unwrap_or_else(|| (path, brain_store::project_path(&path.display().to_string())));
+    let mut values = vec![shown];
+    if let Some(name) = at.file_name().and_then(|n| n.to_str()) {
+        values.push(name.to_string());
+    }
+    engine.projects_named(&values)
+}
+
+/// The briefing for `req` at `now`.
+pub fn brief(engine: &Engine, req: &Request, now: &Zoned) -> Result<Block, ContextError> {
+    crate::check_budget(req.budget)?;
+    // The token table takes about 15 ms to load: it loads on a thread of its own while the
+    // records are found (a fresh hook process pays it once, in parallel with the index).
+    std::thread::spawn(|| tokens::count(""));
+    let moment = req.moment.unwrap_or(Moment::Startup);
+    let projects = req
+        .project
+        .as_deref()
+        .map(|p| projects(engine, p))
+        .unwrap_or_default();
+    let task = title(req, moment, &projects);
+    let store = wm::Store::open(engine.home())?;
+    let secs = now.timestamp().as_second();
+    let mut working = if moment == Moment::Prompt {
+        Vec::new()
+    } else {
+        store.items()
+    };
+    let defaults;
+    let config = match engine.config() {
+        Some(c) => c,
+        None => {
+            defaults = Config::defaults(engine.home());
+            &defaults
+        }
+    };
+    let g = Gather {
+        engine,
+        config,
+        projects: &projects,
+        now,
+    };
+    let lists = g.sections(req, moment, &working)?;
+    let frame = tokens::count(&render::frame(&task, req.budget));
+    if frame > req.budget {
+        return Err(ContextError::Budget(format!(
+            "--budget {}: the briefing's frame alone takes {frame} tokens",
+            req.budget
+        )));
+    }
+    let mut working_md = render::working(&working, secs);
+    while !working.is_empty() && frame + tokens::count(&working_md) > req.budget {
+        working.pop();
+        working_md = render::working(&working, secs);
+    }
+    let budget = req.budget.saturating_sub(tokens::count(&working_md));
+    let (mut items, mut left) = {
+        let _t = brain_doc::timings::span("brief.fill");
+        fill(lists, &task, budget)
+    };
+    let mut markdown = render::markdown(&task, req.budget, &working_md, &items);
+    let mut whole = tokens::count(&markdown);
+    let charged = tokens::count(&render::frame(&task, req.budget))
+        + tokens::count(&working_md)
+        + charge(&items);
+    let slack = whole as i64 - charged as i64;
+    while whole > req.budget && items.pop().is_some() {
+        left.over_budget += 1;
+        markdown = render::markdown(&task, req.budget, &working_md, &items);
+        whole = tokens::count(&markdown);
+    }
+    let mut warnings = store.warnings.clone();
+    if req.project.is_some() && projects.is_empty() {
+        warnings.push("no project of the index matches; briefing from every project".into());
+    }
+    Ok(Block {
+        kind: "context",
+        task,
+        budget: req.budget,
+        tokens: whole,
+        tokenizer: tokens::TOKENIZER,
+        working,
+        items,
+        left_out: left,
+        warnings,
+        slack,
+        markdown,
+    })
+}
+
+/// The block's `task` attribute: what the briefing is for.
+fn title(req: &Request, moment: Moment, projects: &[String]) -> String {
+    let what = match moment {
+        Moment::Prompt => "recall",
+        Moment::Compact => "briefing after compaction",
+        _ => "briefing",
+    };
+    match projects.first().or(req.project.as_ref()) {
+        Some(p) => format!("{what}: project {p}"),
+        None => what.to_string(),
+    }
+}
+
+/// What one item costs as rendered: its markdown and line break, each section's heading once.
+fn charge(items: &[Item]) -> usize {
+    let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();
+    sections.dedup();
+    items
+        .iter()
+        .map(|i| tokens::count(&render::item_md(i)) + 1)
+        .sum::<usize>()
+        + sections
+            .iter()
+            .map(|s| tokens::count(&render::heading(*s)) + 1)
+            .sum::<usize>()
+}
+
+/// Take the sections' items in turn — the first of each, then the second of each — while they fit
+/// `budget` (the frame included); render them grouped by section, in the order given.
+fn fill(lists: Vec<(Section, Vec<Item>)>, task: &str, budget: usize) -> (Vec<Item>, LeftOut) {
+    let mut used = tokens::count(&render::frame(task, budget));
+    let mut left = LeftOut::default();
+    let mut taken: Vec<Vec<Item>> = lists.iter().map(|_| Vec::new()).collect();
+    let mut queues: Vec<std::collections::VecDeque<Item>> =
+        lists.into_iter().map(|(_, l)| l.into()).collect();
+    loop {
+        let mut any = false;
+        for (q, out) in queues.iter_mut().zip(taken.iter_mut()) {
+            let Some(mut item) = q.pop_front() else {
+                continue;
+            };
+            any = true;
+            item.tokens = tokens::count(&render::item_md(&item));
+            let heading = if out.is_empty() {
+                tokens::count(&render::heading(item.section)) + 1
+            } else {
+                0
+            };
+            let cost = item.tokens + 1 + heading;
+            if used + cost <= budget {
+                used += cost;
+                out.push(item);
+            } else {
+                left.over_budget += 1;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    (taken.into_iter().flatten().collect(), left)
+}
+
+/// What the sections are read from.
+struct Gather<'a> {
+    engine: &'a Engine,
+    config: &'a Config,
+    projects: &'a [String],
+    now: &'a Zoned,
+}
+
+impl Gather<'_> {
+    /// Every section's items, in the order they are filled and shown; a document is shown once
+    /// (in the first section that has it).
+    fn sections(
+        &self,
+        req: &Request,
+        moment: Moment,
+        working: &[wm::Item],
+    ) -> Result<Vec<(Section, Vec<Item>)>, ContextError> {
+        // The hits first, the items (whose text is cut by tokens) after: the token table loads on
+        // another thread meanwhile (see `brief`).
+        let mut seen = HashSet::new();
+        let mut once = |found: Vec<Found>, n: usize| -> Vec<Found> {
+            found
+                .into_iter()
+                .filter(|f| seen.insert(format!("{}/{}", f.hit.collection, f.hit.path)))
+                .take(n)
+                .collect()
+        };
+        let mut lists: Vec<(Section, Vec<Found>)> = Vec::new();
+        let mut now = Vec::new();
+        if moment == Moment::Prompt {
+            let prompt = req.prompt.as_deref().unwrap_or("");
+            lists.push((Section::Related, once(self.related(prompt)?, RELATED + 2)));
+        } else {
+            if moment == Moment::Compact
+                && let Some(s) = req.session.as_deref()
+            {
+                now = self.this_session(s)?;
+                now.truncate(THIS_SESSION);
+            }
+            // A record that contradicts another is shown as a contradiction, not as a decision.
+            let conflicts = {
+                let _t = brain_doc::timings::span("brief.conflicts");
+                once(self.conflicts()?, CONFLICTS)
+            };
+            let decisions = {
+                let _t = brain_doc::timings::span("brief.walks");
+                self.keyed(&DECISION_TYPES, Section::Decision)?
+            };
+            lists.push((Section::Decision, once(decisions, DECISIONS)));
+            let tasks = self.keyed(&TASK_TYPES, Section::Task)?;
+            let open_task = open_task(working, &tasks);
+            lists.push((Section::Task, once(tasks, TASKS)));
+            lists.push((Section::Conflict, conflicts));
+            let failed = self.keyed(&FAILED_TYPES, Section::Failed)?;
+            lists.push((Section::Failed, once(failed, FAILED)));
+            let sessions = self.sessions()?;
+            let task = match open_task {
+                Some(t) => t,
+                None => sessions
+                    .first()
+                    .map(|f| f.hit.title.clone())
+                    .unwrap_or_default(),
+            };
+            let related = self.related(&task)?;
+            lists.push((Section::Related, once(related, RELATED)));
+            lists.push((Section::Session, once(sessions, SESSIONS)));
+        }
+        let _t = brain_doc::timings::span("brief.items");
+        let mut out = Vec::new();
+        if !now.is_empty() {
+            out.push((Section::Now, now));
+        }
+        for (section, found) in lists {
+            let items = found.into_iter().filter_map(|f| self.build(f)).collect();
+            out.push((section, items));
+        }
+        Ok(out)
+    }
+
+    fn filters(&self, types: &[&str]) -> Filters {
+        Filters {
+            projects: self.projects.to_vec(),
+            types: types.iter().map(|t| t.to_string()).collect(),
+            ..Filters::default()
+        }
+    }
+
+    fn walk(&self, filters: &Filters, n: usize) -> Result<Vec<Hit>, ContextError> {
+        Ok(self
+            .engine
+            .ranker()?
+            .latest(filters, n, self.now.timestamp())?)
+    }
+
+    fn item(&self, h: &Hit, section: Section) -> Option<Item> {
+        let mut i = assemble::item(self.config, h, section)?;
+        i.text = shorten(&i.text, ITEM_TOKENS);
+        i.score = 0.0;
+        Some(i)
+    }
+
+    /// The project's current records of `types`, newest first, one per key; each with its key as
+    /// its thread and the date it became true.
+    fn keyed(&self, types: &[&str], section: Section) -> Result<Vec<Found>, ContextError> {
+        let mut keys = HashSet::new();
+        let mut out = Vec::new();
+        for h in self.walk(&self.filters(types), WALK)? {
+            let key = h.memory.as_ref().and_then(|m| m.key.clone());
+            if let Some(k) = &key
+                && !keys.insert(k.clone())
+            {
+                continue;
+            }
+            let mut f = Found::new(h, section);
+            f.thread = key.map(|k| format!("key:{k}"));
+            f.date = f.hit.memory.as_ref().and_then(|m| m.occurred_at.clone());
+            out.push(f);
+        }
+        Ok(out)
+    }
+
+    /// A found record as an item (its file read, its text cut to [`ITEM_TOKENS`]); `None` when
+    /// its document is not servable.
+    fn build(&self, f: Found) -> Option<Item> {
+        let mut i = if f.section == Section::Session {
+            self.session_item(&f.hit)?
+        } else {
+            self.item(&f.hit, f.section)?
+        };
+        if f.thread.is_some() {
+            i.thread = f.thread;
+        }
+        if let Some(d) = f.date {
+            i.date = d;
+        }
+        if f.contradicts.is_some() {
+            i.contradicts = f.contradicts;
+        }
+        Some(i)
+    }
+
+    /// Records of this project that say they contradict another, with the line that says it.
+    fn conflicts(&self) -> Result<Vec<Found>, ContextError> {
+        let Some(reg) = brain_store::Registry::open_existing(self.engine.home())? else {
+            return Ok(Vec::new());
+        };
+        // Most homes have none: the graph is loaded only when one is said.
+        if reg.links_of_kind("contradicts")?.is_empty() {
+            return Ok(Vec::new());
+        }
+        let graph = brain_graph::Graph::load(&reg)?;
+        let ranker = self.engine.ranker()?;
+        let mut out = Vec::new();
+        for e in graph.contradictions() {
+            let Some(h) = ranker.document(&e.doc, self.now.timestamp())? else {
+                continue;
+            };
+            let mine = h
+                .project
+                .as_ref()
+                .is_some_and(|p| self.projects.contains(p));
+            if !(self.projects.is_empty() || mine) {
+                continue;
+            }
+            let other = [&e.from, &e.to]
+                .into_iter()
+                .find_map(|n| match n {
+                    brain_graph::Node::Doc(d) if *d != e.doc => Some(d.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "another record".into());
+            let mut f = Found::new(h, Section::Conflict);
+            f.contradicts = Some(other);
+            out.push(f);
+        }
+        Ok(out)
+    }
+
+    /// The best matches of `task` (none for an empty task).
+    fn related(&self, task: &str) -> Result<Vec<Found>, ContextError> {
+        let task = task.trim();
+        if task.is_empty() {
+            return Ok(Vec::new());
+        }
+        let text = plain_words(task);
+        let Ok(b) = self.engine.request(self.now).text(&text) else {
+            return Ok(Vec::new());
+        };
+        let req = b
+            .mode(brain_rank::route::Mode::Lex)
+            .limit(RELATED * 4, 1)
+            .build();
+        let hits = match self.engine.search(&req, self.now) {
+            Ok(r) => r.hits,
+            Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => {
+                Vec::new()
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // The task's best matches in the search's order, whatever their age or project: a
+        // three-month-old decision is the point of a memory.
+        Ok(hits
+            .into_iter()
+            .map(|h| Found::new(h, Section::Related))
+            .collect())
+    }
+
+    /// The project's last sessions, newest first: each shown by its distilled artifact (goal, what
+    /// happened, what was rejected) when there is one, else by its opening lines.
+    fn sessions(&self) -> Result<Vec<Found>, ContextError> {
+        let filters = Filters {
+            projects: self.projects.to_vec(),
+            ..Filters::default()
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for h in self.walk(&filters, WALK)? {
+            let Some(session) = h.session_id.clone() else {
+                continue;
+            };
+            if h.memory.as_ref().is_some_and(|m| m.kind.is_some()) || !seen.insert(session) {
+                continue;
+            }
+            out.push(Found::new(h, Section::Session));
+            if out.len() == SESSIONS {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Session hit `h` as an item: a distilled artifact by what happened and what was rejected,
+    /// a session by what the user asked (its first requests).
+    fn session_item(&self, h: &Hit) -> Option<Item> {
+        let file = brain_store::walk::servable(self.config, &h.collection, &h.path).ok()?;
+        let raw = std::fs::read(&file).ok()?;
+        let raw = brain_doc::bytes::text(&raw).0;
+        let facts = brain_doc::file::FileFacts::read(&h.path, &raw, 0);
+        let mut i = self.item(h, Section::Session)?;
+        let lines: Vec<String> =
+            if facts.frontmatter.get("distilled").and_then(|v| v.as_bool()) == Some(true) {
+                crate::sections::of(facts.body, &["What Happened", "What Was Rejected"])
+                    .into_iter()
+                    .map(|(name, body)| format!("{name}: {}", body.trim()))
+                    .collect()
+            } else {
+                crate::sections::user_turns(facts.body)
+                    .into_iter()
+                    .take(3)
+                    .map(|(_, t)| format!("asked: {}", t.lines().next().unwrap_or("")))
+                    .collect()
+            };
+        if !lines.is_empty() {
+            i.text = shorten(&lines.join("\n"), ITEM_TOKENS);
+        }
+        Some(i)
+    }
+
+    /// The current session's own requests, latest first (what a compaction summarizes away).
+    fn this_session(&self, session: &str) -> Result<Vec<Item>, ContextError> {
+        let ranker = self.engine.ranker()?;
+        let ids = ranker
+            .searcher()
+            .session_documents(session)
+            .map_err(brain_rank::RankError::from)?;
+        let mut out = Vec::new();
+        for id in ids {
+            let Some((collection, path)) = id.split_once('/') else {
+                continue;
+            };
+            let Ok(file) = brain_store::walk::servable(self.config, collection, path) else {
+                continue;
+            };
+            let Ok(raw) = std::fs::read(&file) else {
+                continue;
+            };
+            let raw = brain_doc::bytes::text(&raw).0;
+            let facts = brain_doc::file::FileFacts::read(path, &raw, 0);
+            let first = facts.body_line;
+            for (line, text) in crate::sections::user_turns(facts.body).into_iter().rev() {
+                out.push(Item {
+                    section: Section::Now,
+                    thread: None,
+                    id: format!("{id}#{line}"),
+                    uri: format!("brain://{id}"),
+                    line: first + line as u64 - 1,
+                    title: facts.title.clone(),
+                    date: facts.date.clone(),
+                    age: "today".into(),
+                    age_days: 0,
+                    confidence: None,
+                    untrusted: self.config.is_low_trust(collection),
+                    cold: false,
+                    contradicts: None,
+                    score: 0.0,
+                    tokens: 0,
+                    text: shorten(&text, ITEM_TOKENS),
+                    keys: Vec::new(),
+                    whole: false,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The open task a briefing looks for related records of: the working-memory notes, else the
+/// newest open task record (its title and first line), at most [`TASK_WORDS`] words.
+fn open_task(working: &[wm::Item], tasks: &[Found]) -> Option<String> {
+    let text: Vec<&str> = if working.is_empty() {
+        tasks
+            .iter()
+            .take(1)
+            .flat_map(|t| [t.hit.title.as_str(), t.hit.snippet.as_str()])
+            .collect()
+    } else {
+        working.iter().map(|w| w.text.as_str()).collect()
+    };
+    let words: Vec<&str> = text
+        .iter()
+        .flat_map(|t| t.split_whitespace())
+        .take(TASK_WORDS)
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Most words of an open task searched: its gist (a long note adds terms, and time, not focus).
+pub const TASK_WORDS: usize = 16;
+
+/// A record found for a section, before it is read as an item.
+struct Found {
+    hit: Hit,
+    section: Section,
+    thread: Option<String>,
+    /// The date shown (when it became true), when not the hit's.
+    date: Option<String>,
+    contradicts: Option<String>,
+}
+
+impl Found {
+    fn new(hit: Hit, section: Section) -> Found {
+        Found {
+            hit,
+            section,
+            thread: None,
+            date: None,
+            contradicts: None,
+        }
+    }
+}
+
+/// Most bytes of a task or prompt searched: its beginning says what it is about (a pasted log
+/// past it adds nothing a search can use).
+pub const MAX_TASK_BYTES: usize = 2_000;
+
+/// `text` as words only, at most [`MAX_TASK_BYTES`]: a prompt is prose, never the query language —
+/// its quotes, leading `-` and `name:value` pairs are not phrases, exclusions or filters.
+pub fn plain_words(text: &str) -> String {
+    let mut end = text.len().min(MAX_TASK_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end]
+        .split(|c: char| c.is_whitespace() || c == '"' || c == ':' || c.is_control())
+        .map(|w| w.trim_start_matches(['-', '+']))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` cut to at most `max` tokens: whole lines while they fit, then words of the next one,
+/// with `…` where it was cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if tokens::count(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 1; // the ellipsis
+    'lines: for line in text.lines() {
+        let n = tokens::count(line) + 1;
+        if used + n <= max {
+            used += n;
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        for w in line.split_inclusive(' ') {
+            let n = tokens::count(w);
+            if used + n > max {
+                break 'lines;
+            }
+            used += n;
+            out.push_str(w);
+        }
+        break;
+    }
+    let mut out = format!("{}…", out.trim_end());
+    // A code block cut open would swallow the rest of the block: close it.
+    let mut lines = brain_doc::blocks::Lines::new(&out);
+    let mut marker = None;
+    for (_, _, class) in lines.by_ref() {
+        match class {
+            brain_doc::blocks::Class::FenceOpen { marker: m, len, .. } => marker = Some((m, len)),
+            brain_doc::blocks::Class::FenceClose => marker = None,
+            _ => {}
+        }
+    }
+    if let Some((m, len)) = marker.filter(|_| lines.in_fence()) {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(m, len));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortened_text_never_leaves_a_fence_open() {
+        let text = format!("intro\n```rust\n{}\n```\nafter", "let x = 1;\n".repeat(200));
+        let s = shorten(&text, 40);
+        assert!(tokens::count(&s) <= 44, "{}", tokens::count(&s));
+        assert!(s.ends_with("```"), "{s}");
+        assert_eq!(shorten("short", 40), "short");
+    }
+
+    #[test]
+    fn prompts_are_words_not_query_syntax() {
+        assert_eq!(
+            plain_words("collection:nope \"quoted -x +y\nz"),
+            "collection nope quoted x y z"
+        );
+        let long = "é".repeat(3000);
+        assert!(plain_words(&long).len() <= MAX_TASK_BYTES);
+    }
+}
