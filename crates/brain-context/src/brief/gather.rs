@@ -1,0 +1,369 @@
+//! Where a briefing's sections come from: the recency walks (`type:` + `project:`), the
+//! registry's `contradicts` links, the search of the open task or the prompt, the current
+//! session's own requests — found as hits first, read as items after (their text cut by tokens,
+//! whose table loads meanwhile on another thread).
+
+use std::collections::HashSet;
+
+use brain_doc::Hit;
+use brain_rank::{Engine, Filters};
+use brain_store::Config;
+use jiff::Zoned;
+
+use super::{
+    CONFLICTS, DECISION_TYPES, DECISIONS, FAILED, FAILED_TYPES, ITEM_TOKENS, Moment, RELATED,
+    Request, SESSIONS, TASK_TYPES, TASKS, THIS_SESSION, WALK, plain_words, shorten,
+};
+use crate::item::{Item, Section};
+use crate::{ContextError, assemble, wm};
+
+/// What the sections are read from.
+pub(super) struct Gather<'a> {
+    pub(super) engine: &'a Engine,
+    pub(super) config: &'a Config,
+    pub(super) projects: &'a [String],
+    pub(super) now: &'a Zoned,
+}
+
+impl Gather<'_> {
+    /// Every section's items, in the order they are filled and shown; a document is shown once
+    /// (in the first section that has it).
+    pub(super) fn sections(
+        &self,
+        req: &Request,
+        moment: Moment,
+        working: &[wm::Item],
+    ) -> Result<Vec<(Section, Vec<Item>)>, ContextError> {
+        // The hits first, the items (whose text is cut by tokens) after: the token table loads on
+        // another thread meanwhile (see `brief`).
+        let mut seen = HashSet::new();
+        let mut once = |found: Vec<Found>, n: usize| -> Vec<Found> {
+            found
+                .into_iter()
+                .filter(|f| seen.insert(format!("{}/{}", f.hit.collection, f.hit.path)))
+                .take(n)
+                .collect()
+        };
+        let mut lists: Vec<(Section, Vec<Found>)> = Vec::new();
+        let mut now = Vec::new();
+        if moment == Moment::Prompt {
+            let prompt = req.prompt.as_deref().unwrap_or("");
+            lists.push((Section::Related, once(self.related(prompt)?, RELATED + 2)));
+        } else {
+            if moment == Moment::Compact
+                && let Some(s) = req.session.as_deref()
+            {
+                now = self.this_session(s)?;
+                now.truncate(THIS_SESSION);
+            }
+            // A record that contradicts another is shown as a contradiction, not as a decision.
+            let conflicts = {
+                let _t = brain_doc::timings::span("brief.conflicts");
+                once(self.conflicts()?, CONFLICTS)
+            };
+            let decisions = {
+                let _t = brain_doc::timings::span("brief.walks");
+                self.keyed(&DECISION_TYPES, Section::Decision)?
+            };
+            lists.push((Section::Decision, once(decisions, DECISIONS)));
+            let tasks = self.keyed(&TASK_TYPES, Section::Task)?;
+            let open_task = open_task(working, &tasks);
+            lists.push((Section::Task, once(tasks, TASKS)));
+            lists.push((Section::Conflict, conflicts));
+            let failed = self.keyed(&FAILED_TYPES, Section::Failed)?;
+            lists.push((Section::Failed, once(failed, FAILED)));
+            let sessions = self.sessions()?;
+            let task = match open_task {
+                Some(t) => t,
+                None => sessions
+                    .first()
+                    .map(|f| f.hit.title.clone())
+                    .unwrap_or_default(),
+            };
+            let related = self.related(&task)?;
+            lists.push((Section::Related, once(related, RELATED)));
+            lists.push((Section::Session, once(sessions, SESSIONS)));
+        }
+        let _t = brain_doc::timings::span("brief.items");
+        let mut out = Vec::new();
+        if !now.is_empty() {
+            out.push((Section::Now, now));
+        }
+        for (section, found) in lists {
+            let items = found.into_iter().filter_map(|f| self.build(f)).collect();
+            out.push((section, items));
+        }
+        Ok(out)
+    }
+
+    fn filters(&self, types: &[&str]) -> Filters {
+        Filters {
+            projects: self.projects.to_vec(),
+            types: types.iter().map(|t| t.to_string()).collect(),
+            ..Filters::default()
+        }
+    }
+
+    fn walk(&self, filters: &Filters, n: usize) -> Result<Vec<Hit>, ContextError> {
+        Ok(self
+            .engine
+            .ranker()?
+            .latest(filters, n, self.now.timestamp())?)
+    }
+
+    fn item(&self, h: &Hit, section: Section) -> Option<Item> {
+        let mut i = assemble::item(self.config, h, section)?;
+        i.text = shorten(&i.text, ITEM_TOKENS);
+        i.score = 0.0;
+        Some(i)
+    }
+
+    /// The project's current records of `types`, newest first, one per key; each with its key as
+    /// its thread and the date it became true.
+    fn keyed(&self, types: &[&str], section: Section) -> Result<Vec<Found>, ContextError> {
+        let mut keys = HashSet::new();
+        let mut out = Vec::new();
+        for h in self.walk(&self.filters(types), WALK)? {
+            let key = h.memory.as_ref().and_then(|m| m.key.clone());
+            if let Some(k) = &key
+                && !keys.insert(k.clone())
+            {
+                continue;
+            }
+            let mut f = Found::new(h, section);
+            f.thread = key.map(|k| format!("key:{k}"));
+            f.date = f.hit.memory.as_ref().and_then(|m| m.occurred_at.clone());
+            out.push(f);
+        }
+        Ok(out)
+    }
+
+    /// A found record as an item (its file read, its text cut to [`ITEM_TOKENS`]); `None` when
+    /// its document is not servable.
+    fn build(&self, f: Found) -> Option<Item> {
+        let mut i = if f.section == Section::Session {
+            self.session_item(&f.hit)?
+        } else {
+            self.item(&f.hit, f.section)?
+        };
+        if f.thread.is_some() {
+            i.thread = f.thread;
+        }
+        if let Some(d) = f.date {
+            i.date = d;
+        }
+        if f.contradicts.is_some() {
+            i.contradicts = f.contradicts;
+        }
+        Some(i)
+    }
+
+    /// Records of this project that say they contradict another, with the line that says it.
+    fn conflicts(&self) -> Result<Vec<Found>, ContextError> {
+        let Some(reg) = brain_store::Registry::open_existing(self.engine.home())? else {
+            return Ok(Vec::new());
+        };
+        // Most homes have none: the graph is loaded only when one is said.
+        if reg.links_of_kind("contradicts")?.is_empty() {
+            return Ok(Vec::new());
+        }
+        let graph = brain_graph::Graph::load(&reg)?;
+        let ranker = self.engine.ranker()?;
+        let mut out = Vec::new();
+        for e in graph.contradictions() {
+            let Some(h) = ranker.document(&e.doc, self.now.timestamp())? else {
+                continue;
+            };
+            let mine = h
+                .project
+                .as_ref()
+                .is_some_and(|p| self.projects.contains(p));
+            if !(self.projects.is_empty() || mine) {
+                continue;
+            }
+            let other = [&e.from, &e.to]
+                .into_iter()
+                .find_map(|n| match n {
+                    brain_graph::Node::Doc(d) if *d != e.doc => Some(d.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "another record".into());
+            let mut f = Found::new(h, Section::Conflict);
+            f.contradicts = Some(other);
+            out.push(f);
+        }
+        Ok(out)
+    }
+
+    /// The best matches of `task` (none for an empty task).
+    fn related(&self, task: &str) -> Result<Vec<Found>, ContextError> {
+        let task = task.trim();
+        if task.is_empty() {
+            return Ok(Vec::new());
+        }
+        let text = plain_words(task);
+        let Ok(b) = self.engine.request(self.now).text(&text) else {
+            return Ok(Vec::new());
+        };
+        let req = b
+            .mode(brain_rank::route::Mode::Lex)
+            .limit(RELATED * 4, 1)
+            .build();
+        let hits = match self.engine.search(&req, self.now) {
+            Ok(r) => r.hits,
+            Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => {
+                Vec::new()
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // The task's best matches in the search's order, whatever their age or project: a
+        // three-month-old decision is the point of a memory.
+        Ok(hits
+            .into_iter()
+            .map(|h| Found::new(h, Section::Related))
+            .collect())
+    }
+
+    /// The project's last sessions, newest first: each shown by its distilled artifact (goal, what
+    /// happened, what was rejected) when there is one, else by its opening lines.
+    fn sessions(&self) -> Result<Vec<Found>, ContextError> {
+        let filters = Filters {
+            projects: self.projects.to_vec(),
+            ..Filters::default()
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for h in self.walk(&filters, WALK)? {
+            let Some(session) = h.session_id.clone() else {
+                continue;
+            };
+            if h.memory.as_ref().is_some_and(|m| m.kind.is_some()) || !seen.insert(session) {
+                continue;
+            }
+            out.push(Found::new(h, Section::Session));
+            if out.len() == SESSIONS {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Session hit `h` as an item: a distilled artifact by what happened and what was rejected,
+    /// a session by what the user asked (its first requests).
+    fn session_item(&self, h: &Hit) -> Option<Item> {
+        let file = brain_store::walk::servable(self.config, &h.collection, &h.path).ok()?;
+        let raw = std::fs::read(&file).ok()?;
+        let raw = brain_doc::bytes::text(&raw).0;
+        let facts = brain_doc::file::FileFacts::read(&h.path, &raw, 0);
+        let mut i = self.item(h, Section::Session)?;
+        let lines: Vec<String> =
+            if facts.frontmatter.get("distilled").and_then(|v| v.as_bool()) == Some(true) {
+                crate::sections::of(facts.body, &["What Happened", "What Was Rejected"])
+                    .into_iter()
+                    .map(|(name, body)| format!("{name}: {}", body.trim()))
+                    .collect()
+            } else {
+                crate::sections::user_turns(facts.body)
+                    .into_iter()
+                    .take(3)
+                    .map(|(_, t)| format!("asked: {}", t.lines().next().unwrap_or("")))
+                    .collect()
+            };
+        if !lines.is_empty() {
+            i.text = shorten(&lines.join("\n"), ITEM_TOKENS);
+        }
+        Some(i)
+    }
+
+    /// The current session's own requests, latest first (what a compaction summarizes away).
+    fn this_session(&self, session: &str) -> Result<Vec<Item>, ContextError> {
+        let ranker = self.engine.ranker()?;
+        let ids = ranker
+            .searcher()
+            .session_documents(session)
+            .map_err(brain_rank::RankError::from)?;
+        let mut out = Vec::new();
+        for id in ids {
+            let Some((collection, path)) = id.split_once('/') else {
+                continue;
+            };
+            let Ok(file) = brain_store::walk::servable(self.config, collection, path) else {
+                continue;
+            };
+            let Ok(raw) = std::fs::read(&file) else {
+                continue;
+            };
+            let raw = brain_doc::bytes::text(&raw).0;
+            let facts = brain_doc::file::FileFacts::read(path, &raw, 0);
+            let first = facts.body_line;
+            for (line, text) in crate::sections::user_turns(facts.body).into_iter().rev() {
+                out.push(Item {
+                    section: Section::Now,
+                    thread: None,
+                    id: format!("{id}#{line}"),
+                    uri: format!("brain://{id}"),
+                    line: first + line as u64 - 1,
+                    title: facts.title.clone(),
+                    date: facts.date.clone(),
+                    age: "today".into(),
+                    age_days: 0,
+                    confidence: None,
+                    untrusted: self.config.is_low_trust(collection),
+                    cold: false,
+                    contradicts: None,
+                    score: 0.0,
+                    tokens: 0,
+                    text: shorten(&text, ITEM_TOKENS),
+                    keys: Vec::new(),
+                    whole: false,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The open task a briefing looks for related records of: the working-memory notes, else the
+/// newest open task record (its title and first line), at most [`TASK_WORDS`] words.
+fn open_task(working: &[wm::Item], tasks: &[Found]) -> Option<String> {
+    let text: Vec<&str> = if working.is_empty() {
+        tasks
+            .iter()
+            .take(1)
+            .flat_map(|t| [t.hit.title.as_str(), t.hit.snippet.as_str()])
+            .collect()
+    } else {
+        working.iter().map(|w| w.text.as_str()).collect()
+    };
+    let words: Vec<&str> = text
+        .iter()
+        .flat_map(|t| t.split_whitespace())
+        .take(TASK_WORDS)
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Most words of an open task searched: its gist (a long note adds terms, and time, not focus).
+pub const TASK_WORDS: usize = 16;
+
+/// A record found for a section, before it is read as an item.
+struct Found {
+    hit: Hit,
+    section: Section,
+    thread: Option<String>,
+    /// The date shown (when it became true), when not the hit's.
+    date: Option<String>,
+    contradicts: Option<String>,
+}
+
+impl Found {
+    fn new(hit: Hit, section: Section) -> Found {
+        Found {
+            hit,
+            section,
+            thread: None,
+            date: None,
+            contradicts: None,
+        }
+    }
+}
