@@ -4,7 +4,8 @@
 #   need_model DIR       the model folder present, else exit 1; exports BRAIN_EMBEDDER=local:DIR
 #   sessions_home DIR    a home at $BRAIN_HOME with one `bench` sessions collection in DIR
 #   fresh_us MODE        one `brain ask --mode MODE -n 10` per query of QUERIES, RUNS times each:
-#                        wall microseconds, one per line
+#                        wall microseconds, one per line; a query that exits non-zero stops the
+#                        whole benchmark with its message (a failed query is not a latency)
 #   median, pct P        of numbers on stdin (pct: P in 0..1, printed / 1000, one decimal)
 #
 # Timings read bash's own clock (`${EPOCHREALTIME/./}`, microseconds) with no command substitution:
@@ -14,6 +15,8 @@
 
 QUERIES=("why did the cache migration fail" "retry timeout in the worker queue" "flaky test panic thread"
          "how do we deploy a branch for review" "lock contention between two writers" "what broke the embedding model")
+
+BENCH_ERR=$(mktemp); trap 'rm -f "$BENCH_ERR"' EXIT
 
 need_bins() {
   for b in "$@"; do
@@ -32,10 +35,16 @@ sessions_home() {
 }
 
 fresh_us() {
-  local mode=$1 q
+  local mode=$1 q rc
   for q in "${QUERIES[@]}"; do
     for _ in $(seq "$RUNS"); do
-      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --mode "$mode" -n 10 "$q" >/dev/null 2>&1; local e=${EPOCHREALTIME/./}
+      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --mode "$mode" -n 10 "$q" >/dev/null 2>"$BENCH_ERR"; rc=$?; local e=${EPOCHREALTIME/./}
+      # A query that failed has no latency to report: it fails the whole benchmark (a vector store
+      # that did not match the model made every hybrid query exit at once, and was timed).
+      if [ "$rc" -ne 0 ]; then
+        echo "$0: brain ask --mode $mode \"$q\" exited $rc: $(head -c 300 "$BENCH_ERR")" >&2
+        kill -TERM $$; exit 1
+      fi
       echo $(( e - s ))
     done
   done

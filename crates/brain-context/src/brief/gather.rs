@@ -12,7 +12,7 @@ use jiff::Zoned;
 
 use super::{
     CONFLICTS, DECISION_TYPES, DECISIONS, FAILED, FAILED_TYPES, ITEM_TOKENS, Moment, RELATED,
-    Request, SESSIONS, TASK_TYPES, TASKS, THIS_SESSION, WALK, plain_words, shorten,
+    Request, SESSIONS, TASK_TYPES, TASKS, THIS_SESSION, WALK, compact, plain_words, shorten,
 };
 use crate::item::{Item, Section};
 use crate::{ContextError, assemble, wm};
@@ -113,7 +113,7 @@ impl Gather<'_> {
 
     fn item(&self, h: &Hit, section: Section) -> Option<Item> {
         let mut i = assemble::item(self.config, h, section)?;
-        i.text = shorten(&i.text, ITEM_TOKENS);
+        i.text = shorten(&compact(&i.text), ITEM_TOKENS);
         i.score = 0.0;
         Some(i)
     }

@@ -291,6 +291,28 @@ pub fn plain_words(text: &str) -> String {
         .join(" ")
 }
 
+/// `text` as a briefing item shows it: a record's own headings become bold lines (they would read
+/// as sections of the briefing) and blank lines outside code go (room for what is said); code is
+/// kept as it is.
+pub fn compact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (raw, line, class) in brain_doc::blocks::Lines::new(text) {
+        match class {
+            brain_doc::blocks::Class::Blank => continue,
+            brain_doc::blocks::Class::Heading { text, .. } => {
+                out.push_str(&format!("**{}**\n", text.trim()));
+            }
+            _ => {
+                out.push_str(line);
+                if raw.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out.trim_end().to_string()
+}
+
 /// `text` cut to at most `max` tokens: whole lines while they fit, then words of the next one,
 /// with `…` where it was cut.
 pub fn shorten(text: &str, max: usize) -> String {
@@ -347,6 +369,15 @@ mod tests {
         assert!(tokens::count(&s) <= 44, "{}", tokens::count(&s));
         assert!(s.ends_with("```"), "{s}");
         assert_eq!(shorten("short", 40), "short");
+    }
+
+    #[test]
+    fn a_records_headings_and_blank_lines_do_not_break_the_briefing() {
+        let text = "## Conversation\n\n**User**: hi\n\n```sh\n\n# not a heading\n```\n";
+        assert_eq!(
+            compact(text),
+            "**Conversation**\n**User**: hi\n```sh\n\n# not a heading\n```"
+        );
     }
 
     #[test]
