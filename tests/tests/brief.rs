@@ -395,3 +395,45 @@ fn brief_900(h: &Path) -> Output {
         b"",
     )
 }
+
+/// Doctor checks every agent's hooks brain installed: Codex's in its default place, and one whose
+/// brain is gone fails with the agent's own fix.
+#[test]
+fn doctor_checks_codex_hooks_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let h = dir.path().join("home");
+    std::fs::create_dir_all(&h).expect("home");
+    let out = run(
+        command("brain", &h)
+            .env("BRAIN_PIPELINES", workspace().join("pipelines"))
+            .args(["hook", "install", "--codex"]),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let check = brain_tests::doctor_check(&h, "hooks");
+    assert_eq!(check["outcome"], "pass", "{check}");
+    assert!(
+        check["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("codex on SessionStart")),
+        "{check}"
+    );
+    let file = h.join(".codex/hooks.json");
+    let text = std::fs::read_to_string(&file).expect("hooks.json");
+    let moved = text.replace(&bin_path(), "/nowhere/brain");
+    std::fs::write(&file, moved).expect("write");
+    let check = brain_tests::doctor_check(&h, "hooks");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    assert!(
+        check["fix"].as_str().is_some_and(|f| f.contains("--codex")),
+        "{check}"
+    );
+}
+
+fn bin_path() -> String {
+    brain_tests::bin("brain").display().to_string()
+}

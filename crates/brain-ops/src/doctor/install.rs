@@ -165,9 +165,10 @@ pub fn collections(home: &Home, config: &Config) -> Check {
 }
 
 pub fn hooks(host: &Host) -> Check {
+    use crate::hooks::{Agent, HookInfo, installed};
     let settings = host.claude_settings();
     let fix = "brain hook install --claude";
-    let found = match crate::hooks::installed(&settings, crate::hooks::Agent::Claude) {
+    let found = match installed(&settings, Agent::Claude) {
         Ok(f) => f,
         Err(e) => {
             return Check::fail(
@@ -178,18 +179,52 @@ pub fn hooks(host: &Host) -> Check {
             .with(vec![e.to_string()]);
         }
     };
-    if found.is_empty() {
+    // Codex's and Gemini's hooks, where brain installed some (a file of theirs that does not read
+    // is theirs to report: `brain explain` shows it).
+    let others: Vec<(Agent, Vec<HookInfo>)> = [Agent::Codex, Agent::Gemini]
+        .into_iter()
+        .filter_map(|a| Some((a, installed(&a.settings(host), a).ok()?)))
+        .filter(|(_, hs)| !hs.is_empty())
+        .collect();
+    let also: String = others
+        .iter()
+        .map(|(a, hs)| {
+            let mut events: Vec<&str> = hs.iter().map(|h| h.event.as_str()).collect();
+            events.dedup();
+            format!("; {} on {}", a.name(), events.join(", "))
+        })
+        .collect();
+    let mut bad: Vec<String> = found.iter().filter_map(|h| h.problem.clone()).collect();
+    let mut fixes = vec![fix.to_string()];
+    for (a, hs) in &others {
+        let problems: Vec<String> = hs.iter().filter_map(|h| h.problem.clone()).collect();
+        if !problems.is_empty() {
+            fixes.push(format!("brain hook install --{}", a.name()));
+            bad.extend(problems.into_iter().map(|p| format!("{}: {p}", a.name())));
+        }
+    }
+    if found.is_empty() && others.is_empty() {
         return Check::skip(
             "hooks",
             format!("no brain Stop hook in {}", settings.display()),
             fix,
         );
     }
-    let bad: Vec<String> = found.iter().filter_map(|h| h.problem.clone()).collect();
     let mut events: Vec<&str> = found.iter().map(|h| h.event.as_str()).collect();
     events.dedup();
-    if bad.is_empty() && events == [crate::hooks::EVENT] {
-        Check::pass(
+    if !bad.is_empty() {
+        if found.iter().all(|h| h.problem.is_none()) {
+            fixes.remove(0);
+        }
+        return Check::fail(
+            "hooks",
+            "an installed brain hook cannot run",
+            format!("{} (rewrites it with the current paths)", fixes.join("; ")),
+        )
+        .with(bad);
+    }
+    if events == [crate::hooks::EVENT] && others.is_empty() {
+        return Check::pass(
             "hooks",
             format!(
                 "{} Stop hook in {} runs {}",
@@ -197,29 +232,27 @@ pub fn hooks(host: &Host) -> Check {
                 settings.display(),
                 found[0].script.as_deref().unwrap_or("?")
             ),
-        )
-    } else if bad.is_empty() {
-        let script = found
-            .iter()
-            .find_map(|h| h.script.as_deref())
-            .map(|s| format!("; the Stop hook runs {s}"))
-            .unwrap_or_default();
-        Check::pass(
-            "hooks",
-            format!(
-                "brain hooks on {} in {}{script}",
-                events.join(", "),
-                settings.display()
-            ),
-        )
-    } else {
-        Check::fail(
-            "hooks",
-            "an installed brain hook cannot run",
-            format!("{fix} (rewrites it with the current paths)"),
-        )
-        .with(bad)
+        );
     }
+    if found.is_empty() {
+        return Check::pass(
+            "hooks",
+            format!("brain hooks: {}", also.trim_start_matches("; ")),
+        );
+    }
+    let script = found
+        .iter()
+        .find_map(|h| h.script.as_deref())
+        .map(|s| format!("; the Stop hook runs {s}"))
+        .unwrap_or_default();
+    Check::pass(
+        "hooks",
+        format!(
+            "brain hooks on {} in {}{script}{also}",
+            events.join(", "),
+            settings.display()
+        ),
+    )
 }
 
 pub fn schedules(host: &Host) -> Check {
