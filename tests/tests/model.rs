@@ -118,3 +118,100 @@ fn wrong_weights_and_an_unreachable_hub_fail_with_65_and_install_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("fix:"));
     assert!(!home.path().join("models/all-MiniLM-L6-v2").exists());
 }
+
+/// Broken model folders (issue 41's bad input): truncated or foreign weights, a config of absurd
+/// sizes, a config or tokenizer of another model — each refused at load with exit 65 and one
+/// line naming the file, never a panic, a backtrace or vectors made from mismatched parts.
+#[test]
+fn broken_model_folders_are_refused_at_load() {
+    let Some(model) = model_dir() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let notes = dir.path().join("notes");
+    brain_tests::notes_home(&home, &notes);
+    std::fs::write(notes.join("a.md"), "---\ntitle: a\n---\nhello models\n").expect("note");
+    let config: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("config.json")).expect("config"))
+            .expect("json");
+    let tokenizer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(model.join("tokenizer.json")).expect("tok"))
+            .expect("json");
+    let weights = std::fs::read(model.join("model.safetensors")).expect("weights");
+    type Edit = Box<dyn Fn(&Path)>;
+    let set = |k: &'static str, v: serde_json::Value| -> Edit {
+        let mut c = config.clone();
+        c[k] = v;
+        Box::new(move |d: &Path| {
+            std::fs::write(d.join("config.json"), c.to_string()).expect("config");
+        })
+    };
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "truncated",
+            Box::new({
+                let w = weights[..100_000].to_vec();
+                move |d: &Path| std::fs::write(d.join("model.safetensors"), &w).expect("w")
+            }),
+            "model.safetensors",
+        ),
+        (
+            "dims",
+            set("hidden_size", 1_000_000_000u64.into()),
+            "hidden_size",
+        ),
+        (
+            "layers",
+            set("num_hidden_layers", 1_000_000u64.into()),
+            "num_hidden_layers",
+        ),
+        ("heads", set("num_attention_heads", 7u64.into()), "heads"),
+        ("vocab", set("vocab_size", 5u64.into()), "word_embeddings"),
+        (
+            "tokenizer",
+            Box::new({
+                let mut t = tokenizer.clone();
+                if let Some(v) = t["model"]["vocab"].as_object_mut() {
+                    for id in v.values_mut() {
+                        *id = (id.as_u64().unwrap_or(0) + 100_000).into();
+                    }
+                }
+                move |d: &Path| {
+                    std::fs::write(d.join("tokenizer.json"), t.to_string()).expect("tok");
+                    let _ = std::fs::remove_file(d.join("vocab.txt"));
+                }
+            }),
+            "different models",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let m = dir.path().join(name);
+        std::fs::create_dir_all(&m).expect("mkdir");
+        for f in [
+            "config.json",
+            "tokenizer.json",
+            "vocab.txt",
+            "model.safetensors",
+        ] {
+            std::fs::copy(model.join(f), m.join(f)).expect("copy");
+        }
+        edit(&m);
+        let out = run(
+            command("vecindex", &home)
+                .env("BRAIN_EMBEDDER", format!("local:{}", m.display()))
+                .env("RUST_BACKTRACE", "1")
+                .arg("--all"),
+            b"",
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(65), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("_start"),
+            "{name}: {err}"
+        );
+        assert!(
+            !home.join("index/vec/manifest.json").exists(),
+            "{name}: vectors written"
+        );
+    }
+}

@@ -19,6 +19,7 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 use crate::VecError;
 use crate::embed::{Embedder, normalize};
 use crate::encoder::{BertConfig, Encoder, Kernel};
+use crate::error::plain;
 use crate::weights::Weights;
 
 /// Tokens per forward pass. Measured 2026-11-22 on this 2-core box (bench/embed.sh): 4k–8k tokens per
@@ -48,6 +49,19 @@ pub enum Tokens {
 }
 
 impl Tokens {
+    /// One past the largest id the tokenizer can give (its vocabulary and added tokens): what an
+    /// embedding table needs rows for.
+    pub fn vocab_size(&self) -> usize {
+        match self {
+            Tokens::Built(t) => t.vocab_size(),
+            Tokens::Json(t) => t
+                .get_vocab(true)
+                .values()
+                .max()
+                .map_or(0, |m| *m as usize + 1),
+        }
+    }
+
     /// The ids of `text` with `[CLS]`/`[SEP]`, truncated at the model limit, unpadded.
     pub fn ids(&self, text: &str) -> Result<Vec<u32>, String> {
         match self {
@@ -111,10 +125,10 @@ impl Bert {
             std::fs::read_to_string(&config_path).map_err(VecError::io(&config_path))?;
         let config: BertConfig =
             serde_json::from_str(&config_text).map_err(|e| broken(format!("config.json: {e}")))?;
+        config
+            .check()
+            .map_err(|e| broken(format!("config.json: {e}")))?;
         let (dims, max_len) = (config.hidden_size, config.max_position_embeddings);
-        if dims == 0 {
-            return Err(broken("config.json has hidden_size 0".into()));
-        }
         // The tokenizer (a large JSON) and the weights load at the same time.
         let (tokenizer, model) = std::thread::scope(|s| {
             let tok = s.spawn(|| -> Result<Tokens, VecError> {
@@ -129,7 +143,7 @@ impl Bert {
                     let _t = brain_doc::timings::span("encoder.load");
                     Encoder::load(std::sync::Arc::new(w), &config)
                         .map(|e| e.with_kernel(kernel))
-                        .map_err(|e| broken(format!("model.safetensors: {e}")))
+                        .map_err(|e| broken(format!("model.safetensors: {}", plain(&e))))
                 });
             let tok = tok
                 .join()
@@ -137,6 +151,15 @@ impl Bert {
             (tok, model)
         });
         let (tokenizer, model) = (tokenizer?, model?);
+        // A tokenizer of another model gives ids the embedding table does not have: refused here,
+        // not at the first text that reaches one.
+        if tokenizer.vocab_size() > config.vocab_size {
+            return Err(broken(format!(
+                "tokenizer.json gives ids up to {} but the model's vocabulary has {} rows: they belong to different models",
+                tokenizer.vocab_size(),
+                config.vocab_size
+            )));
+        }
         let int8_copy = (model.kernel() == crate::encoder::Kernel::Int8)
             .then(|| int8_key(&weights_path).map(|k| (dir.join(INT8_COPY), k)))
             .flatten();
@@ -195,7 +218,7 @@ impl Bert {
     /// One forward pass over a batch (packed, no padding): mean-pool each input over its tokens,
     /// normalize.
     fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, VecError> {
-        let inf = |e: candle_core::Error| VecError::Inference(e.to_string());
+        let inf = |e: candle_core::Error| VecError::Inference(plain(&e));
         let lens: Vec<usize> = batch.iter().map(|b| b.len()).collect();
         let ids: Vec<u32> = batch.iter().flat_map(|b| b.iter().copied()).collect();
         if ids.is_empty() {

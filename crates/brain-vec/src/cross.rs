@@ -53,7 +53,7 @@ impl CrossEncoder {
             .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
         let w = |e: String| broken(format!("model.safetensors: {e}"));
         let weights = std::sync::Arc::new(Weights::open(&w_path).map_err(w)?);
-        let model = Encoder::load(weights.clone(), &cfg).map_err(|e| w(e.to_string()))?;
+        let model = Encoder::load(weights.clone(), &cfg).map_err(|e| w(crate::error::plain(&e)))?;
         let h = cfg.hidden_size;
         let linear = |prefix: &str, out: usize| -> Result<(Tensor, Tensor), String> {
             Ok((
@@ -96,7 +96,7 @@ impl CrossEncoder {
 
     /// Raw classifier outputs (the first label's logit) for each passage against `query`.
     pub fn logits(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, VecError> {
-        let inf = |e: candle_core::Error| VecError::Inference(e.to_string());
+        let inf = |e: candle_core::Error| VecError::Inference(crate::error::plain(&e));
         let pairs: Vec<(Vec<u32>, Vec<u32>)> = passages
             .iter()
             .map(|p| self.encode(query, p))

@@ -97,3 +97,14 @@ impl brain_doc::Classified for VecError {
         }
     }
 }
+
+/// A candle error as one line: its message without the backtrace candle attaches when
+/// `RUST_BACKTRACE` is set (a user's error line, not a stack dump).
+pub(crate) fn plain(e: &candle_core::Error) -> String {
+    e.to_string()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}

@@ -47,6 +47,11 @@ impl Weights {
         })
     }
 
+    /// The shape of tensor `name`, when there is one (nothing is read).
+    pub fn shape(&self, name: &str) -> Option<Vec<usize>> {
+        self.meta.info(name).map(|i| i.shape.clone())
+    }
+
     /// Whether a tensor of that name exists.
     pub fn has(&self, name: &str) -> bool {
         self.meta.info(name).is_some()

@@ -48,6 +48,11 @@ pub struct BertUncased {
 }
 
 impl BertUncased {
+    /// How many tokens the vocabulary has (ids run from 0 below it).
+    pub fn vocab_size(&self) -> usize {
+        self.spans.len()
+    }
+
     /// The tokenizer of `vocab` (the text of `vocab.txt`: one token per line, the line number its
     /// id; a token repeated keeps its last line, as the `tokenizers` crate reads it), truncating
     /// at `max_len` tokens with `[CLS]` and `[SEP]`.
