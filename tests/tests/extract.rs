@@ -355,3 +355,32 @@ fn model_answers_are_checked_whole() {
     );
     assert_eq!(tree(&records(&h)), files);
 }
+
+/// A record the model found cites the session it was said in, at the line the answer gives when
+/// the session has it (else line 1), not the artifact.
+#[test]
+fn model_records_cite_the_session() {
+    let mut art = artifact("s-fail", "2026-01-03", &[], &[]);
+    art = art.replace(
+        "distilled: true\n",
+        "distilled: true\nsession_doc: brain/2026/01/s-fail.md\n",
+    );
+    let (dir, h) = home(&[("s-fail.md", art)]);
+    let answer = r#"{"records": [{"type": "failed", "key": "cmd.cargo-test", "statement": "cargo test failed at link time", "line": 11},
+        {"type": "fact", "key": "linker", "statement": "the linker is cc", "line": 9999}]}"#;
+    let cmd = stand_in(dir.path(), "cite", answer, "");
+    let (out, lines) = extract(&h, &["--command", &cmd]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sources: Vec<&str> = lines.iter().filter_map(|l| l["source"].as_str()).collect();
+    assert_eq!(
+        sources,
+        [
+            "brain://brain/2026/01/s-fail.md:11",
+            "brain://brain/2026/01/s-fail.md:1"
+        ]
+    );
+}

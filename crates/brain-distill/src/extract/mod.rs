@@ -16,6 +16,7 @@
 //! record extracted twice is the same file, so running again changes nothing.
 
 pub mod answer;
+mod ask;
 pub mod consolidate;
 pub mod find;
 pub mod record;
@@ -29,7 +30,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::queue::files_by_stem;
-use brain_exec::{RunError, Runner, run_all};
+use brain_exec::Runner;
 use consolidate::{Decision, Existing, Known};
 use record::{Extracted, Links, Origin};
 
@@ -256,7 +257,7 @@ pub fn run(
     let version = answer::version();
     let mut found = match &opts.runner {
         None => deterministic(&config, &artifacts, warn),
-        Some(runner) => model(
+        Some(runner) => ask::model(
             home,
             &config,
             runner,
@@ -274,91 +275,158 @@ pub fn run(
         (a.origin.date.as_str(), a.origin.session.as_str())
             .cmp(&(b.origin.date.as_str(), b.origin.session.as_str()))
     });
-    let mut known = Known::read(&records_dir, &coll.name, RECORDS_DIR, warn);
     let by = match &opts.runner {
         Some(_) => opts.label.as_str(),
         None => "deterministic",
     };
-    let mut written: Vec<Doc> = Vec::new();
-    let mut log = Vec::new();
+    let mut c = Consolidation {
+        collection: &coll.name,
+        dir: &coll_dir,
+        known: Known::read(&records_dir, &coll.name, RECORDS_DIR, warn),
+        by,
+        version: &version,
+        written: Vec::new(),
+        log: Vec::new(),
+    };
     for f in &found {
         for e in &f.records {
-            *summary.by_type.entry(e.kind.clone()).or_default() += 1;
-            let subject = record::subject(e, &f.origin);
-            let project = f
-                .origin
-                .project
-                .as_deref()
-                .and_then(|p| p.rsplit(['/', '\\']).find(|s| !s.is_empty()))
-                .map(brain_store::partition::safe_component)
-                .filter(|p| !p.is_empty())
-                .unwrap_or_else(|| "_".into());
-            let path = format!(
-                "{RECORDS_DIR}/{project}/{}/{}.md",
-                brain_store::partition::safe_component(&e.key),
-                record::file_stem(e, &f.origin)
-            );
-            let id = format!("{}/{path}", coll.name);
-            let (decision, reason, against) =
-                consolidate::decide(&known, &subject, &id, e, &f.origin.session);
-            *summary
-                .by_decision
-                .entry(decision.name().into())
-                .or_default() += 1;
-            let logged = Logged {
-                kind: "extract",
-                decision,
-                reason,
-                record: id.clone(),
-                key: subject.clone(),
-                record_type: e.kind.clone(),
-                statement: e.statement.clone(),
-                session: f.origin.session.clone(),
-                source: format!("{}:{}", f.origin.uri, e.line),
-                against: against.clone(),
-            };
-            emit(&logged).map_err(ExtractError::Emit)?;
-            log.push(logged);
-            if decision == Decision::Noop {
-                continue;
-            }
-            let links = Links {
-                keyed: decision != Decision::Conflict,
-                supersedes: if decision == Decision::Supersede {
-                    against.clone()
-                } else {
-                    Vec::new()
-                },
-                contradicts: (decision == Decision::Conflict).then(|| against[0].clone()),
-            };
-            let doc = record::to_doc(e, &f.origin, &coll.name, &path, &links, by, &version);
-            let file = coll_dir.join(&path);
-            brain_store::partition::write(&doc, &file).map_err(|source| ExtractError::Write {
-                path: file.clone(),
-                source,
-            })?;
-            known.add(
-                subject,
-                Existing {
-                    id,
-                    keyed: links.keyed,
-                    occurred_at: e.occurred_at.clone(),
-                    session: f.origin.session.clone(),
-                    statement: e.statement.clone(),
-                    supersedes: links.supersedes,
-                    archived: false,
-                },
-            );
-            summary.written += 1;
-            written.push(doc);
+            c.take(f, e, &mut summary, emit)?;
         }
     }
-    summary.indexed = crate::distill::index(home, &written, warn);
+    summary.indexed = crate::distill::index(home, &c.written, warn);
+    write_log(home, &c.log, warn);
+    let mut row = Map::new();
+    row.insert("path".into(), Value::from(summary.path));
+    row.insert("written".into(), Value::from(summary.written));
+    row.insert("malformed".into(), Value::from(summary.malformed));
+    row.insert(
+        "latency_ms".into(),
+        Value::from(started.elapsed().as_millis() as u64),
+    );
+    let _ = brain_store::telemetry::append(home, &opts.surface, "extract", row);
+    Ok(summary)
+}
+
+/// Where records go as they are decided: the collection, the records already there (and those
+/// written this run), and the decisions made.
+struct Consolidation<'a> {
+    collection: &'a str,
+    dir: &'a Path,
+    known: Known,
+    /// `extracted_by`.
+    by: &'a str,
+    /// `extract_version`.
+    version: &'a str,
+    written: Vec<Doc>,
+    log: Vec<Logged>,
+}
+
+impl Consolidation<'_> {
+    /// Decide record `e` of source `f`, report the decision (`emit`), and write the record unless
+    /// the decision is NOOP.
+    fn take(
+        &mut self,
+        f: &Found,
+        e: &Extracted,
+        summary: &mut Summary,
+        emit: &mut dyn FnMut(&Logged) -> std::io::Result<()>,
+    ) -> Result<(), ExtractError> {
+        *summary.by_type.entry(e.kind.clone()).or_default() += 1;
+        let subject = record::subject(e, &f.origin);
+        let path = record_path(e, &f.origin);
+        let id = format!("{}/{path}", self.collection);
+        let (decision, reason, against) =
+            consolidate::decide(&self.known, &subject, &id, e, &f.origin.session);
+        *summary
+            .by_decision
+            .entry(decision.name().into())
+            .or_default() += 1;
+        let logged = Logged {
+            kind: "extract",
+            decision,
+            reason,
+            record: id.clone(),
+            key: subject.clone(),
+            record_type: e.kind.clone(),
+            statement: e.statement.clone(),
+            session: f.origin.session.clone(),
+            source: format!("{}:{}", f.origin.uri, e.line),
+            against: against.clone(),
+        };
+        emit(&logged).map_err(ExtractError::Emit)?;
+        self.log.push(logged);
+        if decision == Decision::Noop {
+            return Ok(());
+        }
+        let links = Links {
+            keyed: decision != Decision::Conflict,
+            supersedes: if decision == Decision::Supersede {
+                against.clone()
+            } else {
+                Vec::new()
+            },
+            contradicts: (decision == Decision::Conflict)
+                .then(|| against.first().cloned())
+                .flatten(),
+        };
+        let doc = record::to_doc(
+            e,
+            &f.origin,
+            self.collection,
+            &path,
+            &links,
+            self.by,
+            self.version,
+        );
+        let file = self.dir.join(&path);
+        brain_store::partition::write(&doc, &file).map_err(|source| ExtractError::Write {
+            path: file.clone(),
+            source,
+        })?;
+        self.known.add(
+            subject,
+            Existing {
+                id,
+                keyed: links.keyed,
+                occurred_at: e.occurred_at.clone(),
+                session: f.origin.session.clone(),
+                statement: e.statement.clone(),
+                supersedes: links.supersedes,
+                archived: false,
+            },
+        );
+        summary.written += 1;
+        self.written.push(doc);
+        Ok(())
+    }
+}
+
+/// Where record `e` of `origin` is written in the collection:
+/// `records/<project folder>/<key>/<day>-<hash>.md` (`_` without a project).
+fn record_path(e: &Extracted, origin: &Origin) -> String {
+    let project = origin
+        .project
+        .as_deref()
+        .and_then(|p| p.rsplit(['/', '\\']).find(|s| !s.is_empty()))
+        .map(brain_store::partition::safe_component)
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "_".into());
+    format!(
+        "{RECORDS_DIR}/{project}/{}/{}.md",
+        brain_store::partition::safe_component(&e.key),
+        record::file_stem(e, origin)
+    )
+}
+
+/// Append the run's decisions to `logs/extract.jsonl` (each row stamped `ts`); a log that cannot
+/// be written is a warning (the records are on disk, and the decisions were printed).
+fn write_log(home: &Home, log: &[Logged], warn: &dyn Fn(String)) {
+    let ts = jiff::Timestamp::now().to_string();
     let rows: Vec<Map<String, Value>> = log
         .iter()
         .filter_map(|l| match serde_json::to_value(l) {
             Ok(Value::Object(mut m)) => {
-                m.insert("ts".into(), Value::from(jiff::Timestamp::now().to_string()));
+                m.insert("ts".into(), Value::from(ts.clone()));
                 Some(m)
             }
             _ => None,
@@ -371,16 +439,6 @@ pub fn run(
     ) {
         warn(format!("the decision log was not written: {e}"));
     }
-    let mut row = Map::new();
-    row.insert("path".into(), Value::from(summary.path));
-    row.insert("written".into(), Value::from(summary.written));
-    row.insert("malformed".into(), Value::from(summary.malformed));
-    row.insert(
-        "latency_ms".into(),
-        Value::from(started.elapsed().as_millis() as u64),
-    );
-    let _ = brain_store::telemetry::append(home, &opts.surface, "extract", row);
-    Ok(summary)
 }
 
 /// The deterministic path: every artifact's bullets, every session's failed commands.
@@ -430,135 +488,6 @@ fn deterministic(
                 records,
             });
         }
-    }
-    out
-}
-
-/// What was asked of the model before: artifact id → sha256 of the artifact, per prompt version.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Asked {
-    version: String,
-    done: BTreeMap<String, String>,
-}
-
-/// The model path: one prompt per distilled session not yet asked at this version.
-#[allow(clippy::too_many_arguments)]
-fn model(
-    home: &Home,
-    config: &Config,
-    runner: &Runner,
-    opts: &Options,
-    artifacts: &[(String, String, Map<String, Value>)],
-    version: &str,
-    summary: &mut Summary,
-    warn: &dyn Fn(String),
-    progress: &dyn Fn(u64, u64),
-) -> Vec<Found> {
-    let state = home.state_file("extract.json");
-    let mut asked: Asked = std::fs::read(&state)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .filter(|a: &Asked| a.version == version)
-        .unwrap_or_else(|| Asked {
-            version: version.to_string(),
-            done: BTreeMap::new(),
-        });
-    let sessions = files_by_stem(config, "sessions");
-    let mut jobs = Vec::new();
-    for (uri, text, fm) in artifacts {
-        let sha = brain_doc::sha256_hex(text.as_bytes());
-        if !opts.all && asked.done.get(uri) == Some(&sha) {
-            continue;
-        }
-        let (session, project, date, _) = facts(fm);
-        let session_text = fm
-            .get("session_doc")
-            .and_then(Value::as_str)
-            .and_then(|id| id.rsplit('/').next())
-            .map(|name| crate::prompt::stem(name).to_string())
-            .and_then(|stem| sessions.get(&stem))
-            .and_then(|f| std::fs::read(f).ok())
-            .map(|b| brain_doc::bytes::text(&b).0.into_owned())
-            .unwrap_or_default();
-        let body = markdown::split(&session_text)
-            .map(|(_, b)| b.to_string())
-            .unwrap_or_default();
-        let (cut, _) = crate::budget::cut(&body, opts.budget);
-        let art_body = markdown::split(text)
-            .map(|(_, b)| b.to_string())
-            .unwrap_or_default();
-        let prompt = answer::prompt(
-            &session,
-            &date,
-            project.as_deref().unwrap_or("(none)"),
-            art_body.trim(),
-            &cut,
-        );
-        let lines = text.lines().count() as u64;
-        jobs.push((
-            uri.clone(),
-            sha,
-            Origin {
-                session,
-                project,
-                date,
-                uri: uri.clone(),
-            },
-            prompt,
-            lines,
-        ));
-        if opts.limit.is_some_and(|n| jobs.len() >= n) {
-            break;
-        }
-    }
-    let total = jobs.len() as u64;
-    let mut finished = 0;
-    progress(0, total);
-    let mut out = Vec::new();
-    let work = |job: (String, String, Origin, String, u64)| {
-        let env = [
-            ("BRAIN_SESSION_ID", job.2.session.as_str()),
-            ("BRAIN_PROMPT_VERSION", version),
-        ];
-        let answer = runner.run(&job.3, &env);
-        (job, answer)
-    };
-    run_all(
-        jobs,
-        opts.jobs.max(1),
-        work,
-        |((uri, sha, origin, _, lines), answer): (
-            (String, String, Origin, String, u64),
-            Result<String, RunError>,
-        )| {
-            finished += 1;
-            progress(finished, total);
-            match answer {
-                Err(e) => {
-                    summary.failed += 1;
-                    summary.timeouts += u64::from(matches!(e, RunError::Timeout { .. }));
-                    warn(format!("{}: {e}; nothing written", origin.session));
-                }
-                Ok(a) => match answer::parse(&a, &origin.date, lines) {
-                    Err(m) => {
-                        summary.malformed += 1;
-                        warn(format!(
-                            "{}: malformed answer: {m}; nothing written",
-                            origin.session
-                        ));
-                    }
-                    Ok(records) => {
-                        asked.done.insert(uri, sha);
-                        out.push(Found { origin, records });
-                    }
-                },
-            }
-        },
-    );
-    if let Ok(bytes) = serde_json::to_vec_pretty(&asked)
-        && let Err(e) = brain_doc::atomic::write(&state, &bytes)
-    {
-        warn(format!("{}: {e}", state.display()));
     }
     out
 }
