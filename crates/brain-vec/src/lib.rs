@@ -29,6 +29,7 @@ pub mod fetch;
 pub mod http;
 pub mod index;
 mod kernels;
+pub mod onnx;
 mod q8;
 mod scan;
 pub mod search;
