@@ -374,12 +374,6 @@ impl Engine {
         self.known().projects
     }
 
-    /// The projects of the index that `values` name (a working directory as `~/…`, a folder
-    /// name, a path's tail), as a `project:` filter resolves them; the values themselves first.
-    pub fn projects_named(&self, values: &[String]) -> Vec<String> {
-        crate::entity::resolve_projects(values, &self.known().projects)
-    }
-
     /// The projects and agents of the lexical index (none without one).
     fn known(&self) -> plan::Known {
         let Ok(r) = self.ranker() else {

@@ -19,6 +19,7 @@
 pub mod backend;
 pub mod bert;
 pub mod chunk;
+pub mod config;
 pub mod corpus;
 pub mod cross;
 pub mod docs;

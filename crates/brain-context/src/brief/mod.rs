@@ -124,7 +124,8 @@ pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
     if let Some(name) = at.file_name().and_then(|n| n.to_str()) {
         values.push(name.to_string());
     }
-    engine.projects_named(&values)
+    // The index's projects were read once above; resolving against them reads nothing again.
+    brain_rank::entity::resolve_projects(&values, &known)
 }
 
 /// The briefing for `req` at `now`.
