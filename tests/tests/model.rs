@@ -67,7 +67,7 @@ fn fetch_from_a_hub_mirror_installs_once_and_status_reports_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("model installed"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("model all-MiniLM-L6-v2 installed"));
     let installed = home.path().join("models/all-MiniLM-L6-v2");
     assert!(
         installed.join("tokenizer.json").is_file()

@@ -347,15 +347,47 @@ fn an_ollama_server_is_used_and_a_silent_one_times_out_with_66() {
 /// JSON-described one does — every file of ../shared/corpora, SciFact, and text made to trip it
 /// (special tokens written out, control and zero-width characters, accents and combining marks,
 /// CJK, a 200-letter word, emoji, NUL, texts over the 512-token limit).
+/// The same for every model of the catalog installed under target/models (`make model` installs
+/// bge-small-en-v1.5 too): their tokenizer.json files differ from MiniLM's in padding and
+/// truncation only, and `brain model fetch` writes their vocab.txt from it.
 #[test]
 fn the_built_tokenizer_cuts_every_text_as_the_json_one_does() {
     let Some(model) = model_dir() else { return };
-    let json = std::fs::read(model.join("tokenizer.json")).expect("tokenizer.json");
-    let vocab = brain_vec::bert::known_bert_uncased(&json, &model.join("vocab.txt")).expect(
-        "the test model's tokenizer is the known all-MiniLM-L6-v2 one: the fast path is taken",
-    );
-    let slow = brain_vec::bert::json_tokenizer(&json, 512).expect("json");
-    let fast = brain_vec::wordpiece::BertUncased::new(vocab, 512).expect("built");
+    let texts = tokenizer_texts();
+    let mut checked = 0;
+    for card in brain_vec::catalog::CARDS {
+        let dir = model.with_file_name(card.name);
+        if !dir.join("tokenizer.json").is_file() {
+            continue;
+        }
+        let json = std::fs::read(dir.join("tokenizer.json")).expect("tokenizer.json");
+        let vocab = brain_vec::bert::known_bert_uncased(&json, &dir.join("vocab.txt"))
+            .unwrap_or_else(|| panic!("{}: the fast path is taken", card.name));
+        let slow = brain_vec::bert::json_tokenizer(&json, 512).expect("json");
+        let fast = brain_vec::wordpiece::BertUncased::new(vocab, 512).expect("built");
+        let mut tokens = 0;
+        for t in &texts {
+            let a = slow.encode(t.as_str(), true).expect("slow");
+            assert_eq!(
+                a.get_ids(),
+                fast.encode(t).as_slice(),
+                "{}: {t:?}",
+                card.name
+            );
+            tokens += a.get_ids().len();
+        }
+        eprintln!(
+            "{}: {} texts, {tokens} tokens: identical",
+            card.name,
+            texts.len()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 1);
+}
+
+/// Texts that trip tokenizers, random Unicode, and every line of the corpora and SciFact.
+fn tokenizer_texts() -> Vec<String> {
     let mut texts: Vec<String> = [
         "[CLS] already [SEP] inside [MASK] and [PAD][UNK]",
         "tab\there\u{0}nul \u{200b}zero\u{feff}width \u{7}bell \u{fffd}",
@@ -434,13 +466,7 @@ fn the_built_tokenizer_cuts_every_text_as_the_json_one_does() {
         }
     }
     assert!(texts.len() > 5_000, "{} texts", texts.len());
-    let mut tokens = 0;
-    for t in &texts {
-        let a = slow.encode(t.as_str(), true).expect("slow");
-        assert_eq!(a.get_ids(), fast.encode(t).as_slice(), "{t:?}");
-        tokens += a.get_ids().len();
-    }
-    eprintln!("{} texts, {tokens} tokens: identical", texts.len());
+    texts
 }
 
 /// The quantized weights kept between processes (`.brain-int8.bin` beside the model): written by

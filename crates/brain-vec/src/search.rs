@@ -39,6 +39,8 @@ impl VecSearch {
         spec: &EmbedderSpec,
         texts: &[&str],
     ) -> Result<(VecSearch, Vec<Vec<f32>>), VecError> {
+        // The model that made the store embeds the query (a switch in progress keeps answering).
+        let spec = &spec.for_store(dir);
         if let EmbedderSpec::Local { dir: m } = spec
             && !m.join("model.safetensors").is_file()
         {
@@ -58,7 +60,7 @@ impl VecSearch {
             let vectors = match &embedder {
                 Ok(e) if !texts.is_empty() => {
                     let _t = brain_doc::timings::span("query.embed");
-                    e.embed(texts)
+                    e.embed_queries(texts)
                 }
                 _ => Ok(Vec::new()),
             };
@@ -93,7 +95,7 @@ impl VecSearch {
     ) -> Result<Vec<Hit>, VecError> {
         let q = self
             .embedder
-            .embed(&[query])?
+            .embed_queries(&[query])?
             .into_iter()
             .next()
             .unwrap_or_default();

@@ -98,21 +98,27 @@ pub fn chunk_records(inputs: &[Input], chunking: ChunkParams) -> Vec<ChunkRecord
     out
 }
 
-/// Per collection, how many inputs need embeddings with the model `model_id` and `chunking` against
-/// the store in `dir` (absent: all of them). Loads no model.
+/// Per collection, how many inputs need embeddings with the model `model_id` (whose pooling and
+/// prompts give `recipe_tag`) and `chunking`, against the store in `dir` or, during a model switch,
+/// the next model's store being built beside it (neither: all of them). Loads no model.
 pub fn status_records(
     dir: &Path,
     model_id: String,
+    recipe_tag: &str,
     chunking: ChunkParams,
     inputs: &[Input],
 ) -> Vec<StatusRecord> {
-    let store = Store::open(dir).ok();
-    let fp = Fingerprint {
-        model: model_id,
-        dims: store.as_ref().map_or(0, |s| s.manifest.fingerprint.dims),
+    let fp_with = |dims: usize| Fingerprint {
+        model: model_id.clone(),
+        dims,
         chunking,
-        prompt: PROMPT_FORMAT.into(),
+        prompt: format!("{PROMPT_FORMAT}{recipe_tag}"),
     };
+    let store = crate::store::stores(dir)
+        .iter()
+        .filter_map(|d| Store::open(d).ok())
+        .find(|s| s.manifest.fingerprint == fp_with(s.manifest.fingerprint.dims));
+    let fp = fp_with(store.as_ref().map_or(0, |s| s.manifest.fingerprint.dims));
     index::pending(store.as_ref(), &fp, inputs)
         .into_iter()
         .map(|(collection, docs, need_embeddings)| StatusRecord {
@@ -272,7 +278,7 @@ mod tests {
     fn without_a_store_every_input_needs_embeddings() {
         let dir = tempfile::tempdir().expect("tempdir");
         let inputs = [input("notes/a", "x"), input("notes/b", "y")];
-        let recs = status_records(dir.path(), "m".into(), ChunkParams::default(), &inputs);
+        let recs = status_records(dir.path(), "m".into(), "", ChunkParams::default(), &inputs);
         assert_eq!(
             recs,
             [StatusRecord {

@@ -33,6 +33,24 @@ use crate::embed::Fingerprint;
 
 pub(crate) const REC: usize = 24;
 
+/// Where the next model's store is built, beside the store in force `dir` ([`crate::switch`]).
+pub fn next_dir(dir: &Path) -> PathBuf {
+    sibling(dir, "next")
+}
+
+/// The stores a removal must reach: the one in force and a next one being built.
+pub fn stores(dir: &Path) -> [PathBuf; 2] {
+    [dir.to_path_buf(), next_dir(dir)]
+}
+
+/// `dir` with `.tag` after its name.
+pub(crate) fn sibling(dir: &Path, tag: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map_or_else(|| "vec".into(), |n| n.to_string_lossy().into_owned());
+    dir.with_file_name(format!("{name}.{tag}"))
+}
+
 /// The store format [`crate::write::Writer`] writes: 2 = the documents as a binary table
 /// (`g<N>.docs`); 1 = as JSON (`g<N>.docs.json`), still read.
 pub const SCHEMA: u32 = 2;

@@ -332,6 +332,7 @@ fn a_run_records_its_rate_and_status_projects_the_backlog_with_it() {
     let recs = brain_vec::stage::status_records(
         dir.path(),
         "letters".into(),
+        "",
         ChunkParams::default(),
         &more,
     );
@@ -451,4 +452,82 @@ fn a_schema_1_store_is_still_read_and_a_damaged_documents_table_is_refused() {
         Err(other) => panic!("schema 3: {other}"),
         Ok(_) => panic!("schema 3 opened"),
     }
+}
+
+/// A model switch: the store in force keeps its model's vectors while the next model's are built
+/// beside it (a cut-off run, then a killed one, resume), and takes their place only complete.
+#[test]
+fn a_model_switch_builds_beside_the_store_in_force_and_promotes_only_complete() {
+    use brain_vec::switch;
+    let home = tempfile::tempdir().expect("tempdir");
+    let dir = home.path().join("vec");
+    let next = switch::next_dir(&dir);
+    let old = Letters::new("old-model");
+    let new = Letters::new("new-model");
+    let docs = three_docs();
+    let all = Options {
+        prune: true,
+        ..Options::default()
+    };
+    let s = switch::update(&dir, &old, &docs, &all, &|_| {}).expect("first");
+    assert!(!s.staged && !s.promoted);
+    let model_of = |d: &std::path::Path| {
+        Store::open(d)
+            .expect("open")
+            .manifest
+            .fingerprint
+            .model
+            .clone()
+    };
+    assert_eq!(model_of(&dir), "old-model");
+
+    // The switch, cut off after one document: the old store answers, whole and alone.
+    let one = Options {
+        limit: Some(1),
+        ..all.clone()
+    };
+    let s = switch::update(&dir, &new, &docs, &one, &|_| {}).expect("cut off");
+    assert!(s.staged && !s.promoted, "{s:?}");
+    assert_eq!(s.report.pending, 2);
+    assert_eq!(model_of(&dir), "old-model");
+    assert_eq!(Store::open(&dir).expect("open").docs.len(), 3);
+    assert_eq!(model_of(&next), "new-model");
+    assert_eq!(Store::open(&next).expect("open").docs.len(), 1);
+
+    // A run over some documents on stdin (no --all) never promotes.
+    let some = Options::default();
+    let s = switch::update(&dir, &new, &docs[..2], &some, &|_| {}).expect("some");
+    assert!(s.staged && !s.promoted);
+    assert_eq!(model_of(&dir), "old-model");
+
+    // The whole corpus: resumed, then promoted.
+    let calls = new.calls.load(Ordering::Relaxed);
+    let s = switch::update(&dir, &new, &docs, &all, &|_| {}).expect("rest");
+    assert!(s.staged && s.promoted, "{s:?}");
+    assert_eq!(s.report.pending, 0);
+    // The runs before embedded all three (one cut off, two from stdin): nothing is embedded again.
+    assert_eq!((s.report.embedded, s.report.unchanged), (0, 3));
+    assert_eq!(new.calls.load(Ordering::Relaxed), calls);
+    assert_eq!(model_of(&dir), "new-model");
+    assert_eq!(Store::open(&dir).expect("open").docs.len(), 3);
+    assert!(!next.exists());
+
+    // A kill between the swap's two renames: the next writer finishes it.
+    let s = switch::update(&dir, &old, &docs, &all, &|_| {}).expect("back");
+    assert!(s.promoted);
+    let _ = switch::update(&dir, &new, &docs, &one, &|_| {}).expect("staged");
+    std::fs::rename(&dir, dir.with_file_name("vec.old")).expect("first rename");
+    // The next store is not marked complete: recovery brings the old one back, never a partial.
+    switch::recover(&dir).expect("recover");
+    assert_eq!(model_of(&dir), "old-model");
+    assert!(!dir.with_file_name("vec.old").exists());
+    // Marked complete (the swap's first step), then killed after the first rename: the next
+    // writer promotes it.
+    let s = switch::update(&dir, &new, &docs, &one, &|_| {}).expect("staged");
+    assert!(s.staged && !s.promoted);
+    std::fs::write(next.join("complete"), b"").expect("mark");
+    std::fs::rename(&dir, dir.with_file_name("vec.old")).expect("first rename");
+    switch::recover(&dir).expect("recover");
+    assert_eq!(model_of(&dir), "new-model");
+    assert!(!next.exists() && !dir.with_file_name("vec.old").exists());
 }

@@ -112,7 +112,7 @@ impl Engine {
             _ => {
                 let _t = brain_doc::timings::span("query.embed");
                 vs.embedder
-                    .embed(texts)
+                    .embed_queries(texts)
                     .map_err(|e| Unavailable::from(&e))?
             }
         };

