@@ -32,7 +32,9 @@ need_model "$MODEL"
 
 CORPUS=$BENCH_DIR/corpus-$FILES-$MB
 [ -d "$CORPUS" ] || python3 bench/gen_corpus.py "$CORPUS" --files "$FILES" --mb "$MB" || exit 1
-export BRAIN_HOME=$BENCH_DIR/hybrid-home-$FILES-$MB
+# One home per model (its store is made for that model's fingerprint); the default keeps its old name.
+suffix=""; [ "$(basename "$MODEL")" = all-MiniLM-L6-v2 ] || suffix="-$(basename "$MODEL")"
+export BRAIN_HOME=$BENCH_DIR/hybrid-home-$FILES-$MB$suffix
 if [ ! -f "$BRAIN_HOME/index/lex/meta.json" ]; then
   sessions_home "$CORPUS"
   "$BIN/lexindex" --all -q || exit 1

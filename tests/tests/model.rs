@@ -61,7 +61,11 @@ fn fetch_from_a_hub_mirror_installs_once_and_status_reports_it() {
     assert_eq!(rec["present"], false);
 
     let endpoint = mirror(model, false);
-    let out = brain(home.path(), &endpoint, &["model", "fetch", "--from", "hub"]);
+    let out = brain(
+        home.path(),
+        &endpoint,
+        &["model", "fetch", "all-MiniLM-L6-v2", "--from", "hub"],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -74,7 +78,11 @@ fn fetch_from_a_hub_mirror_installs_once_and_status_reports_it() {
             && installed.join("1_Pooling/config.json").is_file()
     );
 
-    let again = brain(home.path(), "http://127.0.0.1:1", &["model", "fetch"]);
+    let again = brain(
+        home.path(),
+        "http://127.0.0.1:1",
+        &["model", "fetch", "all-MiniLM-L6-v2"],
+    );
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already installed"));
     let status = brain(
@@ -105,14 +113,18 @@ fn wrong_weights_and_an_unreachable_hub_fail_with_65_and_install_nothing() {
     let Some(model) = model_dir() else { return };
     let home = tempfile::tempdir().expect("home");
     let endpoint = mirror(model, true);
-    let out = brain(home.path(), &endpoint, &["model", "fetch", "--from", "hub"]);
+    let out = brain(
+        home.path(),
+        &endpoint,
+        &["model", "fetch", "all-MiniLM-L6-v2", "--from", "hub"],
+    );
     assert_eq!(out.status.code(), Some(65));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("sha256 of model.safetensors"), "{err}");
     let out = brain(
         home.path(),
         "http://127.0.0.1:1",
-        &["model", "fetch", "--from", "hub"],
+        &["model", "fetch", "all-MiniLM-L6-v2", "--from", "hub"],
     );
     assert_eq!(out.status.code(), Some(65));
     assert!(String::from_utf8_lossy(&out.stderr).contains("fix:"));

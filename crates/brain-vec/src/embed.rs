@@ -15,8 +15,13 @@ use serde::{Deserialize, Serialize};
 use crate::VecError;
 use crate::chunk::ChunkParams;
 
-/// Name of the default local model folder under `$BRAIN_HOME/models/`.
-pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+/// Name of the default local model folder under `$BRAIN_HOME/models/` (chosen by measurement,
+/// docs/vectors.md: the best quality within the speed bounds).
+pub const DEFAULT_MODEL: &str = "bge-small-en-v1.5";
+
+/// The default before bge-small-en-v1.5: a home that has it installed, and neither chose a model
+/// nor installed the new default, keeps it (its vectors were made with it).
+pub const PREVIOUS_DEFAULT: &str = "all-MiniLM-L6-v2";
 
 /// How a chunk is turned into embedder input (see [`crate::chunk::embed_text`]); bump when it changes.
 pub const PROMPT_FORMAT: &str = "title\\n\\nchunk;v1";
@@ -78,11 +83,10 @@ pub enum EmbedderSpec {
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl EmbedderSpec {
-    /// The local model in force under `models`: the one `brain model use` named in
-    /// `models/in-use` ([`in_use`]), else [`DEFAULT_MODEL`].
+    /// The local model in force under `models` ([`local_in_force`]).
     pub fn default_local(models: &Path) -> Self {
         EmbedderSpec::Local {
-            dir: models.join(in_use(models).unwrap_or_else(|| DEFAULT_MODEL.to_string())),
+            dir: models.join(local_in_force(models)),
         }
     }
 
@@ -195,6 +199,21 @@ impl EmbedderSpec {
 /// The file under `models/` naming the local model in force (`brain model use`): one line, a
 /// folder name.
 pub const IN_USE: &str = "in-use";
+
+/// The name of the local model in force under `models`: the one `brain model use` named in
+/// `models/in-use`; else [`DEFAULT_MODEL`] when installed; else [`PREVIOUS_DEFAULT`] when
+/// installed (a home from before the default changed keeps its model until it fetches the new
+/// one); else [`DEFAULT_MODEL`], whose absence the fix names.
+pub fn local_in_force(models: &Path) -> String {
+    if let Some(name) = in_use(models) {
+        return name;
+    }
+    let installed = |n: &str| models.join(n).join("model.safetensors").is_file();
+    if !installed(DEFAULT_MODEL) && installed(PREVIOUS_DEFAULT) {
+        return PREVIOUS_DEFAULT.to_string();
+    }
+    DEFAULT_MODEL.to_string()
+}
 
 /// The model folder `models/in-use` names, when it names one validly.
 pub fn in_use(models: &Path) -> Option<String> {

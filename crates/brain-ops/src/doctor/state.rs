@@ -291,6 +291,12 @@ pub fn model(home: &Home) -> Check {
         );
     }
     let m = crate::vectors::model(home, true);
+    // The fix names the model in force when the catalog knows it.
+    let named =
+        m.id.strip_prefix("local:")
+            .and_then(brain_vec::catalog::find)
+            .map(|c| format!("run `brain model fetch {}`", c.name));
+    let fetch = named.as_deref().unwrap_or(fetch);
     if let Some(e) = &m.error {
         return Check::fail(
             "model",
@@ -315,7 +321,7 @@ pub fn model(home: &Home) -> Check {
         ]),
         (Some(true), Some(false)) => Check::fail(
             "model",
-            "model.safetensors is not the pinned all-MiniLM-L6-v2",
+            format!("model.safetensors is not the pinned weights of {}", m.id),
             format!("{fetch}: re-installs the pinned weights"),
         )
         .with(vec![
