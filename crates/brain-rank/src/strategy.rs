@@ -44,6 +44,12 @@ pub const WALK_DEPTH_PER_HIT: usize = 5;
 pub const DEFAULT_LIMIT: usize = 10;
 /// Passages per document by default: one hit per file, the best passage.
 pub const DEFAULT_PER_DOC: usize = 1;
+/// Sessions as units (issue 41; measured on bench/recall and SciFact, docs/query.md): the share of a
+/// further passage's score a document adds, how many further passages count, and the cap of what
+/// they add (a share of the best passage's score).
+pub const SESSION_SHARE: f64 = 0.5;
+pub const SESSION_PASSAGES: usize = 2;
+pub const SESSION_CAP: f64 = 0.5;
 /// Candidate passages fetched per wanted hit before folding into documents (our choice, 2026-11-22):
 /// enough for short notes; when long transcripts fill the list with their own passages, the list is
 /// widened by [`WIDEN_FACTOR`] until `limit` documents are found or the matches run out.
@@ -117,6 +123,16 @@ pub struct PoolWeights {
     pub widen: usize,
     /// Most a passage gains for the words as written ([`EXACT_FORM_BONUS`]).
     pub exact_form: f64,
+    /// Sessions as units: a document's lexical score is its best passage's plus this share of
+    /// each further matching passage's (the next [`PoolWeights::session_passages`], each a share
+    /// of the one before), so a session holding the answer in two places outranks one whose
+    /// single passage scores the same ([`SESSION_SHARE`]).
+    pub session_share: f64,
+    /// Further passages that count ([`SESSION_PASSAGES`]).
+    pub session_passages: usize,
+    /// The most they add, as a share of the best passage's score ([`SESSION_CAP`]): a session
+    /// repeating a word in fifty passages gains no more than one holding it in two.
+    pub session_cap: f64,
 }
 
 impl Default for PoolWeights {
@@ -126,6 +142,9 @@ impl Default for PoolWeights {
             min: MIN_CANDIDATES,
             widen: WIDEN_FACTOR,
             exact_form: EXACT_FORM_BONUS,
+            session_share: SESSION_SHARE,
+            session_passages: SESSION_PASSAGES,
+            session_cap: SESSION_CAP,
         }
     }
 }

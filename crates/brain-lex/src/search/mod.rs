@@ -42,6 +42,9 @@ mod strength;
 /// A word the index holds in at most this many passages also matches its near spellings (a typo is
 /// rare in the corpus or absent): see [`Searcher::near_spellings`].
 pub const FUZZY_RARE: u64 = 1;
+/// Most passages [`Searcher::passages_of`] returns (the documents of one ranked list's page:
+/// enough for every matching passage of 40 sessions but the longest).
+pub const MAX_PASSAGES_READ: usize = 2_000;
 /// The constant score of a near-spelling match: below an exact match of a word anywhere (a BM25
 /// term score of a rare word is several points; of the commonest, about one).
 pub const FUZZY_SCORE: f32 = 0.5;
@@ -344,6 +347,41 @@ impl Searcher {
         );
         clauses.extend(self.filter_clauses(q));
         Some(Box::new(BooleanQuery::new(clauses)))
+    }
+
+    /// The passages of the documents `ids` that match `q`, best first, at most
+    /// [`MAX_PASSAGES_READ`]: with the scores [`Searcher::query`] gives them (the ids filter adds
+    /// nothing), whatever pool a candidate list was drawn from — what scoring a session by several
+    /// of its passages reads. Group them by [`Searcher::doc_keys`].
+    pub fn passages_of(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        ids: &[&str],
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        let Some(query) = self.query(q, b).filter(|_| !ids.is_empty()) else {
+            return Ok(Vec::new());
+        };
+        let of_ids: Vec<(Occur, Box<dyn Query>)> = ids
+            .iter()
+            .map(|id| {
+                let t = Term::from_field_text(self.fields.id, id);
+                let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::Basic));
+                (Occur::Should, q)
+            })
+            .collect();
+        let both = BooleanQuery::new(vec![
+            (Occur::Must, query),
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(
+                    Box::new(BooleanQuery::new(of_ids)),
+                    0.0,
+                )),
+            ),
+        ]);
+        let top = tantivy::collector::TopDocs::with_limit(MAX_PASSAGES_READ).order_by_score();
+        Ok(self.searcher.search(&both, &top)?)
     }
 
     /// [`Searcher::candidates`] in one pass, whatever the query (what the two-pass path must agree
