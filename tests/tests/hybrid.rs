@@ -272,12 +272,42 @@ fn rerank_expansion_and_lagging_vectors() {
     );
     assert!(hits.iter().all(|h| (0.0..=1.0).contains(&h.score)));
     assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
-    let (_, out) = run_rank_env(
+    // The reranker absent, broken, or slower than its budget: the query answers in fused order
+    // and says so (issue 41), never fails for it.
+    let (plain, _) = f.rank(&["lock"]);
+    let broken = tempfile::tempdir().expect("broken");
+    for f_ in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::fs::write(broken.path().join(f_), b"{").expect("write");
+    }
+    for (dir, why) in [
+        (Path::new("/nonexistent"), "reranker unavailable"),
+        (broken.path(), "reranker unavailable"),
+    ] {
+        let (hits, out) = run_rank_env(&f, &["--rerank", "lock"], &[("BRAIN_RERANKER", dir)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("not reranked") && err.contains(why), "{err}");
+        assert!(hits.iter().all(|h| !h.signals.contains_key("rerank")));
+        assert_eq!(
+            hits.iter().map(|h| &h.path).collect::<Vec<_>>(),
+            plain.iter().map(|h| &h.path).collect::<Vec<_>>()
+        );
+    }
+    std::fs::write(
+        f.home.join("search_strategy.yaml"),
+        "rerank:\n  budget_ms: 0\n",
+    )
+    .expect("strategy");
+    let (hits, out) = run_rank_env(
         &f,
-        &["--rerank", "lock"],
-        &[("BRAIN_RERANKER", Path::new("/nonexistent"))],
+        &["--rerank", "lock writers"],
+        &[("BRAIN_RERANKER", &tiny)],
     );
-    assert_eq!(out.status.code(), Some(65), "missing reranker");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("budget"), "{err}");
+    assert!(hits.iter().all(|h| !h.signals.contains_key("rerank")));
+    std::fs::remove_file(f.home.join("search_strategy.yaml")).expect("rm");
 
     // An expansion command adds typed lines; its answer is cached.
     let cmd = "cat >/dev/null; echo 'lex: sourdough'; echo 'vec: baking bread at home'";

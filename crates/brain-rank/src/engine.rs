@@ -214,13 +214,14 @@ impl Engine {
         } else {
             req.limit
         };
-        let (mut lists, mut hits) = self.ranked(&plan, req, now, fusing, depth)?;
+        let (mut lists, mut hits, mut unreranked) = self.ranked(&plan, req, now, fusing, depth)?;
         // A single list fetched `limit` deep has nothing to fill the places of the documents
         // that repeat a session: fetch once more, as deep as they were many.
         let moved = fusion::repeated_sessions(&hits, self.strategy.per_session).len();
         if !fusing && moved > 0 {
-            (lists, hits) = self.ranked(&plan, req, now, fusing, depth + 2 * moved)?;
+            (lists, hits, unreranked) = self.ranked(&plan, req, now, fusing, depth + 2 * moved)?;
         }
+        ans.warnings.extend(unreranked);
         if matches!(plan.mode, Mode::Vec | Mode::Hybrid)
             && let Some(w) = {
                 let _t = brain_doc::timings::span("backlog");
@@ -313,8 +314,9 @@ impl Engine {
         now: &Zoned,
         fusing: bool,
         depth: usize,
-    ) -> Result<(Vec<fusion::HitList>, Vec<Hit>), RunError> {
+    ) -> Result<(Vec<fusion::HitList>, Vec<Hit>, Option<String>), RunError> {
         let lists = self.run_lists(plan, req, now, fusing, depth)?;
+        let mut unreranked = None;
         let _t = brain_doc::timings::span("fusion");
         let mut hits = if lists.len() == 1 && !req.rerank {
             let mut hits = lists.first().map(|l| l.hits.clone()).unwrap_or_default();
@@ -324,14 +326,24 @@ impl Engine {
             fusion::fuse_hits(&lists, &self.strategy.fusion, req.per_doc)
         };
         if req.rerank {
+            // Absent, broken or slower than its budget: the fused order answers, and says so.
             let query = crate::rerank::query_text(&plan.original, req.intent.as_deref());
-            hits = crate::rerank::rerank(
-                self.reranker().map_err(RunError::Unavailable)?,
-                &self.strategy.rerank,
-                &query,
-                &lists,
-                hits,
-            )?;
+            let reranked = self
+                .reranker()
+                .map_err(RunError::Unavailable)
+                .and_then(|m| {
+                    crate::rerank::rerank(m, &self.strategy.rerank, &query, &lists, hits.clone())
+                });
+            match reranked {
+                Ok(h) => hits = h,
+                Err(RunError::Unavailable(u)) => {
+                    unreranked = Some(format!(
+                        "not reranked: {} (fix: {}); the fused order answers",
+                        u.message, u.fix
+                    ));
+                }
+                Err(e) => return Err(e),
+            }
         }
         crate::entity::apply(&mut hits, &plan.named, &self.strategy.entity);
         if let Some(w) = &plan.when {
@@ -352,7 +364,7 @@ impl Engine {
             crate::memory::apply(&mut hits, &self.strategy.memory, &rehearsal, &role_of);
         }
         fusion::break_ties(&mut hits);
-        Ok((lists, hits))
+        Ok((lists, hits, unreranked))
     }
 
     /// The words of the plan's lexical query the index has never seen (a short query's only;

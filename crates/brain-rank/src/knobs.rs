@@ -106,6 +106,7 @@ pub const KNOBS: &[Knob] = &[
     k("memory.collections.*", Float, (-0.5, 0.5, 0.05), "memory", "what a hit of this collection adds (wins over its role)"),
     k("rerank.depth", Int, (1.0, 200.0, 5.0), "rerank", "fused candidates the cross-encoder rescores"),
     k("rerank.max_tokens", Int, (16.0, 512.0, 32.0), "rerank", "longest query + passage input of the cross-encoder"),
+    k("rerank.budget_ms", Int, (0.0, 60000.0, 100.0), "rerank", "milliseconds the reranker may take per query before the fused order answers"),
     k("rerank.model", Text, (0.0, 0.0, 0.0), "rerank", "the cross-encoder folder"),
     k("rerank.blend", Steps, (0.0, 1.0, 0.0), "rerank", "[up_to_rank, retrieval_weight] steps of the blend"),
     k("dedup.shingles", Float, (0.0, 1.0, 0.05), "dedup", "word 3-shingle Jaccard at which two records are one (context, ask --dedup)"),

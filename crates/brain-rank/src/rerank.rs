@@ -59,13 +59,29 @@ pub fn rerank(
         .map(|d| passage_text(lists, &d[0]))
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let relevance = model.scores(query, &refs).map_err(|e| {
-        RunError::Unavailable(Unavailable {
-            code: e.code(),
-            message: format!("reranking failed: {e}"),
-            fix: e.fix(),
-        })
-    })?;
+    // Scored a few at a time, so a reranker slower than its budget is stopped between batches.
+    let start = std::time::Instant::now();
+    let budget = std::time::Duration::from_millis(w.budget_ms);
+    let mut relevance = Vec::with_capacity(refs.len());
+    for batch in refs.chunks(RERANK_BATCH) {
+        if start.elapsed() > budget {
+            return Err(RunError::Unavailable(Unavailable {
+                code: ErrorCode::Timeout,
+                message: format!(
+                    "the reranker took more than its {} ms budget (rerank.budget_ms)",
+                    w.budget_ms
+                ),
+                fix: "raise rerank.budget_ms in search_strategy.yaml, or lower rerank.depth".into(),
+            }));
+        }
+        relevance.extend(model.scores(query, batch).map_err(|e| {
+            RunError::Unavailable(Unavailable {
+                code: e.code(),
+                message: format!("reranking failed: {e}"),
+                fix: e.fix(),
+            })
+        })?);
+    }
     let rest = docs.split_off(depth);
     let mut scored: Vec<(f64, Vec<Hit>)> = docs
         .into_iter()
@@ -124,6 +140,9 @@ fn passage_text(lists: &[HitList], h: &Hit) -> String {
     }
     h.snippet.clone()
 }
+
+/// Passages the cross-encoder scores per call (the budget is checked between calls).
+const RERANK_BATCH: usize = 8;
 
 /// The error of a missing reranker.
 pub fn missing(dir: &std::path::Path, reason: String) -> Unavailable {

@@ -48,6 +48,8 @@ pub const DEFAULT_PER_DOC: usize = 1;
 /// further passage's score a document adds, how many further passages count, and the cap of what
 /// they add (a share of the best passage's score).
 pub const SESSION_SHARE: f64 = 0.5;
+/// The reranker's time per query ([`RerankWeights::budget_ms`]).
+pub const RERANK_BUDGET_MS: u64 = 2_000;
 pub const SESSION_PASSAGES: usize = 2;
 pub const SESSION_CAP: f64 = 0.5;
 /// Candidate passages fetched per wanted hit before folding into documents (our choice, 2026-11-22):
@@ -346,6 +348,9 @@ pub struct RerankWeights {
     pub depth: usize,
     /// Longest `[CLS] query [SEP] passage [SEP]` input, in tokens.
     pub max_tokens: usize,
+    /// Milliseconds the reranker may take for one query (our choice, issue 41): past it the
+    /// query answers in fused order and says so.
+    pub budget_ms: u64,
     /// The cross-encoder folder (default `$BRAIN_HOME/models/reranker`; `$BRAIN_RERANKER` wins).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -360,6 +365,7 @@ impl Default for RerankWeights {
         RerankWeights {
             depth: RERANK_DEPTH,
             max_tokens: brain_vec::cross::DEFAULT_MAX_TOKENS,
+            budget_ms: RERANK_BUDGET_MS,
             model: None,
             blend: vec![(3, 0.75), (10, 0.60), (usize::MAX, 0.40)],
         }
