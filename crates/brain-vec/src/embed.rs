@@ -315,6 +315,75 @@ mod tests {
     }
 
     #[test]
+    fn the_model_in_force_is_chosen_and_a_hostile_in_use_file_is_ignored() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let m = d.path();
+        let install = |name: &str| {
+            std::fs::create_dir_all(m.join(name)).expect("mkdir");
+            std::fs::write(m.join(name).join("model.safetensors"), b"x").expect("write");
+        };
+        // Nothing installed: the default (its absence is what the fix names).
+        assert_eq!(local_in_force(m), DEFAULT_MODEL);
+        // Only the previous default installed: a home from before the change keeps it.
+        install(PREVIOUS_DEFAULT);
+        assert_eq!(local_in_force(m), PREVIOUS_DEFAULT);
+        install(DEFAULT_MODEL);
+        assert_eq!(local_in_force(m), DEFAULT_MODEL);
+        // `brain model use` wins; a name that is not one plain folder is ignored.
+        std::fs::write(m.join(IN_USE), "e5-small-v2\n").expect("write");
+        assert_eq!(local_in_force(m), "e5-small-v2");
+        for bad in [
+            "../../etc",
+            "/abs",
+            "a/b",
+            "..",
+            "",
+            "x\ny",
+            &"a".repeat(300),
+        ] {
+            std::fs::write(m.join(IN_USE), bad).expect("write");
+            assert_eq!(local_in_force(m), DEFAULT_MODEL, "{bad:?}");
+        }
+        std::fs::write(m.join(IN_USE), [0xff, 0xfe]).expect("write");
+        assert_eq!(local_in_force(m), DEFAULT_MODEL);
+    }
+
+    #[test]
+    fn a_query_is_embedded_by_the_model_that_made_the_store() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let (models, store) = (d.path().join("models"), d.path().join("vec"));
+        for n in [DEFAULT_MODEL, PREVIOUS_DEFAULT] {
+            std::fs::create_dir_all(models.join(n)).expect("mkdir");
+            std::fs::write(models.join(n).join("model.safetensors"), b"x").expect("write");
+        }
+        std::fs::create_dir_all(&store).expect("mkdir");
+        let spec = EmbedderSpec::Local {
+            dir: models.join(DEFAULT_MODEL),
+        };
+        // No store: the model in force.
+        assert_eq!(spec.for_store(&store), spec);
+        let manifest = |model: &str| {
+            let m = serde_json::json!({"fingerprint": {"model": model}});
+            std::fs::write(store.join("manifest.json"), m.to_string()).expect("write");
+        };
+        manifest(&format!("local:{PREVIOUS_DEFAULT}"));
+        assert_eq!(
+            spec.for_store(&store),
+            EmbedderSpec::Local {
+                dir: models.join(PREVIOUS_DEFAULT)
+            }
+        );
+        // A store made by a model no longer installed, by a server, or naming a path: the model
+        // in force (the fingerprint check then refuses the mix).
+        for other in ["local:gone", "ollama:nomic", "local:../../etc", "local:"] {
+            manifest(other);
+            assert_eq!(spec.for_store(&store), spec, "{other}");
+        }
+        std::fs::write(store.join("manifest.json"), b"{not json").expect("write");
+        assert_eq!(spec.for_store(&store), spec);
+    }
+
+    #[test]
     fn fingerprint_changes_with_chunking() {
         let a = Fingerprint {
             model: "m".into(),

