@@ -331,6 +331,20 @@ fn a_model_switch_keeps_the_old_vectors_answering_until_the_new_ones_are_complet
     let out = run(command("brain", &home).args(["status", "--json"]), b"");
     let st: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(st["need_embeddings"], 3, "{st}");
+    // doctor: news, not a fault.
+    let out = run(command("brain", &home).args(["doctor", "--json"]), b"");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+    let store = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "vector_store"))
+        .expect("vector_store check");
+    assert_eq!(store["outcome"], "pass", "{store}");
+    assert!(
+        store
+            .to_string()
+            .contains("switching to local:bge-small-en-v1.5"),
+        "{store}"
+    );
 
     // The next run resumes and, complete, puts the new vectors in force.
     let out = stage("vecindex", &["--all"]);
@@ -347,6 +361,35 @@ fn a_model_switch_keeps_the_old_vectors_answering_until_the_new_ones_are_complet
     assert_eq!(manifest_model(&vec), format!("local:{BGE}"));
     assert!(!home.join("index/vec.next").exists());
     assert_eq!(ask(), "jwt.md");
+    // Match strength reads bge's cosines on bge's scale: an answering passage is strong, and an
+    // unrelated one weak (on MiniLM's scale bge's unrelated cosines, ~0.5, would read "good").
+    let strengths = |q: &str| -> Vec<(String, f64)> {
+        let out = run(
+            command("brain", &home).args(["ask", "--json", "--mode", "vec", "--min-score", "0", q]),
+            b"",
+        );
+        let env: Value = serde_json::from_slice(&out.stdout).expect("envelope");
+        env["hits"]
+            .as_array()
+            .map(|hs| {
+                hs.iter()
+                    .map(|h| {
+                        let p = h["path"].as_str().unwrap_or_default().to_string();
+                        (p, h["strength"].as_f64().unwrap_or(-1.0))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let fed = strengths("how do I feed a sourdough starter");
+    assert_eq!(fed[0].0, "bread.md");
+    assert!(fed[0].1 >= 0.6, "{fed:?}");
+    assert!(fed[1..].iter().all(|(_, s)| *s < 0.3), "{fed:?}");
+    let none = strengths("quantum chromodynamics lattice");
+    assert!(
+        !none.is_empty() && none.iter().all(|(_, s)| *s < 0.3),
+        "{none:?}"
+    );
     let out = run(
         command("brain", &home).args(["model", "status", "--json"]),
         b"",

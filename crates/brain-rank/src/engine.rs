@@ -294,7 +294,7 @@ impl Engine {
         warnings: &mut Vec<String>,
     ) {
         fusion::spread_sessions(hits, self.strategy.per_session);
-        crate::strength::apply(hits);
+        crate::strength::apply(hits, self.cosine_scale());
         hits.retain(|h| crate::strength::clears(h, req.min_score));
         fusion::truncate_docs(hits, req.limit);
         if req.hold_weak

@@ -164,7 +164,8 @@ pub fn fuse_files(
         lists.push(crate::fusion::HitList::new(kind, weight, hits, texts));
     }
     let mut hits = crate::fusion::fuse_hits(&lists, &strategy.fusion, opts.per_doc);
-    crate::strength::apply(&mut hits);
+    // Saved lists name no model: cosines are read on the default scale.
+    crate::strength::apply(&mut hits, brain_vec::catalog::DEFAULT_COSINE);
     hits.retain(|h| crate::strength::clears(h, args.min_score.unwrap_or(0.0)));
     crate::fusion::truncate_docs(&mut hits, opts.limit);
     Ok(hits)

@@ -19,26 +19,30 @@ pub const MATCH: &str = "match";
 
 pub use brain_doc::WEAK;
 
-/// The cosines of all-MiniLM-L6-v2 between a query and a passage about something else sit near
-/// 0.1–0.2; one that answers it sits from about 0.5 up. A cosine maps linearly from
-/// [`COS_NONE`] (strength 0) to [`COS_FULL`] (strength 1).
-pub const COS_NONE: f64 = 0.15;
-/// The cosine that counts as a full match.
-pub const COS_FULL: f64 = 0.65;
+/// A model's cosines between a query and a passage about something else sit near one value; one
+/// that answers it sits higher. A cosine maps linearly from the first of the model's scale
+/// (strength 0) to the second (strength 1): all-MiniLM-L6-v2's 0.15 and 0.65, bge-small-en-v1.5's
+/// 0.585 and 0.82 ([`brain_vec::catalog::cosine_scale`]: each model's own, or a store made by
+/// bge would call an unrelated passage a good match).
+pub type CosineScale = (f64, f64);
 
-/// A cosine as a strength.
-pub fn from_cosine(c: f64) -> f64 {
-    ((c - COS_NONE) / (COS_FULL - COS_NONE)).clamp(0.0, 1.0)
+/// A cosine as a strength on `scale`.
+pub fn from_cosine(c: f64, scale: CosineScale) -> f64 {
+    let (none, full) = scale;
+    if full <= none {
+        return f64::from(u8::from(c >= full));
+    }
+    ((c - none) / (full - none)).clamp(0.0, 1.0)
 }
 
 /// The strength of one hit from its signals, `None` when it has none (a recency walk).
-pub fn of(h: &Hit) -> Option<f64> {
+pub fn of(h: &Hit, scale: CosineScale) -> Option<f64> {
     let lex = h.signals.get(MATCH).and_then(Value::as_f64);
     let vec = h
         .signals
         .get("vec")
         .and_then(Value::as_f64)
-        .map(from_cosine);
+        .map(|c| from_cosine(c, scale));
     match (lex, vec) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
@@ -46,10 +50,10 @@ pub fn of(h: &Hit) -> Option<f64> {
     .map(|s| (s * 100.0).round() / 100.0)
 }
 
-/// Set every hit's strength from its signals.
-pub fn apply(hits: &mut [Hit]) {
+/// Set every hit's strength from its signals (cosines read on `scale`: the vector store's model's).
+pub fn apply(hits: &mut [Hit], scale: CosineScale) {
     for h in hits {
-        h.strength = of(h);
+        h.strength = of(h, scale);
     }
 }
 

@@ -345,15 +345,25 @@ pub fn vector_store(home: &Home) -> Check {
         return Check::skip("vector_store", "no vector store", "vecindex --all");
     }
     match brain_vec::store::Store::open(&dir) {
-        Ok(s) => Check::pass(
-            "vector_store",
-            format!(
-                "{} documents, {} chunks ({})",
-                s.manifest.docs,
-                s.manifest.chunks,
-                s.manifest.fingerprint.id()
-            ),
-        ),
+        Ok(s) => {
+            let check = Check::pass(
+                "vector_store",
+                format!(
+                    "{} documents, {} chunks ({})",
+                    s.manifest.docs,
+                    s.manifest.chunks,
+                    s.manifest.fingerprint.id()
+                ),
+            );
+            // A model switch under way (brain_vec::switch) is news, not a fault.
+            match crate::vectors::switch(home, &crate::vectors::model(home, false)) {
+                Some(w) => check.with(vec![format!(
+                    "switching to {}: {} documents embedded beside the store so far; searches use {} until every document is (vecindex --all)",
+                    w.to, w.done, w.from
+                )]),
+                None => check,
+            }
+        }
         Err(e) => Check::fail(
             "vector_store",
             "the vector store does not open",

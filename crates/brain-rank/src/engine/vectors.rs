@@ -73,6 +73,15 @@ impl Engine {
         }
     }
 
+    /// The cosine scale of the model that made the vector store searched (the default scale when
+    /// no vector list ran: then no hit carries a cosine).
+    pub(super) fn cosine_scale(&self) -> crate::strength::CosineScale {
+        match self.vec.get() {
+            Some(Ok(vs)) => brain_vec::catalog::cosine_scale(&vs.store.manifest.fingerprint.model),
+            _ => brain_vec::catalog::DEFAULT_COSINE,
+        }
+    }
+
     /// The vector handle, opened on first use (model load included).
     pub fn vectors(&self) -> Result<&VecSearch, Unavailable> {
         self.vectors_embedding(&[]).map(|(vs, _)| vs)
