@@ -217,7 +217,7 @@ pub fn from_hits(
         rehearsal: &rehearsal,
         entities: &entities,
         vectors: &vectors,
-        dedup: engine.strategy().dedup.into(),
+        dedup: engine.dedup_thresholds(),
     };
     let (mut items, mut left) = assemble::fill(&sources, guaranteed, hits, fill, task);
     // What the fill charged: the frame, each item and its line break, each section's heading once.

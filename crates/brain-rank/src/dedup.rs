@@ -48,6 +48,22 @@ impl From<crate::strategy::DedupWeights> for Thresholds {
     }
 }
 
+impl Thresholds {
+    /// The cosine threshold moved from all-MiniLM-L6-v2's scale (on which seed 002's 0.88 and
+    /// `dedup.cosine` are read) to the scale of the model that made the vectors compared
+    /// ([`brain_vec::catalog::cosine_scale`]: the same place between "unrelated" and "answers it";
+    /// bge's 0.88 is 0.928), capped below 1.
+    pub fn on_scale(self, scale: crate::strength::CosineScale) -> Thresholds {
+        let (n0, f0) = brain_vec::catalog::DEFAULT_COSINE;
+        let (n1, f1) = scale;
+        let moved = n1 + (f64::from(self.cosine) - n0) * (f1 - n1) / (f0 - n0);
+        Thresholds {
+            cosine: moved.clamp(0.0, 0.995) as f32,
+            ..self
+        }
+    }
+}
+
 /// Cosine of two unit vectors (0 when their lengths differ).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
@@ -177,6 +193,19 @@ pub fn dedup_hits(hits: Vec<Hit>, vectors: Vectors<'_>, t: Thresholds) -> (Vec<H
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cosine_threshold_moves_to_the_model_s_scale() {
+        let t = Thresholds::default();
+        let same = t.on_scale(brain_vec::catalog::DEFAULT_COSINE);
+        assert!((same.cosine - t.cosine).abs() < 1e-6);
+        let bge = t.on_scale(brain_vec::catalog::cosine_scale("local:bge-small-en-v1.5"));
+        assert!((bge.cosine - 0.928).abs() < 0.001, "{}", bge.cosine);
+        assert_eq!(bge.shingles, t.shingles);
+        // Never 1 or past it: two copies of one text still meet.
+        let high = Thresholds { cosine: 0.99, ..t }.on_scale((0.79, 0.875));
+        assert!(high.cosine <= 0.995);
+    }
 
     #[test]
     fn a_pasted_error_again_is_a_duplicate_and_another_note_is_not() {

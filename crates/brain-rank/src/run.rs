@@ -108,8 +108,7 @@ fn collapsed(
         .filter(|h| seen.insert(h.uri.clone()))
         .cloned()
         .collect();
-    let (kept, dropped) =
-        crate::dedup::dedup_hits(firsts, &vectors, engine.strategy().dedup.into());
+    let (kept, dropped) = crate::dedup::dedup_hits(firsts, &vectors, engine.dedup_thresholds());
     let kept: std::collections::HashSet<String> = kept.into_iter().map(|h| h.uri).collect();
     hits.retain(|h| kept.contains(&h.uri));
     crate::fusion::truncate_docs(&mut hits, want);

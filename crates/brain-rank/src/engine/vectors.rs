@@ -82,6 +82,16 @@ impl Engine {
         }
     }
 
+    /// The near-duplicate thresholds of the strategy, the cosine read on the scale of the model
+    /// that made the vector store (its manifest, read without opening the store).
+    pub fn dedup_thresholds(&self) -> crate::dedup::Thresholds {
+        let t: crate::dedup::Thresholds = self.strategy.dedup.into();
+        match brain_vec::embed::store_model(&self.vec_dir()) {
+            Some(model) => t.on_scale(brain_vec::catalog::cosine_scale(&model)),
+            None => t,
+        }
+    }
+
     /// The vector handle, opened on first use (model load included).
     pub fn vectors(&self) -> Result<&VecSearch, Unavailable> {
         self.vectors_embedding(&[]).map(|(vs, _)| vs)
