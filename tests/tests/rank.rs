@@ -162,16 +162,45 @@ fn the_pool_knobs_change_the_work_not_the_answer() {
         "{:?}",
         expected[5]
     );
+    let all = || -> Vec<Vec<_>> {
+        queries
+            .iter()
+            .flat_map(|q| limits.iter().map(|n| answer(n, q)))
+            .collect()
+    };
     for (per_hit, min, widen) in [(1, 1, 2), (2, 1, 16), (4, 40, 4), (16, 2000, 2), (64, 1, 2)] {
         std::fs::write(
             home.join("search_strategy.yaml"),
             format!("pool:\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"),
         )
         .expect("strategy");
-        let got: Vec<Vec<_>> = queries
-            .iter()
-            .flat_map(|q| limits.iter().map(|n| answer(n, q)))
-            .collect();
-        assert_eq!(got, expected, "per_hit {per_hit}, min {min}, widen {widen}");
+        assert_eq!(
+            all(),
+            expected,
+            "per_hit {per_hit}, min {min}, widen {widen}"
+        );
+    }
+    // Sessions as units (issue 41) read every matching passage of the page's documents, not the
+    // pool's: the same invariance with it on. The long notes hold "widget" in thirty passages.
+    std::fs::write(
+        home.join("search_strategy.yaml"),
+        "pool:\n  session_share: 0.5\n",
+    )
+    .expect("strategy");
+    let sessions = all();
+    assert_ne!(sessions, expected, "the share changes some answer");
+    for (per_hit, min, widen) in [(1, 1, 2), (2, 1, 16), (16, 2000, 2), (64, 1, 2)] {
+        std::fs::write(
+            home.join("search_strategy.yaml"),
+            format!(
+                "pool:\n  session_share: 0.5\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"
+            ),
+        )
+        .expect("strategy");
+        assert_eq!(
+            all(),
+            sessions,
+            "sessions: per_hit {per_hit}, min {min}, widen {widen}"
+        );
     }
 }

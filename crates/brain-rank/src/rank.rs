@@ -621,7 +621,11 @@ mod tests {
 
     #[test]
     fn a_session_is_scored_by_its_best_passage_and_a_bounded_share_of_the_next() {
-        let pool = PoolWeights::default();
+        // Off by default (its cost: docs/query.md); the measured setting.
+        let pool = PoolWeights {
+            session_share: 0.5,
+            ..PoolWeights::default()
+        };
         let score = |best: f64, more: &[f64]| session_score(best, more.iter().copied(), &pool);
         // The answer in two places beats one passage that scores a little higher alone.
         assert!(score(10.0, &[9.0]) > score(12.0, &[]));

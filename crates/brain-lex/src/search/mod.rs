@@ -362,22 +362,16 @@ impl Searcher {
         let Some(query) = self.query(q, b).filter(|_| !ids.is_empty()) else {
             return Ok(Vec::new());
         };
-        let of_ids: Vec<(Occur, Box<dyn Query>)> = ids
-            .iter()
-            .map(|id| {
-                let t = Term::from_field_text(self.fields.id, id);
-                let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::Basic));
-                (Occur::Should, q)
-            })
-            .collect();
+        // One sorted walk of each segment's term dictionary for all the ids.
+        let of_ids = tantivy::query::TermSetQuery::new(
+            ids.iter()
+                .map(|id| Term::from_field_text(self.fields.id, id)),
+        );
         let both = BooleanQuery::new(vec![
             (Occur::Must, query),
             (
                 Occur::Must,
-                Box::new(ConstScoreQuery::new(
-                    Box::new(BooleanQuery::new(of_ids)),
-                    0.0,
-                )),
+                Box::new(ConstScoreQuery::new(Box::new(of_ids), 0.0)),
             ),
         ]);
         let top = tantivy::collector::TopDocs::with_limit(MAX_PASSAGES_READ).order_by_score();
