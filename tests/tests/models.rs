@@ -425,3 +425,38 @@ fn a_model_switch_keeps_the_old_vectors_answering_until_the_new_ones_are_complet
         );
     }
 }
+
+/// Three installs of one model at once (a careless user, two terminals and a cron job): each
+/// succeeds, the folder is whole and pinned, and nothing half-done is left beside it.
+#[test]
+fn concurrent_installs_of_one_model_leave_one_whole_folder() {
+    let Some(jar) = jar() else { return };
+    let home = tempfile::tempdir().expect("home");
+    let h = home.path().to_path_buf();
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            command("brain", &h)
+                .args(["model", "fetch", BGE, "--package"])
+                .arg(&jar)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().expect("wait");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let out = brain(&h, &["model", "status", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let st: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(st["sha256_ok"], true);
+    let entries: Vec<String> = std::fs::read_dir(h.join("models"))
+        .expect("models")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(entries, vec![BGE.to_string()], "{entries:?}");
+}

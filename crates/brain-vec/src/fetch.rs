@@ -401,9 +401,15 @@ pub fn install_from_card(card: &Card, src: &Path, dest: &Path) -> Result<(), Vec
             card.weights_sha256
         )));
     }
-    let partial = dest.with_extension("partial");
-    let _ = std::fs::remove_dir_all(&partial);
-    std::fs::create_dir_all(&partial).map_err(VecError::io(&partial))?;
+    // A folder of our own beside the model (two installs at once never share one), renamed into
+    // place whole.
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(VecError::io(parent))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".install-")
+        .tempdir_in(parent)
+        .map_err(VecError::io(parent))?;
+    let partial = staging.path();
     for (i, f) in FILES.iter().enumerate() {
         let from = src.join(f);
         if !from.is_file() {
@@ -420,10 +426,22 @@ pub fn install_from_card(card: &Card, src: &Path, dest: &Path) -> Result<(), Vec
         std::fs::create_dir_all(&to).map_err(VecError::io(&to))?;
         std::fs::copy(&pooling, to.join("config.json")).map_err(VecError::io(&pooling))?;
     }
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(VecError::io(dest))?;
+    if std::fs::rename(partial, dest).is_ok() {
+        let _ = staging.keep();
+        return Ok(());
     }
-    std::fs::rename(&partial, dest).map_err(VecError::io(dest))?;
+    // Something is there: another install that finished first (then ours is not needed), or a
+    // broken folder, moved aside whole before ours goes in.
+    if is_installed_card(card, dest) {
+        return Ok(());
+    }
+    let aside = tempfile::Builder::new()
+        .prefix(".replaced-")
+        .tempdir_in(parent)
+        .map_err(VecError::io(parent))?;
+    std::fs::rename(dest, aside.path().join("old")).map_err(VecError::io(dest))?;
+    std::fs::rename(partial, dest).map_err(VecError::io(dest))?;
+    let _ = staging.keep();
     Ok(())
 }
 
