@@ -66,6 +66,13 @@ pub fn status(s: &Status) -> String {
         s.distill_pending,
         s.model.id
     );
+    if let Some(w) = &s.switch {
+        let _ = writeln!(
+            o,
+            "model switch: searches use {}'s vectors until {} holds every document ({} so far; `vecindex --all`)",
+            w.from, w.to, w.done
+        );
+    }
     let t = &s.tiers;
     let _ = writeln!(
         o,

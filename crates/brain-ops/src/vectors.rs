@@ -137,6 +137,13 @@ pub fn switch(home: &Home, model: &ModelInfo) -> Option<Switch> {
     if in_force.fingerprint.model == model.id || model.id.is_empty() {
         return None;
     }
+    // The store's own model must still be there to answer: else it is no switch, only a store
+    // of a model that is gone (the model check says what to fetch).
+    if let Some(name) = in_force.fingerprint.model.strip_prefix("local:")
+        && !home.models().join(name).join("model.safetensors").is_file()
+    {
+        return None;
+    }
     let next = std::fs::read_to_string(
         brain_vec::switch::next_dir(&store_dir(home)).join("manifest.json"),
     )
