@@ -190,6 +190,30 @@ pub fn notes_home(home: &Path, notes: &Path) {
     .expect("brain.yaml");
 }
 
+/// A loopback HTTP/1.0 server for download tests (a hub, a Maven Central mirror): `body` maps each
+/// request's path to the bytes served (`None`: 404). Returns the port; the server lives as long
+/// as the test process.
+pub fn serve(body: impl Fn(&str) -> Option<Vec<u8>> + Send + 'static) -> u16 {
+    use std::io::{BufRead, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = std::io::BufReader::new(&stream);
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+            let mut w = &stream;
+            let _ = match body(&path) {
+                Some(b) => write!(w, "HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n", b.len())
+                    .and_then(|_| w.write_all(&b)),
+                None => write!(w, "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+            };
+        }
+    });
+    port
+}
+
 /// Run `cmd` with `stdin` bytes and collect its output.
 pub fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
     use std::io::Write;

