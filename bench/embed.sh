@@ -79,9 +79,9 @@ else
   echo "embed.sh: sentence-transformers not installed (BENCH_ST=1 bench/embed.sh, or bench/setup-st.sh); brain only" >&2
 fi
 
-python3 - "$out" "$load_ms" <<'PY'
+python3 - "$out" "$load_ms" "$model" <<'PY'
 import json, math, os, re, statistics, sys
-out, load_ms = sys.argv[1], sys.argv[2]
+out, load_ms, model_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = {"auto": [], "f32": []}
 kernel = "?"
 for line in open(f"{out}/embed-runs.txt"):
@@ -109,6 +109,22 @@ if st_rate:
     print(f"{'sentence-transformers (torch cpu)':<34} {st_rate:>18.0f}")
     print(f"ratio brain {kernel} / sentence-transformers: {fast / st_rate:.2f}x;  brain f32 / sentence-transformers: {f32 / st_rate:.2f}x")
 print(f"ratio brain {kernel} / brain f32: {fast / f32:.2f}x")
+# Share of the machine's int8 peak (issue 41): multiply-adds per token of the model's linear layers
+# (4 h^2 + 2 h i per layer) and of attention (2 h × mean length), against one AVX-512 VNNI
+# vpdpbusd (64 int8 multiply-adds) per cycle per core at the clock /proc/cpuinfo reports —
+# indicative: the clock moves, and some CPUs issue two per cycle.
+try:
+    cfg = json.load(open(os.path.join(model_dir, "config.json")))
+    h, i, layers = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_hidden_layers"]
+    mean_len = sum(toks) / len(toks)
+    macs = layers * (4 * h * h + 2 * h * i + 2 * h * mean_len)
+    mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
+    cores = os.cpu_count() or 1
+    if kernel.startswith("int8") and mhz:
+        peak = cores * statistics.mean(mhz) * 1e6 * 64
+        print(f"share of int8 peak: {fast * macs / peak * 100:.0f}% ({fast * macs / 1e9:.0f} G multiply-adds/s of {peak / 1e9:.0f} G: {cores} cores x {statistics.mean(mhz):.0f} MHz x 64; {macs / 1e6:.1f} M per token)")
+except (OSError, KeyError, ValueError) as e:
+    print(f"share of int8 peak: not computed ({e})")
 def agree(a, b):
     cs = sorted(sum(x * y for x, y in zip(u, v)) / (math.sqrt(sum(x * x for x in u)) * math.sqrt(sum(y * y for y in v))) for u, v in zip(a, b))
     return cs[max(0, len(cs) // 100 - 1)] if len(cs) >= 100 else cs[0], statistics.median(cs), cs[0]
