@@ -190,19 +190,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     })
     .map_err(Failure::from)?;
     bar.finish_and_clear();
+    say_switch(&switched, &embedder.model_id());
     let report = switched.report;
-    if switched.promoted {
-        eprintln!(
-            "vecindex: {} now answers searches: every document is embedded with it",
-            embedder.model_id()
-        );
-    } else if switched.staged {
-        eprintln!(
-            "vecindex: {} is being built beside the vectors in force ({} documents to go); searches use the previous model until it is complete",
-            embedder.model_id(),
-            report.pending
-        );
-    }
     // The vectors are written; the registry must say so, or every later run and `brain status`
     // counts them as a backlog: a failure here fails the run (a full disk is exit 65, not 0).
     let freshness = stage::record_freshness(&home, &dir, &inputs);
@@ -227,6 +216,18 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let rec = stage::ReportRecord::new(report, warnings.count());
     brain_doc::ndjson::write_line(&mut out, &rec)?;
     finish(out)
+}
+
+/// What a run did to a model switch (brain_vec::switch), on stderr.
+fn say_switch(s: &brain_vec::switch::Switched, model: &str) {
+    if s.promoted {
+        eprintln!("vecindex: {model} now answers searches: every document is embedded with it");
+    } else if s.staged {
+        eprintln!(
+            "vecindex: {model} is being built beside the vectors in force ({} documents to go); searches use the previous model until it is complete",
+            s.report.pending
+        );
+    }
 }
 
 fn finish(mut out: Stdout) -> anyhow::Result<Exit> {

