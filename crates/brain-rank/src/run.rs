@@ -13,7 +13,7 @@ use crate::error::RunError;
 /// expansion that failed is a warning of the answer. For one-shot processes: the engine is not torn
 /// down (see below) — a long-lived caller opens an [`Engine`] once and calls [`Engine::search`].
 pub fn search(home: &Home, args: &RankArgs, text: &str, now: &Zoned) -> Result<Answer, RunError> {
-    let engine = Engine::open(home)?;
+    let engine = Engine::open_for(home, args)?;
     let ans = answer(&engine, args, text, now, Collapse::Off);
     leave(engine);
     ans

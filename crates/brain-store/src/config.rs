@@ -160,6 +160,8 @@ pub enum ConfigError {
         "partition rule {index} names collection `{collection}`, which brain.yaml does not declare"
     )]
     RuleTarget { index: usize, collection: String },
+    #[error("{0}")]
+    Team(String),
     #[error("partition rule {index}: bad glob `{glob}`: {reason}")]
     BadGlob {
         index: usize,
@@ -179,6 +181,9 @@ pub struct Config {
     pub collections: Vec<Collection>,
     /// Partition rules.
     pub partition: Partition,
+    /// The team engines and the collections shared with them (docs/team.md); none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<crate::team::Team>,
     /// Other sections (retention, …), kept as they are.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_norway::Value>,
@@ -229,6 +234,7 @@ impl Config {
                     rule("inbox", "inbox", Layout::Flat),
                 ],
             },
+            team: None,
             other: BTreeMap::new(),
             home: home.root().to_path_buf(),
         }
@@ -291,6 +297,16 @@ impl Config {
                 index: 0,
                 collection: self.partition.default.clone(),
             });
+        }
+        if let Some(team) = &self.team {
+            team.check().map_err(ConfigError::Team)?;
+            for name in &team.shared {
+                if self.collection(name).is_none() {
+                    return Err(ConfigError::Team(format!(
+                        "team.shared names `{name}`, which brain.yaml does not declare"
+                    )));
+                }
+            }
         }
         Ok(())
     }

@@ -97,6 +97,11 @@ impl Home {
     pub fn state_file(&self, name: &str) -> PathBuf {
         self.root.join("state").join(name)
     }
+    /// What this home sent to one team engine index (`state/team/<key>/`: what was pushed, and
+    /// the spool of requests waiting for the engine); `key` names the engine and index.
+    pub fn team_state(&self, key: &str) -> PathBuf {
+        self.state_file("team").join(key)
+    }
     /// `logs/usage.jsonl`: telemetry.
     pub fn usage_log(&self) -> PathBuf {
         self.root.join("logs").join("usage.jsonl")

@@ -23,6 +23,7 @@ pub mod privacy;
 pub mod purged;
 mod registry;
 pub mod sqlite_copy;
+pub mod team;
 pub mod telemetry;
 pub mod tiers;
 pub mod walk;

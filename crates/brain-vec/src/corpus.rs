@@ -38,6 +38,16 @@ pub fn read(config: &Config, warn: &dyn Fn(String)) -> Vec<Input> {
         doc.collection = Some(f.collection.clone());
         doc.path = f.rel.clone();
         doc.body = facts.body.to_string();
+        // The frontmatter as the file has it (memory fields, tags, …: what a team engine's
+        // records carry); the record's own fields are the facts read above.
+        for (k, v) in facts.frontmatter {
+            if !matches!(
+                k.as_str(),
+                "title" | "date" | "source" | "id" | "collection" | "path"
+            ) {
+                doc.meta.insert(k, v);
+            }
+        }
         if let Some(project) = facts.project {
             doc.meta.insert("project".into(), project.into());
         }

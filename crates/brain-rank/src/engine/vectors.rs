@@ -33,6 +33,10 @@ impl Engine {
     /// Whether vector search can run without trying: a store manifest exists and the embedder is
     /// there (a local model folder with weights, or an HTTP backend).
     pub fn vectors_available(&self) -> bool {
+        // A team engine holds the vectors; this home needs only the model to embed the query.
+        if self.remote.is_some() {
+            return self.spec.as_ref().is_ok_and(EmbedderSpec::present);
+        }
         if let Some(Ok(_)) = self.vec.get() {
             return true;
         }
@@ -76,6 +80,12 @@ impl Engine {
     /// The cosine scale of the model that made the vector store searched (the default scale when
     /// no vector list ran: then no hit carries a cosine).
     pub(super) fn cosine_scale(&self) -> crate::strength::CosineScale {
+        if self.remote.is_some() {
+            return match &self.spec {
+                Ok(spec) => brain_vec::catalog::cosine_scale(&spec.model_id()),
+                Err(_) => brain_vec::catalog::DEFAULT_COSINE,
+            };
+        }
         match self.vec.get() {
             Some(Ok(vs)) => brain_vec::catalog::cosine_scale(&vs.store.manifest.fingerprint.model),
             _ => brain_vec::catalog::DEFAULT_COSINE,

@@ -10,6 +10,19 @@ use crate::error::RunError;
 use crate::plan::Plan;
 
 impl Engine {
+    /// The newest `limit` documents passing `filters`: from this home's index, or the team engine.
+    fn latest(
+        &self,
+        filters: &crate::Filters,
+        limit: usize,
+        now: &Zoned,
+    ) -> Result<Vec<Hit>, RunError> {
+        match &self.remote {
+            Some(r) => self.remote_latest(r, filters, limit, now),
+            None => Ok(self.ranker()?.latest(filters, limit, now.timestamp())?),
+        }
+    }
+
     /// The recency walk: the newest documents passing the plan's filters. With time words, the
     /// walk covers their window widened by two margins (or, when that holds nothing, everything
     /// before it), deep enough to order by proximity to the window, newest first among equals; a
@@ -20,9 +33,8 @@ impl Engine {
         limit: usize,
         now: &Zoned,
     ) -> Result<Vec<Hit>, RunError> {
-        let ranker = self.ranker()?;
         let Some(w) = &plan.when else {
-            return Ok(ranker.latest(&plan.filters, limit, now.timestamp())?);
+            return self.latest(&plan.filters, limit, now);
         };
         let depth = limit
             .saturating_mul(self.strategy.time.walk_depth.max(1))
@@ -32,14 +44,14 @@ impl Engine {
         if let Some((since, until)) = w.widened() {
             filters.since = Some(since);
             filters.until = Some(until);
-            hits = ranker.latest(&filters, depth, now.timestamp())?;
+            hits = self.latest(&filters, depth, now)?;
             if hits.is_empty() {
                 filters.since = None;
-                hits = ranker.latest(&filters, depth, now.timestamp())?;
+                hits = self.latest(&filters, depth, now)?;
             }
         }
         if hits.is_empty() {
-            hits = ranker.latest(&plan.filters, depth, now.timestamp())?;
+            hits = self.latest(&plan.filters, depth, now)?;
         }
         for h in hits.iter_mut() {
             let p = crate::when::score::span(h).map_or(0.0, |(a, b)| w.proximity(a, b));

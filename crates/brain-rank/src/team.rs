@@ -1,0 +1,85 @@
+//! This home's side of a team engine (docs/team.md): the engine brain.yaml's `team:` section
+//! names, with its credentials; and this home's chunker and model as the vectors the
+//! `teamindex` sink sends ([`brain_team::sink::Vectors`]), so the engine's passages are the very
+//! chunks `vecindex` embeds.
+
+use std::time::Duration;
+
+use brain_doc::Classified;
+use brain_store::Config;
+use brain_team::TeamError;
+use brain_team::mapping::Mapping;
+use brain_team::record::Piece;
+use brain_vec::Embedder;
+use brain_vec::chunk::{self, ChunkParams};
+
+/// The engine `arg` names (a URL, or a name in `team.engines`; the only one when absent), its
+/// index (`index`, else `team.index`), with the credentials of the environment or
+/// `team.credentials`.
+pub fn connect(
+    config: Option<&Config>,
+    arg: Option<&str>,
+    index: Option<&str>,
+    timeout: Duration,
+) -> Result<brain_team::Engine, TeamError> {
+    let team = config.and_then(|c| c.team.clone()).unwrap_or_default();
+    let url = team.engine(arg).map_err(TeamError::Config)?;
+    let credentials_file = team
+        .credentials
+        .as_deref()
+        .and_then(|p| config.map(|c| c.resolve(p)));
+    let creds = brain_team::client::credentials(credentials_file.as_deref())?;
+    brain_team::Engine::connect(&url, index.unwrap_or(&team.index), creds, timeout)
+}
+
+/// This home's chunker and embedder, as the sink asks for them.
+pub struct Local<'a> {
+    pub embedder: &'a dyn Embedder,
+    pub chunking: ChunkParams,
+}
+
+impl brain_team::sink::Vectors for Local<'_> {
+    fn mapping(&self) -> Mapping {
+        Mapping::new(&self.embedder.model_id(), self.embedder.dims())
+    }
+
+    fn pieces(&self, body: &str) -> Vec<Piece> {
+        pieces(body, self.chunking)
+    }
+
+    fn embed(&self, title: &str, pieces: &[Piece]) -> Result<Vec<Vec<f32>>, TeamError> {
+        let texts: Vec<String> = pieces
+            .iter()
+            .map(|p| chunk::embed_text(title, &p.text))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        self.embedder.embed(&refs).map_err(|e| TeamError::Embed {
+            code: e.code(),
+            message: e.to_string(),
+            fix: e.fix(),
+        })
+    }
+}
+
+/// The passages of a body: vecindex's chunks.
+pub fn pieces(body: &str, chunking: ChunkParams) -> Vec<Piece> {
+    chunk::chunk(body, chunking)
+        .into_iter()
+        .map(|c| Piece {
+            seq: c.seq,
+            line: c.line,
+            text: c.text,
+        })
+        .collect()
+}
+
+/// Documents as vecindex reads them, as the sink takes them.
+pub fn inputs(inputs: Vec<brain_vec::index::Input>) -> Vec<brain_team::sink::Input> {
+    inputs
+        .into_iter()
+        .map(|i| brain_team::sink::Input {
+            doc: i.doc,
+            body_line: i.body_line,
+        })
+        .collect()
+}

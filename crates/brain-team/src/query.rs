@@ -1,0 +1,245 @@
+//! brain's query language compiled to the engine's (Solr's) request parameters, and the engine's
+//! answer mapped back to hits.
+//!
+//! Nothing the user typed is ever read as the engine's syntax: every word, phrase and exclusion
+//! becomes a quoted string (`\` and `"` escaped), every filter value a quoted term of its field,
+//! and the query text starts with a quote, so it can never open local parameters (`{!…}`). Dates
+//! are printed by brain. The lexical list is edismax over title and body (BM25, the fields' best
+//! plus half the others, as brain's own index scores them); the vector list is `{!knn}` with the
+//! same filters applied before the nearest neighbours are chosen. Both collapse a document's
+//! passages to its best one.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What to search for (the parsed query's parts) and within what.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Search {
+    pub words: Vec<String>,
+    pub phrases: Vec<String>,
+    pub exclude: Vec<String>,
+    pub filter: Filter,
+}
+
+/// Restrictions applied inside the engine (filter queries), never after.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    pub collections: Vec<String>,
+    pub projects: Vec<String>,
+    pub agents: Vec<String>,
+    pub types: Vec<String>,
+    pub authors: Vec<String>,
+    /// Unix seconds, inclusive.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    /// What the lifecycle hides: `None` shows everything (`--include-superseded`).
+    pub hide: Option<Hide>,
+    /// Only records that must be in a context: pinned, importance 5, or of these collections.
+    pub guaranteed: Option<Vec<String>>,
+}
+
+/// The lifecycle's cut: archived and superseded records, and those expired by `at`; with
+/// `as_of`, what was current at `at` (records that happened later go, a superseded one returns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hide {
+    pub at: i64,
+    pub as_of: bool,
+}
+
+/// The fields a hit is made of.
+const FIELDS: &str = "id,doc_id,seq,line,collection,path,title,body,date,source,agent,project,type,status,key,importance,confidence,pinned,occurred,expires,author,machine,score";
+
+/// The parameters of the lexical list, `rows` documents deep.
+pub fn lexical(s: &Search, rows: usize) -> Vec<(String, String)> {
+    let mut q = Vec::new();
+    for w in &s.words {
+        q.push(quoted(w));
+    }
+    for p in &s.phrases {
+        q.push(format!("+{}", quoted(p)));
+    }
+    for x in &s.exclude {
+        q.push(format!("-{}", quoted(x)));
+    }
+    let mut params = vec![
+        p("defType", "edismax"),
+        p("q", &q.join(" ")),
+        p("qf", "title body"),
+        p("tie", "0.5"),
+        p("q.op", "OR"),
+        p("mm", "0"),
+        p("uf", "-*"),
+        p("lowercaseOperators", "false"),
+    ];
+    finish(&mut params, &s.filter, rows);
+    params
+}
+
+/// The parameters of the vector list: the `rows` documents whose passages are nearest `vector`
+/// (`top_k` passages are taken per shard before a document's passages collapse to its best).
+pub fn vector(vector: &[f32], filter: &Filter, rows: usize) -> Vec<(String, String)> {
+    let top_k = (rows * 3).max(10);
+    let floats: Vec<String> = vector
+        .iter()
+        .map(|f| {
+            if f.is_finite() {
+                format!("{f}")
+            } else {
+                "0".into()
+            }
+        })
+        .collect();
+    let mut params = vec![p(
+        "q",
+        &format!("{{!knn f=vec topK={top_k}}}[{}]", floats.join(",")),
+    )];
+    finish(&mut params, filter, rows);
+    params
+}
+
+/// The parameters of the recency walk: newest first, no text.
+pub fn recent(filter: &Filter, rows: usize) -> Vec<(String, String)> {
+    let mut params = vec![p("q", "*:*"), p("sort", "date desc,id asc")];
+    finish(&mut params, filter, rows);
+    params
+}
+
+fn finish(params: &mut Vec<(String, String)>, f: &Filter, rows: usize) {
+    for fq in filters(f) {
+        params.push(p("fq", &fq));
+    }
+    params.push(p("fq", "{!collapse field=doc_id}"));
+    params.push(p("fl", FIELDS));
+    params.push(p("rows", &rows.clamp(1, 10_000).to_string()));
+}
+
+/// The filter queries of `f`, one per restriction.
+pub fn filters(f: &Filter) -> Vec<String> {
+    let mut out = Vec::new();
+    for (field, values) in [
+        ("collection", &f.collections),
+        ("project", &f.projects),
+        ("agent", &f.agents),
+        ("type", &f.types),
+        ("author", &f.authors),
+    ] {
+        if !values.is_empty() {
+            let any: Vec<String> = values.iter().map(|v| quoted(v)).collect();
+            out.push(format!("{field}:({})", any.join(" OR ")));
+        }
+    }
+    if f.since.is_some() || f.until.is_some() {
+        let at = |t: Option<i64>| {
+            t.and_then(crate::record::instant)
+                .unwrap_or_else(|| "*".into())
+        };
+        out.push(format!("date:[{} TO {}]", at(f.since), at(f.until)));
+    }
+    if let Some(g) = &f.guaranteed {
+        let mut any = vec!["pinned:true".to_string(), "importance:5".to_string()];
+        if !g.is_empty() {
+            let names: Vec<String> = g.iter().map(|v| quoted(v)).collect();
+            any.push(format!("collection:({})", names.join(" OR ")));
+        }
+        out.push(any.join(" OR "));
+    }
+    if let Some(h) = f.hide
+        && let Some(at) = crate::record::instant(h.at)
+    {
+        if h.as_of {
+            out.push(format!(
+                "-status:\"archived\" -expires:[* TO {at}] -date:{{{at} TO *]"
+            ));
+        } else {
+            out.push(format!(
+                "-status:(\"archived\" OR \"superseded\") -expires:[* TO {at}]"
+            ));
+        }
+    }
+    out
+}
+
+/// `s` as one quoted string of the engine's syntax: control characters out, `\` and `"` escaped.
+pub fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars().filter(|c| !c.is_control()) {
+        if c == '\\' || c == '"' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+fn p(k: &str, v: &str) -> (String, String) {
+    (k.to_string(), v.to_string())
+}
+
+/// One passage the engine answered with.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Found {
+    pub doc_id: String,
+    #[serde(default)]
+    pub seq: u32,
+    #[serde(default)]
+    pub line: u64,
+    #[serde(default)]
+    pub collection: String,
+    #[serde(default)]
+    pub path: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub importance: Option<u8>,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    #[serde(default)]
+    pub pinned: Option<bool>,
+    #[serde(default)]
+    pub occurred: Option<String>,
+    #[serde(default)]
+    pub expires: Option<String>,
+    #[serde(default)]
+    pub author: Option<String>,
+    #[serde(default)]
+    pub machine: Option<String>,
+    #[serde(default)]
+    pub score: f64,
+}
+
+/// The passages of an answer, best first; a malformed document is skipped, never a failure.
+pub fn found(answer: &Value) -> Vec<Found> {
+    answer["response"]["docs"]
+        .as_array()
+        .map(|docs| {
+            docs.iter()
+                .filter_map(|d| serde_json::from_value::<Found>(d.clone()).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// How many passages the engine holds (of one document, when `doc_id` is given).
+pub fn count_params(doc_id: Option<&str>) -> Vec<(String, String)> {
+    let mut params = vec![p("q", "*:*"), p("rows", "0")];
+    if let Some(id) = doc_id {
+        params.push(p("fq", &format!("doc_id:{}", quoted(id))));
+    }
+    params
+}

@@ -1,0 +1,724 @@
+//! Team memory on a real distributed engine (docs/team.md): the `teamindex` sink and `rank` /
+//! `brain ask --engine`, against the 2-node SolrCloud cluster `make test` starts
+//! (scripts/with-engine.sh). Golden cases for the compiled queries and the bulk records need no
+//! engine. The node-kill test is in team_faults.rs (a binary of its own: it takes a node away).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use brain_doc::Hit;
+use brain_team::sink::Summary;
+use brain_tests::{command, engine, golden, model_dir, parse_lines, run, workspace};
+
+/// A home with two collections, `notes` (shared) and `private` (not), pointed at `url` as the
+/// engine `team`, writing to an index of its own.
+struct Team {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    notes: PathBuf,
+    private: PathBuf,
+    url: String,
+    index: String,
+    model: PathBuf,
+}
+
+impl Team {
+    fn new(url: &str, name: &str) -> Option<Team> {
+        let model = model_dir()?;
+        let dir = tempfile::tempdir().expect("test setup");
+        let home = dir.path().join("home");
+        let notes = dir.path().join("notes");
+        let private = dir.path().join("private");
+        for d in [&home, &notes, &private] {
+            std::fs::create_dir_all(d).expect("test setup");
+        }
+        let index = format!("t-{name}-{}", std::process::id());
+        let t = Team {
+            _dir: dir,
+            home,
+            notes,
+            private,
+            url: url.to_string(),
+            index,
+            model,
+        };
+        t.configure(url);
+        Some(t)
+    }
+
+    fn configure(&self, url: &str) {
+        let yaml = format!(
+            "collections:\n  - {{name: brain, path: corpus/brain}}\n  - {{name: notes, path: {}}}\n  - {{name: private, path: {}}}\npartition: {{default: brain}}\nteam:\n  engines: {{test: \"{url}\"}}\n  shared: [notes]\n  index: {}\n",
+            self.notes.display(),
+            self.private.display(),
+            self.index
+        );
+        std::fs::write(self.home.join("brain.yaml"), yaml).expect("write a test file");
+    }
+
+    fn note(&self, name: &str, text: &str) {
+        std::fs::write(self.notes.join(name), text).expect("write a test file");
+    }
+
+    fn cmd(&self, bin: &str) -> std::process::Command {
+        let mut c = command(bin, &self.home);
+        c.env("BRAIN_EMBEDDER", format!("local:{}", self.model.display()))
+            .env("BRAIN_AUTHOR", "ana")
+            .env("BRAIN_MACHINE", "laptop-1");
+        c
+    }
+
+    fn push(&self, args: &[&str]) -> (Output, Summary) {
+        let out = run(self.cmd("teamindex").args(args), b"");
+        let summary = parse_lines::<Summary>(&out.stdout)
+            .pop()
+            .unwrap_or_else(|| panic!("no summary: {}", String::from_utf8_lossy(&out.stderr)));
+        (out, summary)
+    }
+
+    fn rank(&self, query: &str, extra: &[&str]) -> (i32, Vec<Hit>, String) {
+        let out = run(
+            self.cmd("rank")
+                .args(["--engine", "test", "-n", "10"])
+                .args(extra)
+                .arg("--")
+                .arg(query),
+            b"",
+        );
+        (
+            out.status.code().unwrap_or(-1),
+            parse_lines::<Hit>(&out.stdout),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn client(&self) -> brain_team::Engine {
+        brain_team::Engine::connect(&self.url, &self.index, None, Duration::from_secs(30))
+            .expect("test setup")
+    }
+
+    /// Passages the engine holds matching `q` (after a commit: what a search sees).
+    fn count(&self, q: &str) -> u64 {
+        let e = self.client();
+        e.post_json(
+            &format!("{}/update", self.index),
+            &[("commit", "true")],
+            b"{}",
+        )
+        .expect("test setup");
+        let v = e
+            .select(&[("q".into(), q.into()), ("rows".into(), "0".into())])
+            .expect("test setup");
+        v["response"]["numFound"].as_u64().expect("test setup")
+    }
+
+    /// Every passage id the engine holds, sorted.
+    fn ids(&self) -> Vec<String> {
+        let e = self.client();
+        e.post_json(
+            &format!("{}/update", self.index),
+            &[("commit", "true")],
+            b"{}",
+        )
+        .expect("test setup");
+        let v = e
+            .select(&[
+                ("q".into(), "*:*".into()),
+                ("rows".into(), "10000".into()),
+                ("fl".into(), "id".into()),
+            ])
+            .expect("test setup");
+        let mut ids: Vec<String> = v["response"]["docs"]
+            .as_array()
+            .expect("test setup")
+            .iter()
+            .map(|d| d["id"].as_str().expect("test setup").to_string())
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        if let Ok(e) =
+            brain_team::Engine::connect(&self.url, &self.index, None, Duration::from_secs(30))
+        {
+            let _ = e.get(
+                "admin/collections",
+                &[("action", "DELETE"), ("name", &self.index)],
+            );
+        }
+    }
+}
+
+/// The compiled query of every filter and phrase form (golden/team-query): what the engine is
+/// sent, parameter by parameter; no engine needed.
+#[test]
+fn golden_compiled_queries() {
+    let dir = workspace().join("golden/team-query");
+    let queries = std::fs::read_to_string(dir.join("queries.txt")).expect("test setup");
+    let now: jiff::Zoned = "2026-04-10T12:00:00+00:00[UTC]"
+        .parse()
+        .expect("test setup");
+    let mut got = String::new();
+    for q in queries
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let rec = match brain_rank::Query::parse(q, &now) {
+            Ok(parsed) => match brain_rank::engine::compile_for_engine(
+                &parsed,
+                &brain_rank::Filters::default(),
+                &[],
+                10,
+                &now,
+            ) {
+                Ok(params) => serde_json::json!({"query": q, "params": params}),
+                Err(e) => serde_json::json!({"query": q, "refused": e.to_string()}),
+            },
+            Err(e) => serde_json::json!({"query": q, "refused": e.to_string()}),
+        };
+        got.push_str(&rec.to_string());
+        got.push('\n');
+    }
+    let file = dir.join("expected.ndjson");
+    if std::env::var("GOLDEN_UPDATE").is_ok_and(|v| v == "1") {
+        std::fs::write(&file, &got).expect("write a test file");
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    assert_eq!(
+        got, want,
+        "golden/team-query differs (GOLDEN_UPDATE=1 rewrites it)"
+    );
+}
+
+/// The bulk records of documents (`teamindex --records`, golden/teamindex): no engine, no model.
+#[test]
+fn golden_teamindex() {
+    golden("teamindex", "teamindex", |_| {});
+}
+
+/// Push, then search through the engine: only the shared collection is there, each passage once,
+/// with its author and machine; hits come back as hit records with brain's fusion signals.
+#[test]
+fn round_trip_through_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "roundtrip") else {
+        return;
+    };
+    t.note(
+        "retry.md",
+        "---\ntitle: Billing retry decision\ndate: 2026-03-01\ntype: decision\nproject: billing\n---\nWe decided the billing retry uses exponential backoff with jitter, capped at five attempts.\n",
+    );
+    t.note("cache.md", "# Cache migration\n\nThe cache migration failed because two writers took the lock at once.\n");
+    std::fs::write(
+        t.private.join("plan.md"),
+        "# Private\n\nzanzibar salary negotiation notes\n",
+    )
+    .expect("write a test file");
+    let (out, s) = t.push(&["--all"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(s.created);
+    assert_eq!(
+        (s.docs, s.not_shared, s.sent, s.passages, s.spooled),
+        (3, 1, 2, 2, 0)
+    );
+    assert_eq!(s.mapping, "brain-1-384-all-minilm-l6-v2");
+    assert_eq!(t.count("*:*"), 2);
+    assert_eq!(
+        t.count("body:zanzibar"),
+        0,
+        "a collection not shared reached the engine"
+    );
+    assert_eq!(t.count("author:ana AND machine:laptop-1"), 2);
+
+    let (code, hits, err) = t.rank("billing retry", &["--mode", "lex"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(hits[0].uri, "brain://notes/retry.md");
+    assert_eq!(hits[0].signals["author"], "ana");
+    assert!(hits[0].untrusted, "team text reaches an agent fenced");
+    for (q, want) in [
+        ("\"exponential backoff\"", vec!["brain://notes/retry.md"]),
+        ("type:decision retry", vec!["brain://notes/retry.md"]),
+        ("project:billing backoff", vec!["brain://notes/retry.md"]),
+        ("cache -writers", vec![]),
+        ("collection:notes migration", vec!["brain://notes/cache.md"]),
+        ("since:2026-03-02 retry", vec![]),
+        ("until:2026-03-01 retry", vec!["brain://notes/retry.md"]),
+    ] {
+        let (code, hits, err) = t.rank(q, &["--mode", "lex"]);
+        let got: Vec<&str> = hits.iter().map(|h| h.uri.as_str()).collect();
+        assert_eq!(got, want, "{q}: exit {code}: {err}");
+    }
+    // Hybrid: the engine's k-NN over the vectors this home's model made, fused by brain.
+    let (code, hits, err) = t.rank("why did the cache migration fail", &["--mode", "hybrid"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(hits[0].uri, "brain://notes/cache.md");
+    assert!(
+        hits[0].signals.contains_key("vec") && hits[0].signals.contains_key("rrf"),
+        "{:?}",
+        hits[0].signals
+    );
+    let (code, hits, _) = t.rank("a lock taken by two processes", &["--mode", "vec"]);
+    assert_eq!(code, 0);
+    assert_eq!(hits[0].uri, "brain://notes/cache.md");
+    // Only one's own: another author's documents are left out.
+    let mut other = t.cmd("rank");
+    other
+        .env("BRAIN_AUTHOR", "bo")
+        .args(["--engine", "test", "--own", "--mode", "lex", "billing"]);
+    let out = run(&mut other, b"");
+    assert_eq!(
+        out.status.code(),
+        Some(67),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // brain ask prints the same answer for people.
+    let out = run(
+        t.cmd("brain")
+            .args(["ask", "--engine", "test", "billing retry"]),
+        b"",
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Billing retry decision"));
+    // What the engine cannot filter is refused, not ignored.
+    for q in ["tag:x retry", "ref:src/a.rs retry"] {
+        let (code, _, err) = t.rank(q, &["--mode", "lex"]);
+        assert_eq!(code, 64, "{q}: {err}");
+    }
+}
+
+/// Sending again sends nothing; a changed document replaces its passages (fewer chunks: the
+/// extra ones go); a document gone from the collection goes from the engine (--all); a changed
+/// frontmatter alone is sent again.
+#[test]
+fn pushes_are_idempotent_and_follow_changes() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "idem") else {
+        return;
+    };
+    let long: String = (0..120)
+        .map(|i| format!("Paragraph {i} about the deploy pipeline and its canary stage.\n\n"))
+        .collect();
+    t.note("deploy.md", &format!("# Deploy\n\n{long}"));
+    t.note("keep.md", "# Keep\n\nThe keeper note stays.\n");
+    let (_, s) = t.push(&["--all"]);
+    assert!(s.passages > 3, "{s:?}");
+    let first = t.ids();
+    assert_eq!(first.len(), s.passages);
+    let (_, again) = t.push(&["--all"]);
+    assert_eq!((again.sent, again.unchanged, again.passages), (0, 2, 0));
+    assert_eq!(t.ids(), first);
+    t.note(
+        "deploy.md",
+        "# Deploy\n\nNow a short note about the canary.\n",
+    );
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.passages), (1, 1));
+    assert_eq!(t.ids().len(), 2, "the stale chunks of deploy.md are gone");
+    t.note(
+        "keep.md",
+        "---\ntype: decision\n---\n# Keep\n\nThe keeper note stays.\n",
+    );
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!(s.sent, 1);
+    assert_eq!(t.count("type:decision"), 1);
+    std::fs::remove_file(t.notes.join("deploy.md")).expect("test setup");
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!(s.removed, 1);
+    assert_eq!(t.ids().len(), 1);
+    // From stdin (partition's output): the same records, nothing pruned.
+    let doc = serde_json::json!({"schema": 1, "kind": "doc", "id": "notes/in.md", "collection": "notes", "path": "in.md", "title": "Piped", "date": "2026-04-01T00:00:00Z", "source": {"type": "note", "file": "x"}, "meta": {}, "body": "piped through partition"});
+    let out = run(
+        t.cmd("teamindex").arg("-q"),
+        format!("{doc}\nnot json\n").as_bytes(),
+    );
+    assert!(out.status.success());
+    let s: Summary = parse_lines(&out.stdout).pop().expect("test setup");
+    assert_eq!((s.sent, s.removed), (1, 0));
+    assert_eq!(t.ids().len(), 2);
+}
+
+/// A TCP forwarder on `port` to `target`, until dropped: the engine as a laptop sees it, which
+/// can go away and come back.
+struct Forwarder {
+    stop: Arc<AtomicBool>,
+}
+
+impl Forwarder {
+    fn start(listener: TcpListener, target: u16) -> Forwarder {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        listener.set_nonblocking(true).expect("test setup");
+        std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        client.set_nonblocking(false).expect("test setup");
+                        let Ok(server) = TcpStream::connect(("127.0.0.1", target)) else {
+                            continue;
+                        };
+                        for (mut a, mut b) in [
+                            (
+                                client.try_clone().expect("test setup"),
+                                server.try_clone().expect("test setup"),
+                            ),
+                            (server, client),
+                        ] {
+                            std::thread::spawn(move || {
+                                let mut buf = [0u8; 65536];
+                                while let Ok(n) = a.read(&mut buf) {
+                                    if n == 0 || b.write_all(&buf[..n]).is_err() {
+                                        break;
+                                    }
+                                }
+                                let _ = b.shutdown(std::net::Shutdown::Write);
+                            });
+                        }
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Forwarder { stop }
+    }
+}
+
+impl Drop for Forwarder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn port_of(url: &str) -> u16 {
+    url.rsplit(':')
+        .next()
+        .expect("test setup")
+        .split('/')
+        .next()
+        .expect("test setup")
+        .parse()
+        .expect("test setup")
+}
+
+/// Offline, the requests spool and the run succeeds; back online, the spool drains first, in
+/// order, and the engine holds every document exactly once. `brain ask --engine` meanwhile fails
+/// with 65 and a clear message, and without --engine is unaffected.
+#[test]
+fn an_offline_laptop_spools_and_drains() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "spool") else {
+        return;
+    };
+    // A port nothing listens on — until the forwarder takes it.
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").expect("test setup");
+        l.local_addr().expect("test setup").port()
+    };
+    let away = url.replace(&format!(":{}/", port_of(&url)), &format!(":{port}/"));
+    t.configure(&away);
+    for i in 0..5 {
+        t.note(
+            &format!("n{i}.md"),
+            &format!("# Note {i}\n\nOffline note number {i} about quokkas.\n"),
+        );
+    }
+    let (out, s) = t.push(&["--all", "--batch", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!((s.sent, s.spooled), (5, 3), "{s:?}");
+    assert!(s.offline.is_some() && s.waiting == 3);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the next teamindex run sends them"));
+    // Nothing new is embedded again while it waits; an edit made offline spools after the rest.
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.waiting), (0, 3));
+    t.note(
+        "n0.md",
+        "# Note 0\n\nEdited offline: quokkas and wombats.\n",
+    );
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.waiting), (1, 4));
+    // The engine unreachable: a search through it says so (65); the home's own search is not
+    // touched by it.
+    let (code, _, err) = t.rank("quokkas", &[]);
+    assert_eq!(code, 65, "{err}");
+    assert!(
+        err.contains("cannot be reached") && err.contains("fix:"),
+        "{err}"
+    );
+    let out = run(t.cmd("brain").args(["ask", "quokkas"]), b"");
+    assert!(matches!(out.status.code(), Some(0 | 65 | 67)), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("cannot be reached"));
+    // Back online.
+    let listener = TcpListener::bind(("127.0.0.1", port)).expect("test setup");
+    let _fwd = Forwarder::start(listener, port_of(&url));
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.drained, s.waiting, s.sent), (4, 0, 0), "{s:?}");
+    assert_eq!(t.ids().len(), 5, "every document exactly once");
+    assert_eq!(t.count("body:wombat"), 1, "the later edit won");
+    let (code, hits, err) = t.rank("quokkas", &["--mode", "lex"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(hits.len(), 5);
+}
+
+/// A push killed mid-way: the next run completes it, and the engine holds every document exactly
+/// once.
+#[test]
+fn a_push_killed_midway_is_completed_by_the_next() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "kill") else {
+        return;
+    };
+    for i in 0..60 {
+        t.note(
+            &format!("k{i:02}.md"),
+            &format!("# K {i}\n\nKilled push note {i} about lemurs.\n"),
+        );
+    }
+    let mut child = t
+        .cmd("teamindex")
+        .args(["--all", "--batch", "4", "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("test setup");
+    let sent = t.home.join("state/team");
+    let start = std::time::Instant::now();
+    // Kill once the first requests were acknowledged (the state file is written after each).
+    while start.elapsed() < Duration::from_secs(120) {
+        let written = walk_files(&sent).iter().any(|p| p.ends_with("sent.json"));
+        if written || child.try_wait().expect("test setup").is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (out, s) = t.push(&["--all"]);
+    assert!(out.status.success());
+    assert_eq!(s.sent + s.unchanged, 60, "{s:?}");
+    let ids = t.ids();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!((ids.len(), unique.len()), (60, 60));
+}
+
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk_files(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Documents with huge fields, markup, control characters and ids that try to leave their index;
+/// queries that try to inject the engine's syntax: stored and searched as text.
+#[test]
+fn hostile_documents_and_queries_are_text() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "hostile") else {
+        return;
+    };
+    // A long body (many passages), a title of 100 KB, a word of 50 KB.
+    let long = "pangolin ".repeat(3000);
+    let title = "heading ".repeat(12_500);
+    let word = "x".repeat(50_000);
+    t.note(
+        "huge.md",
+        &format!("---\ntitle: {title}\n---\n{long}\n{word}\n"),
+    );
+    t.note(
+        "markup.md",
+        "---\nproject: \"x\\\") OR (*:*\"\ntype: \"a\\u0000b\"\n---\n# <script>alert(1)</script>\n\n{!xmlparser v='<x/>'} \\\" \u{0007} \u{202e}reversed *:* AND OR NOT ~ ^ [ ] okapi\n",
+    );
+    let (out, s) = t.push(&["--all"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s.refused, 0, "{s:?}");
+    // From stdin (an --all run would prune them: they are no files of the collection).
+    let mut doc = serde_json::json!({"schema": 1, "kind": "doc", "id": "notes/../../admin/collections?action=DELETE", "collection": "notes", "path": "../x.md", "title": "Escape", "date": "2026-04-01T00:00:00Z", "source": {"type": "note", "file": "x"}, "meta": {}, "body": "escaping narwhal"});
+    let out = run(t.cmd("teamindex").arg("-q"), format!("{doc}\n").as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    doc["id"] = "notes/{!knn f=vec}".into();
+    let out = run(t.cmd("teamindex").arg("-q"), format!("{doc}\n").as_bytes());
+    assert!(out.status.success());
+    // An id longer than the engine keeps (32 KB): refused alone, reported; the batch's other
+    // document still goes.
+    let mut big = doc.clone();
+    big["id"] = format!("notes/{}", "i".repeat(40_000)).into();
+    doc["id"] = "notes/beside-the-big-one".into();
+    let out = run(
+        &mut t.cmd("teamindex"),
+        format!("{big}\n{doc}\n").as_bytes(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Summary = parse_lines(&out.stdout).pop().expect("test setup");
+    assert_eq!((s.refused, s.sent), (1, 1), "{s:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused by the engine"));
+    assert!(t.count("body:pangolin") >= 1);
+    let (code, hits, _) = t.rank("narwhal", &["--mode", "lex"]);
+    assert_eq!(code, 0);
+    assert!(
+        hits.iter()
+            .any(|h| h.uri == "brain://notes/../../admin/collections?action=DELETE")
+    );
+    // The index survived the id that looked like an API call.
+    assert!(t.count("*:*") >= 4);
+    let (_, hits, _) = t.rank("okapi", &["--mode", "lex"]);
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].title.contains("<script>"));
+    let total = t.count("*:*") as usize;
+    for q in [
+        "*:*",
+        "\"*:*\"",
+        "{!knn f=vec topK=10}[1,2]",
+        "\") OR (*:*",
+        "body:* OR title:*",
+        "x\\\" OR \\\"*:*",
+        "AND OR NOT",
+        "project:\"x\\\") OR (*:*\" okapi",
+        "collection:notes) OR (collection:* okapi",
+        "[* TO *]",
+        "\u{0007} \u{202e}",
+        &"okapi ".repeat(300),
+    ] {
+        let (code, hits, err) = t.rank(q, &["--mode", "lex"]);
+        assert!(matches!(code, 0 | 64 | 67), "{q:?}: exit {code}: {err}");
+        assert!(
+            hits.len() < total.min(10)
+                || hits
+                    .iter()
+                    .all(|h| h.snippet.contains("okapi") || h.snippet.contains("pangolin")),
+            "{q:?} matched everything: {hits:?}"
+        );
+    }
+}
+
+/// Basic auth from the environment: sent to the engine, never printed; credentials refused → 71;
+/// credentials in the URL → 64.
+#[test]
+fn credentials_are_sent_and_never_shown() {
+    let Some(t) = Team::new("http://127.0.0.1:9/solr", "creds") else {
+        return;
+    };
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = seen.clone();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("test setup");
+    let port = listener.local_addr().expect("test setup").port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let mut conn = conn;
+            let mut buf = vec![0u8; 65536];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            log.lock()
+                .expect("test setup")
+                .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            let _ = conn.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    t.configure(&format!("http://127.0.0.1:{port}/solr"));
+    t.note("a.md", "# A\n\nsome note\n");
+    let out = run(
+        t.cmd("teamindex")
+            .args(["--all"])
+            .env("BRAIN_ENGINE_USER", "ana")
+            .env("BRAIN_ENGINE_PASSWORD", "hunter2-secret"),
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(71),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !all.contains("hunter2") && !all.contains("YW5hOmh1bnRlcjIt"),
+        "{all}"
+    );
+    assert!(all.contains("refused the credentials"), "{all}");
+    let requests = seen.lock().expect("test setup").join("\n");
+    assert!(
+        requests
+            .to_lowercase()
+            .contains("authorization: basic yw5hom"),
+        "{requests}"
+    );
+    // A URL with credentials in it is refused before anything is sent.
+    let out = run(
+        t.cmd("teamindex")
+            .args(["--engine", "http://ana:pw@127.0.0.1:9/solr"]),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(64));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(":pw@"));
+}
+
+/// brain.yaml's team section is checked: a shared collection that does not exist, an engine URL
+/// that is not one, an index name that could escape — 64 with the fix, nothing sent.
+#[test]
+fn a_bad_team_section_is_refused() {
+    let Some(t) = Team::new("http://127.0.0.1:9/solr", "badcfg") else {
+        return;
+    };
+    let base = std::fs::read_to_string(t.home.join("brain.yaml")).expect("test setup");
+    for (from, to) in [
+        ("shared: [notes]", "shared: [nope]"),
+        (
+            "engines: {test: \"http://127.0.0.1:9/solr\"}",
+            "engines: {test: \"file:///etc\"}",
+        ),
+        (&format!("index: {}", t.index), "index: ../x"),
+        ("shared: [notes]", "shared: [notes]\n  shards: 0"),
+        ("shared: [notes]", "shared: [notes]\n  bogus: 1"),
+    ] {
+        std::fs::write(t.home.join("brain.yaml"), base.replace(from, to))
+            .expect("write a test file");
+        let out = run(t.cmd("teamindex").arg("--all"), b"");
+        assert_eq!(
+            out.status.code(),
+            Some(64),
+            "{to}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
