@@ -50,6 +50,8 @@ pub enum EvalError {
     Run(#[from] RunError),
     #[error(transparent)]
     Vec(#[from] VecError),
+    #[error(transparent)]
+    Team(#[from] brain_team::TeamError),
     #[error("{0}")]
     BadInput(String),
 }
@@ -63,6 +65,7 @@ impl brain_doc::Classified for EvalError {
             EvalError::Rank(e) => e.code(),
             EvalError::Run(e) => e.code(),
             EvalError::Vec(e) => e.code(),
+            EvalError::Team(e) => e.code(),
             _ => ErrorCode::Internal,
         }
     }
@@ -89,6 +92,9 @@ pub struct EvalOptions {
     /// The embedder, for vec and hybrid ([default: `$BRAIN_EMBEDDER`, else the home's model,
     /// else `$BRAIN_HOME`'s]).
     pub embedder: Option<EmbedderSpec>,
+    /// A team engine's URL: the set is sent there by the `teamindex` sink (into an index named
+    /// after the corpus) and every query answered through it (docs/team.md).
+    pub engine: Option<String>,
 }
 
 /// Latency percentiles of one in-process query, milliseconds.
@@ -134,6 +140,9 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub classes: BTreeMap<String, ClassScore>,
     pub latency_ms: Latency,
+    /// The team engine and index the queries went to (`--engine`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 /// How one query fared: the rank of its first relevant document (0: none in the top 100), and its
@@ -168,6 +177,8 @@ pub struct Bench {
     pub index_ms: u64,
     pub embedded: usize,
     pub embed_ms: u64,
+    /// The engine and index searched, when a team engine answers.
+    pub remote: Option<String>,
     now: jiff::Zoned,
     _tmp: Option<tempfile::TempDir>,
 }
@@ -233,7 +244,7 @@ impl Bench {
             embed_ms = t.elapsed().as_millis() as u64;
         }
         let engine = Engine::open_with(&home, spec)?;
-        if vectors {
+        if vectors && engine.remote().is_none() {
             engine.vectors().map_err(RunError::Unavailable)?;
             // Many queries in one process, as in a warm MCP session: queries take the int8 kernel
             // where the CPU has it (what `brain eval` scores is what a long-lived surface serves).
@@ -247,10 +258,82 @@ impl Bench {
             index_ms,
             embedded,
             embed_ms,
+            remote: None,
             // `$BRAIN_NOW` fixes "now" for a set whose questions say "last week".
             now: brain_rank::clock::now(),
             _tmp: tmp,
         })
+    }
+
+    /// Send the corpus to the team engine at `url` (into an index named after the corpus, with
+    /// vectors of `spec`'s model) through the `teamindex` sink, and answer every query from it.
+    pub fn through_engine(
+        mut self,
+        url: &str,
+        corpus: &[beir::CorpusDoc],
+        spec: &EmbedderSpec,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<Bench, EvalError> {
+        // One index per corpus and model: another model's vectors never meet these.
+        let embedder = brain_vec::backend::open(spec)?;
+        let mapping = brain_team::mapping::Mapping::new(&embedder.model_id(), embedder.dims());
+        let sha = std::fs::read_to_string(self.engine.home().root().join(CORPUS_SHA))?;
+        let index = format!(
+            "eval-{}-{}",
+            sha.trim().get(..12).unwrap_or("corpus"),
+            &brain_doc::sha256_hex(mapping.name().as_bytes())[..6]
+        );
+        let timeout = brain_team::client::DEFAULT_TIMEOUT;
+        let client = brain_rank::team::connect(None, Some(url), Some(&index), timeout)?;
+        let inputs: Vec<brain_team::sink::Input> = corpus
+            .iter()
+            .map(|d| {
+                let i = brain_vec::index::Input::from_doc(to_doc(d));
+                brain_team::sink::Input {
+                    doc: i.doc,
+                    body_line: i.body_line,
+                }
+            })
+            .collect();
+        let total = inputs.len();
+        let t = Instant::now();
+        let home = self.engine.home().clone();
+        let summary = brain_team::sink::push(
+            &home.team_state(&brain_team::sink::state_key(&client)),
+            &client,
+            &brain_rank::team::Local {
+                embedder: embedder.as_ref(),
+                chunking: brain_vec::chunk::ChunkParams::default(),
+            },
+            inputs,
+            &[COLLECTION.to_string()],
+            &brain_team::record::Who::from_env(None),
+            &brain_team::sink::Options {
+                prune: true,
+                ..Default::default()
+            },
+            &|_| {},
+            &|done| progress(done, total),
+        )?;
+        if let Some(why) = summary.offline {
+            return Err(brain_team::TeamError::Unreachable {
+                url: url.to_string(),
+                reason: why,
+            }
+            .into());
+        }
+        self.embedded = summary.sent;
+        self.embed_ms = t.elapsed().as_millis() as u64;
+        self.remote = Some(format!("{} (index {index})", client.url()));
+        let remote = brain_rank::engine::Remote::new(
+            brain_rank::team::connect(None, Some(url), Some(&index), timeout)?,
+            Vec::new(),
+        );
+        let strategy = self.engine.strategy().clone();
+        let mut engine = Engine::open_with(&home, spec.clone())?.with_remote(remote);
+        engine.set_strategy(strategy);
+        self.engine = engine;
+        Ok(self)
     }
 
     /// The corpus ids of the best [`DEPTH`] documents for `text`, and the hits themselves.
@@ -278,15 +361,28 @@ pub fn hit_id(h: &brain_doc::Hit) -> String {
 /// embedding of documents.
 pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<Report, EvalError> {
     let set = beir::load(&opts.dir, &opts.split)?;
-    let bench = Bench::open(
+    let mut bench = Bench::open(
         &opts.dir,
         &set.corpus,
         opts.home.as_deref(),
-        opts.mode,
+        if opts.engine.is_some() {
+            Mode::Lex
+        } else {
+            opts.mode
+        },
         opts.strategy.as_deref(),
         opts.embedder.as_ref(),
         progress,
     )?;
+    if let Some(url) = &opts.engine {
+        let spec = match &opts.embedder {
+            Some(s) => s.clone(),
+            None => EmbedderSpec::from_env(&bench.engine.home().models())?,
+        };
+        bench = bench.through_engine(url, &set.corpus, &spec, progress)?;
+        bench.mode = opts.mode;
+        bench.vectors = opts.mode != Mode::Lex;
+    }
     let n = opts
         .max_queries
         .unwrap_or(usize::MAX)
@@ -366,6 +462,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
             p99: round(percentile(&times, 99.0)),
             max: round(times.last().copied().unwrap_or(0.0)),
         },
+        engine: bench.remote.clone(),
     })
 }
 

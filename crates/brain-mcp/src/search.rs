@@ -54,6 +54,8 @@ pub struct SearchSpec {
     pub min_score: Option<f64>,
     /// Rerank with the cross-encoder.
     pub rerank: bool,
+    /// A team engine, by its name in brain.yaml's `team.engines`, instead of this home.
+    pub engine: Option<String>,
 }
 
 /// The label of a search (its plain query or first sub-query), for summaries.
@@ -76,7 +78,10 @@ pub fn search(
     spec: &SearchSpec,
     now: &Zoned,
 ) -> Result<brain_rank::Answer, ErrorRecord> {
-    let engine = h.engine()?;
+    let engine = match &spec.engine {
+        Some(name) => h.team_engine(name)?,
+        None => h.engine()?,
+    };
     let builder = engine.request(now);
     let builder = match &spec.plain {
         Some(q) => builder.text(q),

@@ -9,13 +9,14 @@ use serde::{Deserialize, Serialize};
 use crate::{Host, OpsError};
 
 /// The stage binaries `make install` puts in `<prefix>/libexec/brain` (the Makefile's STAGES).
-pub const STAGES: [&str; 8] = [
+pub const STAGES: [&str; 9] = [
     "jsonl2md",
     "chrome2md",
     "distill-prompt",
     "partition",
     "lexindex",
     "vecindex",
+    "teamindex",
     "rank",
     "fmt",
 ];

@@ -49,6 +49,8 @@ pub struct Purged {
     pub vectors: usize,
     /// Usage log rows scrubbed.
     pub log_rows: usize,
+    /// What became of it in each team engine it was shared with (docs/team.md), said in full.
+    pub team: Vec<String>,
 }
 
 /// The conversation of the document in `file` (a session's agent and id, hashed), if it is one.
@@ -102,11 +104,47 @@ pub fn purge(
     ix.finish().map_err(|e| fail(e.code())(e.to_string()))?;
     report.vectors =
         brain_vec::index::forget(home, &[id], wait).map_err(|e| fail(e.code())(e.to_string()))?;
+    report.team = forget_in_team(home, config, id).map_err(|e| fail(e.code())(e.to_string()))?;
     brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
     report.log_rows = brain_store::telemetry::clicks::scrub_docid(home, &brain_doc::docid(id))
         .map_err(|e| internal(format!("{}: {e}", home.usage_log().display())))?;
     brain_store::purged::done(home, id).map_err(|e| internal(e.to_string()))?;
     Ok(report)
+}
+
+/// Delete record `id` from every team engine of brain.yaml that its collection is shared with (or
+/// that this home remembers sending it to): deleted, or spooled when the engine is unreachable.
+fn forget_in_team(
+    home: &Home,
+    config: &Config,
+    id: &str,
+) -> Result<Vec<String>, brain_team::TeamError> {
+    let Some(team) = &config.team else {
+        return Ok(Vec::new());
+    };
+    let collection = id.split('/').next().unwrap_or_default();
+    let mut said = Vec::new();
+    for name in team.engines.keys() {
+        let engine = brain_rank::team::connect(
+            Some(config),
+            Some(name),
+            None,
+            brain_team::client::DEFAULT_TIMEOUT,
+        )?;
+        let state = home.team_state(&brain_team::sink::state_key(&engine));
+        let was_sent = brain_team::sink::sent(&state)?.contains_key(id);
+        if !was_sent && !team.shared.iter().any(|s| s == collection) {
+            continue;
+        }
+        let at = format!("{} (index {})", engine.url(), engine.index());
+        said.push(match brain_team::sink::forget(&state, &engine, id)? {
+            brain_team::sink::Forgotten::Deleted => format!("deleted from the team engine {at}"),
+            brain_team::sink::Forgotten::Spooled(why) => format!(
+                "{why}: its delete waits in the spool, and the next teamindex run sends it to {at}"
+            ),
+        });
+    }
+    Ok(said)
 }
 
 /// Finish every purge that was stopped before its end (what every writer runs first). Returns the

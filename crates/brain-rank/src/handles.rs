@@ -58,6 +58,8 @@ pub struct Handles {
     home: Home,
     config: Option<Cached<Config>>,
     engine: Option<Cached<Engine>>,
+    /// Engines answering from a team engine, by its name in brain.yaml (`team.engines`).
+    team: std::collections::HashMap<String, Engine>,
 }
 
 impl Handles {
@@ -67,6 +69,7 @@ impl Handles {
             home,
             config: None,
             engine: None,
+            team: std::collections::HashMap::new(),
         }
     }
 
@@ -107,6 +110,35 @@ impl Handles {
         refresh(&mut self.engine, &watched, || {
             Engine::open(&home).map_err(|e| ErrorRecord::of(&e))
         })
+    }
+
+    /// The search engine answering from the team engine `name` (brain.yaml's `team.engines`;
+    /// a name only: a caller never makes brain reach a URL of its choosing), opened once.
+    pub fn team_engine(&mut self, name: &str) -> Result<&Engine, ErrorRecord> {
+        if !self.team.contains_key(name) {
+            let team = Config::load(&self.home).ok().and_then(|c| c.team);
+            if !team.is_some_and(|t| t.engines.contains_key(name)) {
+                return Err(ErrorRecord::new(
+                    ErrorCode::BadQuery,
+                    format!(
+                        "no team engine `{}` in brain.yaml",
+                        name.chars()
+                            .filter(|c| !c.is_control())
+                            .take(80)
+                            .collect::<String>()
+                    ),
+                    "name one of brain.yaml's team.engines (docs/team.md)",
+                ));
+            }
+            let engine = Engine::open(&self.home).map_err(|e| ErrorRecord::of(&e))?;
+            let remote = crate::engine::Remote::connect(engine.config(), Some(name), false)
+                .map_err(|e| ErrorRecord::of(&e))?;
+            self.team
+                .insert(name.to_string(), engine.with_remote(remote));
+        }
+        self.team
+            .get(name)
+            .ok_or_else(|| ErrorRecord::new(ErrorCode::Internal, "team engine vanished", ""))
     }
 
     /// The lexical ranker on the index's last commit.

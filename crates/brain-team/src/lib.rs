@@ -1,6 +1,7 @@
 //! Team memory past one machine (docs/team.md): the same pipeline into a real distributed search
 //! engine. brain speaks SolrCloud's HTTP API; this crate owns everything about it:
 //!
+//! * [`agree`] — whether this home and an engine agree (brain doctor);
 //! * [`mapping`] — the index's configset (schema and solrconfig), its version, and creating it;
 //! * [`client`] — the engine's HTTP client: one URL, credentials from the environment or a file,
 //!   every failure classified (unreachable → 65, too slow → 66, refused credentials → 71);
@@ -9,6 +10,7 @@
 //! * [`sink`] — `teamindex`: push the shared collections, idempotent by brain's stable ids, with a
 //!   spool on disk for when the engine cannot be reached.
 
+pub mod agree;
 pub mod client;
 pub mod mapping;
 pub mod query;

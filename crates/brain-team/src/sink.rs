@@ -465,3 +465,43 @@ fn save(path: &Path, sent: &BTreeMap<String, Sent>) -> Result<(), TeamError> {
     let bytes = serde_json::to_vec(sent).map_err(|e| io(std::io::Error::other(e)))?;
     brain_doc::atomic::write(path, &bytes).map_err(io)
 }
+
+/// What [`forget`] did with a document in one engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Forgotten {
+    /// The engine deleted every passage of it.
+    Deleted,
+    /// The engine could not be reached: the delete waits in the spool, sent before anything
+    /// else by the next `teamindex` run.
+    Spooled(String),
+}
+
+/// Delete every passage of `doc_id` from `engine` (`brain forget --purge`): by a query on the
+/// document id, so nothing of it stays whatever this home remembers having sent.
+pub fn forget(state_dir: &Path, engine: &Engine, doc_id: &str) -> Result<Forgotten, TeamError> {
+    let sent_file = state_dir.join("sent.json");
+    let body = serde_json::json!({"delete": {"query": format!("doc_id:{}", crate::query::quoted(doc_id))}})
+        .to_string();
+    let path = format!("{}/update", engine.index());
+    let outcome = match engine.post_json(&path, &[("commit", "true")], body.as_bytes()) {
+        Ok(_) => Forgotten::Deleted,
+        Err(e) if e.is_transient() => {
+            Spool::new(state_dir.join("spool")).put(body.as_bytes())?;
+            Forgotten::Spooled(e.to_string())
+        }
+        Err(e) => return Err(e),
+    };
+    let mut sent = load(&sent_file)?;
+    if sent.remove(doc_id).is_some() {
+        save(&sent_file, &sent)?;
+    }
+    Ok(outcome)
+}
+
+/// The documents this home sent to one engine index, as far as it knows: id → passages.
+pub fn sent(state_dir: &Path) -> Result<BTreeMap<String, u32>, TeamError> {
+    Ok(load(&state_dir.join("sent.json"))?
+        .into_iter()
+        .map(|(id, s)| (id, s.passages))
+        .collect())
+}

@@ -35,6 +35,10 @@ pub struct Args {
     /// searching the task: `rank --limit 60 TASK | brain context --hits - TASK`.
     #[arg(long, value_name = "FILE")]
     hits: Option<std::path::PathBuf>,
+    /// Search a team engine (its URL, or a name in brain.yaml's team.engines) instead of this
+    /// home's indexes (docs/team.md).
+    #[arg(long, value_name = "URL|NAME")]
+    engine: Option<String>,
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
@@ -48,7 +52,12 @@ fn context(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     brain_context::check_budget(a.budget).map_err(Failure::from)?;
     let task = a.task.join(" ");
     let now = brain_rank::clock::at(a.now.as_deref()).map_err(Failure::from)?;
-    let engine = brain_rank::Engine::open(home).map_err(Failure::from)?;
+    let mut engine = brain_rank::Engine::open(home).map_err(Failure::from)?;
+    if let Some(arg) = &a.engine {
+        let remote = brain_rank::engine::Remote::connect(engine.config(), Some(arg), false)
+            .map_err(Failure::from)?;
+        engine = engine.with_remote(remote);
+    }
     let opts = brain_context::Options {
         budget: a.budget,
         dedup: !a.no_dedup,

@@ -42,6 +42,10 @@ pub struct Args {
     /// and its MRR@10 — which questions a change won or lost.
     #[arg(long)]
     per_query: bool,
+    /// Send the set to a team engine (its URL, or a name in brain.yaml's team.engines) through
+    /// the teamindex sink, and evaluate the answers it gives (docs/team.md).
+    #[arg(long, value_name = "URL|NAME")]
+    engine: Option<String>,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -77,6 +81,17 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
         home: a.home.clone(),
         per_query: a.per_query,
         embedder,
+        engine: match &a.engine {
+            Some(arg) => Some(
+                brain_store::Config::load(home)
+                    .ok()
+                    .and_then(|c| c.team)
+                    .unwrap_or_default()
+                    .engine(Some(arg))
+                    .map_err(bad)?,
+            ),
+            None => None,
+        },
     };
     let bar = brain_cli::bar(0, "embedding");
     let r = evaluate(&opts, &|done, total| {

@@ -63,6 +63,9 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
                     String::new()
                 }
             )?;
+            for line in &done.team {
+                writeln!(out, "{line}")?;
+            }
             if done.conversation {
                 writeln!(
                     out,

@@ -48,6 +48,8 @@ struct Args {
     candidate_limit: Option<u64>,
     /// Rescore with the local cross-encoder (about 1 s). Default false.
     rerank: Option<bool>,
+    /// Search the team engine of this name (brain.yaml team.engines) instead of this machine.
+    engine: Option<String>,
 }
 
 fn describe() -> Value {
@@ -118,6 +120,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         limit: a.limit,
         min_score: a.min_score,
         rerank: a.rerank.unwrap_or(false),
+        engine: a.engine.clone(),
     };
     let answer = search(ctx.handles, &spec, &ctx.now)?;
     let (hits, mut warnings) = (answer.hits, answer.warnings);

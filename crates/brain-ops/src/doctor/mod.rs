@@ -6,6 +6,7 @@
 mod identity;
 mod install;
 mod state;
+mod team;
 
 use std::time::Instant;
 
@@ -35,7 +36,7 @@ pub enum Outcome {
 pub struct Check {
     /// Stable name (`binaries`, `home`, `privacy`, `config`, `collections`, `lexical_index`,
     /// `corpus_sync`, `identity`, `purges`, `state_db`, `telemetry`, `model`, `vector_store`, `memory`,
-    /// `locks`, `agents`, `hooks`, `schedules`).
+    /// `locks`, `team`, `agents`, `hooks`, `schedules`).
     pub name: String,
     /// pass, fail or skip.
     pub outcome: Outcome,
@@ -182,6 +183,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         state::vector_store(home),
         state::memory(home),
         state::locks(home),
+        team::team(home, config_ok.then_some(&config)),
         install::agents(host),
         install::hooks(host),
         install::schedules(host),
