@@ -132,7 +132,6 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         prune: args.all,
         shards: team.shards,
         replicas: team.replicas,
-        ..Options::default()
     };
     let bar = brain_cli::Measured::new(inputs.len() as u64, "sending");
     let summary = sink::push(
