@@ -693,6 +693,30 @@ fn credentials_are_sent_and_never_shown() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains(":pw@"));
 }
 
+/// Nothing shared (the default): nothing leaves the machine — no engine is contacted, even one
+/// that does not exist.
+#[test]
+fn nothing_shared_sends_nothing() {
+    let Some(t) = Team::new("http://127.0.0.1:9/solr", "none") else {
+        return;
+    };
+    let base = std::fs::read_to_string(t.home.join("brain.yaml")).expect("yaml");
+    std::fs::write(
+        t.home.join("brain.yaml"),
+        base.replace("shared: [notes]", "shared: []"),
+    )
+    .expect("write");
+    t.note("a.md", "# A\n\nsome note\n");
+    let (out, s) = t.push(&["--all"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!((s.docs, s.not_shared, s.sent), (1, 1, 0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing is sent"));
+}
+
 /// brain.yaml's team section is checked: a shared collection that does not exist, an engine URL
 /// that is not one, an index name that could escape — 64 with the fix, nothing sent.
 #[test]
@@ -721,4 +745,290 @@ fn a_bad_team_section_is_refused() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// `brain eval SET --engine URL`: the set goes through the teamindex sink and every query through
+/// the engine; on a slice of SciFact (every judged document of the 300 test queries, and as many
+/// others) nDCG@10 is within 0.01 of the same evaluation on this machine's own indexes, lexical
+/// and hybrid. (The whole set is in docs/team.md's figures: `bench`-sized, not CI-sized.)
+#[test]
+fn eval_through_the_engine_matches_local() {
+    let Some(url) = engine() else { return };
+    let Some(model) = model_dir() else { return };
+    let Some(scifact) = brain_tests::shared("ir/scifact") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("slice");
+    std::fs::create_dir_all(set.join("qrels")).expect("mkdir");
+    let qrels = std::fs::read_to_string(scifact.join("qrels/test.tsv")).expect("qrels");
+    let judged: std::collections::HashSet<&str> = qrels
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(1))
+        .collect();
+    let corpus = std::fs::read_to_string(scifact.join("corpus.jsonl")).expect("corpus");
+    let (mut kept, mut others) = (String::new(), 0);
+    for line in corpus.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("corpus line");
+        let id = v["_id"].as_str().expect("id");
+        if judged.contains(id) || others < judged.len() {
+            if !judged.contains(id) {
+                others += 1;
+            }
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    std::fs::write(set.join("corpus.jsonl"), kept).expect("write corpus");
+    std::fs::copy(scifact.join("queries.jsonl"), set.join("queries.jsonl")).expect("queries");
+    std::fs::write(set.join("qrels/test.tsv"), &qrels).expect("qrels");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let eval = |mode: &str, engine: Option<&str>| -> f64 {
+        let mut c = command("brain", &home);
+        c.env("BRAIN_EMBEDDER", format!("local:{}", model.display()))
+            .args(["eval", "--json", "--mode", mode])
+            .arg(&set);
+        if let Some(e) = engine {
+            c.args(["--engine", e]);
+        }
+        let out = run(&mut c, b"");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+        assert_eq!(r["queries"], 300);
+        assert_eq!(r["engine"].is_string(), engine.is_some(), "{r}");
+        r["ndcg_at_10"].as_f64().expect("ndcg")
+    };
+    for mode in ["lex", "hybrid"] {
+        let local = eval(mode, None);
+        let remote = eval(mode, Some(&url));
+        eprintln!("scifact slice {mode}: local {local}, engine {remote}");
+        assert!(
+            (local - remote).abs() <= 0.01,
+            "{mode}: local {local}, engine {remote}"
+        );
+    }
+    let e = brain_team::Engine::connect(&url, "x", None, Duration::from_secs(30)).expect("connect");
+    let list = e
+        .get("admin/collections", &[("action", "LIST")])
+        .expect("list");
+    for name in list["collections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str())
+    {
+        if name.starts_with("eval-") {
+            let _ = e.get("admin/collections", &[("action", "DELETE"), ("name", name)]);
+        }
+    }
+}
+
+/// The lifecycle through the engine: archived, superseded and expired records are hidden unless
+/// asked for; `--as-of` brings back what was current then and leaves out what came later.
+#[test]
+fn the_lifecycle_holds_in_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "life") else {
+        return;
+    };
+    t.note("old.md", "---\ndate: 2026-01-01\nstatus: superseded\n---\n# Old\n\nThe gateway timeout is 30 seconds.\n");
+    t.note("gone.md", "---\ndate: 2026-01-02\nstatus: archived\n---\n# Gone\n\nThe gateway timeout was archived.\n");
+    t.note("ttl.md", "---\ndate: 2026-01-03\nexpires_at: 2026-02-01\n---\n# Expired\n\nThe gateway timeout for the launch week.\n");
+    t.note(
+        "now.md",
+        "---\ndate: 2026-03-01\n---\n# Now\n\nThe gateway timeout is 60 seconds.\n",
+    );
+    let (out, _) = t.push(&["--all"]);
+    assert!(out.status.success());
+    let uris = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["--mode", "lex", "--now", "2026-04-10T12:00:00Z"];
+        args.extend_from_slice(extra);
+        let (code, hits, err) = t.rank("gateway timeout", &args);
+        assert!(matches!(code, 0 | 67), "{err}");
+        let mut u: Vec<String> = hits.into_iter().map(|h| h.uri).collect();
+        u.sort();
+        u
+    };
+    assert_eq!(uris(&[]), vec!["brain://notes/now.md"]);
+    assert_eq!(uris(&["--include-superseded"]).len(), 4);
+    // What was current on 2026-01-20: the expiring record and the one since superseded; not
+    // the archived one, not the one written later.
+    assert_eq!(
+        uris(&["--as-of", "2026-01-20"]),
+        vec!["brain://notes/old.md", "brain://notes/ttl.md"]
+    );
+}
+
+/// `brain forget --purge` deletes the record from the engine too, and says so; while the engine
+/// is unreachable the delete waits in the spool and the next teamindex sends it first.
+#[test]
+fn a_purge_reaches_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "purge") else {
+        return;
+    };
+    // The engine as a laptop sees it: through a port that can close and open again.
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let fwd = Forwarder::start(listener, port_of(&url));
+    let here = url.replace(&format!(":{}/", port_of(&url)), &format!(":{port}/"));
+    t.configure(&here);
+    t.note("keep.md", "# Keep\n\nThe capybara note stays.\n");
+    t.note("secret.md", "# Secret\n\nThe capybara secret must go.\n");
+    t.note(
+        "later.md",
+        "# Later\n\nThe capybara note purged while offline.\n",
+    );
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!(s.sent, 3);
+    let out = run(
+        t.cmd("brain")
+            .args(["forget", "--purge", "--yes", "notes/secret.md"]),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("deleted from the team engine"), "{said}");
+    assert_eq!(t.count("doc_id:\"notes/secret.md\""), 0);
+    assert_eq!(t.count("*:*"), 2);
+    // Offline: the delete is spooled.
+    drop(fwd);
+    let out = run(
+        t.cmd("brain")
+            .args(["forget", "--purge", "--yes", "notes/later.md"]),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("waits in the spool"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        t.count("doc_id:\"notes/later.md\""),
+        1,
+        "nothing reached the engine yet"
+    );
+    // Back: the next teamindex sends the spooled delete first.
+    let _fwd = Forwarder::start(
+        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
+        port_of(&url),
+    );
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!(s.drained, 1, "{s:?}");
+    assert_eq!(t.count("doc_id:\"notes/later.md\""), 0);
+    assert_eq!(t.count("*:*"), 1);
+}
+
+/// `brain doctor`'s team check: passes when the engine holds what this home sent; fails, naming
+/// the difference, when a document was deleted behind its back; passes again after teamindex.
+#[test]
+fn doctor_compares_this_home_with_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "doctor") else {
+        return;
+    };
+    t.note("a.md", "# A\n\nalpha note\n");
+    t.note("b.md", "# B\n\nbeta note\n");
+    t.push(&["--all"]);
+    let check = |t: &Team| -> serde_json::Value {
+        let mut c = t.cmd("brain");
+        c.args(["doctor", "--json"]);
+        let out = run(&mut c, b"");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+        r["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .find(|c| c["name"] == "team")
+            .cloned()
+            .expect("team check")
+    };
+    let c = check(&t);
+    assert_eq!(c["outcome"], "pass", "{c}");
+    let e = t.client();
+    e.post_json(
+        &format!("{}/update", t.index),
+        &[("commit", "true")],
+        br#"{"delete": {"query": "doc_id:\"notes/b.md\""}}"#,
+    )
+    .expect("delete");
+    let c = check(&t);
+    assert_eq!(c["outcome"], "fail", "{c}");
+    assert!(c.to_string().contains("sent, not held: notes/b.md"), "{c}");
+    // teamindex --all does not know it is missing (it was sent): the state is the truth of what
+    // was sent, so the fix is a fresh state. Deleting it sends everything again.
+    std::fs::remove_dir_all(t.home.join("state/team")).expect("rm state");
+    t.push(&["--all"]);
+    assert_eq!(check(&t)["outcome"], "pass");
+}
+
+/// The MCP `query` tool searches a team engine by its name in brain.yaml, never a URL.
+#[test]
+fn mcp_query_reaches_the_engine_by_name_only() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "mcp") else {
+        return;
+    };
+    t.note("m.md", "# M\n\nThe axolotl regenerates its limbs.\n");
+    t.push(&["--all"]);
+    let mut child = t
+        .cmd("brain")
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn brain mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(
+        child.stdout.take().expect("stdout"),
+    ));
+    let mut ask = |id: u64, method: &str, params: serde_json::Value| -> serde_json::Value {
+        let msg =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("send");
+        stdin.flush().expect("flush");
+        let line = lines.next().expect("a reply").expect("read");
+        serde_json::from_str(&line).expect("json")
+    };
+    ask(
+        1,
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let r = ask(
+        2,
+        "tools/call",
+        serde_json::json!({"name": "query", "arguments": {"query": "axolotl limbs", "engine": "test"}}),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let results = r["result"]["structuredContent"]["results"]
+        .as_array()
+        .expect("results")
+        .clone();
+    assert_eq!(results[0]["uri"], "brain://notes/m.md", "{r}");
+    let r = ask(
+        3,
+        "tools/call",
+        serde_json::json!({"name": "query", "arguments": {"query": "axolotl", "engine": url}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "a URL is not a name: {r}");
+    drop(stdin);
+    let _ = child.wait();
 }

@@ -103,6 +103,23 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         out.flush()?;
         return Ok(Exit::Success);
     }
+    if team.shared.is_empty() {
+        // Nothing may leave this machine: no engine is contacted, no model loaded.
+        let docs = inputs(&args, &config, &warn)?.len();
+        warn(
+            "no collection is shared (brain.yaml team.shared): nothing is sent (docs/team.md)"
+                .into(),
+        );
+        let summary = sink::Summary {
+            kind: "teamindex".into(),
+            docs,
+            not_shared: docs,
+            ..sink::Summary::default()
+        };
+        brain_doc::ndjson::write_line(&mut out, &summary)?;
+        out.flush()?;
+        return Ok(Exit::Success);
+    }
     let timeout = Duration::from_secs_f64(args.timeout.clamp(0.001, 3600.0));
     let engine = brain_rank::team::connect(
         Some(&config),
@@ -124,9 +141,6 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         other => anyhow::Error::new(other),
     })?;
     let inputs = inputs(&args, &config, &warn)?;
-    if team.shared.is_empty() {
-        warn("no collection is shared (brain.yaml team.shared): nothing is sent".into());
-    }
     let opts = Options {
         batch: args.batch.max(1),
         prune: args.all,

@@ -111,6 +111,11 @@ fn finish(params: &mut Vec<(String, String)>, f: &Filter, rows: usize) {
     params.push(p("fq", "{!collapse field=doc_id}"));
     params.push(p("fl", FIELDS));
     params.push(p("rows", &rows.clamp(1, 10_000).to_string()));
+    // Every shard has a replica on every node of a small cluster: the node asked answers from its
+    // own, and fetches the stored fields in the same pass (SciFact on the 2-node cluster, one
+    // lexical request: 25 ms p50 → 8 ms, measured 2026-11-27).
+    params.push(p("shards.preference", "replica.location:local"));
+    params.push(p("distrib.singlePass", "true"));
 }
 
 /// The filter queries of `f`, one per restriction.
