@@ -3,7 +3,7 @@
 #   need_bins NAME…      release binaries present, else a message naming the cargo command, exit 1
 #   need_model DIR       the model folder present, else exit 1; exports BRAIN_EMBEDDER=local:DIR
 #   sessions_home DIR    a home at $BRAIN_HOME with one `bench` sessions collection in DIR
-#   fresh_us MODE        one `brain ask --mode MODE -n 10` per query of QUERIES, RUNS times each:
+#   fresh_us MODE [ARG…] one `brain ask --mode MODE -n 10 ARG…` per query of QUERIES, RUNS times each:
 #                        wall microseconds, one per line; a query that exits non-zero stops the
 #                        whole benchmark with its message (a failed query is not a latency)
 #   median, pct P        of numbers on stdin (pct: P in 0..1, printed / 1000, one decimal)
@@ -36,13 +36,14 @@ sessions_home() {
 
 fresh_us() {
   local mode=$1 q rc
+  shift
   for q in "${QUERIES[@]}"; do
     for _ in $(seq "$RUNS"); do
-      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --mode "$mode" -n 10 "$q" >/dev/null 2>"$BENCH_ERR"; rc=$?; local e=${EPOCHREALTIME/./}
+      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --mode "$mode" -n 10 "$@" "$q" >/dev/null 2>"$BENCH_ERR"; rc=$?; local e=${EPOCHREALTIME/./}
       # A query that failed has no latency to report: it fails the whole benchmark (a vector store
       # that did not match the model made every hybrid query exit at once, and was timed).
       if [ "$rc" -ne 0 ]; then
-        echo "$0: brain ask --mode $mode \"$q\" exited $rc: $(head -c 300 "$BENCH_ERR")" >&2
+        echo "$0: brain ask --mode $mode $* \"$q\" exited $rc: $(head -c 300 "$BENCH_ERR")" >&2
         kill -TERM $$; exit 1
       fi
       echo $(( e - s ))

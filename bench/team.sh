@@ -33,19 +33,6 @@ bash scripts/engine.sh wipe >/dev/null 2>&1
 url=$(bash scripts/engine.sh up | tail -n 1) || exit 1
 trap 'rm -f "$BENCH_ERR"; bash scripts/engine.sh down >/dev/null 2>&1' EXIT
 
-engine_us() { # fresh `brain ask --engine bench --mode lex`, wall µs per run
-  local q rc
-  for q in "${QUERIES[@]}"; do
-    for _ in $(seq "$RUNS"); do
-      local s=${EPOCHREALTIME/./}; "$BIN/brain" ask --engine bench --mode lex -n 10 "$q" >/dev/null 2>"$BENCH_ERR"; rc=$?; local e=${EPOCHREALTIME/./}
-      if [ "$rc" -ne 0 ]; then
-        echo "$0: brain ask --engine \"$q\" exited $rc: $(head -c 300 "$BENCH_ERR")" >&2
-        kill -TERM $$; exit 1
-      fi
-      echo $(( e - s ))
-    done
-  done
-}
 settle() { # wait (at most 10 min) until the nodes' merges are done: < 5 % CPU over 5 s
   local end=$((SECONDS + 600)) a b
   cpu() { for n in 1 2; do awk '{print $14 + $15}' "/proc/$(cat "$ENGINE_DIR/node$n.pid")/stat"; done | awk '{s+=$1} END {print s}'; }
@@ -75,7 +62,7 @@ for size in $SIZES; do
   pfield() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$push" "$1"; }
   disk=$(du -sm "$ENGINE_DIR"/node1 "$ENGINE_DIR"/node2 2>/dev/null | awk '{s+=$1} END {print s+0}')
   n1=$(node_mb 1); n2=$(node_mb 2)
-  t=$(engine_us); e50=$(pct 0.5 <<<"$t"); e95=$(pct 0.95 <<<"$t")
+  t=$(fresh_us lex --engine bench); e50=$(pct 0.5 <<<"$t"); e95=$(pct 0.95 <<<"$t")
   t=$(fresh_us lex); l50=$(pct 0.5 <<<"$t"); l95=$(pct 0.95 <<<"$t")
   printf '%-9s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' \
     "$(pfield passages)" "$files" "$(pfield push_s)" "$(pfield passages_per_s)" "$disk" "$n1" "$n2" \

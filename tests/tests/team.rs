@@ -888,37 +888,23 @@ fn a_purge_reaches_the_engine() {
     assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
     let (_, s) = t.push(&["--all"]);
     assert_eq!(s.sent, 3);
-    let out = run(
-        t.cmd("brain")
-            .args(["forget", "--purge", "--yes", "notes/secret.md"]),
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8_lossy(&out.stdout);
+    let purge = |id: &str| -> String {
+        let out = run(t.cmd("brain").args(["forget", "--purge", "--yes", id]), b"");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = purge("notes/secret.md");
     assert!(said.contains("deleted from the team engine"), "{said}");
     assert_eq!(t.count("doc_id:\"notes/secret.md\""), 0);
     assert_eq!(t.count("*:*"), 2);
     // Offline: the delete is spooled.
     drop(fwd);
-    let out = run(
-        t.cmd("brain")
-            .args(["forget", "--purge", "--yes", "notes/later.md"]),
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("waits in the spool"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let said = purge("notes/later.md");
+    assert!(said.contains("waits in the spool"), "{said}");
     assert_eq!(
         t.count("doc_id:\"notes/later.md\""),
         1,
@@ -1031,4 +1017,180 @@ fn mcp_query_reaches_the_engine_by_name_only() {
     assert_eq!(r["result"]["isError"], true, "a URL is not a name: {r}");
     drop(stdin);
     let _ = child.wait();
+}
+
+/// Seed 002 through the engine: a later active record of the same key supersedes an older one —
+/// whoever wrote either — hidden by default, back with --include-superseded, and current again
+/// `--as-of` a day before the newer one.
+#[test]
+fn a_later_record_of_a_key_supersedes_in_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "keys") else {
+        return;
+    };
+    t.note("pg15.md", "---\ndate: 2026-01-10\ntype: fact\nkey: db.engine\n---\n# Database\n\nThe core database runs Postgres 15.\n");
+    t.push(&["--all"]);
+    // A teammate's newer record of the same key, sent from their machine.
+    let doc = serde_json::json!({"schema": 1, "kind": "doc", "id": "notes/pg16.md", "collection": "notes", "path": "pg16.md", "title": "Database upgrade", "date": "2026-03-01T00:00:00Z", "source": {"type": "note", "file": "x"}, "meta": {"type": "fact", "key": "DB.Engine"}, "body": "The core database runs Postgres 16 since the upgrade."});
+    let mut c = t.cmd("teamindex");
+    c.env("BRAIN_AUTHOR", "bo")
+        .env("BRAIN_MACHINE", "desktop-2")
+        .env("BRAIN_HOME", t.home.join("../bo-home"));
+    std::fs::create_dir_all(t.home.join("../bo-home")).expect("bo home");
+    std::fs::copy(
+        t.home.join("brain.yaml"),
+        t.home.join("../bo-home/brain.yaml"),
+    )
+    .expect("yaml");
+    let out = run(&mut c, format!("{doc}\n").as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let uris = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["--mode", "lex", "--now", "2026-04-10T12:00:00Z"];
+        args.extend_from_slice(extra);
+        let (_, hits, _) = t.rank("core database postgres", &args);
+        let mut u: Vec<String> = hits.into_iter().map(|h| h.uri).collect();
+        u.sort();
+        u
+    };
+    assert_eq!(uris(&[]), vec!["brain://notes/pg16.md"]);
+    assert_eq!(uris(&["--include-superseded"]).len(), 2);
+    assert_eq!(
+        uris(&["--as-of", "2026-02-01"]),
+        vec!["brain://notes/pg15.md"]
+    );
+}
+
+/// An `https://` engine: its certificate is verified — refused (71, with the fix) when a team's own
+/// CA signed it and brain was not told; reached with `team.ca` / `BRAIN_ENGINE_CA`. The engine
+/// here is `openssl s_server`, which answers HTML: reaching it shows as "not JSON".
+#[test]
+fn an_https_engine_is_verified_against_the_team_ca() {
+    let Some(t) = Team::new("http://127.0.0.1:9/solr", "tls") else {
+        return;
+    };
+    if std::process::Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var("BRAIN_REQUIRE_ENGINE").is_err(),
+            "openssl (Debian's openssl package) is needed for the TLS test"
+        );
+        eprintln!("SKIPPED: no openssl");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let ssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(d)
+            .output()
+            .expect("openssl");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    ssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-subj",
+        "/CN=team-ca",
+        "-days",
+        "2",
+    ]);
+    ssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "srv.key",
+        "-out",
+        "srv.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(d.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").expect("ext");
+    ssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "srv.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "srv.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+    ]);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let mut server = std::process::Command::new("openssl")
+        .args([
+            "s_server",
+            "-accept",
+            &port.to_string(),
+            "-cert",
+            "srv.pem",
+            "-key",
+            "srv.key",
+            "-www",
+            "-quiet",
+        ])
+        .current_dir(d)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("s_server");
+    let start = std::time::Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err()
+        && start.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.configure(&format!("https://127.0.0.1:{port}/solr"));
+    t.note("a.md", "# A\n\nsome note\n");
+    let out = run(t.cmd("teamindex").arg("--all"), b"");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(71), "{err}");
+    assert!(
+        err.contains("TLS failed") && err.contains("team.ca"),
+        "{err}"
+    );
+    let out = run(
+        t.cmd("teamindex")
+            .arg("--all")
+            .env("BRAIN_ENGINE_CA", d.join("ca.pem")),
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("not JSON") && !err.contains("TLS failed"),
+        "{err}"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
 }

@@ -158,6 +158,14 @@ impl Doc {
         fm
     }
 
+    /// The collection the document belongs to: its own, or (before `partition` assigned one)
+    /// the first part of its id.
+    pub fn collection_name(&self) -> String {
+        self.collection
+            .clone()
+            .unwrap_or_else(|| self.id.split('/').next().unwrap_or_default().to_string())
+    }
+
     /// The markdown file form: `---`, YAML frontmatter, `---`, body.
     pub fn to_markdown(&self) -> String {
         markdown::render(&self.frontmatter(), &self.body)

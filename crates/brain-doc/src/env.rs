@@ -66,6 +66,10 @@ pub const VARS: &[Var] = &[
         "the password of the team engine's basic auth (never on the command line)",
     ),
     var(
+        "BRAIN_ENGINE_CA",
+        "a PEM file of the CA an https:// team engine's certificate is signed by (default: Mozilla's roots)",
+    ),
+    var(
         "BRAIN_AUTHOR",
         "who this home's documents are from in a team engine (default: team.author, else $USER)",
     ),

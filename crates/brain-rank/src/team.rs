@@ -29,7 +29,12 @@ pub fn connect(
         .as_deref()
         .and_then(|p| config.map(|c| c.resolve(p)));
     let creds = brain_team::client::credentials(credentials_file.as_deref())?;
-    brain_team::Engine::connect(&url, index.unwrap_or(&team.index), creds, timeout)
+    let ca = team
+        .ca
+        .as_deref()
+        .and_then(|p| config.map(|c| c.resolve(p)));
+    let tls = brain_team::client::Tls::from_env(ca.as_deref())?;
+    brain_team::Engine::connect_tls(&url, index.unwrap_or(&team.index), creds, &tls, timeout)
 }
 
 /// This home's chunker and embedder, as the sink asks for them.

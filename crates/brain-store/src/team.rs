@@ -11,6 +11,7 @@
 //!   replicas: 2
 //!   credentials: ~/.config/brain/engine.cred   # `user:password`, a file only its owner may read
 //!   author: ana                       # who this home's documents are from (default: $USER)
+//!   ca: ~/.config/brain/team-ca.pem   # the CA of an https:// engine (default: Mozilla's roots)
 //! ```
 
 use std::collections::BTreeMap;
@@ -36,6 +37,10 @@ pub struct Team {
     pub credentials: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// A PEM file of the certificate authority an `https://` engine's certificate is signed by
+    /// (default: Mozilla's roots; `BRAIN_ENGINE_CA` overrides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<String>,
 }
 
 impl Default for Team {
@@ -48,6 +53,7 @@ impl Default for Team {
             replicas: 2,
             credentials: None,
             author: None,
+            ca: None,
         }
     }
 }

@@ -77,6 +77,43 @@ pub fn credentials(file: Option<&Path>) -> Result<Option<(String, String)>, Team
     }
 }
 
+/// Whom an `https://` engine's certificate must be signed by: Mozilla's roots (the default), or
+/// the certificates of a team's own CA.
+#[derive(Debug, Clone, Default)]
+pub struct Tls {
+    roots: Option<Vec<ureq::tls::Certificate<'static>>>,
+}
+
+impl Tls {
+    /// `BRAIN_ENGINE_CA`, else the PEM file `ca` names (brain.yaml's `team.ca`), else the default.
+    pub fn from_env(ca: Option<&Path>) -> Result<Tls, TeamError> {
+        let file = brain_doc::env::get("BRAIN_ENGINE_CA").map(std::path::PathBuf::from);
+        let Some(path) = file.or_else(|| ca.map(Path::to_path_buf)) else {
+            return Ok(Tls::default());
+        };
+        let shown = brain_store::display_path(&path);
+        let bad = |why: String| TeamError::Config(format!("the engine's CA {shown}: {why}"));
+        let meta = std::fs::metadata(&path).map_err(|e| bad(e.to_string()))?;
+        if !meta.is_file() || meta.len() > MAX_CA {
+            return Err(bad("not a PEM file of certificates".into()));
+        }
+        let pem = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
+        let mut roots = Vec::new();
+        for item in ureq::tls::parse_pem(&pem) {
+            if let ureq::tls::PemItem::Certificate(c) = item.map_err(|e| bad(e.to_string()))? {
+                roots.push(c);
+            }
+        }
+        if roots.is_empty() {
+            return Err(bad("holds no certificate".into()));
+        }
+        Ok(Tls { roots: Some(roots) })
+    }
+}
+
+/// The largest CA file read.
+const MAX_CA: u64 = 1 << 20;
+
 impl Engine {
     /// A client of `index` at `url` (already checked by `brain_store::team::engine_url`).
     pub fn connect(
@@ -85,25 +122,37 @@ impl Engine {
         credentials: Option<(String, String)>,
         timeout: Duration,
     ) -> Result<Engine, TeamError> {
+        Engine::connect_tls(url, index, credentials, &Tls::default(), timeout)
+    }
+
+    /// [`Engine::connect`] trusting `tls`'s roots for an `https://` engine.
+    pub fn connect_tls(
+        url: &str,
+        index: &str,
+        credentials: Option<(String, String)>,
+        tls: &Tls,
+        timeout: Duration,
+    ) -> Result<Engine, TeamError> {
         let url = brain_store::team::engine_url(url).map_err(TeamError::Config)?;
         brain_store::team::check_index(index).map_err(TeamError::Config)?;
-        if url.starts_with("https://") {
-            return Err(TeamError::Config(format!(
-                "{url}: this build of brain speaks plain HTTP to the engine; reach a TLS engine through a local proxy or SSH tunnel (docs/team.md)"
-            )));
-        }
         let auth = credentials.map(|(u, p)| {
             format!(
                 "Basic {}",
                 base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"))
             )
         });
-        let agent = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder()
             .timeout_connect(Some(CONNECT_TIMEOUT.min(timeout)))
             .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+            .http_status_as_error(false);
+        if let Some(roots) = &tls.roots {
+            config = config.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(roots))
+                    .build(),
+            );
+        }
+        let agent = config.build().into();
         Ok(Engine {
             url,
             index: index.to_string(),
@@ -246,7 +295,19 @@ impl Engine {
             ),
             _ => false,
         };
-        if timed_out {
+        let text = e.to_string();
+        let lower = text.to_lowercase();
+        let tls = matches!(
+            e,
+            ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_)
+        ) || lower.contains("certificate")
+            || lower.contains("handshake");
+        if tls {
+            TeamError::Tls {
+                url: self.url.clone(),
+                reason: text,
+            }
+        } else if timed_out {
             TeamError::Timeout {
                 url: self.url.clone(),
                 secs: self.timeout.as_secs().max(1),
@@ -254,7 +315,7 @@ impl Engine {
         } else {
             TeamError::Unreachable {
                 url: self.url.clone(),
-                reason: e.to_string(),
+                reason: text,
             }
         }
     }

@@ -31,6 +31,9 @@ pub enum TeamError {
     /// The engine could not be reached (connection refused, no route, DNS).
     #[error("the team engine at {url} cannot be reached: {reason}")]
     Unreachable { url: String, reason: String },
+    /// The engine's certificate could not be verified (or TLS failed): never sent to anyway.
+    #[error("the team engine at {url}: TLS failed: {reason}")]
+    Tls { url: String, reason: String },
     /// The engine did not answer in time.
     #[error("the team engine at {url} did not answer within {secs} s")]
     Timeout { url: String, secs: u64 },
@@ -71,7 +74,7 @@ impl Classified for TeamError {
             TeamError::Engine { status, .. } if *status == 400 => ErrorCode::BadQuery,
             TeamError::Engine { .. } => ErrorCode::IndexMissing,
             TeamError::Timeout { .. } => ErrorCode::Timeout,
-            TeamError::Denied { .. } => ErrorCode::Refused,
+            TeamError::Denied { .. } | TeamError::Tls { .. } => ErrorCode::Refused,
             TeamError::Io { .. } => ErrorCode::Internal,
             TeamError::Embed { code, .. } => *code,
         }
@@ -81,6 +84,7 @@ impl Classified for TeamError {
         match self {
             TeamError::Unreachable { .. } => "start the engine (`make engine-up` for a local one), or check --engine and team.engines in brain.yaml".into(),
             TeamError::Timeout { .. } => "the engine is overloaded or a node is down: try again, or check the cluster".into(),
+            TeamError::Tls { .. } => "an engine signed by a team's own CA: set team.ca (or BRAIN_ENGINE_CA) to its PEM file (docs/team.md)".into(),
             TeamError::Denied { .. } => "set BRAIN_ENGINE_USER and BRAIN_ENGINE_PASSWORD, or team.credentials (a 0600 file holding user:password)".into(),
             TeamError::Mapping(_) => "point team.index at a new name (brain creates it), or ask the engine's owner to delete the old index".into(),
             TeamError::Embed { fix, .. } => fix.clone(),

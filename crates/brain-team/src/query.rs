@@ -240,6 +240,46 @@ pub fn found(answer: &Value) -> Vec<Found> {
         .unwrap_or_default()
 }
 
+/// The parameters asking, for each of `keys`, its newest active record (by date; within `hide`'s
+/// as-of instant when it has one): what decides which records a later one supersedes.
+pub fn newest_of_keys(keys: &[String], hide: Hide) -> Vec<(String, String)> {
+    let any: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
+    let mut params = vec![
+        p("q", "*:*"),
+        p("fq", &format!("key:({})", any.join(" OR "))),
+        p("fq", "status:\"active\""),
+        p("group", "true"),
+        p("group.field", "key"),
+        p("group.sort", "date desc,doc_id asc"),
+        p("group.limit", "1"),
+        p("fl", "doc_id,key,date"),
+        p("rows", &keys.len().clamp(1, 10_000).to_string()),
+    ];
+    if hide.as_of
+        && let Some(at) = crate::record::instant(hide.at)
+    {
+        params.push(p("fq", &format!("date:[* TO {at}]")));
+    }
+    params
+}
+
+/// The newest record of each key in an answer to [`newest_of_keys`]: key → (document id, date).
+pub fn newest(answer: &Value) -> std::collections::HashMap<String, (String, String)> {
+    let mut out = std::collections::HashMap::new();
+    for g in answer["grouped"]["key"]["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let doc = &g["doclist"]["docs"][0];
+        if let (Some(key), Some(id)) = (g["groupValue"].as_str(), doc["doc_id"].as_str()) {
+            let date = doc["date"].as_str().unwrap_or_default().to_string();
+            out.insert(key.to_string(), (id.to_string(), date));
+        }
+    }
+    out
+}
+
 /// How many passages the engine holds (of one document, when `doc_id` is given).
 pub fn count_params(doc_id: Option<&str>) -> Vec<(String, String)> {
     let mut params = vec![p("q", "*:*"), p("rows", "0")];

@@ -32,14 +32,7 @@ pub struct Input {
 impl Input {
     /// The collection, or the first part of the id.
     pub fn collection(&self) -> String {
-        self.doc.collection.clone().unwrap_or_else(|| {
-            self.doc
-                .id
-                .split('/')
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        })
+        self.doc.collection_name()
     }
 }
 

@@ -3,8 +3,7 @@
 //!
 //! Every request has a connect timeout and an overall timeout; a server that accepts the connection and
 //! never answers is a [`VecError::Timeout`] (exit 66), never a hang. Returned vectors are L2-normalized
-//! here, whatever the server does. `https://` URLs need a TLS-enabled build of `ureq`; this build speaks
-//! plain HTTP (a LAN GPU box or a local server), and says so for `https://`.
+//! here, whatever the server does. `https://` servers are verified against Mozilla's roots.
 
 use std::time::Duration;
 
@@ -44,11 +43,6 @@ impl Http {
             Api::Ollama => "/api/embed",
         };
         let url = format!("{}{path}", base.trim_end_matches('/'));
-        if url.starts_with("https://") {
-            return Err(VecError::BadInput(format!(
-                "{url}: this build has no TLS; use http:// (a LAN server or an SSH tunnel)"
-            )));
-        }
         let config = ureq::Agent::config_builder()
             .timeout_connect(Some(CONNECT_TIMEOUT.min(timeout)))
             .timeout_global(Some(timeout))

@@ -48,14 +48,7 @@ impl Input {
 
     /// The collection, or the first path component of the id.
     pub fn collection(&self) -> String {
-        self.doc.collection.clone().unwrap_or_else(|| {
-            self.doc
-                .id
-                .split('/')
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        })
+        self.doc.collection_name()
     }
 
     /// sha256 of what gets embedded.

@@ -169,7 +169,11 @@ impl Engine {
         r.mapping()?;
         let params = compile(query, filters, &r.authors, depth, now)?;
         let answer = r.engine.select(&params).map_err(unavailable)?;
-        Ok(hits(tq::found(&answer), "bm25", now, |s| s))
+        let mut merged = query.filters.clone();
+        merged.merge(filters);
+        let filter = remote_filter(&merged, &r.authors, now)?;
+        let found = current(r, tq::found(&answer), &filter)?;
+        Ok(hits(found, "bm25", now, |s| s))
     }
 
     /// The vector lists of `plan` from the engine: each text embedded here (one call), each
@@ -203,8 +207,9 @@ impl Engine {
                 .engine
                 .select(&tq::vector(&v, &filter, depth))
                 .map_err(unavailable)?;
+            let found = current(r, tq::found(&answer), &filter)?;
             // The engine scores cosine similarity as (1 + cos) / 2; brain's signals carry the cosine.
-            out.push((*i, hits(tq::found(&answer), "vec", now, |s| 2.0 * s - 1.0)));
+            out.push((*i, hits(found, "vec", now, |s| 2.0 * s - 1.0)));
         }
         Ok(out)
     }
@@ -248,6 +253,38 @@ pub fn compile(
         filter: remote_filter(&q.filters, authors, now)?,
     };
     Ok(tq::lexical(&search, depth))
+}
+
+/// `found` without the records a later active record of the same `key` supersedes (seed 002:
+/// the newest record of a subject is the current one) — one request for the keys of the page;
+/// everything when the lifecycle hides nothing (`--include-superseded`).
+fn current(r: &Remote, found: Vec<Found>, filter: &tq::Filter) -> Result<Vec<Found>, RunError> {
+    let Some(hide) = filter.hide else {
+        return Ok(found);
+    };
+    let mut keys: Vec<String> = found.iter().filter_map(|f| f.key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    if keys.is_empty() {
+        return Ok(found);
+    }
+    let answer = r
+        .engine
+        .select(&tq::newest_of_keys(&keys, hide))
+        .map_err(unavailable)?;
+    let newest = tq::newest(&answer);
+    Ok(found
+        .into_iter()
+        .filter(|f| {
+            let (Some(key), Some(date)) = (&f.key, &f.date) else {
+                return true;
+            };
+            match newest.get(key) {
+                Some((id, newer)) => id == &f.doc_id || newer <= date,
+                None => true,
+            }
+        })
+        .collect())
 }
 
 /// brain's filters as the engine's; those it has no field for are refused.
