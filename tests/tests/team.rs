@@ -1194,3 +1194,36 @@ fn an_https_engine_is_verified_against_the_team_ca() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// `brain context --engine`: the memory block for a task, built from the team engine's answers
+/// (fenced as team text), within the budget.
+#[test]
+fn context_is_built_from_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "context") else {
+        return;
+    };
+    t.note("r.md", "---\ntype: decision\nimportance: 5\n---\n# Release\n\nWe decided releases go out on Tuesdays after the canary.\n");
+    t.push(&["--all"]);
+    let out = run(
+        t.cmd("brain").args([
+            "context",
+            "--engine",
+            "test",
+            "--json",
+            "--budget",
+            "500",
+            "when do releases go out",
+        ]),
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let block: serde_json::Value = serde_json::from_slice(&out.stdout).expect("context json");
+    let text = block.to_string();
+    assert!(text.contains("Tuesdays"), "{text}");
+    assert!(text.contains("untrusted"), "team text is fenced: {text}");
+}

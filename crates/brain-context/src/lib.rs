@@ -131,7 +131,7 @@ pub fn check_budget(budget: usize) -> Result<(), ContextError> {
     Ok(())
 }
 
-/// The guaranteed records of the engine's home, newest first: pinned, importance 5, or of a
+/// The guaranteed records of the engine's home (or its team engine), newest first: pinned, importance 5, or of a
 /// collection of role `memory`; superseded and expired ones are hidden as in any search.
 pub fn guaranteed(
     engine: &Engine,
@@ -148,9 +148,7 @@ pub fn guaranteed(
         guaranteed: Some(memory),
         ..Filters::default()
     };
-    Ok(engine
-        .ranker()?
-        .latest(&filters, MAX_GUARANTEED, now.timestamp())?)
+    engine.latest(&filters, MAX_GUARANTEED, now)
 }
 
 /// `brain context TASK`: search the task, add the guaranteed records, fill the budget.

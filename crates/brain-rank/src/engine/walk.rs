@@ -11,14 +11,18 @@ use crate::plan::Plan;
 
 impl Engine {
     /// The newest `limit` documents passing `filters`: from this home's index, or the team engine.
-    fn latest(
+    pub fn latest(
         &self,
         filters: &crate::Filters,
         limit: usize,
         now: &Zoned,
     ) -> Result<Vec<Hit>, RunError> {
         match &self.remote {
-            Some(r) => self.remote_latest(r, filters, limit, now),
+            Some(r) => {
+                let mut hits = self.remote_latest(r, filters, limit, now)?;
+                self.mark_trust(&mut hits);
+                Ok(hits)
+            }
             None => Ok(self.ranker()?.latest(filters, limit, now.timestamp())?),
         }
     }
