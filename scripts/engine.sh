@@ -35,7 +35,7 @@ compile() {
     [ "$root/engine/pom.xml" -nt "$build/classes/dev/brain/engine/Node.class" ] ||
     [ "$root/engine/src/main/java/dev/brain/engine/Node.java" -nt "$build/classes/dev/brain/engine/Node.class" ]; then
     say "building the launcher (Maven Central: Solr and its dependencies, ~85 MB the first time)"
-    mvn -q -B -f "$root/engine/pom.xml" -Dengine.target="$build" compile >&2
+    mvn -q -B -Dstyle.color=never -f "$root/engine/pom.xml" -Dengine.target="$build" compile >&2
   fi
 }
 

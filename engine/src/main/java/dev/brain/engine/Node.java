@@ -24,7 +24,19 @@ public final class Node {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 3 && args[0].equals("zk")) {
-      ZooKeeperServerMain.main(new String[] {args[1], args[2]});
+      // A config file rather than (port, dir): only it can bind the loopback interface alone.
+      Path data = Path.of(args[2]);
+      Files.createDirectories(data);
+      Path cfg = data.resolve("zoo.cfg");
+      Files.writeString(
+          cfg,
+          "dataDir=" + data.toAbsolutePath() + "\n"
+              + "clientPort=" + Integer.parseInt(args[1]) + "\n"
+              + "clientPortAddress=127.0.0.1\n"
+              + "tickTime=2000\n"
+              + "maxClientCnxns=0\n"
+              + "admin.enableServer=false\n");
+      ZooKeeperServerMain.main(new String[] {cfg.toString()});
       return;
     }
     if (args.length != 4 || !args[0].equals("solr")) {
