@@ -73,7 +73,11 @@ fn status_and_explain_agree_on_counts_and_parse_back() {
         e.vectors.need_embeddings, 5,
         "no store: every document needs embeddings"
     );
-    assert_eq!(e.binaries.iter().filter(|b| b.path.is_some()).count(), 9);
+    // brain and every stage.
+    assert_eq!(
+        e.binaries.iter().filter(|b| b.path.is_some()).count(),
+        brain_ops::bins::STAGES.len() + 1
+    );
 }
 
 #[test]
@@ -144,7 +148,7 @@ fn doctor_logs_a_row_with_its_failures_and_explain_shows_the_verdict() {
     );
     let r: DoctorReport = serde_json::from_slice(&out.stdout).expect("report");
     assert_eq!(r.failures, ["locks"]);
-    assert_eq!(r.checks.len(), 18, "every check ran");
+    assert_eq!(r.checks.len(), 19, "every check ran");
     let log = std::fs::read_to_string(work.path().join("home/logs/usage.jsonl")).expect("usage");
     let row: serde_json::Value =
         serde_json::from_str(log.lines().last().expect("row")).expect("json");
@@ -202,7 +206,11 @@ fn a_brain_without_its_stages_fails_the_binaries_check() {
         .find(|c| c.name == "binaries")
         .expect("binaries");
     assert!(
-        check.summary.starts_with("8 of 9 binaries do not resolve"),
+        check.summary.starts_with(&format!(
+            "{} of {} binaries do not resolve",
+            brain_ops::bins::STAGES.len(),
+            brain_ops::bins::STAGES.len() + 1
+        )),
         "{}",
         check.summary
     );
