@@ -79,46 +79,10 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
     let who = Who::from_env(team.author.as_deref());
     if args.records {
-        // The chunks as vecindex cuts them; no model is loaded (no vectors are printed).
-        let chunking = ChunkParams::default();
-        for input in inputs(&args, &config, &warn)? {
-            let collection = input.collection();
-            if !team.shared.contains(&collection) {
-                continue;
-            }
-            let pieces = brain_rank::team::pieces(&input.doc.body, chunking);
-            let passages = brain_team::record::passages(
-                &input.doc,
-                &collection,
-                &sink::content_hash(&input),
-                &pieces,
-                input.body_line,
-                None,
-                &who,
-            );
-            for p in &passages {
-                brain_doc::ndjson::write_line(&mut out, p)?;
-            }
-        }
-        out.flush()?;
-        return Ok(Exit::Success);
+        return records(&args, &config, &team, &who, &warn, out);
     }
     if team.shared.is_empty() {
-        // Nothing may leave this machine: no engine is contacted, no model loaded.
-        let docs = inputs(&args, &config, &warn)?.len();
-        warn(
-            "no collection is shared (brain.yaml team.shared): nothing is sent (docs/team.md)"
-                .into(),
-        );
-        let summary = sink::Summary {
-            kind: "teamindex".into(),
-            docs,
-            not_shared: docs,
-            ..sink::Summary::default()
-        };
-        brain_doc::ndjson::write_line(&mut out, &summary)?;
-        out.flush()?;
-        return Ok(Exit::Success);
+        return nothing_shared(&args, &config, &warn, out);
     }
     let timeout = Duration::from_secs_f64(args.timeout.clamp(0.001, 3600.0));
     let engine = brain_rank::team::connect(
@@ -183,6 +147,63 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         summary.drained,
         summary.waiting
     );
+    brain_doc::ndjson::write_line(&mut out, &summary)?;
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// `--records`: the passages that would be sent, without vectors; no engine, no model.
+fn records(
+    args: &Args,
+    config: &brain_store::Config,
+    team: &brain_store::team::Team,
+    who: &Who,
+    warn: &dyn Fn(String),
+    mut out: Stdout,
+) -> anyhow::Result<Exit> {
+    use std::io::Write;
+    // The chunks as vecindex cuts them; no model is loaded (no vectors are printed).
+    let chunking = ChunkParams::default();
+    for input in inputs(args, config, warn)? {
+        let collection = input.collection();
+        if !team.shared.contains(&collection) {
+            continue;
+        }
+        let pieces = brain_rank::team::pieces(&input.doc.body, chunking);
+        let passages = brain_team::record::passages(
+            &input.doc,
+            &collection,
+            &sink::content_hash(&input),
+            &pieces,
+            input.body_line,
+            None,
+            who,
+        );
+        for p in &passages {
+            brain_doc::ndjson::write_line(&mut out, p)?;
+        }
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// Nothing shared: no engine contacted, no model loaded; the summary says why.
+fn nothing_shared(
+    args: &Args,
+    config: &brain_store::Config,
+    warn: &dyn Fn(String),
+    mut out: Stdout,
+) -> anyhow::Result<Exit> {
+    use std::io::Write;
+    // Nothing may leave this machine: no engine is contacted, no model loaded.
+    let docs = inputs(args, config, warn)?.len();
+    warn("no collection is shared (brain.yaml team.shared): nothing is sent (docs/team.md)".into());
+    let summary = sink::Summary {
+        kind: "teamindex".into(),
+        docs,
+        not_shared: docs,
+        ..sink::Summary::default()
+    };
     brain_doc::ndjson::write_line(&mut out, &summary)?;
     out.flush()?;
     Ok(Exit::Success)

@@ -12,6 +12,7 @@
 pub mod beir;
 pub mod metrics;
 mod run;
+mod team;
 pub mod tune;
 
 pub use run::{Bench, EvalError, EvalOptions, Latency, Report, evaluate, hit_id};
