@@ -6,7 +6,8 @@
 //!
 //! * [`BiasAdd`] — `x + bias` over the last dimension;
 //! * [`BiasGelu`] — `gelu(x + bias)`, BERT's exact (erf) GELU;
-//! * [`Softmax`] — softmax over the last dimension.
+//! * [`Softmax`] — softmax over the last dimension;
+//! * [`AddNorm`] — `LayerNorm(x + bias + residual)`, BERT's add & norm in one pass.
 //!
 //! [`exp`] is Cephes' `expf` (range reduction by ln 2, a degree-6 polynomial; ~1 ulp), [`erf`] is
 //! Abramowitz & Stegun 7.1.26 (absolute error ≤ 1.5e-7 in exact arithmetic, ≤ 6e-7 in f32). Parity of the whole model with a float64
@@ -229,6 +230,98 @@ fn softmax_rows(o: &mut [f32], x: &[f32], k: usize) {
     }
 }
 
+/// BERT's "add & norm" after the attention output and after the feed-forward, in one pass per
+/// row: `LayerNorm(x + bias + residual)` over the last dimension. Before, the bias, the residual and
+/// the norm were three passes and two fresh tensors of the batch's size.
+pub struct AddNorm {
+    pub bias: Vec<f32>,
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
+    pub eps: f32,
+}
+
+impl CustomOp2 for AddNorm {
+    fn name(&self) -> &'static str {
+        "brain-add-norm"
+    }
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = f32s(s1, l1, "add-norm input")?;
+        let r = f32s(s2, l2, "add-norm residual")?;
+        let k = self.gamma.len();
+        if k == 0
+            || l1.shape() != l2.shape()
+            || l1.shape().dims().last() != Some(&k)
+            || self.bias.len() != k
+            || self.beta.len() != k
+        {
+            bail!(
+                "add-norm: input {:?}, residual {:?}, a norm of {k}",
+                l1.shape(),
+                l2.shape()
+            )
+        }
+        let mut out = vec![0f32; x.len()];
+        let rows = |o: &mut [f32], x: &[f32], r: &[f32]| {
+            add_norm_wide(o, x, r, &self.bias, &self.gamma, &self.beta, self.eps)
+        };
+        if x.len() < PARALLEL_ELEMENTS {
+            rows(&mut out, x, r);
+        } else {
+            let chunk = k * ROWS_PER_TASK;
+            out.par_chunks_mut(chunk)
+                .zip(x.par_chunks(chunk))
+                .zip(r.par_chunks(chunk))
+                .for_each(|((o, x), r)| rows(o, x, r));
+        }
+        Ok((CpuStorage::F32(out), l1.shape().clone()))
+    }
+}
+
+simd::widest!(fn add_norm_wide(o: &mut [f32], x: &[f32], r: &[f32], bias: &[f32], gamma: &[f32], beta: &[f32], eps: f32) => add_norm_rows);
+
+#[inline(always)]
+fn add_norm_rows(
+    o: &mut [f32],
+    x: &[f32],
+    r: &[f32],
+    bias: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    eps: f32,
+) {
+    let k = gamma.len();
+    for ((o, x), r) in o
+        .chunks_exact_mut(k)
+        .zip(x.chunks_exact(k))
+        .zip(r.chunks_exact(k))
+    {
+        for (((o, &x), &r), &b) in o.iter_mut().zip(x).zip(r).zip(bias) {
+            *o = x + b + r;
+        }
+        let mean = lanes(o, 0.0, |a, b| a + b) / k as f32;
+        o.iter_mut().for_each(|v| *v -= mean);
+        let mut acc = [0f32; 8];
+        let chunks = o.chunks_exact(8);
+        let tail = chunks.remainder();
+        for c in chunks {
+            for l in 0..8 {
+                acc[l] += c[l] * c[l];
+            }
+        }
+        let var = (acc.iter().sum::<f32>() + tail.iter().map(|v| v * v).sum::<f32>()) / k as f32;
+        let inv = 1.0 / (var + eps).sqrt();
+        for ((o, &g), &b) in o.iter_mut().zip(gamma).zip(beta) {
+            *o = *o * inv * g + b;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +369,34 @@ mod tests {
         let want = want.gelu_erf()?;
         let got = x.apply_op2_no_bwd(&b, &BiasGelu)?;
         assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
+        // Add & norm against candle-nn's LayerNorm of the sum, rows long enough for the lanes.
+        let x = Tensor::arange(0f32, 600.0, &dev)?
+            .reshape((30, 20))?
+            .affine(0.37, -2.0)?
+            .sin()?;
+        let r = x.affine(-0.5, 0.25)?.cos()?;
+        let bias: Vec<f32> = (0..20).map(|i| i as f32 * 0.01 - 0.1).collect();
+        let gamma: Vec<f32> = (0..20).map(|i| 1.0 + i as f32 * 0.02).collect();
+        let beta: Vec<f32> = (0..20).map(|i| i as f32 * -0.03).collect();
+        let ln = candle_nn::LayerNorm::new(
+            Tensor::new(gamma.as_slice(), &dev)?,
+            Tensor::new(beta.as_slice(), &dev)?,
+            1e-12,
+        );
+        let want = candle_nn::Module::forward(
+            &ln,
+            &x.broadcast_add(&Tensor::new(bias.as_slice(), &dev)?)?
+                .add(&r)?,
+        )?;
+        let norm = AddNorm {
+            bias,
+            gamma,
+            beta,
+            eps: 1e-12,
+        };
+        let got = x.apply_op2_no_bwd(&r, &norm)?;
+        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
+        assert!(x.apply_op2_no_bwd(&x.narrow(0, 0, 3)?, &norm).is_err());
         let s = Tensor::arange(0f32, 36.0, &dev)?
             .reshape((2, 2, 3, 3))?
             .affine(0.7, -9.0)?;
