@@ -518,6 +518,162 @@ fn a_push_killed_midway_is_completed_by_the_next() {
     assert_eq!((ids.len(), unique.len()), (60, 60));
 }
 
+/// Two teamindex runs at once: one takes the lock, the other exits 70 (or starts after the first
+/// ended and finds nothing to send); the engine holds every document once.
+#[test]
+fn concurrent_pushes_never_write_twice() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "conc") else {
+        return;
+    };
+    for i in 0..40 {
+        t.note(
+            &format!("c{i:02}.md"),
+            &format!("# C {i}\n\nConcurrent push note {i} about ibises.\n"),
+        );
+    }
+    let spawn = || {
+        t.cmd("teamindex")
+            .args(["--all", "--batch", "2"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("test setup")
+    };
+    let (a, b) = (spawn(), spawn());
+    let outs = [a, b].map(|c| c.wait_with_output().expect("test setup"));
+    let codes: Vec<Option<i32>> = outs.iter().map(|o| o.status.code()).collect();
+    assert!(codes.contains(&Some(0)), "{outs:?}");
+    for o in &outs {
+        match o.status.code() {
+            Some(0) => {}
+            Some(70) => assert!(
+                String::from_utf8_lossy(&o.stderr).contains("teamindex"),
+                "{o:?}"
+            ),
+            _ => panic!("{o:?}"),
+        }
+    }
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.unchanged), (0, 40), "{s:?}");
+    let ids = t.ids();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!((ids.len(), unique.len()), (40, 40));
+}
+
+/// This home's state damaged: sent.json not JSON, and a spool file that is not a request. The
+/// push says so, sets both aside, sends every document again and deletes the passages the lost
+/// state knew of (a document now shorter leaves no stale chunk). forget --purge still reaches
+/// the engine, and doctor names the damaged file before the push repairs it.
+#[test]
+fn a_damaged_state_is_set_aside_and_repaired() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "damaged") else {
+        return;
+    };
+    let long: String = (0..120)
+        .map(|i| format!("Paragraph {i} about the heron migration and its counts.\n\n"))
+        .collect();
+    t.note("long.md", &format!("# Long\n\n{long}"));
+    t.note("short.md", "# Short\n\nA short note about herons.\n");
+    let (_, s) = t.push(&["--all"]);
+    assert!(s.passages > 3, "{s:?}");
+    let state = t
+        .home
+        .join("state/team")
+        .join(brain_team::sink::state_key(&t.client()));
+    let sent = state.join("sent.json");
+    assert!(sent.is_file());
+    std::fs::write(&sent, b"{\"notes/long.md\": {\"hash\": tru").expect("test setup");
+    let out = run(t.cmd("brain").args(["doctor", "--json"]), b"");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+    let check = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "team")
+        .cloned()
+        .expect("team check");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    assert!(check.to_string().contains("damaged"), "{check}");
+    // A spooled request someone truncated: not a request the engine takes.
+    let spool = state.join("spool");
+    std::fs::create_dir_all(&spool).expect("test setup");
+    std::fs::write(
+        spool.join("000000000000000000000001-0000000001-000000.json"),
+        b"{\"add\":{\"doc\":{\"id\"",
+    )
+    .expect("test setup");
+    t.note("long.md", "# Long\n\nNow one paragraph about herons.\n");
+    let (out, s) = t.push(&["--all"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("damaged") && err.contains("set aside"),
+        "{err}"
+    );
+    assert!(state.join("sent.json.damaged").is_file());
+    assert!(state.join("spool/refused").is_dir(), "{err}");
+    assert_eq!((s.sent, s.waiting), (2, 0), "{s:?}");
+    assert_eq!(t.ids().len(), 2, "the lost state's stale chunks are gone");
+    // The state is whole again: the next run sends nothing.
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.unchanged), (0, 2), "{s:?}");
+    // A damaged state does not stop a purge from reaching the engine.
+    std::fs::write(&sent, b"\x00\xff").expect("test setup");
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    let out = run(
+        t.cmd("brain")
+            .args(["forget", "--purge", "--yes", "notes/short.md"]),
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(t.count("doc_id:\"notes/short.md\""), 0);
+}
+
+/// What leaves the machine is redacted again: a hand-written note's secret never reaches the
+/// engine (not in any field, not searchable), a `<private>` span neither; a note marked
+/// `brain:do-not-index` is never sent, and one marked after it was sent is deleted from the engine.
+#[test]
+fn secrets_and_opted_out_notes_never_reach_the_engine() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "secret") else {
+        return;
+    };
+    let ghp = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    t.note(
+        "deploy.md",
+        &format!("---\nkey: deploy.{ghp}\n---\n# Deploy {ghp}\n\nPush the kiwi build with {ghp}.\n\n<private>pager 555-0100</private>\n"),
+    );
+    t.note(
+        "diary.md",
+        "# Diary\n\nbrain:do-not-index\n\nkiwi thoughts kept here.\n",
+    );
+    t.note("plain.md", "# Plain\n\nA plain kiwi note.\n");
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.withheld), (2, 1), "{s:?}");
+    assert!(s.redacted >= 3, "{s:?}");
+    let e = t.client();
+    let v = e
+        .select(&[("q".into(), "*:*".into()), ("rows".into(), "100".into())])
+        .expect("test setup");
+    let held = v.to_string();
+    assert!(!held.contains(ghp) && !held.contains("555-0100"), "{held}");
+    assert!(held.contains("[REDACTED:"), "{held}");
+    assert_eq!(t.count(&format!("body:{ghp}")), 0);
+    assert_eq!(t.count("doc_id:\"notes/diary.md\""), 0);
+    // Marked after it was sent: deleted from the engine.
+    t.note(
+        "plain.md",
+        "# Plain\n\nA plain kiwi note.\n\nbrain:do-not-index\n",
+    );
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.withheld, s.removed), (2, 1), "{s:?}");
+    assert_eq!(t.count("doc_id:\"notes/plain.md\""), 0);
+    assert_eq!(t.ids().len(), 1);
+}
+
 fn walk_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir(dir) {

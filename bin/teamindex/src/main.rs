@@ -19,8 +19,12 @@ use clap::Parser;
 /// Only collections named in brain.yaml's `team.shared` are sent; nothing is shared by default.
 /// Each document goes as one passage per chunk, with the chunk's vector from brain's own model;
 /// unchanged documents are not sent again, and ids are stable, so a repeated run never makes a
-/// duplicate. When the engine cannot be reached the requests are spooled under
-/// $BRAIN_HOME/state/team/ and the next run sends them first. stdout: one summary record.
+/// duplicate. Before anything leaves the machine, brain-redact's rules run again over each
+/// document's title, frontmatter and body (secrets replaced, <private> spans and base64 blobs
+/// gone); a document holding brain:do-not-index is never sent, and deleted from the engine if it
+/// was. A slow or overloaded engine (a timeout, a 5xx) is asked again after 2 s, then 8 s; when it
+/// cannot be reached the requests are spooled under $BRAIN_HOME/state/team/ and the next run
+/// sends them first. stdout: one summary record.
 ///
 /// Exit 64 for a bad argument or team section, 65 when the model is missing or the engine's index
 /// was made for another model, 70 when another teamindex holds the lock, 71 when the engine
@@ -110,6 +114,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         prune: args.all,
         shards: team.shards,
         replicas: team.replicas,
+        ..Options::default()
     };
     let bar = brain_cli::Measured::new(inputs.len() as u64, "sending");
     let summary = sink::push(
@@ -169,11 +174,16 @@ fn records(
         if !team.shared.contains(&collection) {
             continue;
         }
+        // The hash of the document as written, as the sink computes it.
+        let hash = sink::content_hash(&input);
+        let Some((input, _)) = input.outgoing() else {
+            continue;
+        };
         let pieces = brain_rank::team::pieces(&input.doc.body, chunking);
         let passages = brain_team::record::passages(
             &input.doc,
             &collection,
-            &sink::content_hash(&input),
+            &hash,
             &pieces,
             input.body_line,
             None,

@@ -132,7 +132,12 @@ fn forget_in_team(
             brain_team::client::DEFAULT_TIMEOUT,
         )?;
         let state = home.team_state(&brain_team::sink::state_key(&engine));
-        let was_sent = brain_team::sink::sent(&state)?.contains_key(id);
+        let was_sent = match brain_team::sink::sent(&state) {
+            Ok(sent) => sent.contains_key(id),
+            // Unknown: the delete goes out (deleting what is not there changes nothing).
+            Err(brain_team::TeamError::Damaged { .. }) => true,
+            Err(e) => return Err(e),
+        };
         if !was_sent && !team.shared.iter().any(|s| s == collection) {
             continue;
         }

@@ -357,6 +357,31 @@ mod tests {
     }
 
     #[test]
+    fn a_ca_file_that_holds_no_certificate_is_refused() {
+        let dir = tempfile::tempdir().expect("test setup");
+        let f = dir.path().join("ca.pem");
+        for (bytes, why) in [
+            (&b"\x00\xffnot a pem at all"[..], "holds no certificate"),
+            (&b""[..], "holds no certificate"),
+            (
+                &b"-----BEGIN CERTIFICATE-----\n!!!! not base64 !!!!\n-----END CERTIFICATE-----\n"
+                    [..],
+                "",
+            ),
+        ] {
+            std::fs::write(&f, bytes).expect("write a test file");
+            let e = Tls::from_env(Some(&f)).expect_err("a refusal");
+            assert!(matches!(e, TeamError::Config(_)), "{e}");
+            assert!(e.to_string().contains(why), "{e}");
+        }
+        // A folder, and a file past the size cap.
+        assert!(Tls::from_env(Some(dir.path())).is_err());
+        std::fs::write(&f, vec![b'A'; (MAX_CA + 1) as usize]).expect("write a test file");
+        assert!(Tls::from_env(Some(&f)).is_err());
+        assert!(Tls::from_env(Some(&dir.path().join("absent.pem"))).is_err());
+    }
+
+    #[test]
     fn a_world_readable_credentials_file_is_refused() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().expect("test setup");

@@ -50,6 +50,13 @@ pub enum TeamError {
     /// The engine's index exists but was made for another mapping or model.
     #[error("{0}")]
     Mapping(String),
+    /// This home's record of what it sent (`sent.json`) does not parse: a disk fault or a hand
+    /// edit. `teamindex` sets it aside and sends everything again.
+    #[error("{}: damaged ({reason})", brain_store::display_path(path))]
+    Damaged {
+        path: std::path::PathBuf,
+        reason: String,
+    },
     /// Reading or writing this home's team state failed.
     #[error("{path}: {source}")]
     Io {
@@ -70,7 +77,9 @@ impl Classified for TeamError {
     fn code(&self) -> ErrorCode {
         match self {
             TeamError::Config(_) => ErrorCode::BadQuery,
-            TeamError::Unreachable { .. } | TeamError::Mapping(_) => ErrorCode::IndexMissing,
+            TeamError::Unreachable { .. } | TeamError::Mapping(_) | TeamError::Damaged { .. } => {
+                ErrorCode::IndexMissing
+            }
             TeamError::Engine { status, .. } if *status == 400 => ErrorCode::BadQuery,
             TeamError::Engine { .. } => ErrorCode::IndexMissing,
             TeamError::Timeout { .. } => ErrorCode::Timeout,
@@ -88,6 +97,7 @@ impl Classified for TeamError {
             TeamError::Denied { .. } => "set BRAIN_ENGINE_USER and BRAIN_ENGINE_PASSWORD, or team.credentials (a 0600 file holding user:password)".into(),
             TeamError::Mapping(_) => "point team.index at a new name (brain creates it), or ask the engine's owner to delete the old index".into(),
             TeamError::Embed { fix, .. } => fix.clone(),
+            TeamError::Damaged { .. } => "run `teamindex --all`: it sets the file aside and sends every shared document again, replacing what the engine holds of each".into(),
             _ => String::new(),
         }
     }

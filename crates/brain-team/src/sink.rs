@@ -7,12 +7,15 @@
 //! brain's own model; chunks it no longer has are deleted in the same request.
 //!
 //! Delivery is at least once and never twice: every id is stable, so a request repeated after a
-//! kill replaces what it wrote. When the engine cannot be reached or is too slow, the request goes
-//! to the spool on disk and the run carries on offline; the next run sends the spool first, in
+//! kill replaces what it wrote. A request the engine answers too slowly or with a 5xx is asked again
+//! after a pause (twice by default, 2 s then 8 s). When the engine cannot be reached, or is still
+//! too slow, the request goes to the spool on disk and the run carries on offline; the next run sends the spool first, in
 //! order. The state says "sent" only once the engine acknowledged a request or the spool holds it.
 
-use std::collections::BTreeMap;
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use brain_doc::Doc;
 use serde::{Deserialize, Serialize};
@@ -33,6 +36,36 @@ impl Input {
     /// The collection, or the first part of the id.
     pub fn collection(&self) -> String {
         self.doc.collection_name()
+    }
+
+    /// What of this document may leave the machine: `None` when it holds `brain:do-not-index`
+    /// (the producers' opt-out, which a hand-written note may carry too); else the document with
+    /// brain-redact's rules applied once more to its title, frontmatter values and body (secrets
+    /// replaced, `<private>` spans and base64 blobs gone), with the count of secrets replaced. A
+    /// note written by hand into a shared collection never met a producer; the team engine is
+    /// read by everyone on the team. Its id and path are sent as they are (they name it).
+    pub fn outgoing(mut self) -> Option<(Input, u64)> {
+        let marker = String::from_utf8_lossy(brain_redact::DO_NOT_INDEX);
+        if self.doc.body.contains(&*marker) || self.doc.title.contains(&*marker) {
+            return None;
+        }
+        let mut counts = brain_redact::Counts::new();
+        let doc = &mut self.doc;
+        doc.title = brain_redact::redact(&brain_redact::scrub(&doc.title), &mut counts);
+        doc.body = brain_redact::redact(&brain_redact::scrub(&doc.body), &mut counts);
+        for v in doc.meta.values_mut() {
+            redact_value(v, &mut counts);
+        }
+        Some((self, counts.values().sum()))
+    }
+}
+
+fn redact_value(v: &mut serde_json::Value, counts: &mut brain_redact::Counts) {
+    match v {
+        serde_json::Value::String(s) => *s = brain_redact::redact(s, counts),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|v| redact_value(v, counts)),
+        serde_json::Value::Object(o) => o.values_mut().for_each(|v| redact_value(v, counts)),
+        _ => {}
     }
 }
 
@@ -57,6 +90,11 @@ pub struct Options {
     /// The shape of an index brain creates.
     pub shards: u32,
     pub replicas: u32,
+    /// A request the engine answered slowly (a timeout) or with a 5xx is asked again this many
+    /// times, after `pause`, then four times `pause`, ... before the run goes offline. An engine
+    /// that cannot be reached at all sends the run offline at once.
+    pub retries: u32,
+    pub pause: Duration,
 }
 
 impl Default for Options {
@@ -66,6 +104,8 @@ impl Default for Options {
             prune: false,
             shards: 2,
             replicas: 2,
+            retries: 2,
+            pause: Duration::from_secs(2),
         }
     }
 }
@@ -92,10 +132,19 @@ pub struct Summary {
     pub removed: usize,
     /// Documents the engine refused (reported and skipped).
     pub refused: usize,
+    /// Documents holding `brain:do-not-index`: never sent ([`Input::outgoing`]).
+    #[serde(default)]
+    pub withheld: usize,
+    /// Secrets replaced in what was sent ([`Input::outgoing`]).
+    #[serde(default)]
+    pub redacted: usize,
     /// Requests spooled by this run, spooled requests delivered by it, and those still waiting.
     pub spooled: usize,
     pub drained: usize,
     pub waiting: usize,
+    /// Requests asked again after a slow or failed answer (`Options::retries`).
+    #[serde(default)]
+    pub retried: usize,
     /// Why the run went offline, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offline: Option<String>,
@@ -136,6 +185,10 @@ pub fn push(
         sent_file: state_dir.join("sent.json"),
         sent: BTreeMap::new(),
         online: true,
+        lost: false,
+        retries: opts.retries,
+        pause: opts.pause,
+        retried: Cell::new(0),
         summary: Summary {
             kind: "teamindex".into(),
             engine: engine.url().to_string(),
@@ -146,7 +199,7 @@ pub fn push(
         },
         warn,
     };
-    run.sent = load(&run.sent_file)?;
+    run.load_state()?;
     match mapping::ensure(engine, &mapping, opts.shards, opts.replicas) {
         Ok(created) => run.summary.created = created,
         Err(e) if e.is_transient() => run.go_offline(&e),
@@ -154,89 +207,21 @@ pub fn push(
     }
     run.drain()?;
 
-    let mut todo: Vec<(Input, String, String)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for input in inputs {
-        let collection = input.collection();
-        if !shared.contains(&collection) {
-            run.summary.not_shared += 1;
-            continue;
-        }
-        seen.insert(input.doc.id.clone());
-        let hash = content_hash(&input);
-        if run.sent.get(&input.doc.id).is_some_and(|s| s.hash == hash) {
-            run.summary.unchanged += 1;
-            continue;
-        }
-        todo.push((input, collection, hash));
-    }
+    let (todo, seen) = run.select(inputs, shared);
     progress(run.summary.not_shared + run.summary.unchanged);
-
     let mut batch = Batch::default();
     for (input, collection, hash) in todo {
-        let chunks = vectors.pieces(&input.doc.body);
-        let vectors = if chunks.is_empty() {
-            Vec::new()
-        } else {
-            vectors.embed(&input.doc.title, &chunks)?
-        };
-        let passages = record::passages(
-            &input.doc,
-            &collection,
-            &hash,
-            &chunks,
-            input.body_line,
-            Some(vectors),
-            who,
-        );
-        let before = run.sent.get(&input.doc.id).map_or(0, |s| s.passages);
-        let now = passages.len() as u32;
-        batch
-            .deletes
-            .extend((now..before).map(|seq| record::passage_id(&input.doc.id, seq)));
-        batch.docs.push((
-            input.doc.id.clone(),
-            Sent {
-                hash,
-                passages: now,
-                collection,
-            },
-        ));
-        batch.adds.extend(passages);
+        run.add(&mut batch, input, collection, hash, vectors, who)?;
         if batch.adds.len() >= opts.batch.max(1) {
             run.send(std::mem::take(&mut batch))?;
             progress(run.summary.not_shared + run.summary.unchanged + run.summary.sent);
         }
     }
     if opts.prune {
-        let gone: Vec<(String, u32)> = run
-            .sent
-            .iter()
-            .filter(|(id, s)| !seen.contains(*id) && shared.contains(&s.collection))
-            .map(|(id, s)| (id.clone(), s.passages))
-            .collect();
-        for (id, n) in gone {
-            batch
-                .deletes
-                .extend((0..n).map(|seq| record::passage_id(&id, seq)));
-            batch.removed.push(id);
-        }
+        run.prune(&mut batch, &seen, shared);
     }
     run.send(batch)?;
-    if run.online && run.summary.sent + run.summary.removed + run.summary.drained > 0 {
-        // Everything acknowledged becomes searchable now, not at the next soft commit.
-        // A commit that fails for a moment is made by the engine's own soft commit soon after.
-        if let Err(e) = engine.post_json(
-            &format!("{}/update", engine.index()),
-            &[("commit", "true")],
-            b"{}",
-        ) && !e.is_transient()
-        {
-            return Err(e);
-        }
-    }
-    run.summary.waiting = run.spool.pending()?.len();
-    Ok(run.summary)
+    run.finish()
 }
 
 /// Documents of one bulk request.
@@ -244,17 +229,19 @@ pub fn push(
 struct Batch {
     adds: Vec<Passage>,
     deletes: Vec<String>,
+    /// Documents whose every passage is deleted (by query) before the adds.
+    purge: Vec<String>,
     docs: Vec<(String, Sent)>,
     removed: Vec<String>,
 }
 
 impl Batch {
     fn is_empty(&self) -> bool {
-        self.adds.is_empty() && self.deletes.is_empty()
+        self.adds.is_empty() && self.deletes.is_empty() && self.purge.is_empty()
     }
 
-    /// The update request: `{"delete": [ids], "add": {"doc": …}, "add": …}` (Solr's JSON update
-    /// commands, in which a key repeats).
+    /// The update request: `{"delete": {"query": …}, "delete": [ids], "add": {"doc": …}, "add":
+    /// …}` (Solr's JSON update commands, in which a key repeats, applied in order).
     fn body(&self) -> Result<Vec<u8>, TeamError> {
         let json = |e: serde_json::Error| TeamError::Io {
             path: "update".into(),
@@ -262,7 +249,21 @@ impl Batch {
         };
         let mut out = Vec::from(&b"{"[..]);
         let mut first = true;
+        if !self.purge.is_empty() {
+            let ids: Vec<String> = self
+                .purge
+                .iter()
+                .map(|id| crate::query::quoted(id))
+                .collect();
+            let query = serde_json::json!({"query": format!("doc_id:({})", ids.join(" OR "))});
+            out.extend_from_slice(b"\"delete\":");
+            serde_json::to_writer(&mut out, &query).map_err(json)?;
+            first = false;
+        }
         if !self.deletes.is_empty() {
+            if !first {
+                out.push(b',');
+            }
             out.extend_from_slice(b"\"delete\":");
             serde_json::to_writer(&mut out, &self.deletes).map_err(json)?;
             first = false;
@@ -287,21 +288,187 @@ struct Run<'a> {
     sent_file: PathBuf,
     sent: BTreeMap<String, Sent>,
     online: bool,
+    /// sent.json was damaged: documents this run sends have their old passages deleted first.
+    lost: bool,
+    retries: u32,
+    pause: Duration,
+    retried: Cell<usize>,
     summary: Summary,
     warn: &'a dyn Fn(String),
 }
 
 impl Run<'_> {
+    /// Read `sent.json`. A damaged one is set aside: what the engine holds of each document is
+    /// unknown, so each is sent again with its passages deleted by document first, and no stale
+    /// chunk outlives the lost state.
+    fn load_state(&mut self) -> Result<(), TeamError> {
+        self.sent = match load(&self.sent_file) {
+            Err(TeamError::Damaged { path, reason }) => {
+                let aside = path.with_extension("json.damaged");
+                std::fs::rename(&path, &aside).map_err(|source| TeamError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                (self.warn)(format!(
+                    "{}: damaged ({reason}); set aside as {}: every shared document is sent again",
+                    brain_store::display_path(&path),
+                    brain_store::display_path(&aside)
+                ));
+                self.lost = true;
+                BTreeMap::new()
+            }
+            other => other?,
+        };
+        Ok(())
+    }
+
+    /// The inputs to send: of a shared collection, and changed since they were last sent (with
+    /// their collection and content hash); and the ids of every shared input (what `--all`
+    /// keeps).
+    fn select(
+        &mut self,
+        inputs: Vec<Input>,
+        shared: &[String],
+    ) -> (Vec<(Input, String, String)>, HashSet<String>) {
+        let mut todo = Vec::new();
+        let mut seen = HashSet::new();
+        for input in inputs {
+            let collection = input.collection();
+            if !shared.contains(&collection) {
+                self.summary.not_shared += 1;
+                continue;
+            }
+            seen.insert(input.doc.id.clone());
+            let hash = content_hash(&input);
+            if self.sent.get(&input.doc.id).is_some_and(|s| s.hash == hash) {
+                self.summary.unchanged += 1;
+                continue;
+            }
+            todo.push((input, collection, hash));
+        }
+        (todo, seen)
+    }
+
+    /// Put one changed document in `batch`: its passages (redacted, embedded), the deletes of the
+    /// chunks it no longer has — or, marked `brain:do-not-index`, the deletes of all it had.
+    fn add(
+        &mut self,
+        batch: &mut Batch,
+        input: Input,
+        collection: String,
+        hash: String,
+        vectors: &dyn Vectors,
+        who: &Who,
+    ) -> Result<(), TeamError> {
+        let id = input.doc.id.clone();
+        let before = self.sent.get(&id).map_or(0, |s| s.passages);
+        let Some((input, secrets)) = input.outgoing() else {
+            self.summary.withheld += 1;
+            if self.lost {
+                batch.purge.push(id.clone());
+            }
+            if self.sent.contains_key(&id) {
+                batch
+                    .deletes
+                    .extend((0..before).map(|seq| record::passage_id(&id, seq)));
+                batch.removed.push(id);
+            }
+            return Ok(());
+        };
+        self.summary.redacted += secrets as usize;
+        let chunks = vectors.pieces(&input.doc.body);
+        let embedded = if chunks.is_empty() {
+            Vec::new()
+        } else {
+            vectors.embed(&input.doc.title, &chunks)?
+        };
+        let passages = record::passages(
+            &input.doc,
+            &collection,
+            &hash,
+            &chunks,
+            input.body_line,
+            Some(embedded),
+            who,
+        );
+        if self.lost && before == 0 {
+            batch.purge.push(id.clone());
+        }
+        let now = passages.len() as u32;
+        batch
+            .deletes
+            .extend((now..before).map(|seq| record::passage_id(&id, seq)));
+        batch.docs.push((
+            id,
+            Sent {
+                hash,
+                passages: now,
+                collection,
+            },
+        ));
+        batch.adds.extend(passages);
+        Ok(())
+    }
+
+    /// `--all`: the documents sent from a shared collection and no longer among the inputs go.
+    fn prune(&self, batch: &mut Batch, seen: &HashSet<String>, shared: &[String]) {
+        for (id, s) in &self.sent {
+            if !seen.contains(id) && shared.contains(&s.collection) {
+                batch
+                    .deletes
+                    .extend((0..s.passages).map(|seq| record::passage_id(id, seq)));
+                batch.removed.push(id.clone());
+            }
+        }
+    }
+
+    /// Make everything acknowledged searchable now, not at the next soft commit (one that fails
+    /// for a moment is made by the engine's own soft commit soon after), and close the summary.
+    fn finish(mut self) -> Result<Summary, TeamError> {
+        if self.online && self.summary.sent + self.summary.removed + self.summary.drained > 0 {
+            let path = format!("{}/update", self.engine.index());
+            if let Err(e) = self.engine.post_json(&path, &[("commit", "true")], b"{}")
+                && !e.is_transient()
+            {
+                return Err(e);
+            }
+        }
+        self.summary.waiting = self.spool.pending()?.len();
+        self.summary.retried = self.retried.get();
+        Ok(self.summary)
+    }
+
     fn go_offline(&mut self, e: &TeamError) {
         self.online = false;
         self.summary.offline = Some(e.to_string());
     }
 
+    /// One bulk request, asked again (`Options::retries`) while the engine is there but slow or
+    /// failing: every request is idempotent (adds by id, deletes by id), so a retry of one the
+    /// engine did apply changes nothing.
     fn post(&self, body: &[u8]) -> Result<(), TeamError> {
         let path = format!("{}/update", self.engine.index());
-        self.engine
-            .post_json(&path, &[("commitWithin", "5000")], body)
-            .map(|_| ())
+        let mut pause = self.pause;
+        let mut left = self.retries;
+        loop {
+            match self
+                .engine
+                .post_json(&path, &[("commitWithin", "5000")], body)
+            {
+                Err(e)
+                    if left > 0
+                        && e.is_transient()
+                        && !matches!(e, TeamError::Unreachable { .. }) =>
+                {
+                    (self.warn)(format!("{e}; asking again in {} s", pause.as_secs_f32()));
+                    std::thread::sleep(pause);
+                    pause = pause.saturating_mul(4);
+                    left -= 1;
+                    self.retried.set(self.retried.get() + 1);
+                }
+                r => return r.map(|_| ()),
+            }
+        }
     }
 
     /// Send what the spool holds; a request the engine refuses for good is set aside
@@ -385,24 +552,29 @@ impl Run<'_> {
         let Batch {
             adds,
             deletes,
+            purge,
             docs,
             removed,
         } = batch;
+        let (theirs, others): (Vec<String>, Vec<String>) = purge
+            .into_iter()
+            .partition(|id| docs.iter().any(|(d, _)| d == id));
         self.send(Batch {
-            adds: Vec::new(),
             deletes,
-            docs: Vec::new(),
             removed,
+            purge: others,
+            ..Batch::default()
         })?;
         let mut adds = adds.into_iter().peekable();
         for (id, sent) in docs {
             let mine: Vec<Passage> =
                 std::iter::from_fn(|| adds.next_if(|p| p.doc_id == id)).collect();
+            let purge = theirs.iter().filter(|p| **p == id).cloned().collect();
             self.send(Batch {
                 adds: mine,
-                deletes: Vec::new(),
+                purge,
                 docs: vec![(id, sent)],
-                removed: Vec::new(),
+                ..Batch::default()
             })?;
         }
         Ok(())
@@ -436,9 +608,13 @@ pub fn content_hash(input: &Input) -> String {
     )
 }
 
+/// What this home sent to one index (`sent.json`); [`TeamError::Damaged`] when it does not parse.
 fn load(path: &Path) -> Result<BTreeMap<String, Sent>, TeamError> {
     match std::fs::read(path) {
-        Ok(bytes) => Ok(serde_json::from_slice(&bytes).unwrap_or_default()),
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| TeamError::Damaged {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
         Err(source) => Err(TeamError::Io {
             path: path.to_path_buf(),
@@ -484,9 +660,15 @@ pub fn forget(state_dir: &Path, engine: &Engine, doc_id: &str) -> Result<Forgott
         }
         Err(e) => return Err(e),
     };
-    let mut sent = load(&sent_file)?;
-    if sent.remove(doc_id).is_some() {
-        save(&sent_file, &sent)?;
+    match load(&sent_file) {
+        Ok(mut sent) => {
+            if sent.remove(doc_id).is_some() {
+                save(&sent_file, &sent)?;
+            }
+        }
+        // The delete went out whatever the state says; the next push sets a damaged one aside.
+        Err(TeamError::Damaged { .. }) => {}
+        Err(e) => return Err(e),
     }
     Ok(outcome)
 }
@@ -497,4 +679,146 @@ pub fn sent(state_dir: &Path) -> Result<BTreeMap<String, u32>, TeamError> {
         .into_iter()
         .map(|(id, s)| (id, s.passages))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+
+    /// An engine that answers each request with the next status of `statuses`, and counts them.
+    fn fake(statuses: Vec<u16>) -> (String, std::thread::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("test setup");
+        let url = format!("http://{}/solr", listener.local_addr().expect("test setup"));
+        let handle = std::thread::spawn(move || {
+            let mut n = 0;
+            for status in statuses {
+                let Ok((stream, _)) = listener.accept() else {
+                    break;
+                };
+                let mut reader = BufReader::new(stream);
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; len];
+                let _ = reader.read_exact(&mut body);
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{{}}"
+                );
+                let _ = reader.get_mut().write_all(reply.as_bytes());
+                n += 1;
+            }
+            n
+        });
+        (url, handle)
+    }
+
+    fn run<'a>(engine: &'a Engine, dir: &Path, retries: u32, warn: &'a dyn Fn(String)) -> Run<'a> {
+        Run {
+            engine,
+            spool: Spool::new(dir.join("spool")),
+            sent_file: dir.join("sent.json"),
+            sent: BTreeMap::new(),
+            online: true,
+            lost: false,
+            retries,
+            pause: Duration::from_millis(1),
+            retried: Cell::new(0),
+            summary: Summary::default(),
+            warn,
+        }
+    }
+
+    #[test]
+    fn an_overloaded_engine_is_asked_again_before_the_run_goes_offline() {
+        let dir = tempfile::tempdir().expect("test setup");
+        let (url, server) = fake(vec![503, 503, 200]);
+        let engine =
+            Engine::connect(&url, "brain", None, Duration::from_secs(5)).expect("test setup");
+        let warned = std::cell::RefCell::new(Vec::new());
+        let warn = |m: String| warned.borrow_mut().push(m);
+        let r = run(&engine, dir.path(), 2, &warn);
+        r.post(b"{}").expect("the third answer is a success");
+        assert_eq!(r.retried.get(), 2);
+        assert_eq!(server.join().expect("the fake engine"), 3);
+        assert_eq!(warned.borrow().len(), 2, "{:?}", warned.borrow());
+    }
+
+    #[test]
+    fn retries_are_bounded_and_a_refusal_is_not_retried() {
+        let dir = tempfile::tempdir().expect("test setup");
+        let (url, server) = fake(vec![503, 503, 400]);
+        let engine =
+            Engine::connect(&url, "brain", None, Duration::from_secs(5)).expect("test setup");
+        let warn = |_: String| {};
+        let r = run(&engine, dir.path(), 1, &warn);
+        let e = r.post(b"{}").expect_err("two 503s with one retry");
+        assert!(e.is_transient(), "{e}");
+        let e = r.post(b"{}").expect_err("a 400");
+        assert!(matches!(e, TeamError::Engine { status: 400, .. }), "{e}");
+        assert_eq!(r.retried.get(), 1);
+        assert_eq!(server.join().expect("the fake engine"), 3);
+    }
+
+    fn input(title: &str, body: &str, meta: serde_json::Value) -> Input {
+        let doc = serde_json::json!({"schema": 1, "kind": "doc", "id": "notes/a.md", "collection": "notes", "path": "a.md", "title": title, "date": "2026-03-01", "source": {"type": "note", "file": "x"}, "meta": meta, "body": body});
+        Input {
+            doc: serde_json::from_value(doc).expect("test setup"),
+            body_line: 1,
+        }
+    }
+
+    #[test]
+    fn what_leaves_is_redacted_and_the_opt_out_is_kept() {
+        let ghp = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let (out, n) = input(
+            &format!("t {ghp}"),
+            &format!("b {ghp} <private>x</private>"),
+            serde_json::json!({"key": ghp, "tags": [ghp, {"deep": ghp}], "n": 3}),
+        )
+        .outgoing()
+        .expect("no opt-out");
+        assert_eq!(n, 5);
+        let all = serde_json::to_string(&out.doc).expect("test setup");
+        assert!(!all.contains(ghp) && !all.contains("<private>"), "{all}");
+        assert_eq!(out.doc.meta["n"], 3);
+        assert!(
+            input("t", "x\nbrain:do-not-index\n", serde_json::json!({}))
+                .outgoing()
+                .is_none()
+        );
+        assert!(
+            input("brain:do-not-index", "x", serde_json::json!({}))
+                .outgoing()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn an_unreachable_engine_is_not_waited_for() {
+        let dir = tempfile::tempdir().expect("test setup");
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("test setup")
+            .port();
+        let engine = Engine::connect(
+            &format!("http://127.0.0.1:{port}/solr"),
+            "brain",
+            None,
+            Duration::from_secs(5),
+        )
+        .expect("test setup");
+        let warn = |_: String| {};
+        let r = run(&engine, dir.path(), 3, &warn);
+        assert!(matches!(r.post(b"{}"), Err(TeamError::Unreachable { .. })));
+        assert_eq!(r.retried.get(), 0);
+    }
 }
