@@ -61,8 +61,10 @@ import torch
 from sentence_transformers import SentenceTransformer
 torch.set_num_threads(2)
 model_dir, path, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
-texts = [json.loads(l)["text"] for l in open(path)]
 m = SentenceTransformer(model_dir, device="cpu")
+# The model's passage prompt (e5's "passage: "), put before each text as brain puts it.
+prompt = (getattr(m, "prompts", None) or {}).get("passage", "")
+texts = [prompt + json.loads(l)["text"] for l in open(path)]
 m.max_seq_length = 512
 tokens = sum(len(m.tokenizer(t, truncation=True, max_length=512)["input_ids"]) for t in texts)
 m.encode(texts[:8], batch_size=32)

@@ -151,6 +151,12 @@ fn the_pool_knobs_change_the_work_not_the_answer() {
     };
     let queries = ["widget", "gizmo", "widget gizmo", "gears"];
     let limits = ["3", "10", "40"];
+    // Each document by its best passage alone first (sessions as units off).
+    std::fs::write(
+        home.join("search_strategy.yaml"),
+        "pool:\n  session_share: 0.0\n",
+    )
+    .expect("strategy");
     let expected: Vec<Vec<_>> = queries
         .iter()
         .flat_map(|q| limits.iter().map(|n| answer(n, q)))
@@ -171,7 +177,9 @@ fn the_pool_knobs_change_the_work_not_the_answer() {
     for (per_hit, min, widen) in [(1, 1, 2), (2, 1, 16), (4, 40, 4), (16, 2000, 2), (64, 1, 2)] {
         std::fs::write(
             home.join("search_strategy.yaml"),
-            format!("pool:\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"),
+            format!(
+                "pool:\n  session_share: 0.0\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"
+            ),
         )
         .expect("strategy");
         assert_eq!(
@@ -180,21 +188,16 @@ fn the_pool_knobs_change_the_work_not_the_answer() {
             "per_hit {per_hit}, min {min}, widen {widen}"
         );
     }
-    // Sessions as units (issue 41) read every matching passage of the page's documents, not the
-    // pool's: the same invariance with it on. The long notes hold "widget" in thirty passages.
-    std::fs::write(
-        home.join("search_strategy.yaml"),
-        "pool:\n  session_share: 0.5\n",
-    )
-    .expect("strategy");
+    // Sessions as units (issue 41, on by default) read every matching passage of the page's
+    // documents, not the pool's: the same invariance with it on. The long notes hold "widget" in
+    // thirty passages.
+    std::fs::remove_file(home.join("search_strategy.yaml")).expect("strategy");
     let sessions = all();
     assert_ne!(sessions, expected, "the share changes some answer");
     for (per_hit, min, widen) in [(1, 1, 2), (2, 1, 16), (16, 2000, 2), (64, 1, 2)] {
         std::fs::write(
             home.join("search_strategy.yaml"),
-            format!(
-                "pool:\n  session_share: 0.5\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"
-            ),
+            format!("pool:\n  per_hit: {per_hit}\n  min: {min}\n  widen: {widen}\n"),
         )
         .expect("strategy");
         assert_eq!(

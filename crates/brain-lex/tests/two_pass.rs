@@ -346,3 +346,69 @@ fn segments_searched_in_parallel_give_tantivys_answer() {
     }
     assert!(compared > 1000, "{compared} passages compared");
 }
+
+/// Scoring a page's sessions reads their further passages: sought term by term for plain word
+/// queries, it gives exactly what one search restricted to those documents gives — lifecycle-hidden
+/// passages left out, near spellings scored, unknown ids ignored, queries with phrases or filters
+/// through the one search.
+#[test]
+fn passages_of_a_page_equal_one_restricted_search() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = Home::at(dir.path());
+    corpus_with(&home, 1500, |d| match d {
+        d if d % 50 == 0 => "status: archived\n",
+        d if d % 90 == 0 => "key: shared.subject\n",
+        _ => "",
+    });
+    let lex = LexIndex::open(&home).expect("open");
+    let s = Searcher::new(&lex).expect("searcher");
+    let b = Boosts::default();
+    let hiding = |q: LexQuery| LexQuery {
+        lifecycle: Some(brain_lex::search::Lifecycle {
+            at: 1_780_000_000,
+            as_of: false,
+        }),
+        ..q
+    };
+    let phrase = LexQuery {
+        phrases: vec!["lock contention".into()],
+        ..words("writer")
+    };
+    let mut compared = 0;
+    for q in [
+        words("test"),
+        words("lock contention writer"),
+        words("parse_config HttpClient"),
+        // Near spellings of words the index does not hold (one edit; a prefix of a short word).
+        words("lock writr contntion"),
+        hiding(words("cache migratoin")),
+        hiding(words("cache migration fail")),
+        hiding(words("deploy branch review")),
+        phrase,
+        words("the"),
+    ] {
+        for page in [1usize, 10, 40] {
+            let found = s.candidates(&q, &b, page * 4).expect("candidates");
+            let mut ids: Vec<String> = Vec::new();
+            for (_, a) in &found {
+                let id = s.passage(*a).expect("passage").id;
+                if !ids.contains(&id) && ids.len() < page {
+                    ids.push(id);
+                }
+            }
+            // Documents the list did not hold, hidden ones and an id no document has.
+            ids.extend(["d0050.md", "d0090.md", "d0007.md", "no/such.md"].map(String::from));
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let got = s.passages_of(&q, &b, &ids).expect("passages_of");
+            let want = s.passages_of_one_pass(&q, &b, &ids).expect("one pass");
+            same(&got, &want, &format!("{:?} page {page}", q.terms));
+            compared += want.len();
+        }
+    }
+    assert!(compared > 500, "{compared}");
+    assert!(
+        s.passages_of(&words("test"), &b, &[])
+            .expect("empty")
+            .is_empty()
+    );
+}

@@ -1,6 +1,6 @@
 //! Sessions as units (issue 41): a document scored by its best passage plus a bounded share of
 //! its next matching passages, so a session holding the answer in two places outranks one whose
-//! single passage scores a little higher (`pool.session_*`, off by default: docs/query.md).
+//! single passage scores a little higher (`pool.session_*`, docs/query.md).
 
 use brain_lex::search::{Boosts, DocAddress, DocKeys, LexQuery, Passage, SearchError, Searcher};
 
@@ -75,11 +75,9 @@ mod tests {
 
     #[test]
     fn a_session_is_scored_by_its_best_passage_and_a_bounded_share_of_the_next() {
-        // Off by default (its cost: docs/query.md); the measured setting.
-        let pool = PoolWeights {
-            session_share: 0.5,
-            ..PoolWeights::default()
-        };
+        // The default, measured setting.
+        let pool = PoolWeights::default();
+        assert_eq!(pool.session_share, 0.5);
         let score = |best: f64, more: &[f64]| session_score(best, more.iter().copied(), &pool);
         // The answer in two places beats one passage that scores a little higher alone.
         assert!(score(10.0, &[9.0]) > score(12.0, &[]));

@@ -45,10 +45,9 @@ pub const DEFAULT_LIMIT: usize = 10;
 /// Passages per document by default: one hit per file, the best passage.
 pub const DEFAULT_PER_DOC: usize = 1;
 /// Sessions as units (issue 41; measured on bench/recall and SciFact, docs/query.md): the share of a
-/// further passage's score a document adds (0: off by default — at 0.5 it helps the real-session
-/// set's lexical list but costs a fresh lexical query ~4 ms on the 10,000-file corpus), how many
-/// further passages count, and the cap of what they add (a share of the best passage's score).
-pub const SESSION_SHARE: f64 = 0.0;
+/// further passage's score a document adds (0 turns it off), how many further passages count, and
+/// the cap of what they add (a share of the best passage's score).
+pub const SESSION_SHARE: f64 = 0.5;
 /// The reranker's time per query ([`RerankWeights::budget_ms`]).
 pub const RERANK_BUDGET_MS: u64 = 2_000;
 pub const SESSION_PASSAGES: usize = 2;

@@ -48,6 +48,66 @@ pub const MAX_PASSAGES_READ: usize = 2_000;
 /// The constant score of a near-spelling match: below an exact match of a word anywhere (a BM25
 /// term score of a rare word is several points; of the commonest, about one).
 pub const FUZZY_SCORE: f32 = 0.5;
+
+/// The near spellings of one word in one field ([`Searcher::near_spellings`]): the terms the
+/// `fuzzy` automata match, in passages without `term` itself.
+#[derive(Debug)]
+pub(crate) struct Near {
+    term: Term,
+    fuzzy: Vec<FuzzyTermQuery>,
+}
+
+impl Near {
+    /// The query: [`FUZZY_SCORE`] where a near term is and the word is not.
+    fn query(self) -> Box<dyn Query> {
+        let near = self
+            .fuzzy
+            .into_iter()
+            .map(|f| (Occur::Should, Box::new(f) as Box<dyn Query>))
+            .collect();
+        // Only where the word itself is not: an exact match scores as it would without this.
+        let only_near = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(BooleanQuery::new(near))),
+            (
+                Occur::MustNot,
+                Box::new(TermQuery::new(self.term, IndexRecordOption::Basic)),
+            ),
+        ]);
+        Box::new(ConstScoreQuery::new(Box::new(only_near), FUZZY_SCORE))
+    }
+
+    /// Which of the passages `docs` (sorted, of the segment `seg`) it matches: each near term's
+    /// postings sought to them, not a bitset of the whole segment per automaton (what its query
+    /// builds).
+    pub(crate) fn matches(
+        &self,
+        seg: &tantivy::SegmentReader,
+        docs: &[tantivy::DocId],
+    ) -> tantivy::Result<Vec<bool>> {
+        use tantivy::DocSet;
+        let inv = seg.inverted_index(self.term.field())?;
+        let mut hit = vec![false; docs.len()];
+        let seek_all = |postings: &mut dyn DocSet, mark: bool, hit: &mut [bool]| {
+            for (i, &d) in docs.iter().enumerate() {
+                if postings.doc() <= d && postings.seek(d) == d {
+                    hit[i] = mark;
+                }
+            }
+        };
+        for f in &self.fuzzy {
+            let mut terms = inv.terms().search(f.automaton()?).into_stream()?;
+            while terms.advance() {
+                let mut p =
+                    inv.read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
+                seek_all(&mut p, true, &mut hit);
+            }
+        }
+        if let Some(mut p) = inv.read_postings(&self.term, IndexRecordOption::Basic)? {
+            seek_all(&mut p, false, &mut hit);
+        }
+        Ok(hit)
+    }
+}
 mod ties;
 mod two_pass;
 
@@ -353,7 +413,67 @@ impl Searcher {
     /// [`MAX_PASSAGES_READ`]: with the scores [`Searcher::query`] gives them (the ids filter adds
     /// nothing), whatever pool a candidate list was drawn from — what scoring a session by several
     /// of its passages reads. Group them by [`Searcher::doc_keys`].
+    ///
+    /// A plain word query scores only those documents' passages (each term's postings sought to
+    /// them); any other runs [`Searcher::passages_of_one_pass`], which the tests hold it to.
     pub fn passages_of(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        ids: &[&str],
+    ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let addrs = self.passages_of_ids(ids)?;
+        match self.exact_within(q, b, &addrs)? {
+            Some(mut found) => {
+                found.truncate(MAX_PASSAGES_READ);
+                Ok(found)
+            }
+            None => self.passages_of_one_pass(q, b, ids),
+        }
+    }
+
+    /// The live passages of the documents `ids`, sorted: each id's postings read segment by
+    /// segment (a term lookup each; a set query over the ids walked the term dictionary and
+    /// filled a bitset of the whole index per segment, about 1 ms in a fresh process).
+    fn passages_of_ids(&self, ids: &[&str]) -> Result<Vec<DocAddress>, SearchError> {
+        use tantivy::DocSet;
+        let mut out = Vec::new();
+        for (ord, seg) in self.searcher.segment_readers().iter().enumerate() {
+            let inv = seg.inverted_index(self.fields.id)?;
+            let alive = seg.alive_bitset();
+            for id in ids {
+                let term = Term::from_field_text(self.fields.id, id);
+                let Some(mut postings) = inv.read_postings(&term, IndexRecordOption::Basic)? else {
+                    continue;
+                };
+                let mut doc = postings.doc();
+                while doc != tantivy::TERMINATED {
+                    if alive.is_none_or(|bits| bits.is_alive(doc)) {
+                        out.push(DocAddress::new(ord as u32, doc));
+                    }
+                    doc = postings.advance();
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Every passage of the documents `ids` (one sorted walk of each segment's term dictionary
+    /// for all of them).
+    fn of_ids(&self, ids: &[&str]) -> tantivy::query::TermSetQuery {
+        tantivy::query::TermSetQuery::new(
+            ids.iter()
+                .map(|id| Term::from_field_text(self.fields.id, id)),
+        )
+    }
+
+    /// [`Searcher::passages_of`] as one search: `q` intersected with the documents' passages.
+    pub fn passages_of_one_pass(
         &self,
         q: &LexQuery,
         b: &Boosts,
@@ -362,11 +482,7 @@ impl Searcher {
         let Some(query) = self.query(q, b).filter(|_| !ids.is_empty()) else {
             return Ok(Vec::new());
         };
-        // One sorted walk of each segment's term dictionary for all the ids.
-        let of_ids = tantivy::query::TermSetQuery::new(
-            ids.iter()
-                .map(|id| Term::from_field_text(self.fields.id, id)),
-        );
+        let of_ids = self.of_ids(ids);
         let both = BooleanQuery::new(vec![
             (Occur::Must, query),
             (
@@ -474,38 +590,26 @@ impl Searcher {
     /// passages without the word itself. One edit only (the tests' misspellings are all one edit
     /// from their stems).
     pub(crate) fn near_spellings(&self, w: &str) -> Vec<Box<dyn Query>> {
+        self.near_forms(w).into_iter().map(Near::query).collect()
+    }
+
+    /// [`Searcher::near_spellings`] as data: one [`Near`] per field.
+    pub(crate) fn near_forms(&self, w: &str) -> Vec<Near> {
         let Some(t) = self.near_term(w) else {
             return Vec::new();
         };
-        let t = t.as_str();
         let letters = t.chars().count();
-        let mut out: Vec<Box<dyn Query>> = Vec::new();
-        for field in [self.fields.title, self.fields.body] {
-            let term = Term::from_field_text(field, t);
-            let mut near: Vec<(Occur, Box<dyn Query>)> = vec![(
-                Occur::Should,
-                Box::new(FuzzyTermQuery::new(term.clone(), 1, true)),
-            )];
-            if letters <= 5 {
-                near.push((
-                    Occur::Should,
-                    Box::new(FuzzyTermQuery::new_prefix(term.clone(), 0, true)),
-                ));
-            }
-            // Only where the word itself is not: an exact match scores as it would without this.
-            let only_near = BooleanQuery::new(vec![
-                (Occur::Must, Box::new(BooleanQuery::new(near))),
-                (
-                    Occur::MustNot,
-                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
-                ),
-            ]);
-            out.push(Box::new(ConstScoreQuery::new(
-                Box::new(only_near),
-                FUZZY_SCORE,
-            )));
-        }
-        out
+        [self.fields.title, self.fields.body]
+            .into_iter()
+            .map(|field| {
+                let term = Term::from_field_text(field, &t);
+                let mut fuzzy = vec![FuzzyTermQuery::new(term.clone(), 1, true)];
+                if letters <= 5 {
+                    fuzzy.push(FuzzyTermQuery::new_prefix(term.clone(), 0, true));
+                }
+                Near { term, fuzzy }
+            })
+            .collect()
     }
 
     /// The alternatives of one word: per boosted field, the analyzed parts that must all be there;

@@ -6,7 +6,7 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, Score, Term};
 
-use super::{Boosts, LexQuery, SearchError, Searcher, boosted};
+use super::{Boosts, FUZZY_SCORE, LexQuery, Near, SearchError, Searcher, boosted};
 
 /// Candidate pool of a plain word query, per passage asked for: the pool is drawn with block-WAND on a
 /// summed union of (word, field) terms and scored exactly (see [`Searcher::two_pass`]). Measured on
@@ -24,29 +24,36 @@ pub const MIN_POOL: usize = 200;
 /// 1–1.5 ms whatever the query (`examples/two_pass.rs`; on SciFact every query is below it).
 pub const ONE_PASS_BELOW: u64 = 50_000;
 
-/// A plain word query as the two-pass search sees it: a table of distinct (field, term, boost) and,
-/// per word, its alternatives (one per field, or an identifier term), each a list of terms that must
+/// A plain word query as the two-pass search sees it: a table of distinct leaves and, per word, its
+/// alternatives (one per field, an identifier term, a near spelling), each a list of leaves that must
 /// all be present (the parts of a split identifier).
 #[derive(Debug, Default)]
 struct Plan {
-    terms: Vec<(Field, String, f32)>,
+    terms: Vec<Leaf>,
     words: Vec<Vec<Vec<usize>>>,
+}
+
+/// What a word's alternative scores.
+#[derive(Debug)]
+enum Leaf {
+    /// A (field, term, boost): its BM25 score times the boost.
+    Term(Field, String, f32),
+    /// A near spelling ([`Searcher::near_spellings`]): a constant score where it matches. Only in
+    /// the plans of [`Searcher::exact_within`]; the pools' bounds cannot account for them.
+    Near(Near),
 }
 
 impl Plan {
     /// Index of `(field, text)` in the term table, added if new.
     fn term(&mut self, field: Field, text: &str, boost: f32) -> usize {
-        match self
+        let known = self
             .terms
             .iter()
-            .position(|(f, t, _)| *f == field && t == text)
-        {
-            Some(i) => i,
-            None => {
-                self.terms.push((field, text.to_string(), boost));
-                self.terms.len() - 1
-            }
-        }
+            .position(|l| matches!(l, Leaf::Term(f, t, _) if *f == field && t == text));
+        known.unwrap_or_else(|| {
+            self.terms.push(Leaf::Term(field, text.to_string(), boost));
+            self.terms.len() - 1
+        })
     }
 
     /// `c` with `E ≤ c·F` for every passage that misses a word (and `E ≤ boost·c·F` for one that
@@ -191,7 +198,10 @@ impl Searcher {
     /// The postings a one-pass search of `plan` would visit: the document frequencies of its terms.
     fn postings(&self, plan: &Plan) -> Result<u64, SearchError> {
         let mut n = 0;
-        for (field, text, _) in &plan.terms {
+        for (field, text) in plan.terms.iter().filter_map(|l| match l {
+            Leaf::Term(field, text, _) => Some((field, text)),
+            Leaf::Near(_) => None,
+        }) {
             n += self
                 .searcher
                 .doc_freq(&Term::from_field_text(*field, text))?;
@@ -223,21 +233,34 @@ impl Searcher {
     /// query is already flat (one pass is block-WAND already) or carries phrases, exclusions or filters
     /// (a pool drawn without them could starve a narrow filter; those queries run in one pass).
     fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
-        let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
         // Near spellings are not terms the bounds can account for: those queries run in one pass.
-        if flat || !q.is_plain() || q.terms.iter().any(|w| self.near_term(w).is_some()) {
+        if q.terms.iter().any(|w| self.near_term(w).is_some()) {
+            return None;
+        }
+        self.plan_with_near(q, b)
+    }
+
+    /// [`Searcher::plan`] with the near spellings of rare words as leaves of their own: what exact
+    /// scores need, not the pools.
+    fn plan_with_near(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
+        let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
+        if flat || !q.is_plain() {
             return None;
         }
         let mut plan = Plan::default();
         // The alternatives `word` builds its query from, as indexes into the term table.
         for w in &q.terms {
-            let alts: Vec<Vec<usize>> = self
+            let mut alts: Vec<Vec<usize>> = self
                 .word_fields(w, b)
                 .into_iter()
                 .map(|(field, parts, boost)| {
                     parts.iter().map(|p| plan.term(field, p, boost)).collect()
                 })
                 .collect();
+            for near in self.near_forms(w) {
+                plan.terms.push(Leaf::Near(near));
+                alts.push(vec![plan.terms.len() - 1]);
+            }
             if !alts.is_empty() {
                 plan.words.push(alts);
             }
@@ -344,6 +367,32 @@ impl Searcher {
         Ok(Some(out))
     }
 
+    /// The passages among `addrs` (sorted) that match a plain word query, with the scores
+    /// [`Searcher::query`] gives them, best first, those `q`'s lifecycle hides left out: each term's
+    /// postings sought to the passages, so the cost follows `addrs`, not the index (a union of the
+    /// terms, restricted by an intersection, refills its 4,096-passage window at every jump: most of
+    /// a one-pass search). `None` for the queries the two-pass search leaves to one pass (phrases,
+    /// exclusions, filters, flat boosts) or when too many passages are hidden.
+    pub(super) fn exact_within(
+        &self,
+        q: &LexQuery,
+        b: &Boosts,
+        addrs: &[DocAddress],
+    ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
+        let Some(plan) = self.plan_with_near(q, b) else {
+            return Ok(None);
+        };
+        let Some(hidden) = self.hidden_passages(q)? else {
+            return Ok(None);
+        };
+        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
+        let exact = Exact::new(&plan, scoring)?;
+        let mut out = self.exact_scores(&exact, &plan, b, addrs)?;
+        out.retain(|(_, a)| !hidden.contains(a));
+        sort_best_first(&mut out);
+        Ok(Some(out))
+    }
+
     /// The exact scores (as [`Searcher::query`] gives them) of the passages `addrs` (sorted) that
     /// match the query: every term's BM25 score read by seeking its postings to them.
     fn exact_scores(
@@ -356,10 +405,21 @@ impl Searcher {
         use tantivy::DocSet;
         // scores[t][i]: term t's boosted BM25 score in passage i (None: absent).
         let mut scores: Vec<Vec<Option<Score>>> = vec![vec![None; addrs.len()]; exact.terms.len()];
-        for (t, (weight, boost)) in exact.terms.iter().enumerate() {
+        for (t, leaf) in exact.terms.iter().enumerate() {
             let mut start = 0;
             for seg in addrs.chunk_by(|x, y| x.segment_ord == y.segment_ord) {
                 let reader = self.searcher.segment_reader(seg[0].segment_ord);
+                let (weight, boost) = match leaf {
+                    Scoring::Term(weight, boost) => (weight, boost),
+                    Scoring::Near(near) => {
+                        let docs: Vec<_> = seg.iter().map(|a| a.doc_id).collect();
+                        for (i, hit) in near.matches(reader, &docs)?.into_iter().enumerate() {
+                            scores[t][start + i] = hit.then_some(FUZZY_SCORE);
+                        }
+                        start += seg.len();
+                        continue;
+                    }
+                };
                 let mut scorer = weight.scorer(reader, *boost)?;
                 for (i, a) in seg.iter().enumerate() {
                     if scorer.doc() <= a.doc_id && scorer.seek(a.doc_id) == a.doc_id {
@@ -377,39 +437,45 @@ impl Searcher {
     }
 }
 
-/// A plan's terms ready to score: one weight per term with its field boost, and the pool's summed
-/// union of them all.
-struct Exact {
-    terms: Vec<(Box<dyn tantivy::query::Weight>, f32)>,
+/// A plan's leaves ready to score: one weight per leaf with its field boost, and the pool's summed
+/// union of its terms.
+struct Exact<'p> {
+    terms: Vec<Scoring<'p>>,
     union: BooleanQuery,
 }
 
-impl Exact {
-    fn new(plan: &Plan, scoring: tantivy::query::EnableScoring<'_>) -> Result<Exact, SearchError> {
-        let queries: Vec<(TermQuery, f32)> = plan
-            .terms
-            .iter()
-            .map(|(field, t, boost)| {
-                let term = Term::from_field_text(*field, t);
-                (TermQuery::new(term, IndexRecordOption::WithFreqs), *boost)
-            })
-            .collect();
-        let union = BooleanQuery::new(
-            queries
-                .iter()
-                .map(|(tq, boost)| {
-                    (
+/// How a leaf is scored: a term by its weight's scorer and its boost, a near spelling by
+/// [`Near::matches`].
+enum Scoring<'p> {
+    Term(Box<dyn tantivy::query::Weight>, f32),
+    Near(&'p Near),
+}
+
+impl<'p> Exact<'p> {
+    fn new(
+        plan: &'p Plan,
+        scoring: tantivy::query::EnableScoring<'_>,
+    ) -> Result<Exact<'p>, SearchError> {
+        let mut union = Vec::new();
+        let mut terms = Vec::with_capacity(plan.terms.len());
+        for leaf in &plan.terms {
+            match leaf {
+                Leaf::Term(field, t, boost) => {
+                    let term = Term::from_field_text(*field, t);
+                    let tq = TermQuery::new(term, IndexRecordOption::WithFreqs);
+                    terms.push(Scoring::Term(tq.weight(scoring)?, *boost));
+                    union.push((
                         Occur::Should,
-                        boosted(Box::new(tq.clone()) as Box<dyn Query>, *boost),
-                    )
-                })
-                .collect(),
-        );
-        let terms = queries
-            .iter()
-            .map(|(tq, boost)| Ok((tq.weight(scoring)?, *boost)))
-            .collect::<Result<_, tantivy::TantivyError>>()?;
-        Ok(Exact { terms, union })
+                        boosted(Box::new(tq) as Box<dyn Query>, *boost),
+                    ));
+                }
+                Leaf::Near(near) => terms.push(Scoring::Near(near)),
+            }
+        }
+        Ok(Exact {
+            terms,
+            union: BooleanQuery::new(union),
+        })
     }
 }
 
