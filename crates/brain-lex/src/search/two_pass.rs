@@ -6,7 +6,8 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, Score, Term};
 
-use super::{Boosts, FUZZY_SCORE, LexQuery, Near, SearchError, Searcher, boosted};
+use super::near::Near;
+use super::{Boosts, FUZZY_SCORE, LexQuery, SearchError, Searcher, boosted};
 
 /// Candidate pool of a plain word query, per passage asked for: the pool is drawn with block-WAND on a
 /// summed union of (word, field) terms and scored exactly (see [`Searcher::two_pass`]). Measured on
