@@ -403,31 +403,17 @@ impl Searcher {
         b: &Boosts,
         addrs: &[DocAddress],
     ) -> Result<Vec<(Score, DocAddress)>, SearchError> {
-        use tantivy::DocSet;
-        // scores[t][i]: term t's boosted BM25 score in passage i (None: absent).
+        // scores[t][i]: leaf t's score in passage i (None: absent).
         let mut scores: Vec<Vec<Option<Score>>> = vec![vec![None; addrs.len()]; exact.terms.len()];
         for (t, leaf) in exact.terms.iter().enumerate() {
-            let mut start = 0;
+            let mut at = 0;
             for seg in addrs.chunk_by(|x, y| x.segment_ord == y.segment_ord) {
                 let reader = self.searcher.segment_reader(seg[0].segment_ord);
-                let (weight, boost) = match leaf {
-                    Scoring::Term(weight, boost) => (weight, boost),
-                    Scoring::Near(near) => {
-                        let docs: Vec<_> = seg.iter().map(|a| a.doc_id).collect();
-                        for (i, hit) in near.matches(reader, &docs)?.into_iter().enumerate() {
-                            scores[t][start + i] = hit.then_some(FUZZY_SCORE);
-                        }
-                        start += seg.len();
-                        continue;
-                    }
-                };
-                let mut scorer = weight.scorer(reader, *boost)?;
-                for (i, a) in seg.iter().enumerate() {
-                    if scorer.doc() <= a.doc_id && scorer.seek(a.doc_id) == a.doc_id {
-                        scores[t][start + i] = Some(scorer.score());
-                    }
+                let docs: Vec<tantivy::DocId> = seg.iter().map(|a| a.doc_id).collect();
+                for (i, s) in leaf.scores(reader, &docs)?.into_iter().enumerate() {
+                    scores[t][at + i] = s;
                 }
-                start += seg.len();
+                at += seg.len();
             }
         }
         Ok(addrs
@@ -450,6 +436,32 @@ struct Exact<'p> {
 enum Scoring<'p> {
     Term(Box<dyn tantivy::query::Weight>, f32),
     Near(&'p Near),
+}
+
+impl Scoring<'_> {
+    /// The leaf's score in each of the passages `docs` (sorted) of the segment `reader`: a term's
+    /// boosted BM25 score, its postings sought to them; a near spelling's constant score.
+    fn scores(
+        &self,
+        reader: &tantivy::SegmentReader,
+        docs: &[tantivy::DocId],
+    ) -> tantivy::Result<Vec<Option<Score>>> {
+        use tantivy::DocSet;
+        match self {
+            Scoring::Near(near) => Ok(near
+                .matches(reader, docs)?
+                .into_iter()
+                .map(|hit| hit.then_some(FUZZY_SCORE))
+                .collect()),
+            Scoring::Term(weight, boost) => {
+                let mut scorer = weight.scorer(reader, *boost)?;
+                Ok(docs
+                    .iter()
+                    .map(|&d| (scorer.doc() <= d && scorer.seek(d) == d).then(|| scorer.score()))
+                    .collect())
+            }
+        }
+    }
 }
 
 impl<'p> Exact<'p> {
