@@ -309,6 +309,44 @@ fn rerank_expansion_and_lagging_vectors() {
     assert!(hits.iter().all(|h| !h.signals.contains_key("rerank")));
     std::fs::remove_file(f.home.join("search_strategy.yaml")).expect("rm");
 
+    // `rerank.conceptual` (issue 41): a conceptual query of auto mode is reranked without
+    // `--rerank`; a literal query, or another mode, is not.
+    let strategy = f.home.join("search_strategy.yaml");
+    std::fs::write(&strategy, "rerank:\n  conceptual: true\n").expect("strategy");
+    let with_tiny = [("BRAIN_RERANKER", tiny.as_path())];
+    let (hits, out) = run_rank_env(&f, &["lock writers"], &with_tiny);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !hits.is_empty() && hits.iter().all(|h| h.signals.contains_key("rerank")),
+        "{hits:?}"
+    );
+    for args in [&["E0432 memchr"][..], &["--mode", "lex", "lock writers"]] {
+        let (hits, out) = run_rank_env(&f, args, &with_tiny);
+        assert!(out.status.success(), "{args:?}");
+        assert!(
+            !hits.is_empty() && hits.iter().all(|h| !h.signals.contains_key("rerank")),
+            "{args:?}: {hits:?}"
+        );
+    }
+    // On, with no reranker installed: the fused order answers, and says so.
+    let none = [("BRAIN_RERANKER", Path::new("/nonexistent"))];
+    let (hits, out) = run_rank_env(&f, &["lock writers"], &none);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("not reranked"), "{err}");
+    assert!(!hits.is_empty() && hits.iter().all(|h| !h.signals.contains_key("rerank")));
+    // Not a switch: refused, naming the key.
+    std::fs::write(&strategy, "rerank:\n  conceptual: 1\n").expect("strategy");
+    let (_, out) = run_rank_env(&f, &["lock writers"], &with_tiny);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{err}");
+    assert!(err.contains("rerank.conceptual"), "{err}");
+    std::fs::remove_file(&strategy).expect("rm");
+
     // An expansion command adds typed lines; its answer is cached.
     let cmd = "cat >/dev/null; echo 'lex: sourdough'; echo 'vec: baking bread at home'";
     let (hits, out) = f.rank(&["--expand-cmd", cmd, "weekend hobby"]);

@@ -26,6 +26,8 @@ pub enum Kind {
     Text,
     /// The reranker's `[[up_to_rank, weight], …]` steps.
     Steps,
+    /// On or off (`true` / `false`).
+    Switch,
 }
 
 /// One tunable.
@@ -61,7 +63,7 @@ const fn k(
     }
 }
 
-use Kind::{Float, Int, Steps, Text};
+use Kind::{Float, Int, Steps, Switch, Text};
 
 /// Every knob, in the order `brain strategy show` prints them (one line each: a table).
 #[rustfmt::skip]
@@ -109,6 +111,7 @@ pub const KNOBS: &[Knob] = &[
     k("rerank.budget_ms", Int, (0.0, 60000.0, 100.0), "rerank", "milliseconds the reranker may take per query before the fused order answers"),
     k("rerank.model", Text, (0.0, 0.0, 0.0), "rerank", "the cross-encoder folder"),
     k("rerank.blend", Steps, (0.0, 1.0, 0.0), "rerank", "[up_to_rank, retrieval_weight] steps of the blend"),
+    k("rerank.conceptual", Switch, (0.0, 0.0, 0.0), "rerank", "rerank conceptual queries in auto mode without --rerank"),
     k("dedup.shingles", Float, (0.0, 1.0, 0.05), "dedup", "word 3-shingle Jaccard at which two records are one (context, ask --dedup)"),
     k("dedup.cosine", Float, (0.0, 1.0, 0.02), "dedup", "cosine of stored vectors at which two records are one"),
     k("freshness.status", Int, (0.0, 36500.0, 1.0), "freshness", "days after which a status record is flagged"),
@@ -195,6 +198,7 @@ fn check_value(knob: &Knob, key: &str, v: &Value) -> Result<(), KnobError> {
             in_range(n as f64)
         }
         Kind::Text => v.as_str().map(|_| ()).ok_or_else(|| bad("text")),
+        Kind::Switch => v.as_bool().map(|_| ()).ok_or_else(|| bad("true or false")),
         Kind::Steps => {
             let steps = v
                 .as_array()

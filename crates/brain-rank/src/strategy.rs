@@ -358,6 +358,10 @@ pub struct RerankWeights {
     /// r ≤ up_to_rank; its score is `w / r + (1 - w) × relevance`. QMD: ranks 1–3 0.75, 4–10 0.60,
     /// beyond 0.40.
     pub blend: Vec<(usize, f64)>,
+    /// Rerank every conceptual query of auto mode (plain words, not a recency walk), as if it had
+    /// `--rerank` (off by default: no reranker ships with brain; issue 41).
+    #[serde(default)]
+    pub conceptual: bool,
 }
 
 impl Default for RerankWeights {
@@ -368,6 +372,7 @@ impl Default for RerankWeights {
             budget_ms: RERANK_BUDGET_MS,
             model: None,
             blend: vec![(3, 0.75), (10, 0.60), (usize::MAX, 0.40)],
+            conceptual: false,
         }
     }
 }
