@@ -444,3 +444,28 @@ fn concurrent_installs_of_one_model_leave_one_whole_folder() {
         .collect();
     assert_eq!(entries, vec![BGE.to_string()], "{entries:?}");
 }
+
+/// `brain model fetch reranker` (issue 41): no package ships a cross-encoder, so the answer is
+/// where to put one — exit 65, nothing written, nothing fetched — and `status` then finds it.
+#[test]
+fn fetching_a_reranker_says_where_one_goes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    for name in ["reranker", "Cross-Encoder"] {
+        let out = brain(&home, &["model", "fetch", name]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(65), "{err}");
+        assert!(
+            err.contains("models/reranker") && err.contains("BRAIN_RERANKER"),
+            "{err}"
+        );
+        assert!(!home.join("models/reranker").exists());
+    }
+    let tiny = brain_tests::workspace().join("tests/fixtures/rerank-tiny");
+    std::fs::create_dir_all(home.join("models")).expect("models");
+    std::os::unix::fs::symlink(&tiny, home.join("models/reranker")).expect("link");
+    let out = brain(&home, &["model", "status", "--json"]);
+    let status: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("status is one JSON object");
+    assert_eq!(status["reranker_present"], true, "{status}");
+}

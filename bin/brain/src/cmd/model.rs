@@ -87,6 +87,22 @@ fn card(name: &str) -> Result<&'static Card, Failure> {
     })
 }
 
+/// `brain model fetch reranker`: no registry this project reaches ships a cross-encoder's weights
+/// as a package (docs/query.md), so there is nothing to fetch: say where one goes (exit 65).
+fn no_reranker_package(home: &Home) -> Failure {
+    Failure::new(
+        ErrorCode::ModelMissing,
+        "no cross-encoder ships as a package brain can install yet (the PyPI and Maven Central \
+         rerankers found download their weights at run time)",
+    )
+    .with_fix(format!(
+        "put a BERT sequence-classification folder (config.json, tokenizer.json, \
+         model.safetensors; e.g. cross-encoder/ms-marco-MiniLM-L-6-v2) at {}, or name one with \
+         $BRAIN_RERANKER; `brain model status` then shows it installed",
+        home.models().join("reranker").display()
+    ))
+}
+
 /// The name of the local model in force (brain_vec::embed::local_in_force).
 fn in_force(home: &Home) -> String {
     brain_vec::embed::local_in_force(&home.models())
@@ -156,6 +172,9 @@ fn fetch(
     dest: Option<PathBuf>,
     python: &str,
 ) -> anyhow::Result<Exit> {
+    if ["reranker", "cross-encoder"].contains(&name.to_ascii_lowercase().as_str()) {
+        return Err(no_reranker_package(home).into());
+    }
     let c = card(name)?;
     let dest = dest.unwrap_or_else(|| home.models().join(c.name));
     let source = match from {
