@@ -152,15 +152,6 @@ impl Engine {
             .map_err(|u| RunError::Unavailable(u.clone()))
     }
 
-    /// Whether `req`, planned as `plan`, is reranked without `--rerank`: `rerank.conceptual` is on
-    /// and it is a conceptual query of auto mode (plain words: not literal, not a recency walk).
-    fn reranks_by_default(&self, req: &SearchRequest, plan: &Plan) -> bool {
-        self.strategy.rerank.conceptual
-            && req.mode == Mode::Auto
-            && plan.mode != Mode::Recent
-            && !crate::route::is_literal(&plan.original)
-    }
-
     /// Answer `req` at time `now`: plan it ([`crate::plan::plan`]), run its lists, fuse, rerank,
     /// cut to the limit, and give the winners their snippets.
     ///
@@ -197,17 +188,8 @@ impl Engine {
             &self.strategy,
         )?;
         drop(t_plan);
-        // `rerank.conceptual`: a conceptual query of auto mode is reranked as if asked to.
-        let reranked_by_default;
-        let req = if !req.rerank && self.reranks_by_default(req, &plan) {
-            reranked_by_default = SearchRequest {
-                rerank: true,
-                ..req.clone()
-            };
-            &reranked_by_default
-        } else {
-            req
-        };
+        let asked = crate::rerank::as_asked(&self.strategy.rerank, req, &plan);
+        let req = &*asked;
         let mut ans = Answer {
             hits: Vec::new(),
             mode: Some(plan.mode),

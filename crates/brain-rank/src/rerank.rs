@@ -28,6 +28,25 @@ pub fn model_dir(home: &Home, strategy: &Strategy) -> PathBuf {
         .unwrap_or_else(|| home.models().join("reranker"))
 }
 
+/// `req`, planned as `plan`, as it is reranked: with `--rerank` set when `rerank.conceptual` is on
+/// and it is a conceptual query of auto mode (plain words: not literal, not a recency walk).
+pub fn as_asked<'r>(
+    w: &RerankWeights,
+    req: &'r crate::request::SearchRequest,
+    plan: &crate::plan::Plan,
+) -> std::borrow::Cow<'r, crate::request::SearchRequest> {
+    use crate::route::Mode;
+    let conceptual = plan.mode != Mode::Recent && !crate::route::is_literal(&plan.original);
+    if w.conceptual && !req.rerank && req.mode == Mode::Auto && conceptual {
+        std::borrow::Cow::Owned(crate::request::SearchRequest {
+            rerank: true,
+            ..req.clone()
+        })
+    } else {
+        std::borrow::Cow::Borrowed(req)
+    }
+}
+
 /// What the reranker reads as the query: the original sub-query, after the intent when there is one.
 pub fn query_text(original: &str, intent: Option<&str>) -> String {
     match intent {
