@@ -493,6 +493,7 @@ pub fn lex_query(q: &Query, now: Timestamp) -> LexQuery {
         tier: q.filters.tier_filter.clone(),
         guaranteed: q.filters.guaranteed.clone(),
         refs: q.filters.refs.clone(),
+        asked: q.asked,
     }
 }
 

@@ -247,6 +247,18 @@ pub const SCAFFOLDING: [&str; 32] = [
     "how many",
 ];
 
+/// Words that shape a question but name nothing in it, dropped wherever they stand (as
+/// [`SCAFFOLDING`] is): interrogatives, auxiliary verbs, personal pronouns but the asker's "me",
+/// "my", "us", "our", and a few fillers. Measured on LoCoMo
+/// (bench/locomo, auto mode): session Recall@5 0.8648 → 0.8843 without vectors, 0.8821 → 0.8914
+/// with bge-small (docs/query.md). Sorted, for `binary_search`.
+pub const QUESTION_WORDS: [&str; 44] = [
+    "about", "any", "are", "can", "could", "did", "do", "does", "from", "had", "has", "have", "he",
+    "her", "hers", "him", "his", "how", "i", "is", "its", "just", "she", "should", "so", "some",
+    "their", "them", "they", "was", "we", "were", "what", "when", "where", "which", "who", "whom",
+    "whose", "why", "will", "would", "you", "your",
+];
+
 /// The words of a query as written, and each normalized for matching (lower case, the punctuation
 /// around it trimmed): what routing reads phrases from.
 pub fn words(text: &str) -> (Vec<&str>, Vec<String>) {
@@ -278,6 +290,17 @@ pub fn scaffolding(text: &str) -> Vec<std::ops::Range<usize>> {
             } else {
                 i += 1;
             }
+        }
+    }
+    // A question word counts only as written in prose: `has` in backticks, or part of a name, is
+    // what the asker copied.
+    let prose = |w: &str| {
+        w.chars()
+            .all(|c| c.is_alphabetic() || matches!(c, '?' | '!' | ',' | '.' | ';' | '(' | ')'))
+    };
+    for (i, (w, n)) in words.iter().zip(&norm).enumerate() {
+        if keep[i] && prose(w) && QUESTION_WORDS.binary_search(&n.as_str()).is_ok() {
+            keep[i] = false;
         }
     }
     let rest = words.iter().zip(&keep).filter(|(_, k)| **k);
@@ -338,14 +361,30 @@ mod tests {
         );
         assert_eq!(
             strip_scaffolding("how many dinner parties did I host"),
-            "dinner parties did I host"
+            "dinner parties host"
         );
         assert_eq!(
             strip_scaffolding("what could have gone better"),
             "gone better"
         );
         assert_eq!(strip_scaffolding("how much"), "how much");
-        assert_eq!(strip_scaffolding("somewhat did we"), "somewhat did we");
+        // Question words go wherever they stand; the asker's own pronouns, and words written as
+        // code, stay.
+        assert_eq!(
+            strip_scaffolding("When did Caroline go to the LGBTQ support group?"),
+            "Caroline go to the LGBTQ support group?"
+        );
+        assert_eq!(
+            strip_scaffolding("What did Jon say about his store?"),
+            "Jon say store?"
+        );
+        assert_eq!(
+            strip_scaffolding("why does my `has` check fail"),
+            "my `has` check fail"
+        );
+        assert_eq!(strip_scaffolding("who was she?"), "who was she?");
+        assert!(QUESTION_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(strip_scaffolding("somewhat did we"), "somewhat");
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub struct LexQuery {
     /// Only documents that refer to one of these (`ref:` values: a file path or its tail, a URL;
     /// [`crate::document::ref_query`] form).
     pub refs: Vec<String>,
+    /// How many words and phrases the query was asked with when routing took some out (question
+    /// words): a question is judged as long as it was asked (`strength::FEW_WORDS`). 0: as many
+    /// as `terms` and `phrases` hold.
+    pub asked: usize,
 }
 
 /// Which records are current: those not superseded, expired or archived at `at`; with `as_of`,

@@ -67,7 +67,7 @@ impl Searcher {
         let mut words = Vec::new();
         let mut unknown = Vec::new();
         let mut written = Vec::new();
-        let few = q.terms.len() + q.phrases.len() <= FEW_WORDS;
+        let few = (q.terms.len() + q.phrases.len()).max(q.asked) <= FEW_WORDS;
         for w in q.terms.iter().chain(&q.phrases) {
             let parts = self.analyzer().tokens(w);
             if parts.is_empty() {

@@ -313,8 +313,9 @@ pub fn route_plain(
         let lex = if scaffolding.is_empty() {
             None
         } else {
-            let l = plain.without(&scaffolding, now)?;
+            let mut l = plain.without(&scaffolding, now)?;
             l.query.check()?;
+            l.query.asked = plain.query.terms.len() + plain.query.phrases.len();
             Some(l)
         };
         let lex = lex.as_ref().unwrap_or(plain);

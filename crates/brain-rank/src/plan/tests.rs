@@ -103,6 +103,11 @@ fn question_scaffolding_leaves_the_lexical_query_not_the_vector_one() {
     let p = plan_of("what did we decide about the cache layer", Mode::Auto, true);
     assert_eq!(p.lists[0].text, "the cache layer");
     assert_eq!(p.lists[1].text, "what did we decide about the cache layer");
+    // The lexical query remembers how long the question was: "which database do we use" is no
+    // query of a few words, though "database use" is left of it.
+    let p = plan_of("which database do we use", Mode::Auto, false);
+    let q = p.lists[0].query.as_ref().expect("lexical query");
+    assert_eq!((q.terms.len(), q.asked), (2, 5));
     let p = plan_of("what did we decide about the cache layer", Mode::Lex, true);
     assert_eq!(p.lists[0].text, "what did we decide about the cache layer");
 }
@@ -149,7 +154,7 @@ fn route_plain_table() {
             Mode::Auto,
             true,
             Mode::Hybrid,
-            "why does the build fail",
+            "the build fail",
             "why does the build fail",
         ),
         (
@@ -157,7 +162,7 @@ fn route_plain_table() {
             Mode::Auto,
             false,
             Mode::Lex,
-            "why does the build fail",
+            "the build fail",
             "why does the build fail",
         ),
         (

@@ -71,6 +71,9 @@ pub struct Query {
     /// Distinct words, phrases and exclusions left out past [`MAX_TERMS`] (repeats are merged
     /// first, and never counted).
     pub dropped: usize,
+    /// How many words and phrases it was asked with, when routing took question words out
+    /// (`brain_lex::search::LexQuery::asked`); 0: as many as it holds.
+    pub asked: usize,
 }
 
 /// Restrictions applied inside the search (never as a post-filter).

@@ -252,11 +252,15 @@ fn find_part(norm: &[String], used: &mut [bool], today: Date) -> (Option<DayPart
 }
 
 /// Mark "latest", "most recent(ly)", "newest", "the last time" (→ [`Order::Latest`]), "the first
-/// time", "earliest", "oldest" (→ [`Order::First`]).
+/// time", "earliest", "oldest" (→ [`Order::First`]). "For the first time" and "for the last time"
+/// say how new or final something was ("what did James cook for the first time"), not which
+/// session to put first: they stay words.
 fn find_order(norm: &[String], used: &mut [bool]) -> Option<Order> {
     let g = |i: usize| norm.get(i).map_or("", String::as_str);
     for i in 0..norm.len() {
+        let idiom = i >= 2 && g(i - 1) == "the" && g(i - 2) == "for";
         let (order, len) = match (g(i), g(i + 1)) {
+            ("first" | "last", "time") if idiom => continue,
             ("latest" | "newest", _) => (Order::Latest, 1),
             ("most", "recent" | "recently") => (Order::Latest, 2),
             ("last", "time") => (Order::Latest, 2),

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Session retrieval on LoCoMo (Maharana et al., ACL 2024: ten very long conversations, 1,986
+# questions over 272 dated sessions): the public long-term conversational-memory benchmark the
+# issue-41 held-out set is built from. Each conversation is its own memory (one `brain eval` set
+# per conversation, built by corpus.py at run time into $BENCH_DIR/locomo, never into the repo);
+# each question's relevant documents are the sessions its evidence turns are in. score.py prints
+# session Recall@5 and hit@5 over all questions, per LoCoMo category.
+#
+#   bench/locomo/run.sh [MODEL_DIR…]   # lex and auto without vectors, then auto and hybrid per
+#                                      # model folder (default: every model in target/models)
+#   LOCOMO=path/to/locomo10.json bench/locomo/run.sh    # a copy you have (file, or the folder of
+#                                                       # per-conversation files in the zip)
+#
+# Without $LOCOMO it downloads data/locomo10.zip from the LoCoMo repository at a pinned commit and
+# checks its sha256. Needs python3, unzip (for the zip) and release binaries
+# (cargo build --release -p brain).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
+BENCH_DIR=${BENCH_DIR:-/tmp/brain-bench}
+SET=$BENCH_DIR/locomo
+COMMIT=e76cdff4a04fce19090596d49862fe87a5c15aaa
+SHA=5c342973da4b45c12583c9fc7594d6410880f5aba2c491a0db09db262c906fb5
+[ -x "$BIN/brain" ] || { echo "bench/locomo/run.sh: $BIN/brain missing: cargo build --release -p brain" >&2; exit 1; }
+mkdir -p "$SET"
+src=${LOCOMO:-}
+if [ -z "$src" ]; then
+  zip=$SET/locomo10.zip
+  if [ ! -f "$zip" ]; then
+    url=https://github.com/snap-research/locomo/raw/$COMMIT/data/locomo10.zip
+    if ! curl -fsSL --max-time 120 -o "$zip.part" "$url"; then
+      rm -f "$zip.part"
+      echo "bench/locomo: NOT RUN: could not download $url (set LOCOMO to a copy of locomo10.json)"
+      exit 0
+    fi
+    mv "$zip.part" "$zip"
+  fi
+  echo "$SHA  $zip" | sha256sum -c --quiet - || { echo "bench/locomo/run.sh: $zip is not the pinned file" >&2; exit 1; }
+  rm -rf "$SET/zip" && mkdir -p "$SET/zip" && unzip -q -o "$zip" -d "$SET/zip"
+  src=$SET/zip/data/multimodal_dialog/locomo10_v2
+fi
+rm -rf "$SET/sets" && python3 bench/locomo/corpus.py "$src" "$SET/sets" --split
+echo "locomo: $(cat "$SET"/sets/*/corpus.jsonl | wc -l) sessions, $(cat "$SET"/sets/*/queries.jsonl | wc -l) questions, $(ls "$SET/sets" | wc -l) conversations"
+# One run: every conversation evaluated in `mode`, then the scores over all of them.
+run() {
+  local tag=$1; shift
+  mkdir -p "$SET/out/$tag"
+  for c in "$SET"/sets/*/; do
+    c=$(basename "$c")
+    "$BIN/brain" eval --defaults --per-query --json "$@" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
+  done
+  python3 bench/locomo/score.py "$tag" "$SET/out/$tag"
+}
+export BRAIN_HOME=$SET/no-model-home   # auto without vectors: a home with no model
+run lex --mode lex
+run auto --mode auto
+unset BRAIN_HOME
+[ $# -gt 0 ] || set -- $(ls -d "$ROOT"/target/models/*/ 2>/dev/null | while read -r d; do [ -f "$d/model.safetensors" ] && echo "${d%/}"; done)
+for model in "$@"; do
+  name=$(basename "$model")
+  for mode in auto hybrid; do
+    # A kept home per conversation and model: the sessions are embedded once.
+    mkdir -p "$SET/homes/$name"
+    tag=$mode-$name
+    mkdir -p "$SET/out/$tag"
+    for c in "$SET"/sets/*/; do
+      c=$(basename "$c")
+      "$BIN/brain" eval --defaults --per-query --json --mode "$mode" --embedder "local:$model" \
+        --home "$SET/homes/$name/$c" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
+    done
+    python3 bench/locomo/score.py "$tag" "$SET/out/$tag"
+  done
+done

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Session Recall@5 and hit@5 over every conversation's `brain eval --per-query --json` report.
+
+    score.py TAG DIR      # DIR: one report per conversation
+
+Recall@5: the share of a question's evidence sessions in its top 5, averaged over questions (as
+`brain eval` computes it per set, weighted here by each set's questions). hit@5: the share of
+questions with an evidence session in the top 5. Both over all questions, then per category.
+"""
+import glob
+import json
+import os
+import sys
+
+
+def main():
+    tag, folder = sys.argv[1], sys.argv[2]
+    queries, recall, classes = [], 0.0, {}
+    for f in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        with open(f) as fh:
+            d = json.load(fh)
+        queries += d["per_query"]
+        recall += d["recall_at_5"] * d["queries"]
+        for c, v in d["classes"].items():
+            a = classes.setdefault(c, [0.0, 0, 0])
+            a[0] += v["recall_at_5"] * v["queries"]
+            a[1] += v["queries"]
+    if not queries:
+        sys.exit(f"score.py: no reports in {folder}")
+    for q in queries:
+        if 1 <= q["first_relevant"] <= 5:
+            classes[q["class"]][2] += 1
+    hits = sum(1 for q in queries if 1 <= q["first_relevant"] <= 5)
+    print(f"{tag:28} {len(queries)} questions  Recall@5 {recall / len(queries):.4f}  hit@5 {hits / len(queries):.4f}")
+    for c, (r, n, h) in sorted(classes.items()):
+        print(f"  {c:14} {n:4} questions  Recall@5 {r / n:.4f}  hit@5 {h / n:.4f}")
+
+
+if __name__ == "__main__":
+    main()
