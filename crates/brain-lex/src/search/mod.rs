@@ -371,8 +371,7 @@ impl Searcher {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let addrs = self.passages_of_ids(ids)?;
-        match self.exact_within(q, b, &addrs)? {
+        match self.exact_within(q, b, ids)? {
             Some(mut found) => {
                 found.truncate(MAX_PASSAGES_READ);
                 Ok(found)
@@ -409,15 +408,6 @@ impl Searcher {
         Ok(out)
     }
 
-    /// Every passage of the documents `ids` (one sorted walk of each segment's term dictionary
-    /// for all of them).
-    fn of_ids(&self, ids: &[&str]) -> tantivy::query::TermSetQuery {
-        tantivy::query::TermSetQuery::new(
-            ids.iter()
-                .map(|id| Term::from_field_text(self.fields.id, id)),
-        )
-    }
-
     /// [`Searcher::passages_of`] as one search: `q` intersected with the documents' passages.
     pub fn passages_of_one_pass(
         &self,
@@ -428,7 +418,11 @@ impl Searcher {
         let Some(query) = self.query(q, b).filter(|_| !ids.is_empty()) else {
             return Ok(Vec::new());
         };
-        let of_ids = self.of_ids(ids);
+        // Every passage of the documents (one sorted walk of each segment's term dictionary).
+        let of_ids = tantivy::query::TermSetQuery::new(
+            ids.iter()
+                .map(|id| Term::from_field_text(self.fields.id, id)),
+        );
         let both = BooleanQuery::new(vec![
             (Occur::Must, query),
             (

@@ -368,9 +368,9 @@ impl Searcher {
         Ok(Some(out))
     }
 
-    /// The passages among `addrs` (sorted) that match a plain word query, with the scores
+    /// The passages of the documents `ids` that match a plain word query, with the scores
     /// [`Searcher::query`] gives them, best first, those `q`'s lifecycle hides left out: each term's
-    /// postings sought to the passages, so the cost follows `addrs`, not the index (a union of the
+    /// postings sought to the passages, so the cost follows the documents, not the index (a union of the
     /// terms, restricted by an intersection, refills its 4,096-passage window at every jump: most of
     /// a one-pass search). `None` for the queries the two-pass search leaves to one pass (phrases,
     /// exclusions, filters, flat boosts) or when too many passages are hidden.
@@ -378,7 +378,7 @@ impl Searcher {
         &self,
         q: &LexQuery,
         b: &Boosts,
-        addrs: &[DocAddress],
+        ids: &[&str],
     ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
         let Some(plan) = self.plan_with_near(q, b) else {
             return Ok(None);
@@ -386,9 +386,11 @@ impl Searcher {
         let Some(hidden) = self.hidden_passages(q)? else {
             return Ok(None);
         };
+        // Read only once the query is known to take this path.
+        let addrs = self.passages_of_ids(ids)?;
         let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
         let exact = Exact::new(&plan, scoring)?;
-        let mut out = self.exact_scores(&exact, &plan, b, addrs)?;
+        let mut out = self.exact_scores(&exact, &plan, b, &addrs)?;
         out.retain(|(_, a)| !hidden.contains(a));
         sort_best_first(&mut out);
         Ok(Some(out))
