@@ -303,11 +303,14 @@ pub fn scaffolding(text: &str) -> Vec<std::ops::Range<usize>> {
             keep[i] = false;
         }
     }
-    let rest = words.iter().zip(&keep).filter(|(_, k)| **k);
-    if !rest
-        .into_iter()
-        .any(|(w, _)| w.chars().any(char::is_alphanumeric))
-    {
+    // Never the whole query: something the index reads must be left ("what is it" stays whole).
+    let rest: Vec<&str> = words
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(w, _)| *w)
+        .collect();
+    if !brain_lex::tokenize::has_terms(&rest.join(" ")) {
         return Vec::new();
     }
     crate::query::word_spans(text)
@@ -383,6 +386,12 @@ mod tests {
             "my `has` check fail"
         );
         assert_eq!(strip_scaffolding("who was she?"), "who was she?");
+        // Nor is it cut down to stop words, which the index does not read.
+        assert_eq!(strip_scaffolding("what is it about"), "what is it about");
+        assert_eq!(
+            strip_scaffolding("what did we decide about the"),
+            "what did we decide about the"
+        );
         assert!(QUESTION_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(strip_scaffolding("somewhat did we"), "somewhat");
     }

@@ -22,7 +22,7 @@ mod text;
 mod words;
 
 pub use ident::IdentTokenizer;
-pub use text::{CachedTextStream, CachedTextTokenizer};
+pub use text::{CachedTextStream, CachedTextTokenizer, has_terms};
 pub use words::{CodeWordTokenizer, is_cjk};
 
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream};

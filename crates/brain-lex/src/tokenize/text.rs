@@ -24,6 +24,15 @@ fn word_normalizer() -> TextAnalyzer {
         .build()
 }
 
+/// Whether the lexical index reads anything in `text`: a word left once stop words and over-long
+/// tokens are dropped. A question cut down to "the" or "it" has none.
+pub fn has_terms(text: &str) -> bool {
+    let mut t = CachedTextTokenizer::default();
+    let mut any = false;
+    t.for_each_token(text, |_, _| any = true);
+    any
+}
+
 /// Distinct words remembered by one [`CachedTextTokenizer`] before its cache is cleared (bounds memory
 /// to a few MB per indexing thread).
 const WORD_CACHE_LIMIT: usize = 200_000;
