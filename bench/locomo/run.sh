@@ -48,14 +48,16 @@ run() {
   mkdir -p "$SET/out/$tag"
   for c in "$SET"/sets/*/; do
     c=$(basename "$c")
-    "$BIN/brain" eval --defaults --per-query --json "$@" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
+    "$BIN/brain" eval --defaults --json "$@" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
   done
   python3 bench/locomo/score.py "$tag" "$SET/out/$tag"
 }
-export BRAIN_HOME=$SET/no-model-home   # auto without vectors: a home with no model
+# Auto without vectors: a home with no model, and no embedder named.
+export BRAIN_HOME=$SET/no-model-home
+unset BRAIN_EMBEDDER
 run lex --mode lex
 run auto --mode auto
-unset BRAIN_HOME
+unset BRAIN_HOME   # the runs below name their model
 [ $# -gt 0 ] || set -- $(ls -d "$ROOT"/target/models/*/ 2>/dev/null | while read -r d; do [ -f "$d/model.safetensors" ] && echo "${d%/}"; done)
 for model in "$@"; do
   name=$(basename "$model")
@@ -66,7 +68,7 @@ for model in "$@"; do
     mkdir -p "$SET/out/$tag"
     for c in "$SET"/sets/*/; do
       c=$(basename "$c")
-      "$BIN/brain" eval --defaults --per-query --json --mode "$mode" --embedder "local:$model" \
+      "$BIN/brain" eval --defaults --json --mode "$mode" --embedder "local:$model" \
         --home "$SET/homes/$name/$c" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
     done
     python3 bench/locomo/score.py "$tag" "$SET/out/$tag"

@@ -3,9 +3,9 @@
 
     score.py TAG DIR      # DIR: one report per conversation
 
-Recall@5: the share of a question's evidence sessions in its top 5, averaged over questions (as
-`brain eval` computes it per set, weighted here by each set's questions). hit@5: the share of
-questions with an evidence session in the top 5. Both over all questions, then per category.
+Recall@5: the share of a question's evidence sessions in its top 5; hit@5: whether one of them is
+there. Both as `brain eval` averages them per set, weighted here by each set's questions: over all
+questions, then per category.
 """
 import glob
 import json
@@ -15,23 +15,21 @@ import sys
 
 def main():
     tag, folder = sys.argv[1], sys.argv[2]
-    queries, recall, classes = [], 0.0, {}
+    queries, recall, hit, classes = 0, 0.0, 0.0, {}
     for f in sorted(glob.glob(os.path.join(folder, "*.json"))):
         with open(f) as fh:
             d = json.load(fh)
-        queries += d["per_query"]
+        queries += d["queries"]
         recall += d["recall_at_5"] * d["queries"]
+        hit += d["hit_at_5"] * d["queries"]
         for c, v in d["classes"].items():
-            a = classes.setdefault(c, [0.0, 0, 0])
+            a = classes.setdefault(c, [0.0, 0, 0.0])
             a[0] += v["recall_at_5"] * v["queries"]
             a[1] += v["queries"]
+            a[2] += v["hit_at_5"] * v["queries"]
     if not queries:
         sys.exit(f"score.py: no reports in {folder}")
-    for q in queries:
-        if 1 <= q["first_relevant"] <= 5:
-            classes[q["class"]][2] += 1
-    hits = sum(1 for q in queries if 1 <= q["first_relevant"] <= 5)
-    print(f"{tag:28} {len(queries)} questions  Recall@5 {recall / len(queries):.4f}  hit@5 {hits / len(queries):.4f}")
+    print(f"{tag:28} {queries} questions  Recall@5 {recall / queries:.4f}  hit@5 {hit / queries:.4f}")
     for c, (r, n, h) in sorted(classes.items()):
         print(f"  {c:14} {n:4} questions  Recall@5 {r / n:.4f}  hit@5 {h / n:.4f}")
 

@@ -44,6 +44,16 @@ pub fn recall_at(ranked: &[String], rels: &HashMap<String, u32>, k: usize) -> f6
     found as f64 / rels.len() as f64
 }
 
+/// 1 when a relevant doc is in the top k, else 0: averaged, the share of queries answered there
+/// (hit@k; Recall@k asks for every relevant doc).
+pub fn hit_at(ranked: &[String], rels: &HashMap<String, u32>, k: usize) -> f64 {
+    if ranked.iter().take(k).any(|d| rels.contains_key(d)) {
+        1.0
+    } else {
+        0.0
+    }
+}
+
 /// The p-th percentile (0–100) of `sorted` by nearest rank; 0 for an empty slice.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -84,13 +94,16 @@ mod tests {
     }
 
     #[test]
-    fn mrr_and_recall_by_hand() {
+    fn mrr_recall_and_hit_by_hand() {
         let r = rels(&[("d1", 1), ("d2", 1), ("d3", 1)]);
         let ranked = ids(&["x", "y", "d2", "d1"]);
         assert_eq!(mrr_at(&ranked, &r, 10), 1.0 / 3.0);
         assert_eq!(mrr_at(&ranked, &r, 2), 0.0);
         assert!((recall_at(&ranked, &r, 10) - 2.0 / 3.0).abs() < 1e-12);
         assert!((recall_at(&ranked, &r, 3) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(hit_at(&ranked, &r, 3), 1.0, "d2 at 3");
+        assert_eq!(hit_at(&ranked, &r, 2), 0.0, "nothing relevant in the top 2");
+        assert_eq!(hit_at(&ranked, &HashMap::new(), 10), 0.0);
     }
 
     #[test]

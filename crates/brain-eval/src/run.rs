@@ -22,7 +22,7 @@ use brain_vec::{EmbedderSpec, VecError};
 use serde::{Deserialize, Serialize};
 
 use crate::beir::{self, BeirError};
-use crate::metrics::{mrr_at, ndcg_at, percentile, recall_at};
+use crate::metrics::{hit_at, mrr_at, ndcg_at, percentile, recall_at};
 
 /// Name of the collection the set is indexed into.
 pub const COLLECTION: &str = "eval";
@@ -121,6 +121,9 @@ pub struct Report {
     pub mrr_at_10: f64,
     #[serde(default)]
     pub recall_at_5: f64,
+    /// The share of queries with a relevant document in the top 5.
+    #[serde(default)]
+    pub hit_at_5: f64,
     pub recall_at_10: f64,
     pub recall_at_100: f64,
     pub index_ms: u64,
@@ -164,6 +167,8 @@ pub struct ClassScore {
     pub ndcg_at_10: f64,
     pub mrr_at_10: f64,
     pub recall_at_5: f64,
+    #[serde(default)]
+    pub hit_at_5: f64,
 }
 
 /// A set's corpus indexed in a home with an engine open on it: what `brain eval` scores once and
@@ -316,7 +321,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         .max_queries
         .unwrap_or(usize::MAX)
         .min(set.queries.len());
-    let (mut ndcg, mut mrr, mut r5, mut r10, mut r100) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    let (mut ndcg, mut mrr, mut r5, mut h5, mut r10, mut r100) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let mut classes: BTreeMap<String, ClassScore> = BTreeMap::new();
     let mut times = Vec::with_capacity(n);
     let mut per_query = Vec::new();
@@ -326,14 +331,16 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         let hits = bench.rank(&q.text, DEPTH)?;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         let ranked: Vec<String> = hits.iter().map(hit_id).collect();
-        let (n10, m10, re5) = (
+        let (n10, m10, re5, hi5) = (
             ndcg_at(&ranked, &rels, 10),
             mrr_at(&ranked, &rels, 10),
             recall_at(&ranked, &rels, 5),
+            hit_at(&ranked, &rels, 5),
         );
         ndcg += n10;
         mrr += m10;
         r5 += re5;
+        h5 += hi5;
         r10 += recall_at(&ranked, &rels, 10);
         r100 += recall_at(&ranked, &rels, 100);
         if opts.per_query {
@@ -355,6 +362,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
             c.ndcg_at_10 += n10;
             c.mrr_at_10 += m10;
             c.recall_at_5 += re5;
+            c.hit_at_5 += hi5;
         }
     }
     for c in classes.values_mut() {
@@ -362,6 +370,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         c.ndcg_at_10 = round(c.ndcg_at_10 / k);
         c.mrr_at_10 = round(c.mrr_at_10 / k);
         c.recall_at_5 = round(c.recall_at_5 / k);
+        c.hit_at_5 = round(c.hit_at_5 / k);
     }
     times.sort_by(f64::total_cmp);
     let avg = |x: f64| if n == 0 { 0.0 } else { round(x / n as f64) };
@@ -376,6 +385,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         ndcg_at_10: avg(ndcg),
         mrr_at_10: avg(mrr),
         recall_at_5: avg(r5),
+        hit_at_5: avg(h5),
         recall_at_10: avg(r10),
         recall_at_100: avg(r100),
         index_ms: bench.index_ms,

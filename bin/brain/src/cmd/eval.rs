@@ -122,13 +122,14 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
         writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
         writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
         writeln!(out, "Recall@5   {:.4}", r.recall_at_5)?;
+        writeln!(out, "hit@5      {:.4}", r.hit_at_5)?;
         writeln!(out, "Recall@10  {:.4}", r.recall_at_10)?;
         writeln!(out, "Recall@100 {:.4}", r.recall_at_100)?;
         for (class, c) in &r.classes {
             writeln!(
                 out,
-                "  {class:<14} {:>3} queries  MRR@10 {:.4}  Recall@5 {:.4}  nDCG@10 {:.4}",
-                c.queries, c.mrr_at_10, c.recall_at_5, c.ndcg_at_10
+                "  {class:<14} {:>3} queries  MRR@10 {:.4}  Recall@5 {:.4}  hit@5 {:.4}  nDCG@10 {:.4}",
+                c.queries, c.mrr_at_10, c.recall_at_5, c.hit_at_5, c.ndcg_at_10
             )?;
         }
         for q in &r.per_query {
