@@ -1,6 +1,7 @@
 //! Queries people type (auto mode): a quoted phrase or a negation that would empty the answer falls
-//! back to the words with a warning, question scaffolding does not dilute BM25, and a note's
-//! `# Title` line counts once.
+//! back to the words with a warning, question scaffolding and question words do not dilute BM25
+//! (nor cut a question down to nothing, nor make it a query of two words), and a note's `# Title`
+//! line counts once.
 
 use brain_doc::Hit;
 use brain_tests::{command, run};
@@ -97,6 +98,44 @@ fn question_scaffolding_does_not_outrank_the_entity_asked_about() {
         &["what could have gone wrong at the Zanzibar festival"],
     );
     assert_eq!(hits(&env)[0].path, "trip.md");
+}
+
+#[test]
+fn question_words_do_not_outrank_the_session_that_holds_the_topic() {
+    // LoCoMo's "When did Caroline go to the LGBTQ support group?": the session that tells of the
+    // support group lost to one that says "when" and "did" often.
+    let dir = home(&[
+        (
+            "tuesday.md",
+            "---\ntitle: Tuesday\n---\nCaroline: I went to the LGBTQ support group yesterday. The support group made me feel accepted.\n",
+        ),
+        (
+            "saturday.md",
+            "---\ntitle: Saturday\n---\nCaroline: When did you go hiking? When did it rain? We go when the group is ready, and the LGBTQ pride was fun.\n",
+        ),
+        (
+            "monday.md",
+            "---\ntitle: Monday\n---\nMelanie: the pottery class was calm, so what did she do?\n",
+        ),
+    ]);
+    let (code, env) = ask(&dir, &["When did Caroline go to the LGBTQ support group?"]);
+    assert_eq!(code, Some(0), "{env}");
+    assert_eq!(hits(&env)[0].path, "tuesday.md", "{env}");
+    // `--mode lex` reads every word as written.
+    let (_, env) = ask(
+        &dir,
+        &["--mode", "lex", "When did Caroline go to the LGBTQ support group?"],
+    );
+    assert_eq!(hits(&env)[0].path, "saturday.md", "{env}");
+    // A question of question words and stop words alone is searched whole, not as nothing.
+    let (code, env) = ask(&dir, &["so what did she do about it"]);
+    assert_eq!(code, Some(0), "{env}");
+    assert_eq!(hits(&env)[0].path, "monday.md", "{env}");
+    // A question keeps its length: its one unknown word does not hold the answer back as in a
+    // query of two words.
+    let (code, env) = ask(&dir, &["which database did Caroline"]);
+    assert_eq!(code, Some(0), "{env}");
+    assert!(!hits(&env).is_empty(), "{env}");
 }
 
 #[test]
