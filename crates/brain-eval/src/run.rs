@@ -295,9 +295,85 @@ pub fn hit_id(h: &brain_doc::Hit) -> String {
 /// embedding of documents.
 pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<Report, EvalError> {
     let set = beir::load(&opts.dir, &opts.split)?;
+    let bench = open_bench(opts, &set.corpus, progress)?;
+    let n = opts
+        .max_queries
+        .unwrap_or(usize::MAX)
+        .min(set.queries.len());
+    let mut all = Sums::default();
+    let mut by_class: BTreeMap<String, Sums> = BTreeMap::new();
+    let mut times = Vec::with_capacity(n);
+    let mut per_query = Vec::new();
+    for q in &set.queries[..n] {
+        let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
+        let t = Instant::now();
+        let hits = bench.rank(&q.text, DEPTH)?;
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        let ranked: Vec<String> = hits.iter().map(hit_id).collect();
+        let s = Scores::of(&ranked, &rels);
+        all.add(&s);
+        if opts.per_query {
+            per_query.push(QueryOutcome {
+                id: q.id.clone(),
+                class: q.metadata.class.clone(),
+                first_relevant: ranked
+                    .iter()
+                    .take(DEPTH)
+                    .position(|d| rels.get(d).is_some_and(|g| *g > 0))
+                    .map_or(0, |i| i + 1),
+                mrr_at_10: round(s.mrr10),
+                text: q.text.clone(),
+            });
+        }
+        if let Some(class) = &q.metadata.class {
+            by_class.entry(class.clone()).or_default().add(&s);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let avg = all.average();
+    Ok(Report {
+        schema: brain_doc::SCHEMA,
+        kind: "eval".into(),
+        dataset: dataset_name(&opts.dir),
+        split: opts.split.clone(),
+        docs: set.corpus.len(),
+        passages: bench.passages,
+        queries: n,
+        ndcg_at_10: avg.ndcg10,
+        mrr_at_10: avg.mrr10,
+        recall_at_5: avg.r5,
+        hit_at_5: avg.h5,
+        recall_at_10: avg.r10,
+        recall_at_100: avg.r100,
+        index_ms: bench.index_ms,
+        mode: opts.mode.name().into(),
+        vectors: bench.vectors,
+        embedded: bench.embedded,
+        embed_ms: bench.embed_ms,
+        per_query,
+        classes: by_class
+            .into_iter()
+            .map(|(class, sums)| (class, sums.class_score()))
+            .collect(),
+        latency_ms: Latency {
+            p50: round(percentile(&times, 50.0)),
+            p95: round(percentile(&times, 95.0)),
+            p99: round(percentile(&times, 99.0)),
+            max: round(times.last().copied().unwrap_or(0.0)),
+        },
+        engine: bench.remote.clone(),
+    })
+}
+
+/// The set's corpus indexed (and embedded) in the home `opts` names, or sent to its team engine.
+fn open_bench(
+    opts: &EvalOptions,
+    corpus: &[beir::CorpusDoc],
+    progress: &dyn Fn(usize, usize),
+) -> Result<Bench, EvalError> {
     let mut bench = Bench::open(
         &opts.dir,
-        &set.corpus,
+        corpus,
         opts.home.as_deref(),
         if opts.engine.is_some() {
             Mode::Lex
@@ -313,96 +389,80 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
             Some(s) => s.clone(),
             None => EmbedderSpec::from_env(&bench.engine.home().models())?,
         };
-        bench = bench.through_engine(url, &set.corpus, &spec, progress)?;
+        bench = bench.through_engine(url, corpus, &spec, progress)?;
         bench.mode = opts.mode;
         bench.vectors = opts.mode != Mode::Lex;
     }
-    let n = opts
-        .max_queries
-        .unwrap_or(usize::MAX)
-        .min(set.queries.len());
-    let (mut ndcg, mut mrr, mut r5, mut h5, mut r10, mut r100) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    let mut classes: BTreeMap<String, ClassScore> = BTreeMap::new();
-    let mut times = Vec::with_capacity(n);
-    let mut per_query = Vec::new();
-    for q in &set.queries[..n] {
-        let rels = set.qrels.get(&q.id).cloned().unwrap_or_default();
-        let t = Instant::now();
-        let hits = bench.rank(&q.text, DEPTH)?;
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
-        let ranked: Vec<String> = hits.iter().map(hit_id).collect();
-        let (n10, m10, re5, hi5) = (
-            ndcg_at(&ranked, &rels, 10),
-            mrr_at(&ranked, &rels, 10),
-            recall_at(&ranked, &rels, 5),
-            hit_at(&ranked, &rels, 5),
-        );
-        ndcg += n10;
-        mrr += m10;
-        r5 += re5;
-        h5 += hi5;
-        r10 += recall_at(&ranked, &rels, 10);
-        r100 += recall_at(&ranked, &rels, 100);
-        if opts.per_query {
-            per_query.push(QueryOutcome {
-                id: q.id.clone(),
-                class: q.metadata.class.clone(),
-                first_relevant: ranked
-                    .iter()
-                    .take(DEPTH)
-                    .position(|d| rels.get(d).is_some_and(|g| *g > 0))
-                    .map_or(0, |i| i + 1),
-                mrr_at_10: round(m10),
-                text: q.text.clone(),
-            });
-        }
-        if let Some(class) = &q.metadata.class {
-            let c = classes.entry(class.clone()).or_default();
-            c.queries += 1;
-            c.ndcg_at_10 += n10;
-            c.mrr_at_10 += m10;
-            c.recall_at_5 += re5;
-            c.hit_at_5 += hi5;
+    Ok(bench)
+}
+
+/// One query's scores, or (in [`Sums`]) their sum over many.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scores {
+    ndcg10: f64,
+    mrr10: f64,
+    r5: f64,
+    h5: f64,
+    r10: f64,
+    r100: f64,
+}
+
+impl Scores {
+    fn of(ranked: &[String], rels: &std::collections::HashMap<String, u32>) -> Scores {
+        Scores {
+            ndcg10: ndcg_at(ranked, rels, 10),
+            mrr10: mrr_at(ranked, rels, 10),
+            r5: recall_at(ranked, rels, 5),
+            h5: hit_at(ranked, rels, 5),
+            r10: recall_at(ranked, rels, 10),
+            r100: recall_at(ranked, rels, 100),
         }
     }
-    for c in classes.values_mut() {
-        let k = c.queries.max(1) as f64;
-        c.ndcg_at_10 = round(c.ndcg_at_10 / k);
-        c.mrr_at_10 = round(c.mrr_at_10 / k);
-        c.recall_at_5 = round(c.recall_at_5 / k);
-        c.hit_at_5 = round(c.hit_at_5 / k);
+}
+
+/// The scores of some queries, summed, and how many.
+#[derive(Debug, Default)]
+struct Sums {
+    queries: usize,
+    sum: Scores,
+}
+
+impl Sums {
+    fn add(&mut self, s: &Scores) {
+        self.queries += 1;
+        let t = &mut self.sum;
+        t.ndcg10 += s.ndcg10;
+        t.mrr10 += s.mrr10;
+        t.r5 += s.r5;
+        t.h5 += s.h5;
+        t.r10 += s.r10;
+        t.r100 += s.r100;
     }
-    times.sort_by(f64::total_cmp);
-    let avg = |x: f64| if n == 0 { 0.0 } else { round(x / n as f64) };
-    Ok(Report {
-        schema: brain_doc::SCHEMA,
-        kind: "eval".into(),
-        dataset: dataset_name(&opts.dir),
-        split: opts.split.clone(),
-        docs: set.corpus.len(),
-        passages: bench.passages,
-        queries: n,
-        ndcg_at_10: avg(ndcg),
-        mrr_at_10: avg(mrr),
-        recall_at_5: avg(r5),
-        hit_at_5: avg(h5),
-        recall_at_10: avg(r10),
-        recall_at_100: avg(r100),
-        index_ms: bench.index_ms,
-        mode: opts.mode.name().into(),
-        vectors: bench.vectors,
-        embedded: bench.embedded,
-        embed_ms: bench.embed_ms,
-        per_query,
-        classes,
-        latency_ms: Latency {
-            p50: round(percentile(&times, 50.0)),
-            p95: round(percentile(&times, 95.0)),
-            p99: round(percentile(&times, 99.0)),
-            max: round(times.last().copied().unwrap_or(0.0)),
-        },
-        engine: bench.remote.clone(),
-    })
+
+    /// The averages, four decimals (0 for no query).
+    fn average(&self) -> Scores {
+        let k = self.queries.max(1) as f64;
+        let t = &self.sum;
+        Scores {
+            ndcg10: round(t.ndcg10 / k),
+            mrr10: round(t.mrr10 / k),
+            r5: round(t.r5 / k),
+            h5: round(t.h5 / k),
+            r10: round(t.r10 / k),
+            r100: round(t.r100 / k),
+        }
+    }
+
+    fn class_score(&self) -> ClassScore {
+        let a = self.average();
+        ClassScore {
+            queries: self.queries,
+            ndcg_at_10: a.ndcg10,
+            mrr_at_10: a.mrr10,
+            recall_at_5: a.r5,
+            hit_at_5: a.h5,
+        }
+    }
 }
 
 /// The corpus fingerprint stored beside a kept home's index.
