@@ -124,7 +124,11 @@ fn question_words_do_not_outrank_the_session_that_holds_the_topic() {
     // `--mode lex` reads every word as written.
     let (_, env) = ask(
         &dir,
-        &["--mode", "lex", "When did Caroline go to the LGBTQ support group?"],
+        &[
+            "--mode",
+            "lex",
+            "When did Caroline go to the LGBTQ support group?",
+        ],
     );
     assert_eq!(hits(&env)[0].path, "saturday.md", "{env}");
     // A question of question words and stop words alone is searched whole, not as nothing.
