@@ -22,6 +22,9 @@ BENCH_DIR=${BENCH_DIR:-/tmp/brain-bench}
 SET=$BENCH_DIR/locomo
 COMMIT=e76cdff4a04fce19090596d49862fe87a5c15aaa
 SHA=5c342973da4b45c12583c9fc7594d6410880f5aba2c491a0db09db262c906fb5
+for t in python3 unzip curl sha256sum; do
+  command -v "$t" >/dev/null || { echo "bench/locomo/run.sh: $t missing" >&2; exit 1; }
+done
 [ -x "$BIN/brain" ] || { echo "bench/locomo/run.sh: $BIN/brain missing: cargo build --release -p brain" >&2; exit 1; }
 mkdir -p "$SET"
 src=${LOCOMO:-}
