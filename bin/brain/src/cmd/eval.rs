@@ -52,6 +52,27 @@ pub struct Args {
 }
 
 pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
+    let opts = options(home, &a)?;
+    let bar = brain_cli::bar(0, "embedding");
+    let r = evaluate(&opts, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })
+    .map_err(Failure::from)?;
+    bar.finish_and_clear();
+    let mut out = Stdout::new();
+    if a.json {
+        brain_doc::ndjson::write_line(&mut out, &r)?;
+    } else {
+        print_text(&mut out, &r)?;
+    }
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// The evaluation `a` asks for: its embedder, the strategy (the home's unless told otherwise), the
+/// team engine it names.
+fn options(home: &brain_store::Home, a: &Args) -> Result<EvalOptions, Failure> {
     let bad = |e: String| Failure::new(brain_doc::ErrorCode::BadQuery, e);
     let embedder = match &a.embedder {
         Some(s) => Some(
@@ -72,7 +93,7 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
     if let Some(p) = &strategy {
         eprintln!("brain eval: strategy {}", p.display());
     }
-    let opts = EvalOptions {
+    Ok(EvalOptions {
         dir: a.dir.clone(),
         split: a.split.clone(),
         max_queries: a.max_queries,
@@ -92,68 +113,58 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
             ),
             None => None,
         },
-    };
-    let bar = brain_cli::bar(0, "embedding");
-    let r = evaluate(&opts, &|done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
     })
-    .map_err(Failure::from)?;
-    bar.finish_and_clear();
-    let mut out = Stdout::new();
-    if a.json {
-        brain_doc::ndjson::write_line(&mut out, &r)?;
-    } else {
+}
+
+/// The report as text: the scores, each class and query, then the costs.
+fn print_text(out: &mut Stdout, r: &brain_eval::Report) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{} ({} split, {} mode{}): {} docs, {} passages, {} queries",
+        r.dataset,
+        r.split,
+        r.mode,
+        if r.mode == "auto" && r.vectors {
+            " with vectors"
+        } else {
+            ""
+        },
+        r.docs,
+        r.passages,
+        r.queries
+    )?;
+    writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
+    writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
+    writeln!(out, "Recall@5   {:.4}", r.recall_at_5)?;
+    writeln!(out, "hit@5      {:.4}", r.hit_at_5)?;
+    writeln!(out, "Recall@10  {:.4}", r.recall_at_10)?;
+    writeln!(out, "Recall@100 {:.4}", r.recall_at_100)?;
+    for (class, c) in &r.classes {
         writeln!(
             out,
-            "{} ({} split, {} mode{}): {} docs, {} passages, {} queries",
-            r.dataset,
-            r.split,
-            r.mode,
-            if r.mode == "auto" && r.vectors {
-                " with vectors"
-            } else {
-                ""
-            },
-            r.docs,
-            r.passages,
-            r.queries
-        )?;
-        writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
-        writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
-        writeln!(out, "Recall@5   {:.4}", r.recall_at_5)?;
-        writeln!(out, "hit@5      {:.4}", r.hit_at_5)?;
-        writeln!(out, "Recall@10  {:.4}", r.recall_at_10)?;
-        writeln!(out, "Recall@100 {:.4}", r.recall_at_100)?;
-        for (class, c) in &r.classes {
-            writeln!(
-                out,
-                "  {class:<14} {:>3} queries  MRR@10 {:.4}  Recall@5 {:.4}  hit@5 {:.4}  nDCG@10 {:.4}",
-                c.queries, c.mrr_at_10, c.recall_at_5, c.hit_at_5, c.ndcg_at_10
-            )?;
-        }
-        for q in &r.per_query {
-            writeln!(
-                out,
-                "  {:<8} {:<14} first relevant {:>3}  MRR@10 {:.4}  {}",
-                q.id,
-                q.class.as_deref().unwrap_or("-"),
-                q.first_relevant,
-                q.mrr_at_10,
-                q.text
-            )?;
-        }
-        writeln!(out, "index      {} ms", r.index_ms)?;
-        if r.vectors {
-            writeln!(out, "embed      {} docs in {} ms", r.embedded, r.embed_ms)?;
-        }
-        let l = &r.latency_ms;
-        writeln!(
-            out,
-            "latency    p50 {:.2} ms  p95 {:.2} ms  p99 {:.2} ms  max {:.2} ms (in process)",
-            l.p50, l.p95, l.p99, l.max
+            "  {class:<14} {:>3} queries  MRR@10 {:.4}  Recall@5 {:.4}  hit@5 {:.4}  nDCG@10 {:.4}",
+            c.queries, c.mrr_at_10, c.recall_at_5, c.hit_at_5, c.ndcg_at_10
         )?;
     }
-    out.flush()?;
-    Ok(Exit::Success)
+    for q in &r.per_query {
+        writeln!(
+            out,
+            "  {:<8} {:<14} first relevant {:>3}  MRR@10 {:.4}  {}",
+            q.id,
+            q.class.as_deref().unwrap_or("-"),
+            q.first_relevant,
+            q.mrr_at_10,
+            q.text
+        )?;
+    }
+    writeln!(out, "index      {} ms", r.index_ms)?;
+    if r.vectors {
+        writeln!(out, "embed      {} docs in {} ms", r.embedded, r.embed_ms)?;
+    }
+    let l = &r.latency_ms;
+    writeln!(
+        out,
+        "latency    p50 {:.2} ms  p95 {:.2} ms  p99 {:.2} ms  max {:.2} ms (in process)",
+        l.p50, l.p95, l.p99, l.max
+    )
 }
