@@ -1,6 +1,9 @@
-# Shared by the query benchmarks (bench/hybrid.sh, bench/scale.sh): sourced, not run.
+# Shared by the benchmarks (bench/hybrid.sh, bench/scale.sh, the sets' run.sh): sourced, not run,
+# with ROOT (the checkout) and BIN (its release binaries) set.
 #
 #   need_bins NAME…      release binaries present, else a message naming the cargo command, exit 1
+#   need_tools NAME…     commands on PATH, else a message naming the missing one, exit 1
+#   installed_models     the model folders of target/models, one per line
 #   need_model DIR       the model folder present, else exit 1; exports BRAIN_EMBEDDER=local:DIR
 #   sessions_home DIR    a home at $BRAIN_HOME with one `bench` sessions collection in DIR
 #   fresh_us MODE [ARG…] one `brain ask --mode MODE -n 10 ARG…` per query of QUERIES, RUNS times each:
@@ -22,6 +25,20 @@ need_bins() {
   for b in "$@"; do
     [ -x "$BIN/$b" ] || { echo "$0: $BIN/$b missing: cargo build --release --workspace --bins" >&2; exit 1; }
   done
+}
+
+need_tools() {
+  for t in "$@"; do
+    command -v "$t" >/dev/null || { echo "$0: $t missing" >&2; exit 1; }
+  done
+}
+
+installed_models() {
+  local d
+  for d in "$ROOT"/target/models/*/; do
+    [ -f "$d/model.safetensors" ] && echo "${d%/}"
+  done
+  return 0
 }
 
 need_model() {

@@ -22,10 +22,9 @@ BENCH_DIR=${BENCH_DIR:-/tmp/brain-bench}
 SET=$BENCH_DIR/locomo
 COMMIT=e76cdff4a04fce19090596d49862fe87a5c15aaa
 SHA=5c342973da4b45c12583c9fc7594d6410880f5aba2c491a0db09db262c906fb5
-for t in python3 unzip curl sha256sum; do
-  command -v "$t" >/dev/null || { echo "bench/locomo/run.sh: $t missing" >&2; exit 1; }
-done
-[ -x "$BIN/brain" ] || { echo "bench/locomo/run.sh: $BIN/brain missing: cargo build --release -p brain" >&2; exit 1; }
+. bench/lib.sh
+need_tools python3 unzip curl sha256sum
+need_bins brain
 mkdir -p "$SET"
 src=${LOCOMO:-}
 if [ -z "$src" ]; then
@@ -45,13 +44,14 @@ if [ -z "$src" ]; then
 fi
 rm -rf "$SET/sets" && python3 bench/locomo/corpus.py "$src" "$SET/sets" --split
 echo "locomo: $(cat "$SET"/sets/*/corpus.jsonl | wc -l) sessions, $(cat "$SET"/sets/*/queries.jsonl | wc -l) questions, $(ls "$SET/sets" | wc -l) conversations"
-# One run: every conversation evaluated in `mode`, then the scores over all of them.
+# One run: every conversation evaluated with `brain eval ARG…`, then the scores over all of them.
+# With HOMES, each conversation keeps its home there (its sessions embedded once per model).
 run() {
-  local tag=$1; shift
+  local tag=$1 c; shift
   mkdir -p "$SET/out/$tag"
   for c in "$SET"/sets/*/; do
     c=$(basename "$c")
-    "$BIN/brain" eval --defaults --json "$@" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
+    "$BIN/brain" eval --defaults --json "$@" ${HOMES:+--home "$HOMES/$c"} "$SET/sets/$c" > "$SET/out/$tag/$c.json"
   done
   python3 bench/locomo/score.py "$tag" "$SET/out/$tag"
 }
@@ -61,19 +61,11 @@ unset BRAIN_EMBEDDER
 run lex --mode lex
 run auto --mode auto
 unset BRAIN_HOME   # the runs below name their model
-[ $# -gt 0 ] || set -- $(ls -d "$ROOT"/target/models/*/ 2>/dev/null | while read -r d; do [ -f "$d/model.safetensors" ] && echo "${d%/}"; done)
+[ $# -gt 0 ] || set -- $(installed_models)
 for model in "$@"; do
   name=$(basename "$model")
+  mkdir -p "$SET/homes/$name"
   for mode in auto hybrid; do
-    # A kept home per conversation and model: the sessions are embedded once.
-    mkdir -p "$SET/homes/$name"
-    tag=$mode-$name
-    mkdir -p "$SET/out/$tag"
-    for c in "$SET"/sets/*/; do
-      c=$(basename "$c")
-      "$BIN/brain" eval --defaults --json --mode "$mode" --embedder "local:$model" \
-        --home "$SET/homes/$name/$c" "$SET/sets/$c" > "$SET/out/$tag/$c.json"
-    done
-    python3 bench/locomo/score.py "$tag" "$SET/out/$tag"
+    HOMES=$SET/homes/$name run "$mode-$name" --mode "$mode" --embedder "local:$model"
   done
 done

@@ -22,10 +22,9 @@ declare -A SHA=(
   [fr]=ec29759cc0e4a44dc7719c1e32869d0060667049e584f09556f0d982b969ea33
   [es]=d21e9f85e487f149ae45b5c525b2b1a70ae7fd38d4b05b47c8753042c66f4c2b
 )
-for t in apt-get dpkg-deb man col python3; do
-  command -v "$t" >/dev/null || { echo "bench/multilingual/run.sh: $t missing" >&2; exit 1; }
-done
-[ -x "$BIN/brain" ] || { echo "bench/multilingual/run.sh: $BIN/brain missing: cargo build --release -p brain" >&2; exit 1; }
+. bench/lib.sh
+need_tools apt-get dpkg-deb man col python3
+need_bins brain
 mkdir -p "$SET/debs" "$SET/qrels"
 if [ ! -s "$SET/corpus.jsonl" ]; then
   for l in de fr es; do
@@ -42,7 +41,7 @@ echo "multilingual set: $(wc -l < "$SET/corpus.jsonl") pages, $(wc -l < "$SET/qu
 report() { grep -v '^index\|^embed\|^Recall@100' || true; }
 echo "== lex"
 "$BIN/brain" eval --defaults --mode lex "$SET" 2>&1 | report
-[ $# -gt 0 ] || set -- $(ls -d "$ROOT"/target/models/*/ 2>/dev/null | while read -r d; do [ -f "$d/model.safetensors" ] && echo "${d%/}"; done)
+[ $# -gt 0 ] || set -- $(installed_models)
 for model in "$@"; do
   for mode in vec hybrid; do
     echo "== $mode $(basename "$model")"
