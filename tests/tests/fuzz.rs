@@ -277,6 +277,8 @@ fn fuzz_query_language() {
         "what was I fixing on the morning of 3 March?",
         "c:chrome-history -c:notes +must ~fuzzy* (a OR b) NOT c",
         "since:2026-02-30 since:yesterday since:9999999d",
+        "When did Caroline go to the LGBTQ support group?",
+        "so what did she do about it `has` who",
     ]
     .iter()
     .map(|s| s.as_bytes().to_vec())
@@ -286,6 +288,17 @@ fn fuzz_query_language() {
         let text = String::from_utf8_lossy(bytes);
         if let Ok(q) = brain_rank::Query::parse(&text, &now) {
             assert!(q.terms.len() <= brain_rank::query::MAX_TERMS);
+        }
+        // Routing's cut of question words keeps words of the query, in order, and never leaves a
+        // query the index reads with nothing it reads.
+        let cut = brain_rank::route::strip_scaffolding(&text);
+        let mut asked = text.split_whitespace();
+        assert!(
+            cut.split_whitespace().all(|w| asked.any(|a| a == w)),
+            "{text:?} → {cut:?}"
+        );
+        if brain_lex::tokenize::has_terms(&text) {
+            assert!(brain_lex::tokenize::has_terms(&cut), "{text:?} → {cut:?}");
         }
     });
 }
