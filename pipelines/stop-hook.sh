@@ -18,6 +18,10 @@
 # (exit 2 would tell Claude Code to keep going). Typical cost: tens of milliseconds. After it, one
 # working-memory turn passes (`brain wm tick`).
 #
+# After indexing, the finished session is read for its decisions, rejections and failed commands
+# (`brain extract --no-model`: only new and changed sessions are read; BRAIN_HOOK_EXTRACT=0 leaves
+# it to the slow clock).
+#
 # BRAIN_HOOK_EMBED=1 also embeds the new session when it needs at most BRAIN_HOOK_EMBED_MAX_CHUNKS
 # (default 48) chunks computed (`vecindex --max-chunks`; see the pipeline below): its vectors are
 # fresh at once instead of at the next `vecindex --all`.
@@ -30,7 +34,7 @@ if [ "${1-}" = "--pipeline" ]; then
   # Inner run, under the timeout: $2 = 1 when stdin carries a hook payload.
   set -o pipefail
   docs=/dev/null
-  [ -n "${VECINDEX-}" ] && docs=$(mktemp "$BRAIN_HOME/logs/.hook-docs.XXXXXX")
+  [ -n "${VECINDEX-}${BRAIN_EXTRACT-}" ] && docs=$(mktemp "$BRAIN_HOME/logs/.hook-docs.XXXXXX")
   if [ "$2" = 1 ]; then
     "$JSONL2MD" --hook --new --queue "$QUEUE" --quiet
   else
@@ -43,6 +47,12 @@ if [ "${1-}" = "--pipeline" ]; then
   # everything when another vecindex holds the lock. Its report goes to the log, not the summary.
   if [ "$rc" = 0 ] && [ -n "${VECINDEX-}" ] && [ -s "$docs" ]; then
     "$VECINDEX" --max-chunks "${BRAIN_HOOK_EMBED_MAX_CHUNKS:-48}" --quiet <"$docs" >&2 || true
+  fi
+  # The finished session's decisions, rejections and failed commands, read without a model (only
+  # the documents this run wrote are read): the next session's briefing has them.
+  # BRAIN_HOOK_EXTRACT=0 leaves them to the slow clock; a held lock leaves them to the next run.
+  if [ "$rc" = 0 ] && [ -n "${BRAIN_EXTRACT-}" ] && [ -s "$docs" ]; then
+    "$BRAIN_EXTRACT" extract --no-model --quiet --docs "$docs" >/dev/null || true
   fi
   [ "$docs" != /dev/null ] && rm -f "$docs"
   exit "$rc"
@@ -85,6 +95,12 @@ umask 077
 export BRAIN_HOME=${BRAIN_HOME:-$HOME/.brain}
 export BRAIN_SURFACE=hook
 export QUEUE=${BRAIN_QUEUE:-$BRAIN_HOME/pending_distill.txt}
+# A hook never makes a home (`brain import` or `brain hook install` does): without one, say so in
+# the agent's log and let the session go on.
+if [ ! -d "$BRAIN_HOME" ]; then
+  echo "stop-hook: $(date -u +%FT%TZ): no brain home at $BRAIN_HOME; nothing indexed (\`brain import\` makes one)" >&2
+  exit 0
+fi
 log=$BRAIN_HOME/logs/hook.log
 mkdir -p "$BRAIN_HOME/logs" 2>/dev/null
 exec 2>>"$log"
@@ -92,7 +108,9 @@ exec 2>>"$log"
 JSONL2MD=$(stage jsonl2md) PARTITION=$(stage partition) LEXINDEX=$(stage lexindex)
 VECINDEX=
 [ "${BRAIN_HOOK_EMBED-}" = 1 ] && VECINDEX=$(stage vecindex)
-export JSONL2MD PARTITION LEXINDEX VECINDEX
+BRAIN_EXTRACT=
+[ "${BRAIN_HOOK_EXTRACT-1}" != 0 ] && BRAIN_EXTRACT=$brain
+export JSONL2MD PARTITION LEXINDEX VECINDEX BRAIN_EXTRACT
 if [ -z "$JSONL2MD" ] || [ -z "$PARTITION" ] || [ -z "$LEXINDEX" ]; then
   echo "stop-hook: $(date -u +%FT%TZ): stage binaries not found (brain: ${brain:-none}); run \`brain doctor\`" >&2
   exit 0

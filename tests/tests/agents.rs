@@ -128,7 +128,7 @@ fn the_built_here_tree_yields_what_expected_md_says() {
             "- Bash: cargo test -p alpha [error: test parse::empty ... FAILED]",
             "- Read: /home/dev/proj-alpha/src/parse.rs",
             "- Edit: /home/dev/proj-alpha/src/parse.rs",
-            "- Bash: rm -rf target [error: rejected by the user]",
+            "- Bash: rm -rf target [declined by the user]",
         ]
     );
     assert_eq!(c1.meta["tool_calls"], 4);
@@ -478,6 +478,8 @@ fn default_places_on_linux_macos_and_windows_are_found_and_doctor_reports_them()
 }
 
 fn stop_hook(home: &Path, user: &Path, payload: &str) -> std::process::Output {
+    // The home `brain hook install` made: a hook never makes one.
+    std::fs::create_dir_all(home).expect("home");
     let mut c = Command::new("bash");
     c.arg(workspace().join("pipelines/stop-hook.sh"))
         .env("BRAIN_HOME", home)
@@ -582,13 +584,10 @@ fn a_cursor_conversation_is_searchable_end_to_end_and_the_stop_hook_picks_up_a_n
     let payload = r#"{"conversation_id":"x","hook_event_name":"stop","workspace_roots":["/home/dev/proj-alpha"]}"#;
     assert_eq!(stop_hook(&home, &user, payload).status.code(), Some(0));
     assert_eq!(hook_docs(&home), [4], "C1, C2, C3 and the chat tab");
-    // A phrase of a tool call's command, and of the assistant's answer.
-    assert_eq!(
-        ask(&home, "cargo test -p alpha")
-            .first()
-            .map(String::as_str),
-        Some(C1)
-    );
+    // A phrase of a tool call's command, and of the assistant's answer: the session, and the
+    // failed-command record the hook read from it (first: it says what failed).
+    let hits = ask(&home, "cargo test -p alpha");
+    assert!(hits.iter().take(2).any(|h| h == C1), "{hits:?}");
     assert!(ask(&home, "README describes proj-alpha byte parser").contains(&C2.to_string()));
 
     let id = "99999999-9999-4999-8999-999999999999";

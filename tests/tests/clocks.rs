@@ -12,6 +12,8 @@ use brain_ops::Explain;
 use brain_tests::{bin, command, corpus, run, workspace};
 
 fn stop_hook(home: &Path, brain: &Path, payload: &str, env: &[(&str, &str)]) -> Output {
+    // The home `brain hook install` made: a hook never makes one.
+    std::fs::create_dir_all(home).expect("home");
     let mut c = Command::new("bash");
     c.arg(workspace().join("pipelines/stop-hook.sh"))
         .env("BRAIN_HOME", home)
@@ -146,6 +148,7 @@ fn without_its_stages_the_hook_logs_why_and_still_exits_0() {
     // A copy outside any checkout or install, with no brain anywhere to be found.
     let script = t.path().join("stop-hook.sh");
     std::fs::copy(workspace().join("pipelines/stop-hook.sh"), &script).expect("copy");
+    std::fs::create_dir_all(&home).expect("home");
     let out = run(
         Command::new("bash")
             .arg(&script)

@@ -287,6 +287,10 @@ fn a_missing_scheduler_is_65_and_a_timer_that_is_not_enabled_is_named() {
 fn the_stop_hooks_log_is_private_from_its_first_byte() {
     let t = tempfile::tempdir().expect("tempdir");
     let home = t.path().join("home");
+    // The home `brain hook install` made (private): a hook never makes one.
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::set_permissions(&home, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("chmod");
     let out = Command::new("bash")
         .arg("-c")
         .arg(format!(

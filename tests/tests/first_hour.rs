@@ -230,9 +230,13 @@ fn installed_layout_runs_the_readme_as_printed() {
         import.contains("claude ") && import.contains("chrome-default"),
         "{import}"
     );
+    // The session that answers it, or first the record of its failed command that the import
+    // read from it (what failed, cited to the session's line).
     let answer = said("brain ask");
     assert!(
-        answer.starts_with("1. Fix unresolved memchr import in brain-doc"),
+        answer.starts_with("1. Fix unresolved memchr import in brain-doc")
+            || (answer.starts_with("1. `cargo test -p brain-doc` failed: error[E0432]")
+                && answer.contains("2. Fix unresolved memchr import in brain-doc")),
         "{answer}"
     );
     // `fmt` is still coreutils' (or whatever the system has), never ours.
@@ -332,6 +336,15 @@ fn import_names_what_it_could_not_read_and_keeps_everything_else() {
         .collect();
     assert_eq!(missing, ["codex", "gemini", "cursor", "opencode", "aider"]);
     assert_eq!(report["vectors"]["outcome"], "no model");
+    // Imported sessions enter the Stop hook's queue (distilled where an LLM command is set) and
+    // are read for decisions at once.
+    let queue = std::fs::read_to_string(home.join("pending_distill.txt")).expect("queue");
+    assert_eq!(queue.lines().count(), 2, "{queue}");
+    assert_eq!(report["memory"]["outcome"], "extracted", "{report}");
+    assert!(
+        home.join("state/extract-sessions.json").is_file(),
+        "the sessions were read for memory"
+    );
     // What the damaged profile could not give took nothing else with it.
     let ask = run(
         command("brain", &home).args(["ask", "--json", "unresolved import memchr"]),
@@ -347,6 +360,7 @@ fn import_names_what_it_could_not_read_and_keeps_everything_else() {
     );
     assert!(said.contains("claude           nothing new"), "{said}");
     assert!(said.contains("brain model fetch"), "{said}");
+    assert!(said.contains("memory: "), "{said}");
     // A second import while one runs: exit 70, nothing touched.
     let lock = brain_store::Lock::try_acquire(&home.join("locks/import.lock")).expect("lock");
     let second = import(&[]);

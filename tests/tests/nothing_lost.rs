@@ -277,6 +277,8 @@ fn spawn_hook(home: &Path, transcript: &Path) -> std::process::Child {
 /// [`spawn_hook`] with `env` set for the hook.
 fn spawn_hook_with(home: &Path, transcript: &Path, env: &[(&str, &str)]) -> std::process::Child {
     use std::io::Write;
+    // The home `brain hook install` made: a hook never makes one.
+    std::fs::create_dir_all(home).expect("home");
     let mut c = std::process::Command::new("bash");
     c.arg(brain_tests::workspace().join("pipelines/stop-hook.sh"))
         .env("BRAIN_HOME", home)

@@ -322,7 +322,9 @@ fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() 
             Some(libexec.join(&b.name).display().to_string().as_str())
         );
     }
-    // The stop hook, run from share/ without BRAIN_BIN and with a bare PATH, finds bin/brain and libexec.
+    // The stop hook, run from share/ without BRAIN_BIN and with a bare PATH, finds bin/brain and
+    // libexec (in the home `brain hook install` made: a hook never makes one).
+    std::fs::create_dir_all(&home).expect("home");
     let out = run(
         Command::new("bash")
             .arg(share.join("stop-hook.sh"))

@@ -102,8 +102,9 @@ enum Command {
     /// what relates to the open task and the last sessions — each cited, within a token budget.
     Brief(cmd::brief::Args),
     /// Keyed records (decisions, facts, preferences, rejected approaches, failed commands) from the
-    /// distilled sessions, consolidated against what is there: ADD, SUPERSEDE, NOOP, CONFLICT, each
-    /// printed and logged with its reason (the LLM command as for distill, else deterministic).
+    /// sessions and their distilled summaries, consolidated against what is there: ADD, SUPERSEDE,
+    /// NOOP, CONFLICT, each printed and logged with its reason (no model needed; the LLM command
+    /// as for distill reads the summaries too).
     Extract(cmd::extract::Args),
     /// What happened just before and after a moment (a time, or a hit's brain://…:line, a #docid,
     /// a session id), across every agent, note and browser day.

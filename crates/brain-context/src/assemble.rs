@@ -9,8 +9,8 @@ use brain_store::Config;
 use brain_store::access::{Rehearsal, Tier};
 use serde_json::Value;
 
+use crate::fit::Fit;
 use crate::item::{Item, LeftOut, Section};
-use crate::render;
 use crate::tokens;
 
 /// Most tokens one record brings: a longer document brings the passage the search found, cut at a
@@ -27,7 +27,6 @@ const WHOLE_BODY_BYTES: usize = ITEM_MAX_TOKENS * 8;
 /// How to fill.
 #[derive(Debug, Clone, Copy)]
 pub struct Fill {
-    pub budget: usize,
     pub dedup: bool,
     /// Unix seconds (tiers).
     pub now: i64,
@@ -39,12 +38,14 @@ pub(crate) fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
     let file = brain_store::walk::servable(config, &h.collection, &h.path).ok()?;
     let meta = std::fs::metadata(&file).ok()?;
     let mut contradicts = None;
+    let mut title = h.title.clone();
     let (text, line, keys, whole) = if meta.len() > MAX_FILE_BYTES {
         (h.snippet.clone(), h.line, Vec::new(), false)
     } else {
         let raw = std::fs::read(&file).ok()?;
         let raw = brain_doc::bytes::text(&raw).0;
         let facts = brain_doc::file::FileFacts::read(&h.path, &raw, 0);
+        title = brain_doc::title::shown(&h.title, facts.body);
         let keys = thread_keys(&facts.frontmatter, h);
         if facts.frontmatter.contains_key("relations") {
             contradicts = brain_doc::links::read(&facts.frontmatter, "", 0)
@@ -67,7 +68,7 @@ pub(crate) fn item(config: &Config, h: &Hit, section: Section) -> Option<Item> {
         id: format!("{}/{}", h.collection, h.path),
         uri: h.uri.clone(),
         line,
-        title: h.title.clone(),
+        title,
         date: h.date.clone(),
         age: brain_fmt::age::age_label(h.age_days),
         age_days: h.age_days,
@@ -183,41 +184,26 @@ fn canonical(key: String, entities: &brain_graph::Entities) -> String {
     }
 }
 
-/// Fill the block (see the module docs). `guaranteed` newest first, `hits` best first.
-pub fn fill(
-    src: &Sources<'_>,
-    guaranteed: Vec<Hit>,
-    hits: Vec<Hit>,
-    f: Fill,
-    task: &str,
-) -> (Vec<Item>, LeftOut) {
+/// Fill the block (see the module docs) through `fit`. `guaranteed` newest first, `hits` best
+/// first.
+pub fn fill(src: &Sources<'_>, guaranteed: Vec<Hit>, hits: Vec<Hit>, f: Fill, fit: &mut Fit) {
     let (config, vectors) = (src.config, src.vectors);
-    let mut left = LeftOut::default();
     let mut always: Vec<Item> = Vec::new();
-    // Pinned first, then importance 5, then the memory files; newest first within each.
-    let mut g = per_document(guaranteed);
-    g.sort_by_key(|h| {
-        let m = h.memory.as_ref();
-        (
-            !m.is_some_and(|m| m.pinned),
-            m.is_none_or(|m| m.importance < 5),
-        )
-    });
-    for h in &g {
+    for h in &guaranteed_first(guaranteed) {
         match item(config, h, Section::Always) {
             Some(i) => always.push(i),
-            None => left.unreadable += 1,
+            None => fit.left_out.unreadable += 1,
         }
     }
     let taken: HashSet<String> = always.iter().map(|i| i.id.clone()).collect();
-    let (mut rest, mut lowered) = related(src, hits, &taken, f.now, &mut left);
+    let (mut rest, mut lowered) = related(src, hits, &taken, f.now, &mut fit.left_out);
     // Near-duplicates: of a guaranteed record, or of a better record.
     if f.dedup {
         let all: Vec<&Item> = always.iter().chain(&rest).chain(&lowered).collect();
         let texts: Vec<&str> = all.iter().map(|i| i.text.as_str()).collect();
         let vecs = vectors(&wanted(&all));
         let dup = crate::dedup::duplicates_with(&texts, &vecs, src.dedup);
-        left.duplicates = dup.iter().filter(|d| d.is_some()).count();
+        fit.left_out.duplicates = dup.iter().filter(|d| d.is_some()).count();
         let mut keep = dup.iter().map(Option::is_none);
         always.retain(|_| keep.next().unwrap_or(true));
         rest.retain(|_| keep.next().unwrap_or(true));
@@ -228,21 +214,10 @@ pub fn fill(
         .chain(rest.iter_mut())
         .chain(lowered.iter_mut())
     {
-        i.tokens = tokens::count(&render::item_md(i));
+        Fit::price(i);
     }
-    let mut budget = Budget {
-        left: f
-            .budget
-            .saturating_sub(tokens::count(&render::frame(task, f.budget))),
-        sections: HashSet::new(),
-    };
-    let mut out: Vec<Item> = Vec::new();
     for i in always {
-        if budget.take(&i) {
-            out.push(i);
-        } else {
-            left.over_budget += 1;
-        }
+        fit.take_or_count(i);
     }
     let ranked = threads(&rest, src.entities);
     let mut used = vec![false; rest.len()];
@@ -251,38 +226,43 @@ pub fn fill(
         if todo.len() < 2 {
             continue;
         }
-        let need: usize = todo.iter().map(|&n| rest[n].tokens).sum();
-        if need + budget.heading_cost(Section::Thread) > budget.left {
+        let need: usize = todo.iter().map(|&n| rest[n].tokens + 1).sum();
+        if need + fit.heading_cost(Section::Thread) > fit.left() {
             continue;
         }
         for n in todo {
             let mut i = rest[n].clone();
             i.section = Section::Thread;
             i.thread = Some(name.clone());
-            if budget.take(&i) {
+            if fit.take(i) {
                 used[n] = true;
-                out.push(i);
             }
         }
     }
     for (n, i) in rest.into_iter().enumerate() {
-        if used[n] {
-            continue;
-        }
-        if budget.take(&i) {
-            out.push(i);
-        } else {
-            left.over_budget += 1;
+        if !used[n] {
+            fit.take_or_count(i);
         }
     }
     for i in lowered {
-        if budget.take(&i) {
-            out.push(i);
-        } else {
-            left.cold += 1;
+        if !fit.take(i) {
+            fit.left_out.cold += 1;
         }
     }
-    (out, left)
+}
+
+/// The guaranteed records in the order a block carries them: pinned first, then importance 5,
+/// then the memory files (ME.md, MEMORY.md); newest first within each; each document once.
+pub fn guaranteed_first(guaranteed: Vec<Hit>) -> Vec<Hit> {
+    let mut g = per_document(guaranteed);
+    g.sort_by_key(|h| {
+        let m = h.memory.as_ref();
+        (
+            !m.is_some_and(|m| m.pinned),
+            m.is_none_or(|m| m.importance < 5),
+        )
+    });
+    g
 }
 
 /// The hits not already taken, as items in search order, split in two: cold lowers a record's
@@ -358,30 +338,3 @@ fn threads(rest: &[Item], entities: &brain_graph::Entities) -> Vec<(f64, String,
 
 /// The best matches of the search that keep their place in a block however cold they are.
 pub const BEST_MATCHES: usize = 3;
-
-/// What is left of the budget, and which section headings are paid for.
-struct Budget {
-    left: usize,
-    sections: HashSet<Section>,
-}
-
-impl Budget {
-    fn heading_cost(&self, s: Section) -> usize {
-        if self.sections.contains(&s) {
-            0
-        } else {
-            tokens::count(&render::heading(s)) + 1
-        }
-    }
-
-    /// Take `i` if it fits (with its section's heading the first time).
-    fn take(&mut self, i: &Item) -> bool {
-        let need = i.tokens + self.heading_cost(i.section) + 1;
-        if need > self.left {
-            return false;
-        }
-        self.left -= need;
-        self.sections.insert(i.section);
-        true
-    }
-}

@@ -13,6 +13,7 @@
 
 use std::io::Read;
 
+use brain_doc::Hit;
 use brain_rank::Engine;
 use jiff::Zoned;
 use serde::Deserialize;
@@ -138,16 +139,16 @@ pub fn respond(
     Ok(Some(out.to_string()))
 }
 
-/// What a tool call is about: the command's leading words, or the file it edits.
+/// What a tool call is about: the command's subject, or the file it edits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subject {
-    /// `cargo test`, `npm install` (the program and its first word that is not a flag).
+    /// `pytest`, `npm run build`, `cargo test -p api` ([`brain_doc::command::subject`]).
     Command(String),
     /// The file an edit writes.
     File(String),
 }
 
-/// The subject of a tool call: Bash's `command` (its program and first word,
+/// The subject of a tool call: Bash's `command` (the tool that actually ran,
 /// [`brain_doc::command::subject`]), an edit's `file_path` (Claude's Edit / Write / MultiEdit,
 /// Gemini's `file_path`), or the first file of a Codex `apply_patch`.
 pub fn subject(tool: &str, input: &Value) -> Option<Subject> {
@@ -177,6 +178,9 @@ pub fn subject(tool: &str, input: &Value) -> Option<Subject> {
 
 /// The pre-tool note: the project's rejected approaches and failed commands about the same command
 /// or file, newest first, at most [`TRIED`]; `None` when none match (the hook then says nothing).
+/// A command's records are those of its subject's key (`cmd.pytest` in this project: a failed `uv
+/// run pyright` is never cited before `pytest`), and the records written by hand that name the
+/// subject and carry no key of their own.
 pub fn tried(engine: &Engine, input: &Input, now: &Zoned) -> Result<Option<String>, ContextError> {
     let (Some(tool), Some(args)) = (input.tool_name.as_deref(), input.tool_input.as_ref()) else {
         return Ok(None);
@@ -189,34 +193,74 @@ pub fn tried(engine: &Engine, input: &Input, now: &Zoned) -> Result<Option<Strin
         .as_deref()
         .map(|c| brief::projects(engine, c))
         .unwrap_or_default();
+    let (words, about, key) = match &subject {
+        Subject::Command(c) => (c.clone(), format!("`{c}`"), brain_doc::command::key(c)),
+        Subject::File(f) => {
+            let tail = std::path::Path::new(f)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or(f)
+                .to_string();
+            let key = brain_doc::memory::normalize_key(&format!("file.{tail}"));
+            (tail.clone(), format!("`{tail}`"), key)
+        }
+    };
+    let keys: Vec<String> = key
+        .iter()
+        .flat_map(|k| {
+            projects
+                .iter()
+                .map(|p| brain_doc::memory::project_key(Some(p), k))
+        })
+        .collect();
+    let ranker = engine.ranker()?;
+    let failed = |h: &Hit| {
+        h.memory.as_ref().is_some_and(|m| {
+            m.state == "current"
+                && m.kind
+                    .as_deref()
+                    .is_some_and(|k| brief::FAILED_TYPES.contains(&k))
+        })
+    };
+    let mut hits: Vec<Hit> = Vec::new();
+    for k in &keys {
+        let passages = ranker
+            .searcher()
+            .keyed(k)
+            .map_err(brain_rank::RankError::from)?;
+        for p in passages.iter().rev() {
+            if let Some(h) = ranker.document(&p.id, now.timestamp())?
+                && failed(&h)
+            {
+                hits.push(h);
+            }
+        }
+    }
+    // Records written by hand: the subject's words in a rejected or failed record of the project
+    // that has no key of its own (a keyed one of another subject is another subject).
     let types: Vec<String> = brief::FAILED_TYPES.iter().map(|t| t.to_string()).collect();
     let b = engine
         .request(now)
         .scope(&[], &projects, &[])
         .kinds(&types, &[])
         .mode(brain_rank::route::Mode::Lex)
-        .snippets(true);
-    let (b, about) = match &subject {
-        Subject::Command(c) => (b.text(&format!("\"{c}\"")), format!("`{c}`")),
-        Subject::File(f) => {
-            let tail = std::path::Path::new(f)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or(f);
-            (
-                b.text(&format!("\"{}\"", brief::plain_words(tail))),
-                format!("`{tail}`"),
-            )
+        .snippets(true)
+        .text(&format!("\"{}\"", brief::plain_words(&words)));
+    if let Ok(b) = b {
+        match engine.search(&b.limit(TRIED, 1).build(), now) {
+            Ok(r) => hits.extend(r.hits.into_iter().filter(|h| {
+                h.memory
+                    .as_ref()
+                    .and_then(|m| m.key.as_ref())
+                    .is_none_or(|k| keys.contains(k))
+            })),
+            Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => {}
+            Err(e) => return Err(e.into()),
         }
-    };
-    let Ok(b) = b else {
-        return Ok(None);
-    };
-    let hits = match engine.search(&b.limit(TRIED, 1).build(), now) {
-        Ok(r) => r.hits,
-        Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => Vec::new(),
-        Err(e) => return Err(e.into()),
-    };
+    }
+    let mut seen = std::collections::HashSet::new();
+    hits.retain(|h| seen.insert(format!("{}/{}", h.collection, h.path)));
+    hits.sort_by(|a, b| b.date.cmp(&a.date));
     if hits.is_empty() {
         return Ok(None);
     }
@@ -256,13 +300,18 @@ mod tests {
         let cmd = |c: &str| subject("Bash", &json!({"command": c}));
         assert_eq!(
             cmd("RUST_LOG=debug cargo test -p api --release"),
-            Some(Subject::Command("cargo test".into()))
+            Some(Subject::Command("cargo test -p api".into()))
+        );
+        assert_eq!(
+            cmd("uv run pyright"),
+            Some(Subject::Command("pyright".into()))
         );
         assert_eq!(
             cmd("/usr/bin/npm install left-pad && ls"),
             Some(Subject::Command("npm install".into()))
         );
-        assert_eq!(cmd("cd src; make"), None);
+        assert_eq!(cmd("cd src; make"), Some(Subject::Command("make".into())));
+        assert_eq!(cmd("cd src; ls"), None);
         assert_eq!(cmd(""), None);
         assert_eq!(
             subject("Edit", &json!({"file_path": "/w/api/src/auth.rs"})),

@@ -17,6 +17,7 @@
 
 pub mod assemble;
 pub mod brief;
+pub mod fit;
 pub mod hook;
 /// Near-duplicate collapse, owned by `brain-rank` (`brain ask` collapses with it too).
 pub use brain_rank::dedup;
@@ -171,23 +172,10 @@ pub fn from_hits(
     opts: Options,
     now: &Zoned,
 ) -> Result<Block, ContextError> {
-    let empty = tokens::count(&render::markdown(task, opts.budget, "", &[]));
-    if empty > opts.budget {
-        return Err(ContextError::Budget(format!(
-            "--budget {}: the block's frame alone (with the task) takes {empty} tokens",
-            opts.budget
-        )));
-    }
     let mut store = wm::Store::open(engine.home())?;
     let secs = now.timestamp().as_second();
     // Working memory first; the notes that do not fit go from the last (pinned ones stay longest).
-    let mut working = store.items();
-    let mut working_md = render::working(&working, secs);
-    while !working.is_empty() && empty + tokens::count(&working_md) > opts.budget {
-        working.pop();
-        working_md = render::working(&working, secs);
-    }
-    let working_tokens = tokens::count(&working_md);
+    let mut fit = fit::Fit::new(task, opts.budget, store.items(), secs)?;
     let defaults;
     let config = match engine.config() {
         Some(c) => c,
@@ -198,11 +186,6 @@ pub fn from_hits(
     };
     let guaranteed = guaranteed(engine, config, now)?;
     let rehearsal = Rehearsal::load(engine.home());
-    let fill = assemble::Fill {
-        budget: opts.budget.saturating_sub(working_tokens),
-        dedup: opts.dedup,
-        now: now.timestamp().as_second(),
-    };
     let vectors = |wanted: &[(String, Option<u64>)]| {
         engine
             .with_stored_vectors(|s| stored_vectors(s, wanted))
@@ -217,50 +200,40 @@ pub fn from_hits(
         vectors: &vectors,
         dedup: engine.dedup_thresholds(),
     };
-    let (mut items, mut left) = assemble::fill(&sources, guaranteed, hits, fill, task);
-    // What the fill charged: the frame, each item and its line break, each section's heading once.
-    let charged = |items: &[Item]| -> usize {
-        let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();
-        sections.dedup();
-        tokens::count(&render::frame(task, opts.budget))
-            + working_tokens
-            + items.iter().map(|i| i.tokens + 1).sum::<usize>()
-            + sections
-                .iter()
-                .map(|s| tokens::count(&render::heading(*s)) + 1)
-                .sum::<usize>()
+    let f = assemble::Fill {
+        dedup: opts.dedup,
+        now: secs,
     };
-    let mut markdown = render::markdown(task, opts.budget, &working_md, &items);
-    let mut whole = tokens::count(&markdown);
-    let slack = whole as i64 - charged(&items) as i64;
-    while whole > opts.budget && items.pop().is_some() {
-        left.over_budget += 1;
-        markdown = render::markdown(task, opts.budget, &working_md, &items);
-        whole = tokens::count(&markdown);
-    }
+    assemble::fill(&sources, guaranteed, hits, f, &mut fit);
+    let filled = fit.finish();
     // A read-only session (`brain mcp --read-only`) spends no turn: it writes nothing.
     if opts.tick && !brain_doc::atomic::read_only() {
         store.tick()?;
     }
-    Ok(Block {
-        kind: "context",
-        task: task.to_string(),
-        budget: opts.budget,
-        tokens: whole,
-        tokenizer: tokens::TOKENIZER,
-        working,
-        items,
-        left_out: left,
-        warnings: {
-            let mut w = std::mem::take(&mut store.warnings);
-            if words_only {
-                w.push(brain_rank::dedup::WORDS_ONLY.to_string());
-            }
-            w
-        },
-        slack,
-        markdown,
-    })
+    let mut warnings = std::mem::take(&mut store.warnings);
+    if words_only {
+        warnings.push(brain_rank::dedup::WORDS_ONLY.to_string());
+    }
+    Ok(Block::of(task, opts.budget, filled, warnings))
+}
+
+impl Block {
+    /// The block of a filled budget.
+    pub fn of(task: &str, budget: usize, f: fit::Filled, warnings: Vec<String>) -> Block {
+        Block {
+            kind: "context",
+            task: task.to_string(),
+            budget,
+            tokens: f.tokens,
+            tokenizer: tokens::TOKENIZER,
+            working: f.working,
+            items: f.items,
+            left_out: f.left_out,
+            warnings,
+            slack: f.slack,
+            markdown: f.markdown,
+        }
+    }
 }
 
 /// Why a context block could not be made, each cause keeping its own class: the search's

@@ -29,34 +29,14 @@ pub fn of(body: &str, names: &[&str]) -> Vec<(String, String)> {
 }
 
 /// The user turns of a session body (`**User**:` …, as `jsonl2md` renders them): the 1-based line
-/// of the body each starts at, and its text without the marker.
+/// of the body each starts at, and its text without the marker ([`blocks::turns`]).
 pub fn user_turns(body: &str) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
-    let mut open = false;
-    for (n, (raw, line, class)) in Lines::new(body).enumerate() {
-        let marker = matches!(class, Class::Text) && blocks::is_turn(line);
-        if marker {
-            open = line.starts_with("**User**:");
-            if open {
-                out.push((n + 1, line["**User**:".len()..].trim().to_string()));
-            }
-            continue;
-        }
-        if matches!(class, Class::Heading { level, .. } if level <= 2) {
-            open = false;
-        }
-        if open && let Some((_, t)) = out.last_mut() {
-            if !t.is_empty() {
-                t.push('\n');
-            }
-            t.push_str(raw.trim_end());
-        }
-    }
-    for (_, t) in &mut out {
-        *t = t.trim().to_string();
-    }
-    out.retain(|(_, t)| !t.is_empty());
-    out
+    blocks::turns(body)
+        .into_iter()
+        .filter(|t| t.speaker == "User")
+        .map(|t| (t.line, t.text()))
+        .filter(|(_, t)| !t.is_empty())
+        .collect()
 }
 
 #[cfg(test)]

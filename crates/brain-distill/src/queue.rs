@@ -133,7 +133,7 @@ pub fn stale_artifacts(
     warn: &dyn Fn(String),
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (stem, file) in files_by_stem(config, "distilled") {
+    for (stem, file) in files_by_stem(config, brain_store::para::ROLE_DISTILLED) {
         let text = match std::fs::read_to_string(&file) {
             Ok(t) => t,
             Err(e) => {
@@ -170,7 +170,7 @@ pub fn pending(
     version: &str,
     warn: &dyn Fn(String),
 ) -> Result<Vec<Pending>, QueueError> {
-    let sessions = files_by_stem(config, "sessions");
+    let sessions = files_by_stem(config, brain_store::para::ROLE_SESSIONS);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for id in read(queue)? {

@@ -181,8 +181,92 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// The sections of a session body as `jsonl2md` writes them, in order. Inside the conversation a
+/// level-2 heading of another name is a turn's own (an answer's `## Summary`), not a section.
+pub const SESSION_SECTIONS: [&str; 4] = ["Conversation", "Tools Used", "Reasoning", "Subagents"];
+
+/// Who speaks a conversation's turns (`**User**: …`); another bold word and colon inside a turn
+/// (`**Bottom line**: …`, `**Important**:`) is part of it.
+pub const SPEAKERS: [&str; 3] = ["User", "Assistant", "Note"];
+
+/// One turn of a session's conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn<'a> {
+    /// One of [`SPEAKERS`].
+    pub speaker: &'a str,
+    /// The 1-based line of the text read where the turn's marker stands.
+    pub line: usize,
+    /// The turn's lines: their 1-based line number, the line (the marker taken off the first) and
+    /// its class (code stays code: a marker inside a fence opens no turn).
+    pub lines: Vec<(usize, &'a str, Class<'a>)>,
+}
+
+impl Turn<'_> {
+    /// The turn's text: its lines joined, trimmed.
+    pub fn text(&self) -> String {
+        let lines: Vec<&str> = self.lines.iter().map(|(_, l, _)| *l).collect();
+        lines.join("\n").trim().to_string()
+    }
+}
+
+/// The turns of the `## Conversation` section of `text` (a session's body or its whole file:
+/// line numbers count from the text's first line).
+pub fn turns(text: &str) -> Vec<Turn<'_>> {
+    let mut out: Vec<Turn<'_>> = Vec::new();
+    let mut open = false;
+    for (n, (_, line, class)) in Lines::new(text).enumerate() {
+        let n = n + 1;
+        if let Class::Heading { level: 2, text: h } = class {
+            let h = h.trim();
+            if h == SESSION_SECTIONS[0] {
+                open = true;
+                continue;
+            }
+            if SESSION_SECTIONS.contains(&h) {
+                open = false;
+                continue;
+            }
+        }
+        if !open {
+            continue;
+        }
+        if class == Class::Text
+            && let Some((speaker, rest)) = SPEAKERS.iter().find_map(|s| {
+                line.strip_prefix("**")?
+                    .strip_prefix(s)?
+                    .strip_prefix("**:")
+                    .map(|r| (*s, r))
+            })
+        {
+            out.push(Turn {
+                speaker,
+                line: n,
+                lines: vec![(n, rest.trim_start(), Class::Text)],
+            });
+            continue;
+        }
+        if let Some(t) = out.last_mut() {
+            t.lines.push((n, line, class));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn turns_of_a_conversation() {
+        let text = "---\ntitle: x\n---\n## Conversation\n\n**User**: use vite\nplease\n\n**Assistant**: ok\n## Summary\n**Bottom line**: done\n```\n**User**: in code\n```\n\n**User**: next\n\n## Tools Used\n\n**User**: not a turn\n";
+        let t = turns(text);
+        let who: Vec<(&str, usize)> = t.iter().map(|t| (t.speaker, t.line)).collect();
+        assert_eq!(who, [("User", 6), ("Assistant", 9), ("User", 16)]);
+        assert_eq!(t[0].text(), "use vite\nplease");
+        assert!(t[1].text().contains("**Bottom line**: done"));
+        assert!(t[1].text().contains("**User**: in code"));
+        assert_eq!(t[2].text(), "next");
+        assert!(turns("no conversation\n**User**: x\n").is_empty());
+    }
+
     use super::*;
 
     fn classes(body: &str) -> Vec<Class<'_>> {

@@ -222,6 +222,16 @@ pub fn format_secs(secs: i64) -> String {
         .unwrap_or_default()
 }
 
+/// A file's modification time in nanoseconds since the Unix epoch (0 when the system cannot say):
+/// the one reading the registry's freshness, `brain recent` and the extraction's state compare.
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_nanos()).ok())
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,7 @@ pub mod markdown;
 pub mod memory;
 pub mod ndjson;
 pub mod timings;
+pub mod title;
 pub mod yaml;
 
 pub use doc::{Doc, DocError, Source, SourcePart};

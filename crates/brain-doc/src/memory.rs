@@ -264,6 +264,49 @@ pub fn ttl_secs(s: &str) -> Option<i64> {
     n.checked_mul(unit_secs)
 }
 
+/// Longest memory key after normalizing, in bytes.
+pub const MAX_KEY: usize = 80;
+
+/// `raw` as a key: lower case, letters and digits kept, `.` kept between words, anything else one
+/// `-`; at most [`MAX_KEY`] bytes. `None` when nothing is left. A key never becomes a path as it
+/// is: `../../etc` is `etc`.
+pub fn normalize_key(raw: &str) -> Option<String> {
+    let mut out = String::new();
+    for c in raw.trim().chars().flat_map(char::to_lowercase) {
+        let c = if c.is_alphanumeric() {
+            c
+        } else if c == '.' {
+            '.'
+        } else {
+            '-'
+        };
+        let last = out.chars().last();
+        if !c.is_alphanumeric() && (out.is_empty() || matches!(last, Some('-' | '.'))) {
+            continue;
+        }
+        out.push(c);
+    }
+    let mut out = out.trim_end_matches(['-', '.']).to_string();
+    while out.len() > MAX_KEY {
+        out.pop();
+    }
+    let out = out.trim_end_matches(['-', '.']).to_string();
+    (!out.is_empty()).then_some(out)
+}
+
+/// The key a record of `project` is written with (`api:db.engine`: the project folder's name
+/// and the subject), so two projects' `db.engine` never replace each other; the subject alone
+/// without a project. The one rule the extraction writes by and the pre-tool hook looks up by.
+pub fn project_key(project: Option<&str>, key: &str) -> String {
+    match project
+        .and_then(|p| p.rsplit(['/', '\\']).find(|s| !s.is_empty()))
+        .and_then(normalize_key)
+    {
+        Some(p) => format!("{p}:{key}"),
+        None => key.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

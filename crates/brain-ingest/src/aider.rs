@@ -139,6 +139,7 @@ impl Builder {
                 self.session.tools.push(ToolLine {
                     summary: format!("git commit: {}", crate::tools::clip(rest, 160)),
                     error: None,
+                    ended: brain_doc::command::Outcome::Failed,
                     refs: vec![format!("commit:{sha}")],
                 });
             }
@@ -149,12 +150,14 @@ impl Builder {
             self.session.tools.push(ToolLine {
                 summary: format!("Add to chat: {f}"),
                 error: None,
+                ended: brain_doc::command::Outcome::Failed,
                 refs: vec![crate::refs::path_ref(f)],
             });
         } else if let Some(f) = o.strip_prefix("Applied edit to ") {
             self.session.tools.push(ToolLine {
                 summary: format!("Edit: {f}"),
                 error: None,
+                ended: brain_doc::command::Outcome::Failed,
                 refs: vec![crate::refs::path_ref(f)],
             });
         }

@@ -120,6 +120,13 @@ pub fn parse(bytes: &[u8]) -> Parsed {
         } else {
             note_context(&mut side, &line);
         }
+        // Claude Code 2.x starts every failed shell command's output with `Exit code N`.
+        thread.exit_codes = line
+            .version
+            .as_deref()
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse::<u32>().ok())
+            .is_some_and(|m| m >= 2);
         if let Some(ts) = &line.timestamp {
             thread.s.saw_time(ts);
             if sidechain {

@@ -131,13 +131,7 @@ fn real_request(text: &str) -> Option<String> {
         }
     }
     t.lines().map(str::trim).find_map(|l| {
-        let housekeeping = l.is_empty()
-            || (l.starts_with('/') && !l[1..].starts_with(['/', ' ']))
-            || l.starts_with("! ")
-            || l.starts_with("Caveat:")
-            || l.starts_with('<')
-            || l.starts_with("[Request interrupted")
-            || l == WARMUP;
+        let housekeeping = brain_doc::title::is_housekeeping(l) || l == WARMUP;
         (!housekeeping).then(|| l.to_string())
     })
 }
@@ -205,14 +199,14 @@ fn body(s: &Session) -> String {
 
 fn tool_lines(out: &mut String, tools: &[ToolLine]) {
     for t in tools {
-        match &t.error {
-            Some(e) => {
-                let _ = writeln!(out, "- {} [error: {e}]", t.summary);
+        let tag = t.ended.tag();
+        let _ = match (&t.error, t.ended) {
+            (Some(e), _) => writeln!(out, "- {} [{tag}: {e}]", t.summary),
+            (None, brain_doc::command::Outcome::Declined) => {
+                writeln!(out, "- {} [{tag}]", t.summary)
             }
-            None => {
-                let _ = writeln!(out, "- {}", t.summary);
-            }
-        }
+            (None, _) => writeln!(out, "- {}", t.summary),
+        };
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use brain_doc::command::Outcome;
 use serde_json::Value;
 
 use crate::session::{Role, Session, Subagent};
@@ -11,16 +12,6 @@ use crate::tools::{self, ToolLine, clip};
 /// Longest error line kept after a failed tool call.
 const ERROR_MAX: usize = 160;
 
-/// Tool lines of shell commands (their summaries' prefixes), whose output is read for failures.
-const SHELLS: [&str; 6] = [
-    "Bash:",
-    "shell:",
-    "exec_command:",
-    "run_shell_command:",
-    "local_shell:",
-    "Monitor:",
-];
-
 /// Accumulates turns, tool lines and reasoning for one thread.
 #[derive(Debug, Default)]
 pub struct Thread {
@@ -28,6 +19,9 @@ pub struct Thread {
     pub s: Session,
     /// tool_use id → index into `s.tools`.
     pending: HashMap<String, usize>,
+    /// The agent starts a failed shell command's output with `Exit code N` (Claude Code 2.x):
+    /// [`tools::outcome`].
+    pub exit_codes: bool,
 }
 
 impl Thread {
@@ -40,6 +34,7 @@ impl Thread {
         self.s.tools.push(ToolLine {
             summary,
             error: None,
+            ended: Outcome::Failed,
             refs: crate::refs::refs_of(name, input),
         });
     }
@@ -65,6 +60,7 @@ impl Thread {
             self.s.tools.push(ToolLine {
                 summary,
                 error,
+                ended: Outcome::Failed,
                 refs: Vec::new(),
             });
             return;
@@ -73,7 +69,11 @@ impl Thread {
             return;
         };
         // A shell whose output shows a failure its exit status did not flag failed too.
-        let shell = SHELLS.iter().any(|s| t.summary.starts_with(s));
+        let shell = brain_doc::command::SHELL_TOOLS.iter().any(|s| {
+            t.summary
+                .strip_prefix(s)
+                .is_some_and(|r| r.starts_with(':'))
+        });
         if shell && !is_error && t.summary.contains("git commit") {
             for r in crate::refs::commits_in_output(text) {
                 if !t.refs.contains(&r) {
@@ -85,25 +85,43 @@ impl Thread {
         if !failed {
             return;
         }
-        let line = tools::one_line(text);
-        t.error = Some(if line.is_empty() {
-            "failed".into()
+        let (ended, said) = if is_error {
+            tools::outcome(text, shell, self.exit_codes)
         } else {
-            clip(&line, ERROR_MAX)
-        });
-        // The evidence stays in the conversation where it happened: people search for the error
-        // messages they saw.
-        // A call the user turned down is no error message anyone searches for.
-        let declined = text.trim_start().starts_with("The user doesn't want to");
-        if !declined && let Some(excerpt) = tools::error_excerpt(text) {
-            let fence = brain_doc::blocks::fence_for(&excerpt);
-            self.s.turns.push(crate::session::Turn {
-                role: Role::Note,
-                text: format!(
-                    "Tool error ({}):\n{fence}text\n{excerpt}\n{fence}",
-                    t.summary
-                ),
-            });
+            (Outcome::Failed, None)
+        };
+        t.ended = ended;
+        let note = ended.note(&t.summary);
+        match ended {
+            Outcome::Declined => {
+                // What the user said instead stays in the conversation where they said it.
+                t.error = said.clone();
+                let text = match said {
+                    Some(s) => format!("{note}\n> {}", tools::one_paragraph(&s)),
+                    None => note,
+                };
+                self.s.turns.push(crate::session::Turn {
+                    role: Role::Note,
+                    text,
+                });
+            }
+            Outcome::Failed | Outcome::Refused => {
+                let line = tools::one_line(text);
+                t.error = Some(if line.is_empty() {
+                    "failed".into()
+                } else {
+                    clip(&line, ERROR_MAX)
+                });
+                // The evidence stays in the conversation where it happened: people search for
+                // the error messages they saw.
+                if let Some(excerpt) = tools::error_excerpt(text) {
+                    let fence = brain_doc::blocks::fence_for(&excerpt);
+                    self.s.turns.push(crate::session::Turn {
+                        role: Role::Note,
+                        text: format!("{note}\n{fence}text\n{excerpt}\n{fence}"),
+                    });
+                }
+            }
         }
     }
 
@@ -115,7 +133,13 @@ impl Thread {
             None => self.s.tools.len().saturating_sub(1),
         };
         if let Some(t) = self.s.tools.get_mut(idx) {
-            t.error = Some("rejected by the user".into());
+            t.error = None;
+            t.ended = Outcome::Declined;
+            let note = Outcome::Declined.note(&t.summary);
+            self.s.turns.push(crate::session::Turn {
+                role: Role::Note,
+                text: note,
+            });
         }
     }
 

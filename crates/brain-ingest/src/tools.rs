@@ -5,6 +5,7 @@
 //! Codex `shell`/`exec_command`/`apply_patch`, Gemini `run_shell_command`/`read_file`/`replace`, MCP tools,
 //! …). A later query like "what exact command did I run?" depends on these lines existing as text.
 
+use brain_doc::command::Outcome;
 use serde_json::Value;
 
 /// Longest command or argument text kept on one tool line (seed 004 keeps 120 for Bash; a little more
@@ -16,8 +17,11 @@ const MAX_ARG: usize = 200;
 pub struct ToolLine {
     /// `Bash: cargo test`, `Read: src/main.rs`, …
     pub summary: String,
-    /// First line of the error the tool returned, when it failed.
+    /// First line of the error the tool returned, when it failed (a refusal's reason; what the user
+    /// said when they declined it, or nothing).
     pub error: Option<String>,
+    /// How it ended when `error` is set: failed, refused, or declined by the user.
+    pub ended: Outcome,
     /// What the call touched, typed (`file:`, `doc:`, `plan:`, `url:`, `repo:`, `commit:`) — the
     /// session's `refs` ([`crate::refs`]).
     pub refs: Vec<String>,
@@ -165,6 +169,53 @@ const ERROR_MARKERS: [&str; 12] = [
     "command not found",
 ];
 
+/// What agents say when their permissions or sandbox keep a call from running (Claude Code's
+/// approval prompts and folder guard, a sandboxed shell's exec refusal, Browser Use's policy).
+const REFUSALS: [&str; 5] = [
+    "requires approval",
+    "haven't granted it yet",
+    "was blocked. For security",
+    "rejected this action due to",
+    "operation not permitted: ",
+];
+
+/// How a call whose result is an error ended, from the result's text: declined by the user
+/// (Claude Code's "The user doesn't want to …", with the user's words after it when they gave
+/// some), refused (an approval that was not given, a sandbox that blocked it), else failed.
+/// `exit_codes`: the agent starts every failed shell command's output with `Exit code N`
+/// (Claude Code 2.x), so a shell error without it that is no refusal, timeout or tool error is
+/// the user's own words turning the call down (Claude Code 2.0 sent them as the result).
+pub fn outcome(text: &str, shell: bool, exit_codes: bool) -> (Outcome, Option<String>) {
+    let t = text.trim_start();
+    if t.starts_with("The user doesn't want to") {
+        let lower = t.to_ascii_lowercase();
+        let said = ["the user said:", "reason for the rejection:"]
+            .iter()
+            .find_map(|m| lower.find(m).map(|i| i + m.len()))
+            .map(|i| t[i..].trim().to_string())
+            .filter(|s| !s.is_empty());
+        return (Outcome::Declined, said.map(|s| clip(&s, DECLINE_MAX)));
+    }
+    let first = t.lines().next().unwrap_or("");
+    if REFUSALS.iter().any(|r| first.contains(r)) {
+        return (Outcome::Refused, None);
+    }
+    if shell
+        && exit_codes
+        && !t.is_empty()
+        && !t.starts_with("Exit code")
+        && !t.starts_with('<')
+        && !t.to_ascii_lowercase().contains("timed out")
+        && !shows_failure(t)
+    {
+        return (Outcome::Declined, Some(clip(t.trim(), DECLINE_MAX)));
+    }
+    (Outcome::Failed, None)
+}
+
+/// Longest text of the user's kept with a declined call.
+const DECLINE_MAX: usize = 500;
+
 /// Does a shell tool's output show a failure its exit status did not flag (a traceback, `FAILED`,
 /// `panicked at`, `error:` lines)?
 pub fn shows_failure(text: &str) -> bool {
@@ -221,6 +272,11 @@ pub fn error_excerpt(text: &str) -> Option<String> {
     Some(out.join("\n"))
 }
 
+/// `s` as one line: its words, single-spaced.
+pub fn one_paragraph(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 pub fn one_line(s: &str) -> String {
     let line = s
         .lines()
@@ -248,6 +304,77 @@ pub fn clip(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use brain_doc::command::Outcome;
+
+    #[test]
+    fn failed_refused_or_declined() {
+        let o = |t: &str, shell: bool, codes: bool| outcome(t, shell, codes);
+        assert_eq!(
+            o("Exit code 1\nerror: x", true, true),
+            (Outcome::Failed, None)
+        );
+        assert_eq!(o("test x ... FAILED", true, false), (Outcome::Failed, None));
+        assert_eq!(
+            o(
+                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  use pnpm",
+                true,
+                true
+            ),
+            (Outcome::Declined, Some("use pnpm".into()))
+        );
+        assert_eq!(
+            o(
+                "The user doesn't want to take this action right now. STOP what you are doing",
+                false,
+                true
+            )
+            .0,
+            Outcome::Declined
+        );
+        assert_eq!(
+            o("This command requires approval", true, true).0,
+            Outcome::Refused
+        );
+        assert_eq!(
+            o("zsh:1: operation not permitted: ps", true, false).0,
+            Outcome::Refused
+        );
+        assert_eq!(
+            o(
+                "Claude requested permissions to use WebSearch, but you haven't granted it yet.",
+                false,
+                true
+            )
+            .0,
+            Outcome::Refused
+        );
+        // Claude Code 2.0: the user's words as the shell's result.
+        assert_eq!(
+            o("please add transformer.js too first", true, true),
+            (
+                Outcome::Declined,
+                Some("please add transformer.js too first".into())
+            )
+        );
+        // The same words from an agent without that convention, or a tool error, are failures.
+        assert_eq!(
+            o("please add transformer.js too first", true, false).0,
+            Outcome::Failed
+        );
+        assert_eq!(
+            o("<tool_use_error>x</tool_use_error>", true, true).0,
+            Outcome::Failed
+        );
+        assert_eq!(
+            o("Command timed out after 2m 0.0s", true, true).0,
+            Outcome::Failed
+        );
+        assert_eq!(
+            o("Traceback (most recent call last):\n x", true, true).0,
+            Outcome::Failed
+        );
+    }
+
     use super::*;
 
     #[test]

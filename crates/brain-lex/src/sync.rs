@@ -111,13 +111,7 @@ fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
-fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
+use brain_doc::file::mtime_ns;
 
 impl Indexer {
     /// Take the lock (contention → [`SyncError::Locked`], exit 70), open or create the index (deleting

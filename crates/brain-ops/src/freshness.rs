@@ -4,7 +4,6 @@
 //! documents whose file is gone.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::UNIX_EPOCH;
 
 use brain_store::Config;
 use serde::{Deserialize, Serialize};
@@ -42,13 +41,7 @@ impl Drift {
     }
 }
 
-fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
+use brain_doc::file::mtime_ns;
 
 /// Drift per collection of `config` (plus any collection the registry knows that brain.yaml no longer
 /// declares: all its documents count as missing files).

@@ -1,8 +1,10 @@
 //! `brain import`: everything a new user has, in one command (issue 38). It finds every agent's
 //! default places and every browser profile, runs the documented pipeline for each
 //! (`jsonl2md --new PLACES | partition | lexindex`, `chrome2md --history H | partition | lexindex`)
-//! as processes of the stage binaries, then embeds what fits in a time budget (`vecindex --all
-//! --budget`), and returns what happened to each source. The pipeline stays the way to compose;
+//! as processes of the stage binaries, the new and changed sessions queued for distillation as the
+//! Stop hook queues them (`--queue`), then reads them for decisions, rejections, preferences and
+//! failed commands (`brain extract`'s sessions pass, no model: [`Memory`]), then embeds what fits
+//! in a time budget (`vecindex --all --budget`), and returns what happened to each source. The pipeline stays the way to compose;
 //! this is the same pipeline, run for every place at once.
 //!
 //! What a real machine has is part of the summary, never a crash: an agent not installed (its
@@ -36,10 +38,12 @@ pub struct Source {
     producer: (&'static str, Vec<OsString>),
 }
 
-/// Every source under the user's home `user_home`, and the agents none of whose places exist.
+/// Every source under the user's home `user_home`, and the agents none of whose places exist;
+/// the sessions converted are queued for distillation in `queue` (the Stop hook's queue).
 pub fn sources(
     user_home: &Path,
     local_app_data: Option<&Path>,
+    queue: &Path,
 ) -> (Vec<Source>, Vec<&'static str>) {
     let census = brain_ingest::discover::census(user_home);
     let mut out = Vec::new();
@@ -54,7 +58,12 @@ pub fn sources(
             missing.push(agent);
             continue;
         }
-        let mut args: Vec<OsString> = vec!["--new".into(), "-q".into()];
+        let mut args: Vec<OsString> = vec![
+            "--new".into(),
+            "-q".into(),
+            "--queue".into(),
+            queue.as_os_str().to_owned(),
+        ];
         args.extend(paths.iter().map(|p| p.as_os_str().to_owned()));
         out.push(Source {
             name: agent.to_string(),
@@ -113,6 +122,20 @@ pub struct Embedded {
     pub code: u8,
 }
 
+/// What reading the sessions for memory did (the extraction's sessions pass).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Memory {
+    /// `extracted`, `skipped`, or what failed.
+    pub outcome: String,
+    /// Records found, by type (`decision`, `rejected`, `preference`, `fact`, `failed`).
+    pub by_type: std::collections::BTreeMap<String, u64>,
+    /// Records written (new, or superseding older ones); the rest were already there.
+    pub written: u64,
+    /// Of them, same-day contradictions flagged.
+    pub conflicts: u64,
+    pub code: u8,
+}
+
 /// The whole import.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -120,6 +143,8 @@ pub struct Report {
     pub sources: Vec<Imported>,
     /// Agents none of whose default places exist (not installed, or kept elsewhere).
     pub not_found: Vec<String>,
+    /// Decisions and the rest, read from the sessions.
+    pub memory: Memory,
     pub vectors: Embedded,
     pub secs: f64,
 }
@@ -131,7 +156,7 @@ impl Report {
         self.sources
             .iter()
             .map(|s| s.code)
-            .chain([self.vectors.code])
+            .chain([self.memory.code, self.vectors.code])
             .find(|c| *c != 0)
             .unwrap_or(0)
     }
@@ -196,13 +221,15 @@ pub fn run(
     };
     let stage = |name: &'static str| (plan.locate)(name).ok_or(ImportError::StageMissing(name));
     let (partition, lexindex) = (stage("partition")?, stage("lexindex")?);
-    let steps = sources.len() + 1;
+    let steps = sources.len() + 2;
     let mut done = Vec::new();
     for (i, s) in sources.iter().enumerate() {
         (plan.progress)(i + 1, steps, &s.name);
         let producer = stage(s.producer.0)?;
         done.push(import_one(home, s, &producer, &partition, &lexindex));
     }
+    (plan.progress)(steps - 1, steps, "decisions from the sessions");
+    let memory = memory(home);
     (plan.progress)(steps, steps, "embeddings");
     let vectors = match plan.embed_budget {
         None => Embedded {
@@ -217,6 +244,7 @@ pub fn run(
         kind: "import_report",
         sources: done,
         not_found: not_found.iter().map(|s| s.to_string()).collect(),
+        memory,
         vectors,
         secs: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })
@@ -287,6 +315,36 @@ fn import_one(
         out.code = u8::try_from(code).unwrap_or(ErrorCode::Internal.exit_code());
     }
     out
+}
+
+/// The extraction's sessions pass over what was imported (no model: an LLM command, when set, is
+/// the nightly job's to run, within its budget).
+fn memory(home: &Home) -> Memory {
+    let opts = brain_distill::extract::Options {
+        runner: None,
+        label: "deterministic".into(),
+        jobs: 1,
+        budget: brain_distill::budget::DEFAULT_BUDGET,
+        all: false,
+        limit: None,
+        only: None,
+        surface: "import".into(),
+    };
+    let mut sink = |_: &brain_distill::extract::Logged| Ok(());
+    match brain_distill::extract::run(home, &opts, &|_| {}, &|_, _| {}, &mut sink) {
+        Ok(s) => Memory {
+            outcome: "extracted".into(),
+            by_type: s.by_type.clone(),
+            written: s.written,
+            conflicts: s.by_decision.get("conflict").copied().unwrap_or(0),
+            code: 0,
+        },
+        Err(e) => Memory {
+            outcome: e.to_string(),
+            code: brain_doc::Classified::code(&e).exit_code(),
+            ..Memory::default()
+        },
+    }
 }
 
 type Stage = (Child, std::thread::JoinHandle<String>);
@@ -417,6 +475,7 @@ mod tests {
                 })
                 .collect(),
             not_found: Vec::new(),
+            memory: Memory::default(),
             vectors: Embedded {
                 outcome: String::new(),
                 embedded: 0,
@@ -454,7 +513,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let user = dir.path();
         std::fs::create_dir_all(user.join(".codex/sessions")).expect("codex");
-        let (found, missing) = sources(user, None);
+        let (found, missing) = sources(user, None, &user.join("queue"));
         let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["codex"]);
         assert_eq!(missing, ["claude", "gemini", "cursor", "opencode", "aider"]);

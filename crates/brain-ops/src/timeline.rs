@@ -154,6 +154,34 @@ pub fn timeline(engine: &Engine, opts: &Options, now: &Zoned) -> Result<Timeline
         .collect();
     let mut after: Vec<Hit> = later.into_iter().rev().take(opts.after).collect();
     after.sort_by_key(secs);
+    // A browser day is placed by its visits, each at its time, not at the day's midnight.
+    let config = engine
+        .config()
+        .cloned()
+        .unwrap_or_else(|| brain_store::Config::defaults(engine.home()));
+    if before.iter().chain(&after).any(|h| is_browser(&config, h)) {
+        let (lo, hi) = (
+            at.as_second() - window.as_secs(),
+            at.as_second() + window.as_secs(),
+        );
+        let mut all: Vec<Hit> = Vec::new();
+        for h in before.drain(..).chain(after.drain(..)) {
+            if is_browser(&config, &h) {
+                all.extend(visits(&config, &h).into_iter().filter(|v| {
+                    let t = secs(v);
+                    (lo..=hi).contains(&t) && not_anchor(v)
+                }));
+            } else {
+                all.push(h);
+            }
+        }
+        all.sort_by_key(secs);
+        let split = all.partition_point(|h| secs(h) <= at.as_second());
+        let later = all.split_off(split);
+        before = all.into_iter().rev().take(opts.before).collect();
+        before.reverse();
+        after = later.into_iter().take(opts.after).collect();
+    }
     for (i, h) in before.iter_mut().chain(after.iter_mut()).enumerate() {
         h.rank = i as u32 + 1;
     }
@@ -196,4 +224,59 @@ fn resolve(engine: &Engine, text: &str) -> Result<String, TimelineError> {
         ))),
         Err(_) => Err(TimelineError::NotFound(text.to_string())),
     }
+}
+
+/// Whether `h` is a day of browser history.
+fn is_browser(config: &brain_store::Config, h: &Hit) -> bool {
+    config
+        .collections
+        .iter()
+        .any(|c| c.name == h.collection && c.role == brain_store::para::ROLE_BROWSER)
+}
+
+/// The visits and searches of browser day `h` (`- HH:MM …` lines, `chrome2md`'s), each a hit at
+/// its own time (the day's date and offset, the line's hour and minute), its line, and the
+/// page's title; none when the day cannot be read.
+fn visits(config: &brain_store::Config, h: &Hit) -> Vec<Hit> {
+    let Ok(file) = brain_store::walk::servable(config, &h.collection, &h.path) else {
+        return Vec::new();
+    };
+    let Ok(raw) = std::fs::read(&file) else {
+        return Vec::new();
+    };
+    let text = brain_doc::bytes::text(&raw).0;
+    // `2026-11-19T00:00:00+01:00` as the file says it (the index keeps UTC): the day the visits'
+    // hours are of, and its offset.
+    let facts = brain_doc::file::FileFacts::read(&h.path, &text, 0);
+    let (Some(day), Some(offset)) = (facts.date.get(..10), facts.date.get(19..)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some(rest) = line.strip_prefix("- ") else {
+            continue;
+        };
+        let (Some(hm), Some(what)) = (rest.get(..5), rest.get(6..)) else {
+            continue;
+        };
+        let b = hm.as_bytes();
+        if !(b[2] == b':' && [0, 1, 3, 4].iter().all(|i| b[*i].is_ascii_digit())) {
+            continue;
+        }
+        let at = format!("{day}T{hm}:00{offset}");
+        if brain_doc::file::parse_date(&at).is_none() {
+            continue;
+        }
+        let title = what
+            .split_once("[")
+            .and_then(|(_, t)| t.rsplit_once("](").map(|(t, _)| t))
+            .unwrap_or(what);
+        let mut v = h.clone();
+        v.date = at;
+        v.line = n as u64 + 1;
+        v.title = format!("{hm} {}", title.trim());
+        v.snippet = what.to_string();
+        out.push(v);
+    }
+    out
 }

@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::Instant;
 
 use brain_doc::Classified;
 use brain_doc::ErrorCode;
@@ -236,9 +236,9 @@ fn walk_inner(
 }
 
 fn mtime_ns(path: &Path) -> Option<i64> {
-    let m = std::fs::metadata(path).ok()?.modified().ok()?;
-    let d = m.duration_since(UNIX_EPOCH).ok()?;
-    i64::try_from(d.as_nanos()).ok()
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| brain_doc::file::mtime_ns(&m))
 }
 
 fn item(

@@ -216,7 +216,7 @@ impl<'a> Resolver<'a> {
             Err(DocsError::NotFound(_)) if !reference.contains('/') => {
                 let mut ids = self.ids.named_docs(reference)?;
                 if ids.is_empty() {
-                    ids = self.ids.session_docs(reference)?;
+                    ids = self.session_docs(reference)?;
                 }
                 match ids.as_slice() {
                     [id] => self.file_of_id(id).map(|file| Doc {
@@ -233,6 +233,42 @@ impl<'a> Resolver<'a> {
             Err(DocsError::NotFound(_)) => Err(not_found()),
             Err(e) => Err(e),
         }
+    }
+
+    /// The documents of an agent's session id: its transcript (the documents of `sessions`
+    /// collections) when there is one, else every document that carries the id (a distilled
+    /// summary, a record). A session id names its session wherever a name is accepted, whatever
+    /// was made from it since.
+    fn session_docs(&self, session: &str) -> Result<Vec<String>, DocsError> {
+        let all = self.ids.session_docs(session)?;
+        let transcripts: Vec<String> = all
+            .iter()
+            .filter(|id| {
+                id.split_once('/').is_some_and(|(c, _)| {
+                    self.config
+                        .collections
+                        .iter()
+                        .any(|k| k.name == c && k.role == brain_store::para::ROLE_SESSIONS)
+                })
+            })
+            .cloned()
+            .collect();
+        Ok(if transcripts.is_empty() {
+            all
+        } else {
+            transcripts
+        })
+    }
+
+    /// The other documents made from the session `reference` names (its distilled summary), when
+    /// it is an agent's session id: what `get` points to beside the transcript.
+    pub fn made_from(&self, reference: &str) -> Vec<String> {
+        if reference.contains('/') || reference.starts_with('#') {
+            return Vec::new();
+        }
+        let all = self.ids.session_docs(reference).unwrap_or_default();
+        let chosen = self.session_docs(reference).unwrap_or_default();
+        all.into_iter().filter(|id| !chosen.contains(id)).collect()
     }
 
     /// A glob over `collection/path` (indexed documents, in id order), or a comma-separated list of

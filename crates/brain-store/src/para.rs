@@ -15,6 +15,13 @@
 //! Each folder holds `summary.md` (the entity: name, aliases, a summary) and `items.json` (its
 //! atomic facts, made records by `brain_inbox::entities`).
 
+/// Agents' session transcripts (`jsonl2md` → `partition`): the collection an agent's session id
+/// names a document of.
+pub const ROLE_SESSIONS: &str = "sessions";
+/// Browser history, a document per day (`chrome2md`): its visits carry their times.
+pub const ROLE_BROWSER: &str = "browser";
+/// Distilled summaries of sessions and the records extracted from them.
+pub const ROLE_DISTILLED: &str = "distilled";
 /// `MEMORY.md`, `ME.md`: every document is guaranteed context in `brain context`.
 pub const ROLE_MEMORY: &str = "memory";
 /// Daily notes `memory/YYYY-MM-DD.md`: dated by their name, one passage per block.

@@ -1,5 +1,5 @@
 //! `brain extract` — keyed records (decisions, facts, preferences, rejected approaches, failed
-//! commands) from the distilled sessions, consolidated against what is there (ADD / SUPERSEDE /
+//! commands) from the sessions and their distilled summaries, consolidated against what is there (ADD / SUPERSEDE /
 //! NOOP / CONFLICT, each printed as NDJSON and logged in logs/extract.jsonl with its reason).
 
 use std::io::Write;
@@ -14,9 +14,10 @@ use brain_store::Home;
 #[derive(clap::Args)]
 pub struct Args {
     /// The LLM command, run with `sh -c`: the extraction prompt on its stdin, one JSON object
-    /// `{"records": [...]}` on its stdout. Also $BRAIN_DISTILL_COMMAND. Without one, the
-    /// deterministic path runs: the artifacts' "Key Decisions" and "What Was Rejected" bullets and
-    /// the sessions' failed shell commands.
+    /// `{"records": [...]}` on its stdout, for each distilled session. Also $BRAIN_DISTILL_COMMAND.
+    /// Without one, the artifacts' "Key Decisions" and "What Was Rejected" bullets are read. Either
+    /// way the sessions new or changed since the last run are read without a model: their failed,
+    /// refused and declined tool calls, and the decisions, rejections and preferences said in them.
     #[arg(long, visible_alias = "cmd", value_name = "CMD")]
     command: Option<String>,
     /// The deterministic path even when $BRAIN_DISTILL_COMMAND is set.
@@ -34,15 +35,48 @@ pub struct Args {
     /// Kill a command (and its process group) that runs longer than this.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     timeout: std::time::Duration,
-    /// Ask the model again about sessions it already answered for at this prompt version.
+    /// Ask the model again about sessions it already answered for at this prompt version, and read
+    /// every session again.
     #[arg(long)]
     all: bool,
     /// Ask about at most N sessions this run.
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
+    /// Read only the documents of this doc NDJSON file (what `partition` printed: the Stop hook's
+    /// new sessions), not every collection's changes; `-` reads stdin.
+    #[arg(long, value_name = "FILE")]
+    docs: Option<std::path::PathBuf>,
     /// Print no summary line on stderr.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// The ids of the documents of a doc NDJSON stream (a malformed line is warned about and skipped).
+fn doc_ids(
+    path: &std::path::Path,
+    warn: &dyn Fn(String),
+) -> anyhow::Result<std::collections::HashSet<String>> {
+    let input: Box<dyn std::io::BufRead> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| {
+            Failure::new(
+                ErrorCode::BadQuery,
+                format!("--docs {}: {e}", path.display()),
+            )
+        })?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let mut ids = std::collections::HashSet::new();
+    for item in ndjson::Reader::<_, brain_doc::Doc>::new(input, path.display().to_string()) {
+        match item? {
+            Ok(d) => {
+                ids.insert(d.id);
+            }
+            Err(e) => warn(format!("{e}; skipped")),
+        }
+    }
+    Ok(ids)
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
@@ -74,6 +108,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         budget: a.budget,
         all: a.all,
         limit: a.limit,
+        only: a.docs.as_deref().map(|p| doc_ids(p, &warn)).transpose()?,
         surface: brain_doc::env::get("BRAIN_SURFACE")
             .unwrap_or("cli")
             .to_string(),

@@ -33,9 +33,8 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let config =
         Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
     let (reference, from, count) = split_range(&a.reference);
-    let doc = Resolver::new(&config, home)
-        .resolve(reference)
-        .map_err(Failure::from)?;
+    let resolver = Resolver::new(&config, home);
+    let doc = resolver.resolve(reference).map_err(Failure::from)?;
     let lines = read_lines(
         &doc.file,
         from.unwrap_or(1),
@@ -65,6 +64,10 @@ fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     out.flush()?;
     if let Some(note) = doc.id.as_deref().and_then(|id| lifecycle_note(home, id)) {
         eprintln!("brain: note: {note}");
+    }
+    // A session id names the transcript; what was made from it is one `get` away.
+    for id in resolver.made_from(reference) {
+        eprintln!("brain: note: made from this session: brain://{id} (`brain get {id}`)");
     }
     if let Some(at) = lines.stopped_at {
         eprintln!(

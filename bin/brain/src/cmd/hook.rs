@@ -176,6 +176,10 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             row.insert("latency_ms".into(), Value::from(latency_ms));
             row.insert("exit_code".into(), Value::from(exit_code));
             row.insert("n_docs".into(), Value::from(docs));
+            if exit_code != 0 {
+                row.insert("error".into(), Value::from(exit_class(exit_code)));
+                row.insert("reason".into(), Value::from(format!("exit {exit_code}")));
+            }
             brain_store::telemetry::append(home, surface, &event, row)?;
         }
     }
@@ -203,6 +207,8 @@ fn install(
     };
     let root = std::path::absolute(home.root())?;
     let chosen = agents.chosen(false)?;
+    // The hooks never make a home: installing them does (private, as every home is).
+    std::fs::create_dir_all(&root)?;
     let script = if chosen.iter().any(|(a, _)| *a == Agent::Claude) {
         let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(Failure::from)?;
         Some(hooks::command(
@@ -253,6 +259,22 @@ fn install(
             agent.name(),
             out.events.join(", ")
         );
+        if agent == Agent::Codex {
+            let config = hooks::codex::config_file(&settings);
+            match hooks::codex::enable(&config).map_err(Failure::from)? {
+                None => {}
+                Some(backup) => {
+                    eprintln!(
+                        "brain: turned on Codex's hooks feature in {} ([features] {} = true): Codex runs no hook without it",
+                        config.display(),
+                        hooks::codex::FLAG
+                    );
+                    if let Some(b) = backup {
+                        eprintln!("brain: backup of the previous file: {}", b.display());
+                    }
+                }
+            }
+        }
         if pre_tool && agent.event(Hook::PreTool).is_none() {
             eprintln!(
                 "brain: {} has no pre-tool hook that can hand the agent a note; not installed",
@@ -264,6 +286,18 @@ fn install(
         }
     }
     Ok(())
+}
+
+/// The error class of a hook pipeline's exit code: the contract's (64 bad input, 65 missing, 70
+/// locked, …), a timeout's (124 from timeout(1), 137/143 killed), else internal.
+fn exit_class(code: i64) -> &'static str {
+    match code {
+        124 | 137 | 143 => ErrorCode::Timeout.as_str(),
+        c => ErrorCode::ALL
+            .iter()
+            .find(|e| i64::from(e.exit_code()) == c)
+            .map_or(ErrorCode::Internal.as_str(), |e| e.as_str()),
+    }
 }
 
 /// `brain hook run EVENT`: answer the agent, or fail open (nothing on stdout, exit 0, a line on
@@ -279,6 +313,15 @@ fn run_hook(home: &Home, event: RunEvent, budget: Option<usize>) -> Exit {
         RunEvent::Prompt => (Event::Prompt, "prompt", brain_context::brief::PROMPT_BUDGET),
         RunEvent::PreTool => (Event::PreTool, "pre-tool", 0),
     };
+    // A hook never makes a home (nor a lock, a log or working memory in one): without one there
+    // is nothing to brief from, and nowhere to log it.
+    if !home.root().is_dir() {
+        eprintln!(
+            "brain hook run {name}: no brain home at {} (nothing was given to the agent; `brain import` makes one)",
+            home.root().display()
+        );
+        return Exit::Success;
+    }
     let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
         || -> anyhow::Result<Option<String>> {
             let input = brain_context::hook::read_input(std::io::stdin().lock())?;
@@ -290,10 +333,26 @@ fn run_hook(home: &Home, event: RunEvent, budget: Option<usize>) -> Exit {
             )?)
         },
     ));
+    // What failed, for the usage log: the error's class and a short reason (never the message:
+    // it may quote the prompt or a path).
     let (out, error) = match answer {
         Ok(Ok(out)) => (out, None),
-        Ok(Err(e)) => (None, Some(e.to_string())),
-        Err(_) => (None, Some("internal error (a panic)".to_string())),
+        Ok(Err(e)) => {
+            let class = brain_cli::classify(&e).code.as_str();
+            let reason = if e
+                .downcast_ref::<brain_context::hook::InputError>()
+                .is_some()
+            {
+                "input"
+            } else {
+                class
+            };
+            (None, Some((e.to_string(), class, reason)))
+        }
+        Err(_) => (
+            None,
+            Some(("internal error (a panic)".to_string(), "internal", "panic")),
+        ),
     };
     let mut row = Map::new();
     row.insert(
@@ -305,10 +364,12 @@ fn run_hook(home: &Home, event: RunEvent, budget: Option<usize>) -> Exit {
         "bytes".into(),
         Value::from(out.as_ref().map_or(0, |o| o.len())),
     );
-    if let Some(e) = &error {
-        eprintln!("brain hook run {name}: {e} (nothing was given to the agent)");
+    if let Some((message, class, reason)) = &error {
+        eprintln!("brain hook run {name}: {message} (nothing was given to the agent)");
         // The message stays on stderr: it may quote the prompt or a path.
         row.insert("failed".into(), Value::from(true));
+        row.insert("error".into(), Value::from(*class));
+        row.insert("reason".into(), Value::from(*reason));
     }
     if let Some(text) = out {
         let mut stdout = std::io::stdout().lock();

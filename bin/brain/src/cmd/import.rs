@@ -44,7 +44,8 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         .into());
     };
     let local = brain_doc::env::os("LOCALAPPDATA").map(std::path::PathBuf::from);
-    let (sources, missing) = brain_ops::import::sources(&user_home, local.as_deref());
+    let (sources, missing) =
+        brain_ops::import::sources(&user_home, local.as_deref(), &home.distill_queue());
     let mut out = Stdout::new();
     if a.dry_run {
         for s in &sources {
@@ -135,6 +136,25 @@ fn render(r: &Report, user_home: &Path, verbose: bool) -> String {
             r.not_found.join(", ")
         ));
     }
+    let m = &r.memory;
+    let n = |t: &str| m.by_type.get(t).copied().unwrap_or(0);
+    s.push_str(&match m.outcome.as_str() {
+        "extracted" => format!(
+            "memory: {} decisions, {} rejections, {} preferences, {} facts, {} failed commands read from the sessions ({} new records{})\n",
+            n("decision"),
+            n("rejected"),
+            n("preference"),
+            n("fact"),
+            n("failed"),
+            m.written,
+            if m.conflicts > 0 {
+                format!(", {} contradictions flagged", m.conflicts)
+            } else {
+                String::new()
+            }
+        ),
+        other => format!("memory: FAILED ({other}); `brain extract` shows why\n"),
+    });
     let v = &r.vectors;
     s.push_str(&match v.outcome.as_str() {
         "embedded" => format!("vectors: {} documents embedded, none waiting\n", v.embedded),

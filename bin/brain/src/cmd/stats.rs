@@ -63,6 +63,11 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// The events the agents' hooks log (`stop_hook`, `hook_session-start`, …).
+fn is_hook(event: &str) -> bool {
+    event == "stop_hook" || event.starts_with("hook_")
+}
+
 fn terminal(s: &Stats, out: &mut Stdout) -> std::io::Result<()> {
     let window = s
         .since
@@ -127,6 +132,22 @@ fn terminal(s: &Stats, out: &mut Stdout) -> std::io::Result<()> {
             errors.join(" · ")
         }
     )?;
+    // The hooks run where no one watches: each one that failed, and why.
+    for e in s
+        .events
+        .iter()
+        .filter(|e| e.failures > 0 && is_hook(&e.event))
+    {
+        let why: Vec<String> = e.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(
+            out,
+            "hook {}: {} of {} runs failed ({})",
+            e.event,
+            e.failures,
+            e.count,
+            why.join(" · ")
+        )?;
+    }
     if s.malformed > 0 {
         writeln!(out, "malformed lines skipped: {}", s.malformed)?;
     }

@@ -11,8 +11,9 @@ use brain_store::Config;
 use jiff::Zoned;
 
 use super::{
-    CONFLICTS, DECISION_TYPES, DECISIONS, FAILED, FAILED_TYPES, ITEM_TOKENS, Moment, RELATED,
-    Request, SESSIONS, TASK_TYPES, TASKS, THIS_SESSION, WALK, compact, plain_words, shorten,
+    ALWAYS, CONFLICTS, DECISION_TYPES, DECISIONS, FAILED, FAILED_TYPES, ITEM_TOKENS, Moment,
+    RELATED, Request, SESSIONS, TASK_TYPES, TASKS, THIS_SESSION, WALK, compact, plain_words,
+    shorten,
 };
 use crate::item::{Item, Section};
 use crate::{ContextError, assemble, wm};
@@ -46,6 +47,16 @@ impl Gather<'_> {
         };
         let mut lists: Vec<(Section, Vec<Found>)> = Vec::new();
         let mut now = Vec::new();
+        if moment != Moment::Prompt {
+            // What `brain context` always carries comes first: ME.md, MEMORY.md, pinned records.
+            let _t = brain_doc::timings::span("brief.always");
+            let always = crate::guaranteed(self.engine, self.config, self.now)?;
+            let always = crate::assemble::guaranteed_first(always)
+                .into_iter()
+                .map(|h| Found::new(h, Section::Always))
+                .collect();
+            lists.push((Section::Always, once(always, ALWAYS)));
+        }
         if moment == Moment::Prompt {
             let prompt = req.prompt.as_deref().unwrap_or("");
             lists.push((Section::Related, once(self.related(prompt)?, RELATED + 2)));
@@ -75,10 +86,13 @@ impl Gather<'_> {
             let sessions = self.sessions()?;
             let task = match open_task {
                 Some(t) => t,
+                // The last session's goal, unless its title is noise (`[image]`, `/clear`).
                 None => sessions
-                    .first()
-                    .map(|f| f.hit.title.clone())
-                    .unwrap_or_default(),
+                    .iter()
+                    .map(|f| f.hit.title.as_str())
+                    .find(|t| !brain_doc::title::is_noise(t))
+                    .unwrap_or_default()
+                    .to_string(),
             };
             let related = self.related(&task)?;
             lists.push((Section::Related, once(related, RELATED)));
@@ -146,6 +160,10 @@ impl Gather<'_> {
         } else {
             self.item(&f.hit, f.section)?
         };
+        // A document with nothing but noise to be named by is no item (`[image]`, a bare id).
+        if brain_doc::title::is_noise(&i.title) {
+            return None;
+        }
         if f.thread.is_some() {
             i.thread = f.thread;
         }
@@ -195,33 +213,77 @@ impl Gather<'_> {
         Ok(out)
     }
 
-    /// The best matches of `task` (none for an empty task).
+    /// The best matches of `task` (none for an empty task), in the search's order whatever their
+    /// age (a three-month-old decision is the point of a memory): the project's own and what
+    /// belongs to no project (a note, a reference); another project's only when it names an
+    /// entity the task names, labelled with its project. The project's own matches that the
+    /// search of every project ranked past its list follow.
     fn related(&self, task: &str) -> Result<Vec<Found>, ContextError> {
         let task = task.trim();
         if task.is_empty() {
             return Ok(Vec::new());
         }
         let text = plain_words(task);
-        let Ok(b) = self.engine.request(self.now).text(&text) else {
+        let everywhere = self.search(&text, &[])?;
+        if self.projects.is_empty() {
+            return Ok(everywhere
+                .into_iter()
+                .map(|h| Found::new(h, Section::Related))
+                .collect());
+        }
+        let entities = brain_graph::Entities::cached(self.engine.home());
+        let named: Vec<usize> = brain_graph::named_in(&entities, &text)
+            .into_iter()
+            .map(|n| n.entity)
+            .collect();
+        let mut out: Vec<Found> = Vec::new();
+        for h in everywhere {
+            let other = h.project.clone().unwrap_or_default();
+            if other.is_empty() || self.projects.contains(&other) {
+                out.push(Found::new(h, Section::Related));
+                continue;
+            }
+            if named.is_empty() {
+                continue;
+            }
+            let said = format!("{} {}", h.title, h.snippet);
+            if brain_graph::named_in(&entities, &said)
+                .iter()
+                .any(|n| named.contains(&n.entity))
+            {
+                let mut f = Found::new(h, Section::Related);
+                f.thread = Some(format!("another project: {other}"));
+                out.push(f);
+            }
+        }
+        for h in self.search(&text, self.projects)? {
+            if !out
+                .iter()
+                .any(|f| f.hit.collection == h.collection && f.hit.path == h.path)
+            {
+                out.push(Found::new(h, Section::Related));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A lexical search of `text` within `projects` (every project when empty).
+    fn search(&self, text: &str, projects: &[String]) -> Result<Vec<Hit>, ContextError> {
+        let Ok(b) = self.engine.request(self.now).text(text) else {
             return Ok(Vec::new());
         };
         let req = b
+            .scope(&[], projects, &[])
             .mode(brain_rank::route::Mode::Lex)
             .limit(RELATED * 4, 1)
             .build();
-        let hits = match self.engine.search(&req, self.now) {
-            Ok(r) => r.hits,
+        match self.engine.search(&req, self.now) {
+            Ok(r) => Ok(r.hits),
             Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => {
-                Vec::new()
+                Ok(Vec::new())
             }
-            Err(e) => return Err(e.into()),
-        };
-        // The task's best matches in the search's order, whatever their age or project: a
-        // three-month-old decision is the point of a memory.
-        Ok(hits
-            .into_iter()
-            .map(|h| Found::new(h, Section::Related))
-            .collect())
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The project's last sessions, newest first: each shown by its distilled artifact (goal, what
@@ -237,7 +299,11 @@ impl Gather<'_> {
             let Some(session) = h.session_id.clone() else {
                 continue;
             };
-            if h.memory.as_ref().is_some_and(|m| m.kind.is_some()) || !seen.insert(session) {
+            // A record is no session; nor is a transcript with nothing asked in it (its title the
+            // bare "Session <id>", nothing to show it by).
+            let empty = h.title.starts_with("Session ") && brain_doc::title::is_noise(&h.title);
+            if h.memory.as_ref().is_some_and(|m| m.kind.is_some()) || empty || !seen.insert(session)
+            {
                 continue;
             }
             out.push(Found::new(h, Section::Session));
@@ -296,6 +362,11 @@ impl Gather<'_> {
             let raw = brain_doc::bytes::text(&raw).0;
             let facts = brain_doc::file::FileFacts::read(path, &raw, 0);
             let first = facts.body_line;
+            let title = brain_doc::title::shown(&facts.title, facts.body);
+            let age_days = brain_doc::file::parse_date(&facts.date)
+                .map(|t| (self.now.timestamp().as_second() - t) / 86_400)
+                .unwrap_or(0)
+                .max(0);
             for (line, text) in crate::sections::user_turns(facts.body).into_iter().rev() {
                 out.push(Item {
                     section: Section::Now,
@@ -303,10 +374,10 @@ impl Gather<'_> {
                     id: format!("{id}#{line}"),
                     uri: format!("brain://{id}"),
                     line: first + line as u64 - 1,
-                    title: facts.title.clone(),
+                    title: title.clone(),
                     date: facts.date.clone(),
-                    age: "today".into(),
-                    age_days: 0,
+                    age: brain_fmt::age::age_label(age_days),
+                    age_days,
                     confidence: None,
                     untrusted: self.config.is_low_trust(collection),
                     cold: false,

@@ -25,8 +25,9 @@ use brain_rank::Engine;
 use brain_store::Config;
 use jiff::Zoned;
 
-use crate::item::{Item, LeftOut, Section};
-use crate::{Block, ContextError, render, tokens, wm};
+use crate::fit::Fit;
+use crate::item::{Item, Section};
+use crate::{Block, ContextError, tokens, wm};
 
 mod gather;
 use gather::Gather;
@@ -43,6 +44,7 @@ pub const PROMPT_BUDGET: usize = 400;
 pub const ITEM_TOKENS: usize = 120;
 
 /// Most items of a section considered (the budget decides how many are shown).
+const ALWAYS: usize = 8;
 const DECISIONS: usize = 8;
 const TASKS: usize = 3;
 const CONFLICTS: usize = 3;
@@ -142,8 +144,7 @@ pub fn brief(engine: &Engine, req: &Request, now: &Zoned) -> Result<Block, Conte
         .unwrap_or_default();
     let task = title(req, moment, &projects);
     let store = wm::Store::open(engine.home())?;
-    let secs = now.timestamp().as_second();
-    let mut working = if moment == Moment::Prompt {
+    let working = if moment == Moment::Prompt {
         Vec::new()
     } else {
         store.items()
@@ -163,51 +164,16 @@ pub fn brief(engine: &Engine, req: &Request, now: &Zoned) -> Result<Block, Conte
         now,
     };
     let lists = g.sections(req, moment, &working)?;
-    let frame = tokens::count(&render::frame(&task, req.budget));
-    if frame > req.budget {
-        return Err(ContextError::Budget(format!(
-            "--budget {}: the briefing's frame alone takes {frame} tokens",
-            req.budget
-        )));
-    }
-    let mut working_md = render::working(&working, secs);
-    while !working.is_empty() && frame + tokens::count(&working_md) > req.budget {
-        working.pop();
-        working_md = render::working(&working, secs);
-    }
-    let budget = req.budget.saturating_sub(tokens::count(&working_md));
-    let (mut items, mut left) = {
+    let mut fit = Fit::new(&task, req.budget, working, now.timestamp().as_second())?;
+    {
         let _t = brain_doc::timings::span("brief.fill");
-        fill(lists, &task, budget)
-    };
-    let mut markdown = render::markdown(&task, req.budget, &working_md, &items);
-    let mut whole = tokens::count(&markdown);
-    let charged = tokens::count(&render::frame(&task, req.budget))
-        + tokens::count(&working_md)
-        + charge(&items);
-    let slack = whole as i64 - charged as i64;
-    while whole > req.budget && items.pop().is_some() {
-        left.over_budget += 1;
-        markdown = render::markdown(&task, req.budget, &working_md, &items);
-        whole = tokens::count(&markdown);
+        fill(lists, &mut fit);
     }
     let mut warnings = store.warnings.clone();
     if req.project.is_some() && projects.is_empty() {
         warnings.push("no project of the index matches; briefing from every project".into());
     }
-    Ok(Block {
-        kind: "context",
-        task,
-        budget: req.budget,
-        tokens: whole,
-        tokenizer: tokens::TOKENIZER,
-        working,
-        items,
-        left_out: left,
-        warnings,
-        slack,
-        markdown,
-    })
+    Ok(Block::of(&task, req.budget, fit.finish(), warnings))
 }
 
 /// The block's `task` attribute: what the briefing is for.
@@ -223,54 +189,46 @@ fn title(req: &Request, moment: Moment, projects: &[String]) -> String {
     }
 }
 
-/// What one item costs as rendered: its markdown and line break, each section's heading once.
-fn charge(items: &[Item]) -> usize {
-    let mut sections: Vec<Section> = items.iter().map(|i| i.section).collect();
-    sections.dedup();
-    items
-        .iter()
-        .map(|i| tokens::count(&render::item_md(i)) + 1)
-        .sum::<usize>()
-        + sections
-            .iter()
-            .map(|s| tokens::count(&render::heading(*s)) + 1)
-            .sum::<usize>()
-}
+/// Share of the budget the guaranteed records (ME.md, MEMORY.md, pinned) may take before the
+/// sections have theirs: they come first, but a long memory file must not starve the project's
+/// decisions. Our choice (2026-11-27).
+const ALWAYS_SHARE: f64 = 0.5;
 
-/// Take the sections' items in turn — the first of each, then the second of each — while they fit
-/// `budget` (the frame included); render them grouped by section, in the order given.
-fn fill(lists: Vec<(Section, Vec<Item>)>, task: &str, budget: usize) -> (Vec<Item>, LeftOut) {
-    let mut used = tokens::count(&render::frame(task, budget));
-    let mut left = LeftOut::default();
-    let mut taken: Vec<Vec<Item>> = lists.iter().map(|_| Vec::new()).collect();
-    let mut queues: Vec<std::collections::VecDeque<Item>> =
-        lists.into_iter().map(|(_, l)| l.into()).collect();
+/// Fill `fit`: the guaranteed records first (within [`ALWAYS_SHARE`] of the budget), then the
+/// sections' items in turn — the first of each, then the second of each — so no section starves
+/// the others; the block renders them grouped by section, in the order given.
+fn fill(lists: Vec<(Section, Vec<Item>)>, fit: &mut Fit) {
+    let mut queues: Vec<std::collections::VecDeque<Item>> = Vec::new();
+    for (section, items) in lists {
+        if section == Section::Always {
+            let floor = (fit.left() as f64 * (1.0 - ALWAYS_SHARE)) as usize;
+            for mut i in items {
+                if fit
+                    .left()
+                    .saturating_sub(Fit::price(&mut i) + fit.heading_cost(i.section))
+                    < floor
+                {
+                    fit.left_out.over_budget += 1;
+                    continue;
+                }
+                fit.take_or_count(i);
+            }
+        } else {
+            queues.push(items.into());
+        }
+    }
     loop {
         let mut any = false;
-        for (q, out) in queues.iter_mut().zip(taken.iter_mut()) {
-            let Some(mut item) = q.pop_front() else {
-                continue;
-            };
-            any = true;
-            item.tokens = tokens::count(&render::item_md(&item));
-            let heading = if out.is_empty() {
-                tokens::count(&render::heading(item.section)) + 1
-            } else {
-                0
-            };
-            let cost = item.tokens + 1 + heading;
-            if used + cost <= budget {
-                used += cost;
-                out.push(item);
-            } else {
-                left.over_budget += 1;
+        for q in queues.iter_mut() {
+            if let Some(item) = q.pop_front() {
+                any = true;
+                fit.take_or_count(item);
             }
         }
         if !any {
             break;
         }
     }
-    (taken.into_iter().flatten().collect(), left)
 }
 
 /// Most bytes of a task or prompt searched: its beginning says what it is about (a pasted log

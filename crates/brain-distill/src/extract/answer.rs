@@ -16,12 +16,13 @@ pub const PROMPT: &str = r#"You extract durable memory records from an AI coding
 Return ONE JSON object and nothing else:
 {"records": [{"type": "...", "key": "...", "statement": "...", "occurred_at": "...", "refs": ["..."], "error": "...", "confidence": 0.0, "line": 0}]}
 
-- type: one of decision, fact, preference, rejected, failed.
+- type: one of decision, fact, preference, rejected.
   decision = a choice made; fact = something found true about the project; preference = how the
-  user wants things done; rejected = an approach tried or proposed and dropped (say why);
-  failed = a command that failed (put its error message in "error").
+  user wants things done; rejected = an approach proposed or tried and dropped (say why).
+  Leave out failed commands and tool calls the user declined: they are read from the session
+  itself.
 - key: the subject, short and stable across sessions (e.g. "db.engine", "retry-policy",
-  "cmd.cargo-test"), so a later session about the same subject uses the same key.
+  "bundler"), so a later session about the same subject uses the same key.
 - statement: one sentence, self-contained.
 - occurred_at: the date it happened (YYYY-MM-DD); the session's date if unsure.
 - refs: files, commits, URLs it concerns (may be empty).

@@ -52,7 +52,7 @@ fn model_jobs(
     artifacts: &[(String, String, Map<String, Value>)],
     asked: &Asked,
 ) -> Vec<Job> {
-    let sessions = files_by_stem(config, "sessions");
+    let sessions = files_by_stem(config, brain_store::para::ROLE_SESSIONS);
     let mut jobs = Vec::new();
     for (uri, text, fm) in artifacts {
         let sha = brain_doc::sha256_hex(text.as_bytes());

@@ -56,23 +56,71 @@ pub struct Existing {
 pub struct Known {
     by_subject: BTreeMap<String, Vec<Existing>>,
     ids: HashSet<String>,
+    /// Where the records are (`records/`), their collection and path in it: folders are read
+    /// when a record of theirs is decided ([`Known::load`]).
+    root: Option<(std::path::PathBuf, String, String)>,
+    loaded: HashSet<std::path::PathBuf>,
 }
 
 impl Known {
+    /// The records under `dir` (collection `collection`, `prefix` its path inside the
+    /// collection), read one subject's folder at a time as records of it are decided: a run that
+    /// decides a few records reads those few folders, not every record written before.
+    pub fn lazy(dir: &Path, collection: &str, prefix: &str) -> Known {
+        Known {
+            root: Some((
+                dir.to_path_buf(),
+                collection.to_string(),
+                prefix.to_string(),
+            )),
+            ..Known::default()
+        }
+    }
+
     /// Read every record file under `dir` (collection `collection`, `prefix` its path inside the
     /// collection); a file that does not read is skipped (`warn`).
     pub fn read(dir: &Path, collection: &str, prefix: &str, warn: &dyn Fn(String)) -> Known {
-        let mut k = Known::default();
-        for e in walkdir::WalkDir::new(dir)
+        let mut k = Known::lazy(dir, collection, prefix);
+        k.load_folder(dir, warn);
+        k
+    }
+
+    /// Read the folder of the record at `rel` (its path under the records folder), once.
+    pub fn load(&mut self, rel: &str, warn: &dyn Fn(String)) {
+        let Some((dir, _, _)) = &self.root else {
+            return;
+        };
+        let folder = match rel.rsplit_once('/') {
+            Some((f, _)) => dir.join(f),
+            None => dir.clone(),
+        };
+        if self.loaded.insert(folder.clone()) {
+            self.load_folder(&folder, warn);
+        }
+    }
+
+    /// Read every record file under `folder`.
+    fn load_folder(&mut self, folder: &Path, warn: &dyn Fn(String)) {
+        let Some((dir, collection, prefix)) = self.root.clone() else {
+            return;
+        };
+        for e in walkdir::WalkDir::new(folder)
             .sort_by_file_name()
             .into_iter()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
             .filter(|e| e.path().extension().is_some_and(|x| x == "md"))
         {
-            let Ok(rel) = e.path().strip_prefix(dir) else {
+            let Ok(rel) = e.path().strip_prefix(&dir) else {
                 continue;
             };
+            let id = format!(
+                "{collection}/{prefix}/{}",
+                rel.to_string_lossy().replace('\\', "/")
+            );
+            if self.ids.contains(&id) {
+                continue;
+            }
             let text = match std::fs::read_to_string(e.path()) {
                 Ok(t) => t,
                 Err(err) => {
@@ -94,11 +142,7 @@ impl Known {
             }
             // The memory fields are read by their one reader (as the index reads them).
             let memory = brain_doc::memory::Memory::read(&fm, None).0;
-            let id = format!(
-                "{collection}/{prefix}/{}",
-                rel.to_string_lossy().replace('\\', "/")
-            );
-            k.add(
+            self.add(
                 subject,
                 Existing {
                     id,
@@ -116,7 +160,6 @@ impl Known {
                 },
             );
         }
-        k
     }
 
     /// Count a record written now (later records of the run see it).
@@ -169,6 +212,21 @@ pub fn similarity(a: &str, b: &str) -> f64 {
     a.intersection(&b).count() as f64 / a.union(&b).count() as f64
 }
 
+/// Whether two statements of one subject say the same thing: at least half of the words that
+/// carry meaning (not the cue's "let's use", not "the", [`super::said::content_words`]) shared —
+/// "let's use pnpm for run 3" and "ok, use pnpm for run 4" agree; "use postgres for the registry"
+/// and "use sqlite for the registry" do not.
+pub fn agree(a: &str, b: &str) -> bool {
+    let set = |s: &str| -> HashSet<String> {
+        super::said::content_words(s, usize::MAX)
+            .into_iter()
+            .collect()
+    };
+    let (a, b) = (set(a), set(b));
+    let union = a.union(&b).count();
+    union > 0 && a.intersection(&b).count() * 2 >= union
+}
+
 /// What to do with `e` (from `session`) of `subject`, written at `id`: the decision, why, and
 /// the ids it names (those it supersedes, or the one it contradicts, or the one it repeats).
 pub fn decide(
@@ -212,6 +270,14 @@ pub fn decide(
     // Two failures or rejections of one subject on one day are history, not a contradiction.
     let claims = matches!(e.kind.as_str(), "decision" | "fact" | "preference");
     if claims && day(&e.occurred_at) == day(&newest.occurred_at) && newest.session != session {
+        // Two sessions of one day that choose the same thing in other words agree.
+        if agree(&newest.statement, &e.statement) {
+            return (
+                Decision::Noop,
+                format!("agrees with {} (same key and day)", newest.id),
+                vec![newest.id.clone()],
+            );
+        }
         return (
             Decision::Conflict,
             format!(
@@ -311,6 +377,23 @@ mod tests {
         let (d, why, _) = decide(&k, s, "r/5", &ex("MySQL at first", "2025-12-01"), "s0");
         assert_eq!(d, Decision::Add);
         assert!(why.contains("history"), "{why}");
+        // The same choice in other words from another session of that day agrees: no conflict.
+        assert_eq!(
+            decide(
+                &k,
+                s,
+                "r/6",
+                &ex("ok, use sqlite for the registry", "2026-01-02"),
+                "s6"
+            )
+            .0,
+            Decision::Noop
+        );
+        assert!(agree("let's use pnpm for run 3", "ok, use pnpm for run 4"));
+        assert!(!agree(
+            "use postgres for the registry",
+            "use sqlite for the registry"
+        ));
         // Superseded by a later keyed record: only the newest is current.
         k.add(
             s.into(),

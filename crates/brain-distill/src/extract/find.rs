@@ -1,21 +1,14 @@
 //! The extraction that needs no model: a distilled artifact's "Key Decisions" and "What Was
-//! Rejected" bullets become decision and rejected records, and a session's failed shell commands
-//! (the `**Note**: Tool error (Bash: …)` lines `jsonl2md` writes) become failed records. Read
-//! through [`brain_doc::blocks`]: a bullet inside a code block is code.
+//! Rejected" bullets become decision and rejected records, and a session's tool notes (the
+//! `**Note**: Tool error|refused|declined (…)` lines `jsonl2md` writes) become failed and
+//! rejected records ([`tool_notes`]). Read through [`brain_doc::blocks`]: a bullet or a note
+//! inside a code block is code.
 
 use brain_doc::blocks::{Class, Lines};
+use brain_doc::command::Outcome;
 
 use super::record::{self, Extracted, MAX_STATEMENT, normalize_key};
-
-/// The shell tools whose errors are failed commands (Claude's Bash, Codex's exec_command and
-/// shell, Gemini's run_shell_command).
-const SHELL_TOOLS: [&str; 5] = [
-    "Bash",
-    "exec_command",
-    "shell",
-    "local_shell",
-    "run_shell_command",
-];
+use super::said;
 
 /// Most failed-command records one session gives (its last few distinct commands).
 pub const MAX_FAILED: usize = 5;
@@ -103,105 +96,184 @@ pub fn from_artifact(text: &str, date: &str, confidence: f64) -> Vec<Extracted> 
     out
 }
 
-/// The failed shell commands of a session file `text`: each `**Note**: Tool error (Bash: CMD):`
-/// line with the first line of the error after it; the last [`MAX_FAILED`] distinct commands.
-pub fn failed_commands(text: &str, date: &str) -> Vec<Extracted> {
-    let mut out: Vec<Extracted> = Vec::new();
-    let mut pending: Option<Extracted> = None;
+/// The words that make an output line the error worth quoting.
+const ERROR_WORDS: [&str; 7] = [
+    "error",
+    "failed",
+    "fail",
+    "not found",
+    "no such",
+    "panicked",
+    "denied",
+];
+
+/// What a tool call was about, as a memory key and the words a record says it with: a shell
+/// command by its subject ([`brain_doc::command::subject`]), an edit by its file, a plan by its
+/// title, another tool by its name. `None` for a command of setup and reading only.
+fn tool_subject(tool: &str, arg: &str) -> Option<(String, String)> {
+    if brain_doc::command::SHELL_TOOLS.contains(&tool) {
+        let subject = brain_doc::command::subject(arg)?;
+        return Some((brain_doc::command::key(&subject)?, format!("`{arg}`")));
+    }
+    let file = |a: &str| a.rsplit(['/', '\\']).next().unwrap_or(a).to_string();
+    match tool {
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "Read" | "write_file" | "replace"
+        | "edit" | "read_file" => {
+            let f = file(arg.trim());
+            let key = normalize_key(&format!("file.{f}"))?;
+            let what = if tool.starts_with("Read") || tool == "read_file" {
+                "Reading"
+            } else {
+                "An edit of"
+            };
+            Some((key, format!("{what} `{f}`")))
+        }
+        "ExitPlanMode" | "exit_plan_mode" => {
+            let title = arg
+                .trim_start_matches('#')
+                .trim()
+                .trim_end_matches('…')
+                .trim()
+                .trim_start_matches("Plan:")
+                .trim();
+            let words: Vec<&str> = title.split_whitespace().take(5).collect();
+            let key = normalize_key(&format!("plan.{}", words.join("-")))?;
+            Some((key, format!("The plan \"{title}\"")))
+        }
+        _ => {
+            let key = normalize_key(&format!("tool.{tool}"))?;
+            Some((key, format!("`{tool}`")))
+        }
+    }
+}
+
+/// The records of a session's tool notes (`**Note**: Tool error|refused|declined (TOOL: ARG):`,
+/// as `jsonl2md` writes them; [`brain_doc::command::Outcome`]): a shell command that failed is a
+/// `failed` record with its error line (the last [`MAX_FAILED`] distinct commands); a call the
+/// agent's permissions refused or the user declined is a `rejected` one, never a failure; the
+/// user's words when they declined one are read for a decision too ([`said::of_reason`]).
+pub fn tool_notes(text: &str, date: &str) -> Vec<Extracted> {
+    let mut failed: Vec<Extracted> = Vec::new();
+    let mut rejected: Vec<Extracted> = Vec::new();
     let mut counts = brain_redact::Counts::new();
-    let mut block: Vec<String> = Vec::new();
-    for (n, (_, line, class)) in Lines::new(text).enumerate() {
-        if pending.is_some() {
-            // The error is the block after the note: its first line that says error, else its
-            // first line.
-            let end = matches!(class, Class::FenceClose | Class::Heading { .. })
-                || (class == Class::Blank && !block.is_empty())
-                || (class == Class::Text && brain_doc::blocks::is_turn(line))
-                || block.len() >= 40;
-            if !end {
-                if matches!(class, Class::Code | Class::Text) && !line.trim().is_empty() {
-                    block.push(line.trim().to_string());
-                }
-                continue;
-            }
-            if let Some(mut p) = pending.take() {
-                let said = block
-                    .iter()
-                    .find(|l| {
-                        let l = l.to_ascii_lowercase();
-                        [
-                            "error",
-                            "failed",
-                            "fail",
-                            "not found",
-                            "no such",
-                            "panicked",
-                            "denied",
-                        ]
-                        .iter()
-                        .any(|w| l.contains(w))
-                    })
-                    .or(block.first());
-                if let Some(e) = said {
-                    let e = record::clean(e, 300, &mut counts);
-                    p.statement = format!("{} failed: {e}", p.statement);
-                    p.error = Some(e);
-                    out.push(p);
-                }
-            }
-            block.clear();
-            if !(class == Class::Text && brain_doc::blocks::is_turn(line)) {
-                continue;
-            }
-        }
-        if class != Class::Text {
+    for turn in brain_doc::blocks::turns(text) {
+        if turn.speaker != "Note" {
             continue;
         }
-        let Some(rest) = line.strip_prefix("**Note**: Tool error (") else {
+        let Some((_, first, _)) = turn.lines.first() else {
             continue;
         };
-        let Some((tool, cmd)) = rest.trim_end_matches("):").split_once(": ") else {
+        let note = format!("**Note**: {first}");
+        let Some((outcome, tool, arg)) = Outcome::read_note(&note) else {
             continue;
         };
-        if !SHELL_TOOLS.contains(&tool) {
-            continue;
-        }
-        let Some(subject) = brain_doc::command::subject(cmd) else {
+        let Some((key, what)) = tool_subject(tool, arg) else {
             continue;
         };
-        let Some(key) = normalize_key(&format!("cmd.{subject}")) else {
-            continue;
-        };
-        let cmd = record::clean(cmd, 300, &mut counts);
-        pending = Some(Extracted {
-            kind: "failed".into(),
-            key,
-            statement: format!("`{cmd}`"),
+        let what = record::clean(&what, 300, &mut counts);
+        let line = turn.line as u64;
+        let body: Vec<&str> = turn
+            .lines
+            .iter()
+            .skip(1)
+            .filter(|(_, l, c)| matches!(c, Class::Code | Class::Text) && !l.trim().is_empty())
+            .map(|(_, l, _)| l.trim())
+            .take(40)
+            .collect();
+        let record = |kind: &str, statement: String, error: Option<String>, confidence| Extracted {
+            kind: kind.into(),
+            key: key.clone(),
+            statement,
             occurred_at: date.to_string(),
             refs: Vec::new(),
-            error: None,
-            confidence: 0.9,
-            line: n as u64 + 1,
-        });
-    }
-    if let Some(mut p) = pending.take()
-        && let Some(e) = block.first()
-    {
-        let e = record::clean(e, 300, &mut counts);
-        p.statement = format!("{} failed: {e}", p.statement);
-        p.error = Some(e);
-        out.push(p);
+            error,
+            confidence,
+            line,
+        };
+        match outcome {
+            Outcome::Failed => {
+                if !brain_doc::command::SHELL_TOOLS.contains(&tool) {
+                    continue;
+                }
+                // The error worth quoting: a line that starts like one (`error[E0432]`,
+                // `FAILED`, `fatal:`), else one that names one, else the first that is not the
+                // agent's `Exit code N`.
+                let lines: Vec<&&str> = body
+                    .iter()
+                    .filter(|l| !(l.starts_with("Exit code ") || **l == "…"))
+                    .collect();
+                let lower = |l: &str| l.to_ascii_lowercase();
+                let said = lines
+                    .iter()
+                    .find(|l| {
+                        let l = lower(l);
+                        ["error", "fatal", "failed", "panicked"]
+                            .iter()
+                            .any(|w| l.starts_with(w))
+                    })
+                    .or_else(|| {
+                        lines.iter().find(|l| {
+                            let l = lower(l);
+                            !l.starts_with("warn") && ERROR_WORDS.iter().any(|w| l.contains(w))
+                        })
+                    })
+                    .or(lines.first())
+                    .copied()
+                    .or(body.first());
+                if let Some(e) = said {
+                    let e = record::clean(e, 300, &mut counts);
+                    failed.push(record(
+                        "failed",
+                        format!("{what} failed: {e}"),
+                        Some(e),
+                        0.9,
+                    ));
+                }
+            }
+            Outcome::Refused => {
+                let why = body
+                    .first()
+                    .map(|e| format!(": {}", record::clean(e, 200, &mut counts)))
+                    .unwrap_or_default();
+                rejected.push(record(
+                    "rejected",
+                    format!("{what} was refused{why}"),
+                    None,
+                    0.9,
+                ));
+            }
+            Outcome::Declined => {
+                let reason = body
+                    .iter()
+                    .find_map(|l| l.strip_prefix("> "))
+                    .map(|r| record::clean(r, 300, &mut counts));
+                let said = reason
+                    .as_deref()
+                    .map(|r| format!(": \"{r}\""))
+                    .unwrap_or_default();
+                rejected.push(record(
+                    "rejected",
+                    format!("{what} was declined by the user{said}"),
+                    None,
+                    0.9,
+                ));
+                if let Some(d) = reason.and_then(|r| said::of_reason(&r, line + 1, date)) {
+                    rejected.push(d);
+                }
+            }
+        }
     }
     // The last attempt of each command says most: keep it, newest last.
     let mut seen = std::collections::HashSet::new();
-    let mut last: Vec<Extracted> = out
+    let mut last: Vec<Extracted> = failed
         .into_iter()
         .rev()
         .filter(|e| seen.insert(e.key.clone()))
         .take(MAX_FAILED)
         .collect();
     last.reverse();
-    last
+    rejected.extend(last);
+    rejected
 }
 
 #[cfg(test)]
@@ -224,9 +296,9 @@ mod tests {
             ("rejected", "retry-loop-around-flaky")
         );
         let session = "## Conversation\n\n**Note**: Tool error (Bash: cargo test -p alpha):\n```text\ntest parse::empty ... FAILED\n```\n\n**Note**: Tool error (Read: /x):\nnope\n";
-        let f = failed_commands(session, "2026-01-01");
+        let f = tool_notes(session, "2026-01-01");
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].key, "cmd.cargo-test");
+        assert_eq!(f[0].key, "cmd.cargo-test-p-alpha");
         assert!(
             f[0].statement.contains("test parse::empty ... FAILED"),
             "{}",

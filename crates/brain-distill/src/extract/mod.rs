@@ -20,6 +20,8 @@ mod ask;
 pub mod consolidate;
 pub mod find;
 pub mod record;
+pub mod said;
+mod sessions;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,6 +53,9 @@ pub struct Options {
     pub all: bool,
     /// At most this many sessions this run (the model path).
     pub limit: Option<usize>,
+    /// Read only these documents (`collection/path`; the Stop hook's sessions), not every
+    /// collection's changes.
+    pub only: Option<std::collections::HashSet<String>>,
     /// The telemetry surface.
     pub surface: String,
 }
@@ -236,7 +241,7 @@ pub fn run(
     let coll = config
         .collections
         .iter()
-        .find(|c| c.role == "distilled")
+        .find(|c| c.role == brain_store::para::ROLE_DISTILLED)
         .ok_or(ExtractError::NoCollection)?;
     let coll_dir = config.resolve(&coll.path);
     let records_dir = coll_dir.join(RECORDS_DIR);
@@ -248,27 +253,45 @@ pub fn run(
         },
         ..Summary::default()
     };
-    let artifacts: Vec<(String, String, Map<String, Value>)> = files_by_stem(&config, "distilled")
-        .into_values()
-        .filter(|f| !f.starts_with(&records_dir))
-        .filter_map(|f| read_doc(&coll.name, &coll_dir, &f, warn))
-        .filter(|(_, _, fm)| fm.get("session_id").is_some())
-        .collect();
     let version = answer::version();
-    let mut found = match &opts.runner {
-        None => deterministic(&config, &artifacts, warn),
-        Some(runner) => ask::model(
-            home,
-            &config,
-            runner,
-            opts,
-            &artifacts,
-            &version,
-            &mut summary,
-            warn,
-            progress,
-        ),
+    let mut read = sessions::State::load(home, warn);
+    let which = sessions::Which {
+        all: opts.all,
+        only: opts.only.as_ref(),
     };
+    let mut found = sessions::read(&config, &mut read, &which, warn);
+    found.extend(match &opts.runner {
+        // Without a model, the artifacts new or changed since they were last read.
+        None => from_artifacts(&sessions::artifacts(
+            &config,
+            &records_dir,
+            &mut read,
+            &which,
+            warn,
+        )),
+        // The model is asked about each artifact not asked at this prompt version (ask.rs keeps
+        // which): every artifact is read to know.
+        Some(runner) => {
+            let artifacts: Vec<(String, String, Map<String, Value>)> =
+                files_by_stem(&config, brain_store::para::ROLE_DISTILLED)
+                    .into_values()
+                    .filter(|f| !f.starts_with(&records_dir))
+                    .filter_map(|f| read_doc(&coll.name, &coll_dir, &f, warn))
+                    .filter(|(_, _, fm)| fm.get("session_id").is_some())
+                    .collect();
+            ask::model(
+                home,
+                &config,
+                runner,
+                opts,
+                &artifacts,
+                &version,
+                &mut summary,
+                warn,
+                progress,
+            )
+        }
+    });
     summary.sources = found.len() as u64;
     // Oldest first: a later session's record supersedes an earlier one, never the other way.
     found.sort_by(|a, b| {
@@ -282,7 +305,10 @@ pub fn run(
     let mut c = Consolidation {
         collection: &coll.name,
         dir: &coll_dir,
-        known: Known::read(&records_dir, &coll.name, RECORDS_DIR, warn),
+        // The records already written are read one subject's folder at a time, as records of
+        // that subject are decided.
+        known: Known::lazy(&records_dir, &coll.name, RECORDS_DIR),
+        warn,
         by,
         version: &version,
         written: Vec::new(),
@@ -295,6 +321,8 @@ pub fn run(
     }
     summary.indexed = crate::distill::index(home, &c.written, warn);
     write_log(home, &c.log, warn);
+    // Only once their records are written: a run that stopped reads the same sessions again.
+    read.save(home, warn);
     let mut row = Map::new();
     row.insert("path".into(), Value::from(summary.path));
     row.insert("written".into(), Value::from(summary.written));
@@ -317,6 +345,7 @@ struct Consolidation<'a> {
     by: &'a str,
     /// `extract_version`.
     version: &'a str,
+    warn: &'a dyn Fn(String),
     written: Vec<Doc>,
     log: Vec<Logged>,
 }
@@ -335,6 +364,9 @@ impl Consolidation<'_> {
         let subject = record::subject(e, &f.origin);
         let path = record_path(e, &f.origin);
         let id = format!("{}/{path}", self.collection);
+        if let Some(rel) = path.strip_prefix(&format!("{RECORDS_DIR}/")) {
+            self.known.load(rel, self.warn);
+        }
         let (decision, reason, against) =
             consolidate::decide(&self.known, &subject, &id, e, &f.origin.session);
         *summary
@@ -441,53 +473,22 @@ fn write_log(home: &Home, log: &[Logged], warn: &dyn Fn(String)) {
     }
 }
 
-/// The deterministic path: every artifact's bullets, every session's failed commands.
-fn deterministic(
-    config: &Config,
-    artifacts: &[(String, String, Map<String, Value>)],
-    warn: &dyn Fn(String),
-) -> Vec<Found> {
-    let mut out = Vec::new();
-    for (uri, text, fm) in artifacts {
-        let (session, project, date, confidence) = facts(fm);
-        let records = find::from_artifact(text, &date, confidence);
-        out.push(Found {
-            origin: Origin {
-                session,
-                project,
-                date,
-                uri: uri.clone(),
-            },
-            records,
-        });
-    }
-    for c in config.collections.iter().filter(|c| c.role == "sessions") {
-        let dir = config.resolve(&c.path);
-        for file in files_by_stem(config, "sessions")
-            .into_values()
-            .filter(|f| f.starts_with(&dir))
-        {
-            let Some((uri, text, fm)) = read_doc(&c.name, &dir, &file, warn) else {
-                continue;
-            };
-            if !text.contains("**Note**: Tool error (") {
-                continue;
-            }
-            let (session, project, date, _) = facts(&fm);
-            let records = find::failed_commands(&text, &date);
-            if records.is_empty() {
-                continue;
-            }
-            out.push(Found {
+/// The deterministic path's artifacts: their "Key Decisions" and "What Was Rejected" bullets.
+fn from_artifacts(artifacts: &[(String, String, Map<String, Value>)]) -> Vec<Found> {
+    artifacts
+        .iter()
+        .map(|(uri, text, fm)| {
+            let (session, project, date, confidence) = facts(fm);
+            let records = find::from_artifact(text, &date, confidence);
+            Found {
                 origin: Origin {
                     session,
                     project,
                     date,
-                    uri,
+                    uri: uri.clone(),
                 },
                 records,
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
 }

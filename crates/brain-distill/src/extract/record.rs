@@ -12,8 +12,7 @@ pub const TYPES: [&str; 5] = ["decision", "fact", "preference", "rejected", "fai
 pub const MAX_RECORDS: usize = 50;
 /// Longest statement, in characters.
 pub const MAX_STATEMENT: usize = 1_000;
-/// Longest key after normalizing, in bytes.
-pub const MAX_KEY: usize = 80;
+pub use brain_doc::memory::{MAX_KEY, normalize_key};
 /// Most refs a record keeps, and the longest one.
 pub const MAX_REFS: usize = 20;
 pub const MAX_REF: usize = 300;
@@ -50,33 +49,6 @@ pub struct Extracted {
     pub line: u64,
 }
 
-/// `raw` as a key: lower case, letters and digits kept, `.` kept between words, anything else one
-/// `-`; at most [`MAX_KEY`] bytes. `None` when nothing is left. A key never becomes a path as it
-/// is: `../../etc` is `etc`.
-pub fn normalize_key(raw: &str) -> Option<String> {
-    let mut out = String::new();
-    for c in raw.trim().chars().flat_map(char::to_lowercase) {
-        let c = if c.is_alphanumeric() {
-            c
-        } else if c == '.' {
-            '.'
-        } else {
-            '-'
-        };
-        let last = out.chars().last();
-        if !c.is_alphanumeric() && (out.is_empty() || matches!(last, Some('-' | '.'))) {
-            continue;
-        }
-        out.push(c);
-    }
-    let mut out = out.trim_end_matches(['-', '.']).to_string();
-    while out.len() > MAX_KEY {
-        out.pop();
-    }
-    let out = out.trim_end_matches(['-', '.']).to_string();
-    (!out.is_empty()).then_some(out)
-}
-
 /// `s` on one line, control characters gone, redacted, at most `max` characters.
 pub fn clean(s: &str, max: usize, counts: &mut brain_redact::Counts) -> String {
     let one: String = s
@@ -104,15 +76,7 @@ pub fn file_stem(e: &Extracted, origin: &Origin) -> String {
 /// The key as written: the project's folder name and the subject (`api:db.engine`), so two
 /// projects' `db.engine` never replace each other.
 pub fn subject(e: &Extracted, origin: &Origin) -> String {
-    match origin
-        .project
-        .as_deref()
-        .and_then(|p| p.rsplit(['/', '\\']).find(|s| !s.is_empty()))
-        .and_then(normalize_key)
-    {
-        Some(p) => format!("{p}:{}", e.key),
-        None => e.key.clone(),
-    }
+    brain_doc::memory::project_key(origin.project.as_deref(), &e.key)
 }
 
 /// How a record relates to what was there (the consolidation's decision, applied to the file).

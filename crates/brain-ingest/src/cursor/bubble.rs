@@ -222,7 +222,8 @@ mod tests {
             "{turns:?}"
         );
         assert_eq!(s.tools[0].summary, "Bash: rm -rf target");
-        assert_eq!(s.tools[0].error.as_deref(), Some("rejected by the user"));
+        assert_eq!(s.tools[0].ended, brain_doc::command::Outcome::Declined);
+        assert_eq!(s.tools[0].error, None);
         assert!(
             s.tools[1]
                 .error

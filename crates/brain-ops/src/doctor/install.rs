@@ -197,7 +197,20 @@ pub fn hooks(host: &Host) -> Check {
     let mut bad: Vec<String> = found.iter().filter_map(|h| h.problem.clone()).collect();
     let mut fixes = vec![fix.to_string()];
     for (a, hs) in &others {
-        let problems: Vec<String> = hs.iter().filter_map(|h| h.problem.clone()).collect();
+        let mut problems: Vec<String> = hs.iter().filter_map(|h| h.problem.clone()).collect();
+        // Codex runs the hooks of hooks.json only with its hooks feature on.
+        if *a == Agent::Codex {
+            let config = crate::hooks::codex::config_file(&a.settings(host));
+            match crate::hooks::codex::enabled(&config) {
+                Ok(true) => {}
+                Ok(false) => problems.push(format!(
+                    "Codex runs none of them: its hooks feature is off ({} has no `[features] {} = true`)",
+                    config.display(),
+                    crate::hooks::codex::FLAG
+                )),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
         if !problems.is_empty() {
             fixes.push(format!("brain hook install --{}", a.name()));
             bad.extend(problems.into_iter().map(|p| format!("{}: {p}", a.name())));

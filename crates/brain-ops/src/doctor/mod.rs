@@ -34,9 +34,7 @@ pub enum Outcome {
 /// One check's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
-    /// Stable name (`binaries`, `home`, `privacy`, `config`, `collections`, `lexical_index`,
-    /// `corpus_sync`, `identity`, `purges`, `state_db`, `telemetry`, `model`, `vector_store`, `memory`,
-    /// `locks`, `team`, `agents`, `hooks`, `schedules`).
+    /// Stable name (one of [`CHECKS`]).
     pub name: String,
     /// pass, fail or skip.
     pub outcome: Outcome,
@@ -153,7 +151,31 @@ pub fn doctor_on(home: &Home, host: &Host, surface: &str) -> Result<DoctorReport
     Ok(report)
 }
 
-/// Every check, in report order; none stops the others.
+/// The checks' names, in report order.
+pub const CHECKS: [&str; 20] = [
+    "binaries",
+    "home",
+    "privacy",
+    "config",
+    "collections",
+    "lexical_index",
+    "corpus_sync",
+    "identity",
+    "purges",
+    "state_db",
+    "telemetry",
+    "model",
+    "vector_store",
+    "memory",
+    "locks",
+    "team",
+    "agents",
+    "hooks",
+    "hook_runs",
+    "schedules",
+];
+
+/// Every check, in report order ([`CHECKS`]); none stops the others.
 fn all(home: &Home, host: &Host) -> Vec<Check> {
     let (config, config_check) = install::config(home);
     let registry = brain_store::Registry::open_existing(home).map_err(OpsError::from);
@@ -186,6 +208,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         team::team(home, config_ok.then_some(&config)),
         install::agents(host),
         install::hooks(host),
+        state::hook_runs(home),
         install::schedules(host),
     ]
 }

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+pub mod codex;
+
 use crate::settings::{backup, read, write};
 use crate::{Host, OpsError, shell};
 

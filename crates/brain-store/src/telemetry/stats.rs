@@ -39,6 +39,9 @@ pub struct EventStats {
     pub by_surface: BTreeMap<String, u64>,
     /// Rows that carry an `error` class.
     pub failures: u64,
+    /// Those failures by reason (a row's `reason`, else its `error` class): why a hook failed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reasons: BTreeMap<String, u64>,
     /// Median of `latency_ms` (else `walk_ms`), nearest rank; null when no row has one.
     pub p50_ms: Option<u64>,
     /// 95th percentile, nearest rank.
@@ -170,6 +173,8 @@ impl Acc {
         *e.by_surface.entry(surface).or_default() += 1;
         if let Some(class) = row.get("error").and_then(Value::as_str) {
             e.failures += 1;
+            let reason = row.get("reason").and_then(Value::as_str).unwrap_or(class);
+            *e.reasons.entry(reason.to_string()).or_default() += 1;
             *self.stats.errors.entry(class.to_string()).or_default() += 1;
         }
         let ms = |k: &str| row.get(k).and_then(Value::as_u64);
