@@ -213,57 +213,82 @@ pub fn tried(engine: &Engine, input: &Input, now: &Zoned) -> Result<Option<Strin
                 .map(|p| brain_doc::memory::project_key(Some(p), k))
         })
         .collect();
-    let ranker = engine.ranker()?;
-    let failed = |h: &Hit| {
-        h.memory.as_ref().is_some_and(|m| {
-            m.state == "current"
-                && m.kind
-                    .as_deref()
-                    .is_some_and(|k| brief::FAILED_TYPES.contains(&k))
-        })
-    };
-    let mut hits: Vec<Hit> = Vec::new();
-    for k in &keys {
-        let passages = ranker
-            .searcher()
-            .keyed(k)
-            .map_err(brain_rank::RankError::from)?;
-        for p in passages.iter().rev() {
-            if let Some(h) = ranker.document(&p.id, now.timestamp())?
-                && failed(&h)
-            {
-                hits.push(h);
-            }
-        }
-    }
-    // Records written by hand: the subject's words in a rejected or failed record of the project
-    // that has no key of its own (a keyed one of another subject is another subject).
-    let types: Vec<String> = brief::FAILED_TYPES.iter().map(|t| t.to_string()).collect();
-    let b = engine
-        .request(now)
-        .scope(&[], &projects, &[])
-        .kinds(&types, &[])
-        .mode(brain_rank::route::Mode::Lex)
-        .snippets(true)
-        .text(&format!("\"{}\"", brief::plain_words(&words)));
-    if let Ok(b) = b {
-        match engine.search(&b.limit(TRIED, 1).build(), now) {
-            Ok(r) => hits.extend(r.hits.into_iter().filter(|h| {
-                h.memory
-                    .as_ref()
-                    .and_then(|m| m.key.as_ref())
-                    .is_none_or(|k| keys.contains(k))
-            })),
-            Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
+    let mut hits = keyed(engine, &keys, now)?;
+    hits.extend(hand_written(engine, &words, &keys, &projects, now)?);
     let mut seen = std::collections::HashSet::new();
     hits.retain(|h| seen.insert(format!("{}/{}", h.collection, h.path)));
     hits.sort_by(|a, b| b.date.cmp(&a.date));
     if hits.is_empty() {
         return Ok(None);
     }
+    Ok(Some(note(&about, &hits)))
+}
+
+/// The current rejected and failed records of `keys`, newest first.
+fn keyed(engine: &Engine, keys: &[String], now: &Zoned) -> Result<Vec<Hit>, ContextError> {
+    let ranker = engine.ranker()?;
+    let mut hits = Vec::new();
+    for k in keys {
+        let passages = ranker
+            .searcher()
+            .keyed(k)
+            .map_err(brain_rank::RankError::from)?;
+        for p in passages.iter().rev() {
+            if let Some(h) = ranker.document(&p.id, now.timestamp())?
+                && h.memory.as_ref().is_some_and(|m| {
+                    m.state == "current"
+                        && m.kind
+                            .as_deref()
+                            .is_some_and(|k| brief::FAILED_TYPES.contains(&k))
+                })
+            {
+                hits.push(h);
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// Records written by hand: the subject's `words` in a rejected or failed record of `projects`
+/// that has no key of its own (a keyed one of another subject is another subject).
+fn hand_written(
+    engine: &Engine,
+    words: &str,
+    keys: &[String],
+    projects: &[String],
+    now: &Zoned,
+) -> Result<Vec<Hit>, ContextError> {
+    let types: Vec<String> = brief::FAILED_TYPES.iter().map(|t| t.to_string()).collect();
+    let Ok(b) = engine
+        .request(now)
+        .scope(&[], projects, &[])
+        .kinds(&types, &[])
+        .mode(brain_rank::route::Mode::Lex)
+        .snippets(true)
+        .text(&format!("\"{}\"", brief::plain_words(words)))
+    else {
+        return Ok(Vec::new());
+    };
+    match engine.search(&b.limit(TRIED, 1).build(), now) {
+        Ok(r) => Ok(r
+            .hits
+            .into_iter()
+            .filter(|h| {
+                h.memory
+                    .as_ref()
+                    .and_then(|m| m.key.as_ref())
+                    .is_none_or(|k| keys.contains(k))
+            })
+            .collect()),
+        Err(e) if brain_doc::Classified::code(&e) == brain_doc::ErrorCode::NoResults => {
+            Ok(Vec::new())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The note about `hits` (at most [`TRIED`]): each with its source, age and what it said.
+fn note(about: &str, hits: &[Hit]) -> String {
     let mut out = format!("brain: tried before in this project with {about}:\n");
     for h in hits.iter().take(TRIED) {
         let title = render::inline(&h.title);
@@ -288,7 +313,7 @@ pub fn tried(engine: &Engine, input: &Input, now: &Zoned) -> Result<Option<Strin
         };
         out.push_str(&format!("- {title} ({}:{}, {age}){said}\n", h.uri, h.line));
     }
-    Ok(Some(out.trim_end().to_string()))
+    out.trim_end().to_string()
 }
 
 #[cfg(test)]

@@ -160,27 +160,12 @@ pub fn timeline(engine: &Engine, opts: &Options, now: &Zoned) -> Result<Timeline
         .cloned()
         .unwrap_or_else(|| brain_store::Config::defaults(engine.home()));
     if before.iter().chain(&after).any(|h| is_browser(&config, h)) {
+        let all: Vec<Hit> = before.drain(..).chain(after.drain(..)).collect();
         let (lo, hi) = (
             at.as_second() - window.as_secs(),
             at.as_second() + window.as_secs(),
         );
-        let mut all: Vec<Hit> = Vec::new();
-        for h in before.drain(..).chain(after.drain(..)) {
-            if is_browser(&config, &h) {
-                all.extend(visits(&config, &h).into_iter().filter(|v| {
-                    let t = secs(v);
-                    (lo..=hi).contains(&t) && not_anchor(v)
-                }));
-            } else {
-                all.push(h);
-            }
-        }
-        all.sort_by_key(secs);
-        let split = all.partition_point(|h| secs(h) <= at.as_second());
-        let later = all.split_off(split);
-        before = all.into_iter().rev().take(opts.before).collect();
-        before.reverse();
-        after = later.into_iter().take(opts.after).collect();
+        (before, after) = by_visits(&config, all, (lo, at.as_second(), hi), opts, &not_anchor);
     }
     for (i, h) in before.iter_mut().chain(after.iter_mut()).enumerate() {
         h.rank = i as u32 + 1;
@@ -224,6 +209,36 @@ fn resolve(engine: &Engine, text: &str) -> Result<String, TimelineError> {
         ))),
         Err(_) => Err(TimelineError::NotFound(text.to_string())),
     }
+}
+
+/// `hits` with each browser day replaced by its visits within `(from, at, to)`, split at `at`: the
+/// `opts.before` nearest before (oldest first), the `opts.after` nearest after.
+fn by_visits(
+    config: &brain_store::Config,
+    hits: Vec<Hit>,
+    (from, at, to): (i64, i64, i64),
+    opts: &Options,
+    keep: &dyn Fn(&Hit) -> bool,
+) -> (Vec<Hit>, Vec<Hit>) {
+    let secs = |h: &Hit| brain_doc::file::parse_date(&h.date).unwrap_or(i64::MIN);
+    let mut all: Vec<Hit> = Vec::new();
+    for h in hits {
+        if is_browser(config, &h) {
+            all.extend(
+                visits(config, &h)
+                    .into_iter()
+                    .filter(|v| (from..=to).contains(&secs(v)) && keep(v)),
+            );
+        } else {
+            all.push(h);
+        }
+    }
+    all.sort_by_key(secs);
+    let split = all.partition_point(|h| secs(h) <= at);
+    let later = all.split_off(split);
+    let mut before: Vec<Hit> = all.into_iter().rev().take(opts.before).collect();
+    before.reverse();
+    (before, later.into_iter().take(opts.after).collect())
 }
 
 /// Whether `h` is a day of browser history.

@@ -260,20 +260,7 @@ fn install(
             out.events.join(", ")
         );
         if agent == Agent::Codex {
-            let config = hooks::codex::config_file(&settings);
-            match hooks::codex::enable(&config).map_err(Failure::from)? {
-                None => {}
-                Some(backup) => {
-                    eprintln!(
-                        "brain: turned on Codex's hooks feature in {} ([features] {} = true): Codex runs no hook without it",
-                        config.display(),
-                        hooks::codex::FLAG
-                    );
-                    if let Some(b) = backup {
-                        eprintln!("brain: backup of the previous file: {}", b.display());
-                    }
-                }
-            }
+            enable_codex_hooks(&settings)?;
         }
         if pre_tool && agent.event(Hook::PreTool).is_none() {
             eprintln!(
@@ -282,6 +269,23 @@ fn install(
             );
         }
         if let Some(b) = out.backup {
+            eprintln!("brain: backup of the previous file: {}", b.display());
+        }
+    }
+    Ok(())
+}
+
+/// Turn on Codex's hooks feature in the config.toml beside its hooks file `settings` (Codex runs
+/// no hook without it), saying so.
+fn enable_codex_hooks(settings: &std::path::Path) -> anyhow::Result<()> {
+    let config = hooks::codex::config_file(settings);
+    if let Some(backup) = hooks::codex::enable(&config).map_err(Failure::from)? {
+        eprintln!(
+            "brain: turned on Codex's hooks feature in {} ([features] {} = true): Codex runs no hook without it",
+            config.display(),
+            hooks::codex::FLAG
+        );
+        if let Some(b) = backup {
             eprintln!("brain: backup of the previous file: {}", b.display());
         }
     }

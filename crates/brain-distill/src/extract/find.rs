@@ -170,8 +170,6 @@ pub fn tool_notes(text: &str, date: &str) -> Vec<Extracted> {
         let Some((key, what)) = tool_subject(tool, arg) else {
             continue;
         };
-        let what = record::clean(&what, 300, &mut counts);
-        let line = turn.line as u64;
         let body: Vec<&str> = turn
             .lines
             .iter()
@@ -180,67 +178,26 @@ pub fn tool_notes(text: &str, date: &str) -> Vec<Extracted> {
             .map(|(_, l, _)| l.trim())
             .take(40)
             .collect();
-        let record = |kind: &str, statement: String, error: Option<String>, confidence| Extracted {
-            kind: kind.into(),
-            key: key.clone(),
-            statement,
-            occurred_at: date.to_string(),
-            refs: Vec::new(),
-            error,
-            confidence,
-            line,
+        let n = Note {
+            key,
+            what: record::clean(&what, 300, &mut counts),
+            line: turn.line as u64,
+            date,
         };
         match outcome {
-            Outcome::Failed => {
-                if !brain_doc::command::SHELL_TOOLS.contains(&tool) {
-                    continue;
-                }
-                // The error worth quoting: a line that starts like one (`error[E0432]`,
-                // `FAILED`, `fatal:`), else one that names one, else the first that is not the
-                // agent's `Exit code N`.
-                let lines: Vec<&&str> = body
-                    .iter()
-                    .filter(|l| !(l.starts_with("Exit code ") || **l == "…"))
-                    .collect();
-                let lower = |l: &str| l.to_ascii_lowercase();
-                let said = lines
-                    .iter()
-                    .find(|l| {
-                        let l = lower(l);
-                        ["error", "fatal", "failed", "panicked"]
-                            .iter()
-                            .any(|w| l.starts_with(w))
-                    })
-                    .or_else(|| {
-                        lines.iter().find(|l| {
-                            let l = lower(l);
-                            !l.starts_with("warn") && ERROR_WORDS.iter().any(|w| l.contains(w))
-                        })
-                    })
-                    .or(lines.first())
-                    .copied()
-                    .or(body.first());
-                if let Some(e) = said {
+            Outcome::Failed if brain_doc::command::SHELL_TOOLS.contains(&tool) => {
+                if let Some(e) = error_line(&body) {
                     let e = record::clean(e, 300, &mut counts);
-                    failed.push(record(
-                        "failed",
-                        format!("{what} failed: {e}"),
-                        Some(e),
-                        0.9,
-                    ));
+                    failed.push(n.record("failed", format!("{} failed: {e}", n.what), Some(e)));
                 }
             }
+            Outcome::Failed => {}
             Outcome::Refused => {
                 let why = body
                     .first()
                     .map(|e| format!(": {}", record::clean(e, 200, &mut counts)))
                     .unwrap_or_default();
-                rejected.push(record(
-                    "rejected",
-                    format!("{what} was refused{why}"),
-                    None,
-                    0.9,
-                ));
+                rejected.push(n.record("rejected", format!("{} was refused{why}", n.what), None));
             }
             Outcome::Declined => {
                 let reason = body
@@ -251,13 +208,9 @@ pub fn tool_notes(text: &str, date: &str) -> Vec<Extracted> {
                     .as_deref()
                     .map(|r| format!(": \"{r}\""))
                     .unwrap_or_default();
-                rejected.push(record(
-                    "rejected",
-                    format!("{what} was declined by the user{said}"),
-                    None,
-                    0.9,
-                ));
-                if let Some(d) = reason.and_then(|r| said::of_reason(&r, line + 1, date)) {
+                let statement = format!("{} was declined by the user{said}", n.what);
+                rejected.push(n.record("rejected", statement, None));
+                if let Some(d) = reason.and_then(|r| said::of_reason(&r, n.line + 1, date)) {
                     rejected.push(d);
                 }
             }
@@ -274,6 +227,58 @@ pub fn tool_notes(text: &str, date: &str) -> Vec<Extracted> {
     last.reverse();
     rejected.extend(last);
     rejected
+}
+
+/// A tool note being read: its subject's key, the call as a record says it, its line, the day.
+struct Note<'a> {
+    key: String,
+    what: String,
+    line: u64,
+    date: &'a str,
+}
+
+impl Note<'_> {
+    fn record(&self, kind: &str, statement: String, error: Option<String>) -> Extracted {
+        Extracted {
+            kind: kind.into(),
+            key: self.key.clone(),
+            statement,
+            occurred_at: self.date.to_string(),
+            refs: Vec::new(),
+            error,
+            confidence: 0.9,
+            line: self.line,
+        }
+    }
+}
+
+/// The error worth quoting of a failed command's output: a line that starts like one
+/// (`error[E0432]`, `FAILED`, `fatal:`), else one that names one (not a warning), else the first
+/// that is not the agent's `Exit code N`.
+fn error_line<'a>(body: &[&'a str]) -> Option<&'a str> {
+    let lines: Vec<&'a str> = body
+        .iter()
+        .copied()
+        .filter(|l| !(l.starts_with("Exit code ") || *l == "…"))
+        .collect();
+    let lower = |l: &str| l.to_ascii_lowercase();
+    lines
+        .iter()
+        .copied()
+        .find(|l| {
+            let l = lower(l);
+            ["error", "fatal", "failed", "panicked"]
+                .iter()
+                .any(|w| l.starts_with(w))
+        })
+        .or_else(|| {
+            lines.iter().copied().find(|l| {
+                let l = lower(l);
+                !l.starts_with("warn") && ERROR_WORDS.iter().any(|w| l.contains(w))
+            })
+        })
+        .or(lines.first().copied())
+        .or(body.first().copied())
 }
 
 #[cfg(test)]

@@ -255,43 +255,22 @@ pub fn run(
     };
     let version = answer::version();
     let mut read = sessions::State::load(home, warn);
-    let which = sessions::Which {
-        all: opts.all,
-        only: opts.only.as_ref(),
+    let paths = Paths {
+        config: &config,
+        collection: &coll.name,
+        dir: &coll_dir,
+        records: &records_dir,
     };
-    let mut found = sessions::read(&config, &mut read, &which, warn);
-    found.extend(match &opts.runner {
-        // Without a model, the artifacts new or changed since they were last read.
-        None => from_artifacts(&sessions::artifacts(
-            &config,
-            &records_dir,
-            &mut read,
-            &which,
-            warn,
-        )),
-        // The model is asked about each artifact not asked at this prompt version (ask.rs keeps
-        // which): every artifact is read to know.
-        Some(runner) => {
-            let artifacts: Vec<(String, String, Map<String, Value>)> =
-                files_by_stem(&config, brain_store::para::ROLE_DISTILLED)
-                    .into_values()
-                    .filter(|f| !f.starts_with(&records_dir))
-                    .filter_map(|f| read_doc(&coll.name, &coll_dir, &f, warn))
-                    .filter(|(_, _, fm)| fm.get("session_id").is_some())
-                    .collect();
-            ask::model(
-                home,
-                &config,
-                runner,
-                opts,
-                &artifacts,
-                &version,
-                &mut summary,
-                warn,
-                progress,
-            )
-        }
-    });
+    let mut found = gather(
+        home,
+        &paths,
+        opts,
+        &mut read,
+        &version,
+        &mut summary,
+        warn,
+        progress,
+    );
     summary.sources = found.len() as u64;
     // Oldest first: a later session's record supersedes an earlier one, never the other way.
     found.sort_by(|a, b| {
@@ -331,8 +310,59 @@ pub fn run(
         "latency_ms".into(),
         Value::from(started.elapsed().as_millis() as u64),
     );
+    // Telemetry never breaks the run it records.
     let _ = brain_store::telemetry::append(home, &opts.surface, "extract", row);
     Ok(summary)
+}
+
+/// Where the records are read from and written to.
+struct Paths<'a> {
+    config: &'a Config,
+    /// The distilled collection, its folder, and its records folder.
+    collection: &'a str,
+    dir: &'a Path,
+    records: &'a Path,
+}
+
+/// What this run decides: the sessions new or changed since their last read (their tool notes
+/// and what was said), and the artifacts — new or changed ones' bullets without a model, every
+/// one not asked at this prompt version with one.
+#[allow(clippy::too_many_arguments)]
+fn gather(
+    home: &Home,
+    p: &Paths<'_>,
+    opts: &Options,
+    read: &mut sessions::State,
+    version: &str,
+    summary: &mut Summary,
+    warn: &dyn Fn(String),
+    progress: &dyn Fn(u64, u64),
+) -> Vec<Found> {
+    let which = sessions::Which {
+        all: opts.all,
+        only: opts.only.as_ref(),
+    };
+    let mut found = sessions::read(p.config, read, &which, warn);
+    found.extend(match &opts.runner {
+        None => from_artifacts(&sessions::artifacts(
+            p.config, p.records, read, &which, warn,
+        )),
+        // The model is asked about each artifact not asked at this prompt version (ask.rs keeps
+        // which): every artifact is read to know.
+        Some(runner) => {
+            let artifacts: Vec<(String, String, Map<String, Value>)> =
+                files_by_stem(p.config, brain_store::para::ROLE_DISTILLED)
+                    .into_values()
+                    .filter(|f| !f.starts_with(p.records))
+                    .filter_map(|f| read_doc(p.collection, p.dir, &f, warn))
+                    .filter(|(_, _, fm)| fm.get("session_id").is_some())
+                    .collect();
+            ask::model(
+                home, p.config, runner, opts, &artifacts, version, summary, warn, progress,
+            )
+        }
+    });
+    found
 }
 
 /// Where records go as they are decided: the collection, the records already there (and those

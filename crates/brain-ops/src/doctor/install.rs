@@ -198,18 +198,8 @@ pub fn hooks(host: &Host) -> Check {
     let mut fixes = vec![fix.to_string()];
     for (a, hs) in &others {
         let mut problems: Vec<String> = hs.iter().filter_map(|h| h.problem.clone()).collect();
-        // Codex runs the hooks of hooks.json only with its hooks feature on.
         if *a == Agent::Codex {
-            let config = crate::hooks::codex::config_file(&a.settings(host));
-            match crate::hooks::codex::enabled(&config) {
-                Ok(true) => {}
-                Ok(false) => problems.push(format!(
-                    "Codex runs none of them: its hooks feature is off ({} has no `[features] {} = true`)",
-                    config.display(),
-                    crate::hooks::codex::FLAG
-                )),
-                Err(e) => problems.push(e.to_string()),
-            }
+            problems.extend(codex_feature_off(host));
         }
         if !problems.is_empty() {
             fixes.push(format!("brain hook install --{}", a.name()));
@@ -266,6 +256,22 @@ pub fn hooks(host: &Host) -> Check {
             settings.display()
         ),
     )
+}
+
+/// Why Codex runs none of brain's hooks, if it does not: its hooks feature is off (or its
+/// config.toml does not read).
+fn codex_feature_off(host: &Host) -> Option<String> {
+    let hooks = crate::hooks::Agent::Codex.settings(host);
+    let config = crate::hooks::codex::config_file(&hooks);
+    match crate::hooks::codex::enabled(&config) {
+        Ok(true) => None,
+        Ok(false) => Some(format!(
+            "Codex runs none of them: its hooks feature is off ({} has no `[features] {} = true`)",
+            config.display(),
+            crate::hooks::codex::FLAG
+        )),
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 pub fn schedules(host: &Host) -> Check {

@@ -5,6 +5,7 @@
 
 mod identity;
 mod install;
+mod logs;
 mod state;
 mod team;
 
@@ -208,7 +209,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         team::team(home, config_ok.then_some(&config)),
         install::agents(host),
         install::hooks(host),
-        state::hook_runs(home),
+        logs::hook_runs(home),
         install::schedules(host),
     ]
 }
