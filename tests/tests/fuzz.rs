@@ -1,7 +1,8 @@
 //! A mutation fuzzer over every parser that reads untrusted bytes: the transcript parsers
 //! (`jsonl2md`'s detection and the Claude Code, Codex and Gemini readers; Cursor agent transcripts
 //! and Aider histories), frontmatter, the query language, History rows (through `chrome2md`), MCP
-//! requests and `brain browse` request targets. Seeds are the real files of
+//! requests, `brain browse` request targets, and what the extraction reads of a session (its
+//! turns, tool notes, statements, the subject of a shell command, a shown title). Seeds are the real files of
 //! ../shared/corpora and the golden inputs; each case mutates one (bit flips, cut and spliced
 //! ranges, inserted JSON tokens, huge numbers, NULs, invalid UTF-8) and must not panic. The
 //! properties beyond "no panic" are checked where they exist (a parsed frontmatter round-trips; a
@@ -508,5 +509,56 @@ fn fuzz_browse_targets() {
             !r.body_text().contains("SECRET"),
             "a file outside the collection was served: {target}"
         );
+    });
+}
+
+/// Sessions as `jsonl2md` renders them (the corpora's transcripts converted), mutated: the
+/// extraction's readers (turns, tool notes, statements), the subject of every line as a shell
+/// command and a shown title never panic, and every record they make is keyed by a normalized,
+/// non-empty key and says one bounded line.
+#[test]
+fn fuzz_session_memory() {
+    let mut seeds: Vec<Vec<u8>> = Vec::new();
+    let mut transcripts = seeds_in(&workspace().join("golden/jsonl2md"), &[".jsonl"], 60);
+    if let Some(c) = brain_tests::shared("corpora") {
+        transcripts.extend(seeds_in(&c.join("claude-code"), &[".jsonl"], 60));
+    }
+    for t in &transcripts {
+        let sha = brain_doc::sha256_hex(t);
+        let out = brain_ingest::convert::convert_bytes(t, &sha, "s.jsonl", Some("s"), &[], true);
+        if let brain_ingest::convert::Status::Doc(doc) = out.status {
+            seeds.push(doc.to_markdown().into_bytes());
+        }
+    }
+    seeds.push(
+        b"## Conversation\n\n**User**: ok, let's use vite. don't use webpack, use rollup.\n\n**Note**: Tool declined (Bash: npm install):\n> use pnpm\n\n**Note**: Tool error (Bash: cd x && uv run pytest -m browser):\n```text\nExit code 1\nFAILED t.py::x\n```\n"
+            .to_vec(),
+    );
+    fuzz("session-memory", &seeds, |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        let _ = brain_doc::blocks::turns(&text);
+        for line in text.lines().take(200) {
+            if let Some(s) = brain_doc::command::subject(line) {
+                assert!(!s.is_empty());
+            }
+        }
+        let _ = brain_doc::title::shown("[image]", &text);
+        let mut records = brain_distill::extract::find::tool_notes(&text, "2026-01-01");
+        records.extend(brain_distill::extract::said::statements(
+            &text,
+            "2026-01-01",
+        ));
+        for r in records {
+            assert_eq!(
+                brain_doc::memory::normalize_key(&r.key).as_deref(),
+                Some(r.key.as_str())
+            );
+            assert!(!r.statement.contains('\n'), "{:?}", r.statement);
+            assert!(
+                r.statement.chars().count() <= 1_000,
+                "{}",
+                r.statement.len()
+            );
+        }
     });
 }
