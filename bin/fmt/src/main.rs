@@ -103,7 +103,7 @@ fn context() -> anyhow::Result<Exit> {
             }
         };
         match v.get("kind").and_then(serde_json::Value::as_str) {
-            Some("context") => match serde_json::from_value::<brain_context::BlockRecord>(v) {
+            Some("context") => match serde_json::from_value::<brain_fmt::block::BlockRecord>(v) {
                 Ok(mut b) => {
                     if let Some(config) = &config {
                         for i in &mut b.items {

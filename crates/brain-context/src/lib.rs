@@ -17,15 +17,14 @@
 
 pub mod assemble;
 pub mod brief;
-pub mod fit;
 pub mod hook;
 /// Near-duplicate collapse, owned by `brain-rank` (`brain ask` collapses with it too).
 pub use brain_rank::dedup;
-pub mod item;
-pub mod render;
 pub mod sections;
-pub mod tokens;
 pub mod wm;
+/// The block itself — its record, markdown, token counts and budget fitting — owned by
+/// `brain-fmt` (`fmt --context` renders one without linking an index).
+pub use brain_fmt::block::{BlockRecord, fit, item, render, tokens};
 
 use brain_doc::Hit;
 use brain_rank::{Engine, Filters, RunError};
@@ -96,31 +95,6 @@ pub struct Block {
 }
 
 pub use brain_rank::dedup::stored_vectors;
-
-/// A block as `brain context --json` prints it, read back: what `fmt --context` renders, from its
-/// stdin alone (no index, no working-memory turn: those are `brain context`'s).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct BlockRecord {
-    pub task: String,
-    pub budget: usize,
-    #[serde(default)]
-    pub working: Vec<wm::Item>,
-    #[serde(default)]
-    pub items: Vec<Item>,
-}
-
-impl BlockRecord {
-    /// The block's markdown at `now` (Unix seconds: working memory's deadlines read against it),
-    /// byte for byte what `brain context` printed for it at that time.
-    pub fn markdown(&self, now: i64) -> String {
-        render::markdown(
-            &self.task,
-            self.budget,
-            &render::working(&self.working, now),
-            &self.items,
-        )
-    }
-}
 
 /// Why a budget is refused.
 pub fn check_budget(budget: usize) -> Result<(), ContextError> {
@@ -248,6 +222,8 @@ pub enum ContextError {
     #[error("{0}")]
     Budget(String),
     #[error(transparent)]
+    Frame(#[from] fit::FrameTooBig),
+    #[error(transparent)]
     Registry(#[from] brain_store::RegistryError),
     #[error(transparent)]
     Rank(#[from] brain_rank::RankError),
@@ -258,7 +234,7 @@ impl brain_doc::Classified for ContextError {
         match self {
             ContextError::Run(e) => e.code(),
             ContextError::Wm(e) => e.code(),
-            ContextError::Budget(_) => brain_doc::ErrorCode::BadQuery,
+            ContextError::Budget(_) | ContextError::Frame(_) => brain_doc::ErrorCode::BadQuery,
             ContextError::Registry(_) => brain_doc::ErrorCode::Internal,
             ContextError::Rank(e) => e.code(),
         }
@@ -268,7 +244,9 @@ impl brain_doc::Classified for ContextError {
         match self {
             ContextError::Run(e) => e.fix(),
             ContextError::Wm(_) => String::new(),
-            ContextError::Budget(_) => format!("e.g. --budget {DEFAULT_BUDGET}"),
+            ContextError::Budget(_) | ContextError::Frame(_) => {
+                format!("e.g. --budget {DEFAULT_BUDGET}")
+            }
             ContextError::Registry(_) => {
                 "run `brain doctor` (state_db check) for the repair".into()
             }

@@ -10,6 +10,9 @@
 //!
 //! Age labels ("today", "yesterday", "N days ago") and the freshness threshold are in [`age`].
 //!
+//! The memory block (`<memory-context>`: `brain context`, the briefing, `fmt --context`) — its
+//! record, markdown, token counts and budget fitting — is [`block`].
+//!
 //! A hit from a low-trust collection (`untrusted`) reaches an agent fenced
 //! ([`brain_doc::fence`]): in JSON its title and snippet are wrapped in `<untrusted>…</untrusted>`,
 //! in markdown its snippet is a fenced block; the terminal labels it `untrusted`.
@@ -17,6 +20,7 @@
 pub mod age;
 mod ansi;
 pub mod args;
+pub mod block;
 mod csv_out;
 mod envelope;
 mod files;

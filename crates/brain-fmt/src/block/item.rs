@@ -83,11 +83,11 @@ pub struct Item {
     pub text: String,
     /// Thread keys (not rendered).
     #[serde(skip)]
-    pub(crate) keys: Vec<String>,
+    pub keys: Vec<String>,
     /// `text` is the record's whole body (else a passage from `line`): which stored vector
-    /// stands for it ([`crate::dedup`]).
+    /// stands for it (the near-duplicate collapse).
     #[serde(skip)]
-    pub(crate) whole: bool,
+    pub whole: bool,
 }
 
 /// What was left out, and why.

@@ -7,14 +7,23 @@
 
 use std::collections::HashSet;
 
-use crate::item::{Item, LeftOut, Section};
-use crate::{ContextError, render, tokens, wm};
+use super::item::{Item, LeftOut, Section};
+use super::note::Note;
+use super::{render, tokens};
+
+/// A budget the block's frame alone is over.
+#[derive(Debug, thiserror::Error)]
+#[error("--budget {budget}: the block's frame alone (with the task) takes {frame} tokens")]
+pub struct FrameTooBig {
+    pub budget: usize,
+    pub frame: usize,
+}
 
 /// A block being filled.
 pub struct Fit {
     task: String,
     budget: usize,
-    working: Vec<wm::Item>,
+    working: Vec<Note>,
     working_md: String,
     /// Tokens of the frame and the working memory: what the items are charged after.
     base: usize,
@@ -27,7 +36,7 @@ pub struct Fit {
 
 /// The filled block.
 pub struct Filled {
-    pub working: Vec<wm::Item>,
+    pub working: Vec<Note>,
     pub items: Vec<Item>,
     pub left_out: LeftOut,
     pub markdown: String,
@@ -43,14 +52,12 @@ impl Fit {
     pub fn new(
         task: &str,
         budget: usize,
-        mut working: Vec<wm::Item>,
+        mut working: Vec<Note>,
         now: i64,
-    ) -> Result<Fit, ContextError> {
+    ) -> Result<Fit, FrameTooBig> {
         let frame = tokens::count(&render::frame(task, budget));
         if frame > budget {
-            return Err(ContextError::Budget(format!(
-                "--budget {budget}: the block's frame alone (with the task) takes {frame} tokens"
-            )));
+            return Err(FrameTooBig { budget, frame });
         }
         let mut working_md = render::working(&working, now);
         while !working.is_empty() && frame + tokens::count(&working_md) > budget {

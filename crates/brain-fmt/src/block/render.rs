@@ -2,8 +2,9 @@
 
 use std::fmt::Write;
 
-use crate::item::{Item, Section};
-use crate::tokens::TOKENIZER;
+use super::item::{Item, Section};
+use super::note::Note;
+use super::tokens::TOKENIZER;
 
 /// The element's opening and closing lines (what every block costs before its first item).
 pub fn frame(task: &str, budget: usize) -> String {
@@ -78,7 +79,7 @@ pub fn inline(s: &str) -> String {
 }
 
 /// The working-memory section: its heading and one line per note (empty without notes).
-pub fn working(notes: &[crate::wm::Item], now: i64) -> String {
+pub fn working(notes: &[Note], now: i64) -> String {
     if notes.is_empty() {
         return String::new();
     }
