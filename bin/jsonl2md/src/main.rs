@@ -127,7 +127,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
                 );
             }
         }
-        brain_ingest::run(&opts, &mut sink, &warn).map_err(classify)?
+        brain_ingest::run(&opts, &mut sink, &warn).map_err(Failure::from)?
     };
     eprintln!("jsonl2md: {}", summary.line(started.elapsed()));
     if summary.unreadable > 0 {
@@ -158,17 +158,5 @@ fn hook_transcript() -> anyhow::Result<PathBuf> {
         )
         .with_fix("run without --hook, naming the transcript file")
         .into()),
-    }
-}
-
-fn classify(e: brain_ingest::run::RunError) -> anyhow::Error {
-    use brain_ingest::run::RunError;
-    use brain_ingest::state::QueueError;
-    match e {
-        RunError::Queue(QueueError::Lock(brain_store::LockError::Held { .. })) => {
-            anyhow::Error::new(Failure::new(ErrorCode::Locked, e.to_string()))
-        }
-        RunError::NoState => anyhow::Error::new(Failure::new(ErrorCode::BadQuery, e.to_string())),
-        other => anyhow::Error::new(other),
     }
 }

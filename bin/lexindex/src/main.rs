@@ -3,10 +3,10 @@
 
 use std::io::{IsTerminal, Write};
 
-use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
-use brain_doc::{Doc, ErrorCode, ndjson};
-use brain_lex::{Indexer, LexIndex, SyncError, queue};
+use brain_doc::{ErrorCode, ndjson};
+use brain_lex::LexIndex;
+use brain_ops::index::{LexOutcome, LexRun};
 use brain_store::Home;
 use clap::Parser;
 
@@ -62,10 +62,6 @@ struct Args {
 /// 123 ms at worst with a merge, measured 2026-11-26 for issue 25).
 const STDIN_WAIT_SECS: f64 = 5.0;
 
-/// How long a run that removed documents waits for a running vecindex before leaving their
-/// vectors to the next `vecindex --all`.
-const VECTOR_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
 fn main() -> std::process::ExitCode {
     brain_cli::main("lexindex", run)
 }
@@ -90,23 +86,6 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         .with_fix("lexindex --all")
         .into());
     }
-    let warnings = Warnings::new("lexindex", args.quiet);
-    // An index of an older schema is rebuilt by a full run (aside: readers are told to wait).
-    let outdated = if args.all && !args.rebuild {
-        LexIndex::outdated(&home)
-    } else {
-        None
-    };
-    if let Some(found) = &outdated
-        && !args.quiet
-    {
-        eprintln!(
-            "lexindex: the index has schema {found:?}, this build reads schema {}: rebuilding it",
-            brain_lex::schema::SCHEMA_VERSION
-        );
-    }
-    // A purge stopped half-way is finished before anything else is indexed.
-    brain_ops::purge::finish_pending_quietly(&home, &|w| eprintln!("lexindex: {w}"));
     let wait = args
         .wait
         .unwrap_or(if args.all { 0.0 } else { STDIN_WAIT_SECS });
@@ -116,154 +95,49 @@ fn run(args: Args) -> anyhow::Result<Exit> {
             format!("--wait {wait}: not a number of seconds"),
         )
     })?;
-    let mut indexer = match Indexer::open_within(&home, args.rebuild || outdated.is_some(), wait) {
-        Ok(ix) => ix,
-        Err(SyncError::Locked(e)) if !args.all && !args.rebuild => {
-            return queue_stdin(&home, &args, &warnings, &mut out, &e.to_string());
+    let warnings = Warnings::new("lexindex", args.quiet);
+    let say = |m: String| {
+        if !args.quiet {
+            eprintln!("lexindex: {m}");
         }
-        Err(e) => return Err(Failure::from(e).into()),
     };
-    if args.all {
-        walk_all(&home, &args, &mut indexer, &warnings)?;
-    } else {
-        index_stdin(&home, &args, &mut indexer, &warnings)?;
-    }
-    let mut summary = indexer.finish().map_err(Failure::from)?;
-    if summary.from_queue > 0 && !args.quiet {
-        eprintln!(
-            "lexindex: {} queued records indexed (left by a run that waited for the lock or was stopped)",
-            summary.from_queue
-        );
-    }
-    summary.skipped = summary.skipped.max(warnings.count());
-    // A document the index no longer holds is no vector hit either.
-    let removed: Vec<&str> = summary.removed_ids.iter().map(String::as_str).collect();
-    if let Err(e) = brain_vec::index::forget(&home, &removed, VECTOR_WAIT) {
-        warnings.warn(format!(
-            "the vectors of {} removed documents stay until `vecindex --all`: {e}",
-            removed.len()
-        ));
-    }
-    // The slow clock folds what was read into the rehearsal table as well.
-    if args.all
-        && let Err(e) = brain_store::access::fold(&home)
-    {
-        warnings.warn(format!("folding the access log: {e}"));
-    }
-    // A memory field that does not read is the record's problem, not a skipped record.
-    if !args.quiet {
-        for w in &summary.field_warnings {
-            eprintln!("lexindex: warning: {w}");
+    let lex_run = LexRun {
+        all: args.all,
+        rebuild: args.rebuild,
+        wait,
+        collection: args.collection.as_deref(),
+    };
+    let outcome = brain_ops::index::lex(
+        &home,
+        &lex_run,
+        &mut stdin.lock(),
+        &|w| warnings.warn(w),
+        &say,
+    )
+    .map_err(Failure::from)?;
+    let (mut summary, indexed) = match outcome {
+        LexOutcome::Indexed(summary) => (summary, true),
+        LexOutcome::Queued {
+            summary,
+            why,
+            queue,
+        } => {
+            // Said even with --quiet: the stop hook's log is where a deferred session shows.
+            eprintln!(
+                "lexindex: {why}\nlexindex: {} records queued in {}: the next run of any writer indexes them",
+                summary.queued,
+                brain_store::display_path(&queue)
+            );
+            (summary, false)
         }
-    }
+    };
+    summary.skipped = summary.skipped.max(warnings.count());
     if args.json {
         ndjson::write_line(&mut out, &summary)?;
         out.flush()?;
     }
-    if !args.quiet {
+    if !args.quiet && indexed {
         eprintln!("lexindex: {}", summary.line());
     }
     Ok(Exit::Success)
-}
-
-/// Another run holds the index past --wait: every stdin record goes into the index queue (durable)
-/// for the next run of any writer, and the run succeeds — the stop hook never drops a session.
-fn queue_stdin(
-    home: &Home,
-    args: &Args,
-    warnings: &Warnings,
-    out: &mut Stdout,
-    why: &str,
-) -> anyhow::Result<Exit> {
-    let config = brain_store::Config::load(home)
-        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-    let queued = queue::enqueue_records(
-        home,
-        &config,
-        std::io::stdin().lock(),
-        args.collection.as_deref(),
-        &|w| warnings.warn(w),
-    )
-    .map_err(|e| {
-        Failure::new(
-            ErrorCode::Locked,
-            format!("{why}; and the index queue could not take the records: {e}"),
-        )
-        .with_fix("wait for the running lexindex to finish, then run it again")
-    })?;
-    let summary = brain_lex::Summary {
-        kind: "lexindex_summary".into(),
-        queued: queued as u64,
-        skipped: warnings.count(),
-        ..Default::default()
-    };
-    if args.json {
-        ndjson::write_line(out, &summary)?;
-        out.flush()?;
-    }
-    // Said even with --quiet: the stop hook's log is where a deferred session shows.
-    eprintln!(
-        "lexindex: {why}\nlexindex: {queued} records queued in {}: the next run of any writer indexes them",
-        brain_store::display_path(&queue::path(home))
-    );
-    Ok(Exit::Success)
-}
-
-/// `--all`: entity facts turned into records first, then every collection walked.
-fn walk_all(
-    home: &Home,
-    args: &Args,
-    indexer: &mut Indexer,
-    warnings: &Warnings,
-) -> anyhow::Result<()> {
-    // Entity facts (items.json) become records of the inbox first, so this walk indexes them.
-    // Its warnings name items of a file, not skipped documents: not counted as skipped.
-    let said = |w: String| {
-        if !args.quiet {
-            eprintln!("lexindex: warning: {w}");
-        }
-    };
-    match brain_inbox::entities::sync(home, indexer.config(), &said) {
-        Ok(e) if e.files > 0 && !args.quiet => eprintln!(
-            "lexindex: entity facts: {} files, {} facts ({} written, {} removed, {} skipped)",
-            e.files, e.facts, e.written, e.removed, e.skipped
-        ),
-        Ok(_) => {}
-        Err(e) => warnings.warn(format!("entity facts: {e}")),
-    }
-    indexer
-        .sync_all(&|w| warnings.warn(w))
-        .map_err(Failure::from)?;
-    Ok(())
-}
-
-/// Doc records on stdin, each in the index queue until this run commits.
-fn index_stdin(
-    home: &Home,
-    args: &Args,
-    indexer: &mut Indexer,
-    warnings: &Warnings,
-) -> anyhow::Result<()> {
-    let stdin = std::io::stdin();
-    for item in ndjson::Reader::<_, Doc>::new(stdin.lock(), "<stdin>") {
-        match item.context("reading stdin")? {
-            Ok(doc) => {
-                // In the queue until this run commits: a kill from here on loses nothing.
-                if let Some(e) =
-                    queue::Entry::for_doc(indexer.config(), &doc, args.collection.as_deref())
-                    && let Err(err) = queue::append(home, &[e], false)
-                {
-                    warnings.warn(format!("the index queue: {err}"));
-                }
-                if let Err(reason) = indexer
-                    .index_doc(&doc, args.collection.as_deref())
-                    .map_err(Failure::from)?
-                {
-                    warnings.warn(format!("<stdin>: {reason}"));
-                }
-            }
-            Err(e) => warnings.warn(e),
-        }
-    }
-    Ok(())
 }

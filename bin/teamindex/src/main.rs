@@ -4,8 +4,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
-use brain_doc::ErrorCode;
-use brain_store::{Home, Lock, LockError};
+use brain_store::{Home, Lock};
 use brain_team::record::Who;
 use brain_team::sink::{self, Input, Options};
 use brain_vec::EmbedderSpec;
@@ -75,10 +74,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let warn = |m: String| warnings.warn(m);
     let config = brain_store::Config::load(&home)
         .and_then(|c| c.validate().map(|_| c))
-        .map_err(|e| {
-            Failure::new(ErrorCode::BadQuery, e.to_string())
-                .with_fix("fix brain.yaml (docs/team.md)")
-        })?;
+        .map_err(|e| Failure::from(e).with_fix("fix brain.yaml (docs/team.md)"))?;
     let team = config.team.clone().unwrap_or_default();
     let mut out = Stdout::new();
     let who = Who::from_env(team.author.as_deref());
@@ -89,7 +85,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         return nothing_shared(&args, &config, &warn, out);
     }
     let timeout = Duration::from_secs_f64(args.timeout.clamp(0.001, 3600.0));
-    let engine = brain_rank::team::connect(
+    let engine = brain_team::home::connect(
         Some(&config),
         args.engine.as_deref(),
         args.index.as_deref(),
@@ -102,12 +98,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     }
     .map_err(Failure::from)?;
     let embedder = brain_vec::backend::open(&spec).map_err(Failure::from)?;
-    let _lock = Lock::try_acquire(&home.lock_file("teamindex")).map_err(|e| match e {
-        LockError::Held { .. } => {
-            anyhow::Error::new(Failure::new(ErrorCode::Locked, e.to_string()))
-        }
-        other => anyhow::Error::new(other),
-    })?;
+    let _lock = Lock::try_acquire(&home.lock_file("teamindex")).map_err(Failure::from)?;
     let inputs = inputs(&args, &config, &warn)?;
     let opts = Options {
         batch: args.batch.max(1),
@@ -120,7 +111,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let summary = sink::push(
         &home.team_state(&sink::state_key(&engine)),
         &engine,
-        &brain_rank::team::Local {
+        &brain_team::home::Local {
             embedder: embedder.as_ref(),
             chunking: ChunkParams::default(),
         },
@@ -179,7 +170,7 @@ fn records(
         let Some((input, _)) = input.outgoing() else {
             continue;
         };
-        let pieces = brain_rank::team::pieces(&input.doc.body, chunking);
+        let pieces = brain_team::home::pieces(&input.doc.body, chunking);
         let passages = brain_team::record::passages(
             &input.doc,
             &collection,
@@ -231,5 +222,5 @@ fn inputs(
         let stdin = std::io::BufReader::new(std::io::stdin().lock());
         brain_vec::stage::read_inputs(stdin, "<stdin>", warn).context("reading stdin")?
     };
-    Ok(brain_rank::team::inputs(read))
+    Ok(brain_team::home::inputs(read))
 }

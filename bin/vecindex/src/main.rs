@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_doc::ErrorCode;
-use brain_store::{Home, Lock, LockError};
+use brain_store::{Home, Lock};
 use brain_vec::EmbedderSpec;
 use brain_vec::chunk::ChunkParams;
 use brain_vec::index::{Input, Options};
@@ -170,12 +170,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let embedder = brain_vec::backend::open(&spec).map_err(Failure::from)?;
     // A purge stopped half-way is finished first (its vectors go with it).
     brain_ops::purge::finish_pending_quietly(&home, &|w| eprintln!("vecindex: {w}"));
-    let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(|e| match e {
-        LockError::Held { .. } => {
-            anyhow::Error::new(Failure::new(ErrorCode::Locked, e.to_string()))
-        }
-        other => anyhow::Error::new(other),
-    })?;
+    let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(Failure::from)?;
     let inputs = inputs(&args, &home, &warn)?;
     let opts = Options {
         chunking,
@@ -239,10 +234,7 @@ fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
 /// The documents to work on: the corpus with --all, else doc NDJSON on stdin (bad lines warned, skipped).
 fn inputs(args: &Args, home: &Home, warn: &dyn Fn(String)) -> anyhow::Result<Vec<Input>> {
     if args.all {
-        let config = brain_store::Config::load(home).map_err(|e| {
-            Failure::new(ErrorCode::BadQuery, e.to_string())
-                .with_fix("fix brain.yaml (docs/collections.md)")
-        })?;
+        let config = brain_store::Config::load(home).map_err(Failure::from)?;
         return Ok(brain_vec::corpus::read(&config, warn));
     }
     let stdin = std::io::BufReader::new(std::io::stdin().lock());

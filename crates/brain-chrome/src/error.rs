@@ -62,10 +62,8 @@ impl brain_doc::Classified for ChromeError {
             | ChromeError::TimeZone { .. }
             | ChromeError::State { .. } => ErrorCode::BadQuery,
             ChromeError::NoProfile { .. } => ErrorCode::IndexMissing,
-            ChromeError::Lock(brain_store::LockError::Held { .. }) => ErrorCode::Locked,
-            ChromeError::Write { .. } | ChromeError::Output(_) | ChromeError::Lock(_) => {
-                ErrorCode::Internal
-            }
+            ChromeError::Lock(e) => e.code(),
+            ChromeError::Write { .. } | ChromeError::Output(_) => ErrorCode::Internal,
         }
     }
 

@@ -235,7 +235,7 @@ impl brain_doc::Classified for ContextError {
             ContextError::Run(e) => e.code(),
             ContextError::Wm(e) => e.code(),
             ContextError::Budget(_) | ContextError::Frame(_) => brain_doc::ErrorCode::BadQuery,
-            ContextError::Registry(_) => brain_doc::ErrorCode::Internal,
+            ContextError::Registry(e) => e.code(),
             ContextError::Rank(e) => e.code(),
         }
     }
@@ -247,9 +247,7 @@ impl brain_doc::Classified for ContextError {
             ContextError::Budget(_) | ContextError::Frame(_) => {
                 format!("e.g. --budget {DEFAULT_BUDGET}")
             }
-            ContextError::Registry(_) => {
-                "run `brain doctor` (state_db check) for the repair".into()
-            }
+            ContextError::Registry(e) => e.fix(),
             ContextError::Rank(e) => e.fix(),
         }
     }

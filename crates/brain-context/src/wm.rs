@@ -64,9 +64,9 @@ impl brain_doc::Classified for WmError {
         match self {
             WmError::Bad(_) | WmError::NoItem(_) => ErrorCode::BadQuery,
             WmError::Secret(_) => ErrorCode::Refused,
-            WmError::Lock(brain_store::LockError::Held { .. }) => ErrorCode::Locked,
+            WmError::Lock(e) => e.code(),
             WmError::Inbox(e) => e.code(),
-            WmError::Lock(_) | WmError::Io { .. } => ErrorCode::Internal,
+            WmError::Io { .. } => ErrorCode::Internal,
         }
     }
 }

@@ -106,10 +106,10 @@ impl brain_doc::Classified for DistillError {
     /// The exit class.
     fn code(&self) -> ErrorCode {
         match self {
-            DistillError::Locked(LockError::Held { .. })
-            | DistillError::Queue(QueueError::Lock(LockError::Held { .. })) => ErrorCode::Locked,
-            DistillError::Config(_) => ErrorCode::BadQuery,
-            _ => ErrorCode::Internal,
+            DistillError::Locked(e) => e.code(),
+            DistillError::Queue(e) => e.code(),
+            DistillError::Config(e) => e.code(),
+            DistillError::Write { .. } | DistillError::Emit(_) => ErrorCode::Internal,
         }
     }
 }

@@ -32,6 +32,15 @@ pub enum QueueError {
     Lock(#[from] LockError),
 }
 
+impl brain_doc::Classified for QueueError {
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            QueueError::Lock(e) => e.code(),
+            QueueError::Io { .. } => brain_doc::ErrorCode::Internal,
+        }
+    }
+}
+
 /// Why a session is pending.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reason {

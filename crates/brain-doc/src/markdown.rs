@@ -18,6 +18,16 @@ pub fn render(frontmatter: &Map<String, Value>, body: &str) -> String {
     out
 }
 
+/// A record's markdown: `frontmatter` as YAML, then `body` and a newline; and the line the body
+/// starts on. Fields that do not write as YAML are an error, not an empty frontmatter.
+pub fn record(frontmatter: &Map<String, Value>, body: &str) -> Result<(String, u64), String> {
+    let yaml = serde_norway::to_string(frontmatter)
+        .map_err(|e| format!("the fields do not write as YAML: {e}"))?;
+    let head = format!("---\n{yaml}---\n");
+    let line = head.matches('\n').count() as u64 + 1;
+    Ok((format!("{head}{body}\n"), line))
+}
+
 /// Split a markdown text into its frontmatter mapping (if it starts with `---`) and the body.
 ///
 /// A text without frontmatter yields `(None, text)`. A text that opens a frontmatter but never closes it,

@@ -29,7 +29,7 @@ impl Bench {
             &brain_doc::sha256_hex(mapping.name().as_bytes())[..6]
         );
         let timeout = brain_team::client::DEFAULT_TIMEOUT;
-        let client = brain_rank::team::connect(None, Some(url), Some(&index), timeout)?;
+        let client = brain_team::home::connect(None, Some(url), Some(&index), timeout)?;
         let inputs: Vec<brain_team::sink::Input> = corpus
             .iter()
             .map(|d| {
@@ -46,7 +46,7 @@ impl Bench {
         let summary = brain_team::sink::push(
             &home.team_state(&brain_team::sink::state_key(&client)),
             &client,
-            &brain_rank::team::Local {
+            &brain_team::home::Local {
                 embedder: embedder.as_ref(),
                 chunking: brain_vec::chunk::ChunkParams::default(),
             },
@@ -71,7 +71,7 @@ impl Bench {
         self.embed_ms = t.elapsed().as_millis() as u64;
         self.remote = Some(format!("{} (index {index})", client.url()));
         let remote = brain_rank::engine::Remote::new(
-            brain_rank::team::connect(None, Some(url), Some(&index), timeout)?,
+            brain_team::home::connect(None, Some(url), Some(&index), timeout)?,
             Vec::new(),
         );
         let strategy = self.engine.strategy().clone();

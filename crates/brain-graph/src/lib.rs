@@ -7,8 +7,11 @@
 //!   contradictions.
 //! * [`suggest`] — names mentioned often enough to deserve an entity (seed 001).
 //! * [`view`] — what `brain entity NAME` shows: summary, facts, aliases, related, timeline.
+//! * [`facts`] — an entity's `items.json` facts as records of the inbox (`lexindex --all` syncs
+//!   them; `brain forget` edits a fact in its file).
 
 pub mod ask;
+pub mod facts;
 pub mod graph;
 pub mod names;
 pub mod render;

@@ -114,7 +114,7 @@ pub fn view(g: &Graph, config: &Config, i: usize) -> EntityView {
             )
         })
         .collect();
-    // A fact another fact supersedes is superseded (brain_inbox::entities writes it that way).
+    // A fact another fact supersedes is superseded (brain_graph::facts writes it that way).
     let by: Vec<(String, Vec<String>)> = facts
         .iter()
         .map(|(f, s)| (f.id.clone(), s.clone()))

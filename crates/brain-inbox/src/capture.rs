@@ -24,7 +24,7 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// next `lexindex --all` (a warning says so).
 pub const INDEX_WAIT: Duration = Duration::from_secs(10);
 /// The collection the inbox is.
-pub const COLLECTION: &str = "inbox";
+pub const COLLECTION: &str = brain_store::INBOX;
 
 /// What to capture, and how.
 #[derive(Debug, Clone)]
@@ -140,12 +140,12 @@ impl brain_doc::Classified for InboxError {
         match self {
             InboxError::Empty
             | InboxError::TooLong { .. }
-            | InboxError::Config(_)
             | InboxError::BadField(_)
             | InboxError::NoTarget(_) => ErrorCode::BadQuery,
+            InboxError::Config(e) => e.code(),
             InboxError::Refused(_) | InboxError::Noise(_) => ErrorCode::Refused,
-            InboxError::Lock(LockError::Held { .. }) => ErrorCode::Locked,
-            InboxError::Lock(_) | InboxError::Io { .. } => ErrorCode::Internal,
+            InboxError::Lock(e) => e.code(),
+            InboxError::Io { .. } => ErrorCode::Internal,
         }
     }
 
@@ -174,7 +174,7 @@ impl brain_doc::Classified for InboxError {
                 InboxError::Lock(LockError::Held { .. }) => {
                     "another capture is writing the inbox; try again, or wait longer (--wait)"
                 }
-                InboxError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
+                InboxError::Config(e) => return e.fix(),
                 InboxError::BadField(_) => {
                     "importance is 1-5, dates are YYYY-MM-DD or RFC 3339, ttl like 7d, 12h, 2w, 3mo, 1y (docs/FORMATS.md)"
                 }

@@ -21,7 +21,6 @@
 
 mod capture;
 pub mod dayfile;
-pub mod entities;
 pub mod guard;
 mod record;
 pub mod sanitize;

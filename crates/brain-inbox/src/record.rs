@@ -103,14 +103,7 @@ pub(crate) fn frontmatter(
     Ok(fm)
 }
 
-/// The markdown of the record: `frontmatter` as YAML, then `body`; and the line the body starts on.
-pub(crate) fn markdown(fm: &Map<String, Value>, body: &str) -> Result<(String, u64), String> {
-    let yaml =
-        serde_norway::to_string(fm).map_err(|e| format!("the fields do not write as YAML: {e}"))?;
-    let head = format!("---\n{yaml}---\n");
-    let line = head.matches('\n').count() as u64 + 1;
-    Ok((format!("{head}{body}\n"), line))
-}
+pub(crate) use brain_doc::markdown::record as markdown;
 
 /// The next entry number of `prefix` (`YYYYMMDD`) past `in_day` (the day file's next) and the
 /// records folder's: one id space, so a record and an entry never share an id.

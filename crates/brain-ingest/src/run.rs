@@ -498,6 +498,18 @@ pub enum RunError {
     Write(#[source] std::io::Error),
 }
 
+impl brain_doc::Classified for RunError {
+    /// `--new` without a state file is the user's to fix (64); a held queue is contention (70);
+    /// a state file or output that cannot be read or written is internal (99).
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            RunError::NoState => brain_doc::ErrorCode::BadQuery,
+            RunError::Queue(e) => e.code(),
+            RunError::State(_) | RunError::Write(_) => brain_doc::ErrorCode::Internal,
+        }
+    }
+}
+
 impl Summary {
     /// The one-line summary printed on stderr.
     pub fn line(&self, elapsed: std::time::Duration) -> String {

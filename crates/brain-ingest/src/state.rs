@@ -247,6 +247,15 @@ pub enum QueueError {
     },
 }
 
+impl brain_doc::Classified for QueueError {
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            QueueError::Lock(e) => e.code(),
+            QueueError::Io { .. } => brain_doc::ErrorCode::Internal,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,8 @@ impl brain_doc::Classified for OpsError {
             // A scheduler that is not installed or does not answer (no crontab, no user session
             // bus) is a program the command needs and cannot use, like a missing model: 65.
             OpsError::PipelinesMissing { .. } | OpsError::Command { .. } => ErrorCode::IndexMissing,
-            OpsError::Io { .. } | OpsError::Registry(_) => ErrorCode::Internal,
+            OpsError::Registry(e) => e.code(),
+            OpsError::Io { .. } => ErrorCode::Internal,
         }
     }
 
@@ -63,7 +64,7 @@ impl brain_doc::Classified for OpsError {
             OpsError::Command { command, .. } => format!(
                 "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"
             ),
-            OpsError::Registry(_) => "run `brain doctor` (state_db check) for the repair".into(),
+            OpsError::Registry(e) => e.fix(),
             OpsError::Io { .. } => String::new(),
         }
     }

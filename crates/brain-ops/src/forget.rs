@@ -109,7 +109,7 @@ pub fn forget(
     };
     let (collection, rel) = id.split_once('/').unwrap_or((id.as_str(), ""));
     let fact = (collection == brain_inbox::COLLECTION)
-        .then(|| brain_inbox::entities::origin(home, &config, rel))
+        .then(|| brain_graph::facts::origin(home, &config, rel))
         .flatten();
     if purge {
         if !confirm(&id, &doc.file)? {
@@ -127,7 +127,7 @@ pub fn forget(
     };
     if let Some((items, fact_id)) = &fact {
         edit_fact(items, fact_id, Some(status))?;
-        brain_inbox::entities::sync(home, &config, warn)
+        brain_graph::facts::sync(home, &config, warn)
             .map_err(|e| ForgetError::new(ErrorCode::Internal, e.to_string()))?;
     }
     let io = |e: std::io::Error| {
@@ -169,7 +169,7 @@ fn purged(
 
 /// Set (or, with `None`, remove) the fact `fact_id` of `items`.
 fn edit_fact(items: &Path, fact_id: &str, status: Option<&str>) -> Result<(), ForgetError> {
-    match brain_inbox::entities::edit_fact(items, fact_id, status) {
+    match brain_graph::facts::edit_fact(items, fact_id, status) {
         Ok(true) => Ok(()),
         Ok(false) => Err(ForgetError::new(
             ErrorCode::BadQuery,

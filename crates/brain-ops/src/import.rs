@@ -187,7 +187,7 @@ impl brain_doc::Classified for ImportError {
         match self {
             ImportError::Running(_) => ErrorCode::Locked,
             ImportError::StageMissing(_) => ErrorCode::IndexMissing,
-            ImportError::Lock(_) => ErrorCode::Internal,
+            ImportError::Lock(e) => e.code(),
         }
     }
 
@@ -199,7 +199,7 @@ impl brain_doc::Classified for ImportError {
             ImportError::StageMissing(_) => {
                 "run `make install` (it puts the stages in <prefix>/libexec/brain)".into()
             }
-            ImportError::Lock(_) => String::new(),
+            ImportError::Lock(e) => e.fix(),
         }
     }
 }

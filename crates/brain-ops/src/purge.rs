@@ -125,7 +125,7 @@ fn forget_in_team(
     let collection = id.split('/').next().unwrap_or_default();
     let mut said = Vec::new();
     for name in team.engines.keys() {
-        let engine = brain_rank::team::connect(
+        let engine = brain_team::home::connect(
             Some(config),
             Some(name),
             None,

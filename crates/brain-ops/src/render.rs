@@ -83,10 +83,20 @@ pub fn status(s: &Status) -> String {
     o
 }
 
-/// `brain explain` as text.
+/// `brain explain` as text: where things are, each collection, the indexes and the model, what
+/// is installed, telemetry and the last doctor run.
 pub fn explain(e: &Explain) -> String {
     let mut o = String::new();
-    let w = &mut o;
+    explain_places(&mut o, e);
+    explain_collections(&mut o, e);
+    explain_indexes(&mut o, e);
+    explain_installed(&mut o, e);
+    explain_telemetry(&mut o, e);
+    o
+}
+
+/// The version, errors, binaries and the home's files.
+fn explain_places(w: &mut String, e: &Explain) {
     let _ = writeln!(w, "brain {}", e.version);
     for err in &e.errors {
         let _ = writeln!(w, "ERROR: {err}");
@@ -130,6 +140,9 @@ pub fn explain(e: &Explain) -> String {
         "  distill queue    {} ({} waiting)",
         e.distill_queue.path, e.distill_queue.entries
     );
+}
+
+fn explain_collections(w: &mut String, e: &Explain) {
     let _ = writeln!(w, "\ncollections");
     for c in &e.collections {
         let fresh = if c.lexical_fresh {
@@ -152,6 +165,10 @@ pub fn explain(e: &Explain) -> String {
             if c.exists { "" } else { "; folder absent" }
         );
     }
+}
+
+/// The lexical index, the vector store, the model, the last update.
+fn explain_indexes(w: &mut String, e: &Explain) {
     let l = &e.lexical;
     let _ = writeln!(
         w,
@@ -193,6 +210,10 @@ pub fn explain(e: &Explain) -> String {
     };
     let _ = writeln!(w, "model            {} at {} ({state})", m.id, m.location);
     let _ = writeln!(w, "last update      {}", when(&e.last_update));
+}
+
+/// Hooks, schedules and skills.
+fn explain_installed(w: &mut String, e: &Explain) {
     let _ = writeln!(w, "\nhooks");
     if e.hooks.is_empty() {
         let _ = writeln!(w, "  none (brain hook install --claude)");
@@ -240,6 +261,10 @@ pub fn explain(e: &Explain) -> String {
             s.scope.as_deref().unwrap_or("(none stated)")
         );
     }
+}
+
+/// Telemetry and the last doctor run.
+fn explain_telemetry(w: &mut String, e: &Explain) {
     let t = &e.telemetry;
     let _ = writeln!(
         w,
@@ -272,7 +297,6 @@ pub fn explain(e: &Explain) -> String {
             d.failures.join(", ")
         ),
     };
-    o
 }
 
 /// `brain doctor` as text.

@@ -56,7 +56,7 @@ impl Vectors for Synthetic {
         Mapping::new("synthetic", DIMS)
     }
     fn pieces(&self, body: &str) -> Vec<Piece> {
-        brain_rank::team::pieces(body, brain_vec::chunk::ChunkParams::default())
+        brain_team::home::pieces(body, brain_vec::chunk::ChunkParams::default())
     }
     fn embed(&self, title: &str, pieces: &[Piece]) -> Result<Vec<Vec<f32>>, TeamError> {
         Ok(pieces
@@ -81,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let home = Home::at(home);
     let config = Config::load(&home)?;
     let engine = brain_team::Engine::connect(url, index, None, Duration::from_secs(300))?;
-    let inputs = brain_rank::team::inputs(brain_vec::corpus::read(&config, &|w| eprintln!("{w}")));
+    let inputs = brain_team::home::inputs(brain_vec::corpus::read(&config, &|w| eprintln!("{w}")));
     let shared: Vec<String> = config.collections.iter().map(|c| c.name.clone()).collect();
     let docs = inputs.len();
     let t = Instant::now();

@@ -15,6 +15,19 @@ use std::collections::HashSet;
 
 use brain_doc::Hit;
 
+/// Whether an answer's near-duplicates are collapsed (a request's [`collapse`]
+/// (crate::request::SearchRequest::collapse)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Collapse {
+    #[default]
+    Off,
+    /// `brain ask`'s default: collapsed, nothing said of how.
+    Quiet,
+    /// Asked for (`--dedup`): collapsed, and without a vector store the answer says it compared
+    /// words only ([`WORDS_ONLY`]).
+    Said,
+}
+
 /// Shingle Jaccard at or above which two texts are one by default (our choice, 2026-11-25; see
 /// the module docs); `dedup.shingles` of the strategy.
 pub const THRESHOLD: f64 = 0.5;

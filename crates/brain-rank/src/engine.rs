@@ -13,26 +13,29 @@
 //! side (`engine/vectors.rs`) is opened lazily and only when the plan needs it, so lexical queries
 //! never load a model.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use brain_doc::Classified;
-use brain_doc::{ErrorCode, Hit};
+use brain_doc::{Classified, Hit};
 use brain_store::{Config, Home};
 use brain_vec::EmbedderSpec;
 use brain_vec::cross::CrossEncoder;
 use brain_vec::search::VecSearch;
 use jiff::Zoned;
 
+use crate::dedup::Collapse;
 use crate::error::{RunError, Unavailable};
 use crate::fusion;
+use crate::plan::tries::{self, Short, Try};
 use crate::plan::{self, Plan};
-use crate::query::{Filters, Query};
-use crate::rank::{RankOptions, Ranker};
+use crate::rank::Ranker;
 use crate::request::SearchRequest;
 use crate::route::Mode;
 use crate::strategy::Strategy;
 
+mod lists;
 mod remote;
+mod settle;
 mod vectors;
 mod walk;
 pub use remote::{Remote, compile as compile_for_engine};
@@ -53,6 +56,34 @@ pub struct Answer {
 }
 
 pub use crate::strategy::{FUSION_DEPTH, WALK_DEPTH_PER_HIT};
+
+/// A request resolved against the home and planned: what every try of it runs.
+struct Planned<'r> {
+    req: Cow<'r, SearchRequest>,
+    plan: Plan,
+}
+
+/// How deep one attempt searches: the documents it settles to, and the places it fetches beyond
+/// them (a session refill's).
+#[derive(Debug, Clone, Copy)]
+struct Depth {
+    limit: usize,
+    extra: usize,
+}
+
+impl Depth {
+    fn of(limit: usize) -> Depth {
+        Depth { limit, extra: 0 }
+    }
+}
+
+/// What one try answered, and how it came up short.
+struct Attempt {
+    answer: Answer,
+    short: Short,
+    /// Near-duplicates collapsed.
+    dropped: usize,
+}
 
 /// The open handles. Lexical index at [`Engine::open`]; vector store and model when first needed.
 pub struct Engine {
@@ -152,44 +183,122 @@ impl Engine {
             .map_err(|u| RunError::Unavailable(u.clone()))
     }
 
-    /// Answer `req` at time `now`: plan it ([`crate::plan::plan`]), run its lists, fuse, rerank,
-    /// cut to the limit, and give the winners their snippets.
+    /// Answer `req` at time `now`. The planner lists the tries once ([`tries::tries`]: the request
+    /// as asked, a deeper refill when repeated sessions or collapsed near-duplicates emptied
+    /// places, the relaxed words when nothing matched); this one loop runs each that the attempt
+    /// before it calls for, and the last attempt run answers. An attempt plans its request
+    /// ([`crate::plan::plan`]), runs its lists, fuses, reranks, settles the hits to the limit and
+    /// collapses near-duplicates when asked.
     ///
     /// In auto mode a "quoted phrase" or a -negation is a strong hint, not a requirement: when the
     /// answer is empty because of them, the words are searched without quotes and exclusions, with
     /// a warning.
     pub fn search(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
-        let ans = self.search_strict(req, now)?;
-        if ans.hits.is_empty()
-            && req.mode == Mode::Auto
-            && let Some((relaxed, what)) = relax(req, now)
-        {
-            let mut again = self.search_strict(&relaxed, now)?;
-            if !again.hits.is_empty() {
-                again.warnings.insert(
-                    0,
-                    format!("nothing matched {what}: searched the words without it instead"),
-                );
-                return Ok(again);
+        let tries = tries::tries(req);
+        let mut planned: Option<Planned<'_>> = None;
+        let mut best: Option<Attempt> = None;
+        let mut relaxed: Option<String> = None;
+        let mut short = Short::No;
+        let mut depth = Depth::of(req.limit);
+        for (i, &t) in tries.iter().enumerate() {
+            let found = best.as_ref().is_some_and(|a| !a.answer.hits.is_empty());
+            if !t.runs_after(short, found) {
+                continue;
             }
+            let mut what = None;
+            match t {
+                Try::Asked => planned = Some(self.prepare(Cow::Borrowed(req), now)?),
+                Try::Relaxed => {
+                    let Some((r, w)) = relax(req, now) else { break };
+                    planned = Some(self.prepare(Cow::Owned(r), now)?);
+                    depth = Depth::of(req.limit);
+                    what = Some(w);
+                }
+                Try::Sessions => {
+                    if let Short::Sessions(moved) = short {
+                        depth.extra += 2 * moved;
+                    }
+                }
+                Try::Duplicates => depth = Depth::of(tries::deeper_limit(req.limit)),
+            }
+            let Some(p) = &planned else { break };
+            let refill = tries.get(i + 1) == Some(&Try::Sessions);
+            let attempt = self.attempt(p, depth, req.limit, refill, now)?;
+            short = attempt.short;
+            // A relaxed search that found nothing leaves the answer as asked.
+            if t == Try::Relaxed && attempt.answer.hits.is_empty() {
+                break;
+            }
+            if what.is_some() {
+                relaxed = what;
+            }
+            best = Some(attempt);
         }
-        Ok(ans)
+        let Some(Attempt {
+            mut answer,
+            dropped,
+            ..
+        }) = best
+        else {
+            return Ok(Answer::default());
+        };
+        if let Some(what) = relaxed {
+            answer.warnings.insert(
+                0,
+                format!("nothing matched {what}: searched the words without it instead"),
+            );
+        }
+        if req.collapse == Collapse::Said && !self.has_stored_vectors() {
+            answer.warnings.push(crate::dedup::WORDS_ONLY.to_string());
+        }
+        if dropped > 0 {
+            answer.warnings.push(format!(
+                "{dropped} near-duplicate hit(s) collapsed into the one above them"
+            ));
+        }
+        Ok(answer)
     }
 
-    fn search_strict(&self, req: &SearchRequest, now: &Zoned) -> Result<Answer, RunError> {
-        let resolved = self.resolve(req, now)?;
-        let req = resolved.as_ref().unwrap_or(req);
+    /// `req` resolved against the home ([`Engine::resolve`]), planned, and with the reranker on
+    /// when the strategy reranks what the plan reads as conceptual.
+    fn prepare<'r>(
+        &self,
+        req: Cow<'r, SearchRequest>,
+        now: &Zoned,
+    ) -> Result<Planned<'r>, RunError> {
+        let req = match self.resolve(&req, now)? {
+            Some(resolved) => Cow::Owned(resolved),
+            None => req,
+        };
         let t_plan = brain_doc::timings::span("plan");
         let plan = plan::plan(
-            req,
+            &req,
             now,
             &|| self.vectors_available(),
             &|| self.known(),
             &self.strategy,
         )?;
         drop(t_plan);
-        let asked = crate::rerank::as_asked(&self.strategy.rerank, req, &plan);
-        let req = &*asked;
+        let req = match crate::rerank::as_asked(&self.strategy.rerank, &req, &plan) {
+            Cow::Owned(reranked) => Cow::Owned(reranked),
+            Cow::Borrowed(_) => req,
+        };
+        Ok(Planned { req, plan })
+    }
+
+    /// One search of the loop: the planned request run `depth` deep, its hits settled to
+    /// `depth.limit` documents and, when the request collapses near-duplicates, cut to `want`.
+    /// With `refill`, a single list that lost places to repeated sessions stops before settling
+    /// ([`Short::Sessions`]: the next try runs deeper).
+    fn attempt(
+        &self,
+        p: &Planned<'_>,
+        depth: Depth,
+        want: usize,
+        refill: bool,
+        now: &Zoned,
+    ) -> Result<Attempt, RunError> {
+        let (req, plan) = (&*p.req, &p.plan);
         let mut ans = Answer {
             hits: Vec::new(),
             mode: Some(plan.mode),
@@ -203,32 +312,70 @@ impl Engine {
                     .into(),
             );
         }
-        if plan.mode == Mode::Recent {
-            ans.hits = self.walk(&plan, req.limit, now)?;
-            ans.warnings
-                .extend(walk::empty_window(&plan, &ans.hits, true));
-            self.mark_trust(&mut ans.hits);
-            return Ok(ans);
+        let mut hits = if plan.mode == Mode::Recent {
+            let hits = self.walk(plan, depth.limit, now)?;
+            ans.warnings.extend(walk::empty_window(plan, &hits, true));
+            hits
+        } else {
+            match self.ranked_and_settled(p, depth, refill, now, &mut ans.warnings)? {
+                Ok(hits) => hits,
+                Err(moved) => {
+                    return Ok(Attempt {
+                        answer: ans,
+                        short: Short::Sessions(moved),
+                        dropped: 0,
+                    });
+                }
+            }
+        };
+        self.mark_trust(&mut hits);
+        let (mut short, mut dropped) = (Short::No, 0);
+        if req.collapse != Collapse::Off {
+            let full = settle::distinct_docs(&hits) >= want;
+            (hits, dropped) = self.collapse(hits, want);
+            if dropped > 0 && full {
+                short = Short::Duplicates;
+            }
         }
+        ans.hits = hits;
+        Ok(Attempt {
+            answer: ans,
+            short,
+            dropped,
+        })
+    }
+
+    /// The plan's lists run, fused, reranked and settled to `depth.limit` documents, with their
+    /// snippets; or, with `refill`, how many places a single list lost to repeated sessions.
+    fn ranked_and_settled(
+        &self,
+        p: &Planned<'_>,
+        depth: Depth,
+        refill: bool,
+        now: &Zoned,
+        warnings: &mut Vec<String>,
+    ) -> Result<Result<Vec<Hit>, usize>, RunError> {
+        let (req, plan) = (&*p.req, &p.plan);
         // Vectors alone: nothing to do while the model loads, so an unusable model fails first.
         // Hybrid: the lexical lists run while it loads (run_lists), and its failure comes from there.
         if plan.mode == Mode::Vec && self.remote.is_none() {
             self.vectors().map_err(RunError::Unavailable)?;
         }
         let fusing = plan.lists.len() > 1 || req.rerank;
-        let depth = if fusing {
-            self.strategy.fusion.depth.max(1).max(req.limit)
+        let base = if fusing {
+            self.strategy.fusion.depth.max(1).max(depth.limit)
         } else {
-            req.limit
+            depth.limit
         };
-        let (mut lists, mut hits, mut unreranked) = self.ranked(&plan, req, now, fusing, depth)?;
+        let (lists, mut hits, unreranked) =
+            self.ranked(plan, req, now, fusing, base + depth.extra)?;
         // A single list fetched `limit` deep has nothing to fill the places of the documents
-        // that repeat a session: fetch once more, as deep as they were many.
+        // that repeat a session: the next try fetches once more, as deep as they were many.
         let moved = fusion::repeated_sessions(&hits, self.strategy.per_session).len();
-        if !fusing && moved > 0 {
-            (lists, hits, unreranked) = self.ranked(&plan, req, now, fusing, depth + 2 * moved)?;
+        if !fusing && moved > 0 && refill {
+            return Ok(Err(moved));
         }
-        ans.warnings.extend(unreranked);
+        warnings.extend(unreranked);
         if matches!(plan.mode, Mode::Vec | Mode::Hybrid)
             && self.remote.is_none()
             && let Some(w) = {
@@ -236,17 +383,15 @@ impl Engine {
                 self.vector_lag()
             }
         {
-            ans.warnings.push(w);
+            warnings.push(w);
         }
-        self.settle(&mut hits, req, &plan, now, &mut ans.warnings);
+        self.settle(&mut hits, req, depth.limit, plan, now, warnings);
         {
             let _t = brain_doc::timings::span("snippets");
-            self.fill_snippets(&mut hits, &plan, &lists)?;
+            self.fill_snippets(&mut hits, plan, &lists)?;
         }
-        self.mark_trust(&mut hits);
-        ans.warnings.extend(walk::empty_window(&plan, &hits, false));
-        ans.hits = hits;
-        Ok(ans)
+        warnings.extend(walk::empty_window(plan, &hits, false));
+        Ok(Ok(hits))
     }
 
     /// The request as the index reads it: project names resolved to the working directories the
@@ -293,109 +438,6 @@ impl Engine {
         Ok(resolved)
     }
 
-    /// The ranked hits as the answer keeps them: one session spread out, each hit's strength,
-    /// `--min-score` applied, cut to `limit` documents, and an answer that holds nothing of a
-    /// plain query held back (only a plain query's words say what was asked: sub-queries —
-    /// `--hyde`, a query document, expansions — searched for more than its words).
-    fn settle(
-        &self,
-        hits: &mut Vec<Hit>,
-        req: &SearchRequest,
-        plan: &Plan,
-        now: &Zoned,
-        warnings: &mut Vec<String>,
-    ) {
-        fusion::spread_sessions(hits, self.strategy.per_session);
-        crate::strength::apply(hits, self.cosine_scale());
-        hits.retain(|h| crate::strength::clears(h, req.min_score));
-        fusion::truncate_docs(hits, req.limit);
-        if req.hold_weak
-            && req.lines.is_empty()
-            && let Some(w) = crate::strength::hold_back(hits, || self.unknown_words(plan, now))
-        {
-            warnings.push(w);
-        }
-    }
-
-    /// The plan's lists run `depth` deep, and their hits fused (or the one list's, normalized),
-    /// reranked, and boosted by the named projects and the time window, ties broken.
-    fn ranked(
-        &self,
-        plan: &Plan,
-        req: &SearchRequest,
-        now: &Zoned,
-        fusing: bool,
-        depth: usize,
-    ) -> Result<(Vec<fusion::HitList>, Vec<Hit>, Option<String>), RunError> {
-        let lists = self.run_lists(plan, req, now, fusing, depth)?;
-        let mut unreranked = None;
-        let _t = brain_doc::timings::span("fusion");
-        let mut hits = if lists.len() == 1 && !req.rerank {
-            let mut hits = lists.first().map(|l| l.hits.clone()).unwrap_or_default();
-            normalize(&mut hits);
-            hits
-        } else {
-            fusion::fuse_hits(&lists, &self.strategy.fusion, req.per_doc)
-        };
-        if req.rerank {
-            // Absent, broken or slower than its budget: the fused order answers, and says so.
-            let query = crate::rerank::query_text(&plan.original, req.intent.as_deref());
-            let reranked = self
-                .reranker()
-                .map_err(RunError::Unavailable)
-                .and_then(|m| {
-                    crate::rerank::rerank(m, &self.strategy.rerank, &query, &lists, hits.clone())
-                });
-            match reranked {
-                Ok(h) => hits = h,
-                Err(RunError::Unavailable(u)) => {
-                    unreranked = Some(format!(
-                        "not reranked: {} (fix: {}); the fused order answers",
-                        u.message, u.fix
-                    ));
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        crate::entity::apply(&mut hits, &plan.named, &self.strategy.entity);
-        if let Some(w) = &plan.when {
-            crate::when::score::apply(&mut hits, w, &self.strategy.time);
-        }
-        // Memory signals reorder near-ties; a literal query ranks by relevance alone.
-        let literal = crate::route::is_literal(&plan.original);
-        if !literal {
-            // Read per search (a small file of the records ever read): a long-lived server sees a
-            // fold at once.
-            let rehearsal = brain_store::access::Rehearsal::load(&self.home);
-            let role_of = |c: &str| {
-                self.config
-                    .as_ref()
-                    .and_then(|cfg| cfg.collection(c))
-                    .map(|c| c.role.clone())
-            };
-            crate::memory::apply(&mut hits, &self.strategy.memory, &rehearsal, &role_of);
-        }
-        fusion::break_ties(&mut hits);
-        Ok((lists, hits, unreranked))
-    }
-
-    /// The words of the plan's lexical query the index has never seen (a short query's only;
-    /// none without a lexical list or index).
-    fn unknown_words(&self, plan: &Plan, now: &Zoned) -> Vec<String> {
-        if self.remote.is_some() {
-            return Vec::new();
-        }
-        let (Ok(r), Some(q)) = (
-            self.ranker(),
-            plan.lists.iter().find_map(|l| l.query.as_ref()),
-        ) else {
-            return Vec::new();
-        };
-        r.searcher()
-            .term_weights(&crate::rank::lex_query(q, now.timestamp()))
-            .unknown()
-    }
-
     /// Every project of the index (`meta.project` values), sorted.
     pub fn projects(&self) -> Vec<String> {
         self.known().projects
@@ -414,169 +456,6 @@ impl Engine {
             entities,
         }
     }
-
-    /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
-    /// fences.
-    fn mark_trust(&self, hits: &mut [Hit]) {
-        if let Some(config) = &self.config {
-            for h in hits.iter_mut() {
-                h.untrusted = config.is_low_trust(&h.collection);
-            }
-        }
-        // A team engine's text was written on other machines, by other people's agents: it
-        // reaches an agent fenced, as low-trust text does.
-        if self.remote.is_some() {
-            for h in hits {
-                h.untrusted = true;
-            }
-        }
-    }
-
-    /// Snippets for the hits that came from lexical lists ranked without them: a fused list takes
-    /// `FUSION_DEPTH` candidates per list, and snippets (tokenizing every line of a passage) were
-    /// 37 % of a warm 40-deep lexical list — only the `limit` winners need one.
-    fn fill_snippets(
-        &self,
-        hits: &mut [Hit],
-        plan: &Plan,
-        lists: &[fusion::HitList],
-    ) -> Result<(), RunError> {
-        for h in hits.iter_mut().filter(|h| h.snippet.is_empty()) {
-            let found = lists.iter().zip(&plan.lists).find_map(|(l, p)| {
-                if !l.unsnipped {
-                    return None;
-                }
-                let j = l
-                    .hits
-                    .iter()
-                    .position(|x| x.uri == h.uri && x.line == h.line)?;
-                Some((p.query.as_ref()?, l.texts.get(j)?))
-            });
-            if let Some((query, body)) = found {
-                self.ranker()?.fill_snippet(h, body, query);
-            }
-        }
-        Ok(())
-    }
-
-    /// Run every planned list: lexical ones here, vector ones (model load, one embedding call for all
-    /// their texts, one scan each) on a scoped thread at the same time. The lists come back in plan
-    /// order, one per planned list.
-    fn run_lists(
-        &self,
-        plan: &Plan,
-        req: &SearchRequest,
-        now: &Zoned,
-        fusing: bool,
-        depth: usize,
-    ) -> Result<Vec<fusion::HitList>, RunError> {
-        let vec_plan: Vec<(usize, &str)> = plan
-            .lists
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.kind.is_vector())
-            .map(|(i, l)| (i, l.text.as_str()))
-            .collect();
-        let lex_lists = || -> Vec<(usize, Result<Vec<(Hit, String)>, RunError>)> {
-            plan.lists
-                .iter()
-                .enumerate()
-                .filter_map(|(i, l)| Some((i, l.query.as_ref()?)))
-                .map(|(i, q)| {
-                    let _t = brain_doc::timings::span("lex.list");
-                    (i, self.lex_list(q, &plan.filters, depth, req, now, !fusing))
-                })
-                .collect()
-        };
-        let vec_lists = || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &self.remote {
-                Some(r) => self.remote_vectors(r, &vec_plan, &plan.filters, depth, now),
-                None => self.vector_lists(&vec_plan, &plan.filters, depth, now),
-            }))
-            .unwrap_or_else(|_| {
-                Err(RunError::Unavailable(Unavailable {
-                    code: ErrorCode::Internal,
-                    message: "the vector search panicked".into(),
-                    fix: String::new(),
-                }))
-            })
-        };
-        let (lex_results, vec_results) = if vec_plan.is_empty() {
-            (lex_lists(), None)
-        } else if matches!(self.vec.get(), Some(Ok(_))) {
-            // Warm (model and store open): both sides are CPU work; as tasks of the one pool they
-            // share its two workers instead of a third thread preempting the scan's.
-            let (lex, vec) = rayon::join(lex_lists, vec_lists);
-            (lex, Some(vec))
-        } else {
-            // Fresh: the vector side blocks on loading the model and the store; the lexical lists
-            // and the backlog count run meanwhile on this thread.
-            std::thread::scope(|scope| {
-                let vec_job = scope.spawn(vec_lists);
-                let lex = lex_lists();
-                // The embedding backlog (a registry count) while the query is embedded and
-                // scanned: waits for the model to open, then runs beside the vector thread's
-                // work; the warning later reads the cached answer.
-                {
-                    let _t = brain_doc::timings::span("backlog");
-                    let _ = self.vector_lag();
-                }
-                let vec = vec_job.join().unwrap_or_else(|_| {
-                    Err(RunError::Unavailable(Unavailable {
-                        code: ErrorCode::Internal,
-                        message: "the vector search thread panicked".into(),
-                        fix: String::new(),
-                    }))
-                });
-                (lex, Some(vec))
-            })
-        };
-        let mut lists: Vec<Option<fusion::HitList>> = plan.lists.iter().map(|_| None).collect();
-        for (i, r) in lex_results {
-            let (hits, texts) = r?.into_iter().unzip();
-            let mut list =
-                fusion::HitList::new(plan.lists[i].name, plan.lists[i].weight, hits, texts);
-            list.share = plan.lists[i].share;
-            list.unsnipped = fusing && req.snippets;
-            lists[i] = Some(list);
-        }
-        if let Some(r) = vec_results {
-            for (i, hits_texts) in r? {
-                let (hits, texts) = hits_texts.into_iter().unzip();
-                let l = &plan.lists[i];
-                let mut list = fusion::HitList::new(l.kind.name(), l.weight, hits, texts);
-                list.share = l.share;
-                lists[i] = Some(list);
-            }
-        }
-        Ok(lists.into_iter().flatten().collect())
-    }
-
-    /// One lexical list: the sub-query's parse with the plan's filters added. Without `snippets`,
-    /// hits carry their passage's first line and no snippet (see [`Engine::fill_snippets`]).
-    fn lex_list(
-        &self,
-        query: &Query,
-        filters: &Filters,
-        depth: usize,
-        req: &SearchRequest,
-        now: &Zoned,
-        snippets: bool,
-    ) -> Result<Vec<(Hit, String)>, RunError> {
-        if let Some(r) = &self.remote {
-            return self.remote_lex(r, query, filters, depth, now);
-        }
-        let mut q = query.clone();
-        q.filters.merge(filters);
-        let opts = RankOptions {
-            limit: depth,
-            per_doc: req.per_doc,
-            boosts: self.strategy.boosts(),
-            snippets: req.snippets && snippets,
-            pool: self.strategy.pool,
-        };
-        Ok(self.ranker()?.rank_with_text(&q, &opts, now.timestamp())?)
-    }
 }
 
 /// `req` with its plain query relaxed ([`crate::query::Plain::relaxed`]: phrases as words, no
@@ -586,15 +465,4 @@ fn relax(req: &SearchRequest, now: &Zoned) -> Option<(SearchRequest, String)> {
     let mut relaxed = req.clone();
     relaxed.plain = Some(plain);
     Some((relaxed, what))
-}
-
-/// Scale scores so the best hit is 1 and none is below 0 (a lexical list already is; cosines are
-/// not).
-fn normalize(hits: &mut [Hit]) {
-    let top = hits.first().map_or(1.0, |h| h.score);
-    if top > 0.0 && (top - 1.0).abs() > f64::EPSILON {
-        for h in hits.iter_mut() {
-            h.score = ((h.score / top).max(0.0) * 10_000.0).round() / 10_000.0;
-        }
-    }
 }

@@ -82,13 +82,7 @@ impl Handles {
     pub fn config(&mut self) -> Result<&Config, ErrorRecord> {
         let home = self.home.clone();
         refresh(&mut self.config, &[home.config()], || {
-            Config::load(&home).map_err(|e| {
-                ErrorRecord::new(
-                    ErrorCode::BadQuery,
-                    e.to_string(),
-                    "fix brain.yaml (see docs/collections.md)",
-                )
-            })
+            Config::load(&home).map_err(|e| ErrorRecord::of(&e))
         })
     }
 

@@ -35,7 +35,6 @@ pub mod run;
 mod sessions;
 pub mod strategy;
 pub mod strength;
-pub mod team;
 pub mod when;
 
 pub use engine::{Answer, Engine};

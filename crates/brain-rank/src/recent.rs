@@ -109,24 +109,25 @@ impl brain_doc::Classified for RecentError {
     fn code(&self) -> ErrorCode {
         match self {
             RecentError::NoRegistry(_) => ErrorCode::IndexMissing,
-            RecentError::UnknownCollection(_) | RecentError::Config(_) => ErrorCode::BadQuery,
-            RecentError::Registry(_) => ErrorCode::Internal,
+            RecentError::UnknownCollection(_) => ErrorCode::BadQuery,
+            RecentError::Config(e) => e.code(),
+            RecentError::Registry(e) => e.code(),
         }
     }
 
     /// What to do about it.
     fn fix(&self) -> String {
-        let fix: &str = {
-            match self {
-                RecentError::NoRegistry(_) => {
-                    "index the collections first: `lexindex --all` (or capture with `brain inbox`)"
-                }
-                RecentError::UnknownCollection(_) => "pick a collection of `brain collection list`",
-                RecentError::Config(_) => "fix $BRAIN_HOME/brain.yaml (see docs/collections.md)",
-                RecentError::Registry(_) => "",
+        match self {
+            RecentError::NoRegistry(_) => {
+                "index the collections first: `lexindex --all` (or capture with `brain inbox`)"
+                    .into()
             }
-        };
-        fix.into()
+            RecentError::UnknownCollection(_) => {
+                "pick a collection of `brain collection list`".into()
+            }
+            RecentError::Config(e) => e.fix(),
+            RecentError::Registry(e) => e.fix(),
+        }
     }
 }
 

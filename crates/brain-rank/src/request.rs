@@ -10,6 +10,7 @@
 
 use jiff::Zoned;
 
+use crate::dedup::Collapse;
 use crate::error::RunError;
 use crate::query::{Edge, Filters, Query, parse_time};
 use crate::querydoc::{QueryDoc, SearchKind};
@@ -66,6 +67,8 @@ pub struct SearchRequest {
     pub rerank: bool,
     /// Compute lexical snippets (and their lines); `brain eval` only needs the order.
     pub snippets: bool,
+    /// Whether near-duplicates are folded into the best of them (`brain ask`; off elsewhere).
+    pub collapse: Collapse,
     /// What building the request left out (words past the cap), for the answer's warnings.
     pub warnings: Vec<String>,
 }
@@ -90,6 +93,7 @@ impl SearchRequest {
                 mode: Mode::Auto,
                 rerank: false,
                 snippets: true,
+                collapse: Collapse::Off,
                 warnings: Vec::new(),
             },
         }
@@ -299,6 +303,12 @@ impl RequestBuilder<'_> {
     /// Whether hits get snippets (`brain eval` needs only the order).
     pub fn snippets(mut self, snippets: bool) -> Self {
         self.req.snippets = snippets;
+        self
+    }
+
+    /// Whether near-duplicates are collapsed ([`Collapse`]).
+    pub fn collapse(mut self, collapse: Collapse) -> Self {
+        self.req.collapse = collapse;
         self
     }
 

@@ -13,7 +13,7 @@ use crate::error::RunError;
 /// expansion that failed is a warning of the answer. For one-shot processes: the engine is not torn
 /// down (see below) — a long-lived caller opens an [`Engine`] once and calls [`Engine::search`].
 pub fn search(home: &Home, args: &RankArgs, text: &str, now: &Zoned) -> Result<Answer, RunError> {
-    let engine = Engine::open_for(home, args)?;
+    let engine = Engine::open_team(home, args.engine.as_deref(), args.own)?;
     let ans = answer(&engine, args, text, now, Collapse::Off);
     leave(engine);
     ans
@@ -26,22 +26,12 @@ pub fn leave(engine: Engine) {
     std::mem::forget(engine);
 }
 
-/// Whether an answer's near-duplicates are collapsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Collapse {
-    Off,
-    /// `brain ask`'s default: collapsed, nothing said of how.
-    Quiet,
-    /// Asked for (`--dedup`): collapsed, and without a vector store the answer says it compared
-    /// words only ([`crate::dedup::WORDS_ONLY`]).
-    Said,
-}
+pub use crate::dedup::Collapse;
 
 /// `brain ask`'s answer (and `rank`'s, without `collapse`) with `engine`: the request built once
-/// from `text` and `args` (defaults from the engine's strategy), searched, and with `collapse`
-/// near-duplicates folded into the best of them, the list still `limit` documents long — when a
-/// full list lost some, the same resolved request runs once more, deeper (only then: most answers
-/// hold no near-duplicate). An expansion that failed is a warning of the answer.
+/// from `text` and `args` (defaults from the engine's strategy), with `collapse` folding
+/// near-duplicates into the best of them ([`Engine::search`] refills the list when a full one
+/// lost some), searched. An expansion that failed is a warning of the answer.
 pub fn answer(
     engine: &Engine,
     args: &RankArgs,
@@ -50,72 +40,12 @@ pub fn answer(
     collapse: Collapse,
 ) -> Result<Answer, RunError> {
     let mut warnings = Vec::new();
-    let req = args.request(engine.home(), text, now, engine.strategy(), &mut warnings)?;
+    let mut req = args.request(engine.home(), text, now, engine.strategy(), &mut warnings)?;
+    req.collapse = collapse;
     let mut ans = engine.search(&req, now)?;
-    if collapse != Collapse::Off {
-        let _t = brain_doc::timings::span("dedup");
-        let want = req.limit;
-        let full = distinct_docs(&ans.hits) >= want;
-        let (mut hits, mut dropped) = collapsed(engine, std::mem::take(&mut ans.hits), want);
-        if dropped > 0 && full {
-            let mut deeper = req.clone();
-            deeper.limit = want.saturating_mul(DEDUP_DEPTH).min(want + DEDUP_EXTRA_MAX);
-            (hits, dropped) = collapsed(engine, engine.search(&deeper, now)?.hits, want);
-        }
-        ans.hits = hits;
-        if collapse == Collapse::Said && !engine.has_stored_vectors() {
-            ans.warnings.push(crate::dedup::WORDS_ONLY.to_string());
-        }
-        if dropped > 0 {
-            ans.warnings.push(format!(
-                "{dropped} near-duplicate hit(s) collapsed into the one above them"
-            ));
-        }
-    }
     warnings.append(&mut ans.warnings);
     ans.warnings = warnings;
     Ok(ans)
-}
-
-/// A deduplicated answer that lost documents searches again this many times -n deep …
-const DEDUP_DEPTH: usize = 3;
-/// … but at most this many documents more (a `-n 500` does not search 1,500 deep).
-const DEDUP_EXTRA_MAX: usize = 40;
-
-/// The number of documents `hits` holds (`--per-doc` passages count once).
-fn distinct_docs(hits: &[brain_doc::Hit]) -> usize {
-    let mut seen = std::collections::HashSet::new();
-    hits.iter().filter(|h| seen.insert(h.uri.as_str())).count()
-}
-
-/// `hits` without the near-duplicates of a better document, cut to `want` documents, ranks
-/// numbered again; and how many went. Documents are compared by their best passage (title,
-/// snippet, its stored vector: a paraphrase is a duplicate too, no model loaded); the other
-/// passages `--per-doc` asked for stay with their document.
-fn collapsed(
-    engine: &Engine,
-    mut hits: Vec<brain_doc::Hit>,
-    want: usize,
-) -> (Vec<brain_doc::Hit>, usize) {
-    let store = brain_vec::store::Store::open(&engine.home().vectors()).ok();
-    let vectors = |wanted: &[(String, Option<u64>)]| match &store {
-        Some(s) => crate::dedup::stored_vectors(s, wanted),
-        None => vec![None; wanted.len()],
-    };
-    let mut seen = std::collections::HashSet::new();
-    let firsts: Vec<brain_doc::Hit> = hits
-        .iter()
-        .filter(|h| seen.insert(h.uri.clone()))
-        .cloned()
-        .collect();
-    let (kept, dropped) = crate::dedup::dedup_hits(firsts, &vectors, engine.dedup_thresholds());
-    let kept: std::collections::HashSet<String> = kept.into_iter().map(|h| h.uri).collect();
-    hits.retain(|h| kept.contains(&h.uri));
-    crate::fusion::truncate_docs(&mut hits, want);
-    for (i, h) in hits.iter_mut().enumerate() {
-        h.rank = i as u32 + 1;
-    }
-    (hits, dropped)
 }
 
 /// `rank --fuse`: read each file as a hit list in rank order and fuse them (see

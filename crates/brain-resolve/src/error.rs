@@ -55,9 +55,8 @@ impl brain_doc::Classified for DocsError {
             | DocsError::NotInCollection(_) => ErrorCode::BadQuery,
             DocsError::Refused(_) => ErrorCode::Refused,
             DocsError::Index(e) => e.code(),
-            DocsError::Search(_) | DocsError::Registry(_) | DocsError::Io { .. } => {
-                ErrorCode::Internal
-            }
+            DocsError::Registry(e) => e.code(),
+            DocsError::Search(_) | DocsError::Io { .. } => ErrorCode::Internal,
         }
     }
 
@@ -76,7 +75,8 @@ impl brain_doc::Classified for DocsError {
                     "only a collection's documents are served (docs/security.md); a link out of a collection is followed only with `follow_links: true` in brain.yaml"
                 }
                 DocsError::Index(e) => return e.fix(),
-                DocsError::Search(_) | DocsError::Registry(_) | DocsError::Io { .. } => "",
+                DocsError::Registry(e) => return e.fix(),
+                DocsError::Search(_) | DocsError::Io { .. } => "",
             }
         };
         fix.into()

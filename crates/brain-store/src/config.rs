@@ -31,18 +31,21 @@ use crate::Home;
 
 /// The pipeline's own collections: `brain`, `distilled` and `chrome-history` under
 /// `$BRAIN_HOME/corpus/`, `inbox` in `$BRAIN_HOME/inbox/` (docs/collections.md; see [`builtin_path`]).
+/// The inbox collection's name (and its folder's, `$BRAIN_HOME/inbox/`).
+pub const INBOX: &str = "inbox";
+
 pub const BUILTIN: [(&str, &str, Trust); 4] = [
     ("brain", "sessions", Trust::High),
     ("distilled", "distilled", Trust::High),
     ("chrome-history", "browser", Trust::Low),
-    ("inbox", "inbox", Trust::High),
+    (INBOX, "inbox", Trust::High),
 ];
 
 /// The folder of a built-in collection, relative to `$BRAIN_HOME`: `inbox/` for the inbox (where
 /// `brain inbox` writes its day files, [`Home::inbox`]), `corpus/<name>` for the others.
 pub fn builtin_path(name: &str) -> String {
-    if name == "inbox" {
-        "inbox".into()
+    if name == INBOX {
+        INBOX.into()
     } else {
         format!("corpus/{name}")
     }
@@ -168,6 +171,21 @@ pub enum ConfigError {
         glob: String,
         reason: String,
     },
+}
+
+impl brain_doc::Classified for ConfigError {
+    /// Every way `brain.yaml` fails is the user's file to fix: a bad query (64).
+    fn code(&self) -> brain_doc::ErrorCode {
+        brain_doc::ErrorCode::BadQuery
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            ConfigError::Unknown(_) => "pick a collection of `brain collection list`".into(),
+            _ => "fix $BRAIN_HOME/brain.yaml (`brain doctor` says where; see docs/collections.md)"
+                .into(),
+        }
+    }
 }
 
 /// The parsed `brain.yaml`, tied to the home it came from.

@@ -29,7 +29,7 @@ pub mod tiers;
 pub mod walk;
 
 pub use config::{
-    BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, Layout, Partition, Rule, Trust,
+    BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, INBOX, Layout, Partition, Rule, Trust,
     builtin_path, check_name,
 };
 pub use home::{Home, display_path, home_dir, project_path};

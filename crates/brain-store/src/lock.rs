@@ -18,6 +18,23 @@ pub enum LockError {
     },
 }
 
+impl brain_doc::Classified for LockError {
+    /// Another holder is contention (70); a lock file that cannot be opened is internal (99).
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            LockError::Held { .. } => brain_doc::ErrorCode::Locked,
+            LockError::Io { .. } => brain_doc::ErrorCode::Internal,
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            LockError::Held { .. } => "wait for the other run to finish, then try again".into(),
+            LockError::Io { .. } => String::new(),
+        }
+    }
+}
+
 /// A held lock; released when dropped (and by the OS if the process dies, so a crash leaves no stale
 /// lock behind, only a stale pid note in the file). A clean release empties the note first, so a note
 /// naming a dead process means its holder died mid-run (`brain doctor` reports it).

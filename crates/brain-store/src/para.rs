@@ -13,7 +13,7 @@
 //! archives/<any of the above>            the same kind, archived
 //! ```
 //! Each folder holds `summary.md` (the entity: name, aliases, a summary) and `items.json` (its
-//! atomic facts, made records by `brain_inbox::entities`).
+//! atomic facts, made records by `brain_graph::facts`).
 
 /// Agents' session transcripts (`jsonl2md` → `partition`): the collection an agent's session id
 /// names a document of.
@@ -33,7 +33,7 @@ pub const ROLE_PARA: &str = "para";
 pub const SUMMARY: &str = "summary.md";
 
 /// The folder of the inbox holding the records made of entities' `items.json` facts
-/// (`brain_inbox::entities` writes them, `brain entity` reads them).
+/// (`brain_graph::facts` writes them, `brain entity` reads them).
 pub const FACTS_FOLDER: &str = "entities";
 
 /// Where the fact records of entity `entity_id` (`<collection>/<folder>`) live inside the inbox:

@@ -3,6 +3,8 @@
 //!
 //! * [`agree`] — whether this home and an engine agree (brain doctor);
 //! * [`mapping`] — the index's configset (schema and solrconfig), its version, and creating it;
+//! * [`home`] — this home's side: the engine brain.yaml names with its credentials (`connect`),
+//!   and vecindex's chunker and model as the vectors the sink sends (`Local`);
 //! * [`client`] — the engine's HTTP client: one URL, credentials from the environment or a file,
 //!   every failure classified (unreachable → 65, too slow → 66, refused credentials → 71);
 //! * [`query`] — brain's query language compiled to the engine's parameters, its answer read back;
@@ -12,6 +14,7 @@
 
 pub mod agree;
 pub mod client;
+pub mod home;
 pub mod mapping;
 pub mod query;
 pub mod record;

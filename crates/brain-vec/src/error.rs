@@ -40,9 +40,9 @@ pub enum VecError {
     /// A bad embedder spec or argument.
     #[error("{0}")]
     BadInput(String),
-    /// Another vecindex run holds the store's lock past the wait.
-    #[error("{0}")]
-    Locked(String),
+    /// The store's lock: another vecindex run holds it past the wait, or its file fails.
+    #[error(transparent)]
+    Lock(#[from] brain_store::LockError),
     /// I/O on a named file.
     #[error("{path}: {source}")]
     Io {
@@ -70,7 +70,7 @@ impl brain_doc::Classified for VecError {
             | VecError::FingerprintMismatch { .. } => ErrorCode::IndexMissing,
             VecError::Timeout { .. } => ErrorCode::Timeout,
             VecError::BadInput(_) => ErrorCode::BadQuery,
-            VecError::Locked(_) => ErrorCode::Locked,
+            VecError::Lock(e) => e.code(),
             VecError::Backend { .. } | VecError::Inference(_) | VecError::Io { .. } => {
                 ErrorCode::Internal
             }
@@ -92,6 +92,7 @@ impl brain_doc::Classified for VecError {
             }
             VecError::Timeout { .. } => "check the embedding server, or raise --timeout".into(),
             VecError::Backend { .. } => "check the embedding server URL and model name".into(),
+            VecError::Lock(e) => e.fix(),
             _ => String::new(),
         }
     }

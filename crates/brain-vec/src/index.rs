@@ -189,157 +189,43 @@ pub fn update(
     let mut report = Report {
         docs: inputs.len(),
         rebuilt: old.is_none(),
+        generation: previous_gen.unwrap_or(0),
         ..Report::default()
     };
-    let by_id: HashMap<&str, usize> = old
-        .as_ref()
-        .map(|s| s.docs.iter().enumerate().map(|(i, d)| (d.id, i)).collect())
-        .unwrap_or_default();
-
-    let hashes: Vec<String> = inputs.iter().map(Input::hash).collect();
-    // Unchanged text but changed metadata (date, title, project, …): rows are copied, entry refreshed.
-    let mut refresh: HashMap<usize, usize> = HashMap::new();
-    let mut todo: Vec<usize> = Vec::new();
-    let mut keep: Vec<usize> = Vec::new(); // old doc indices to copy
-    let mut seen = vec![false; old.as_ref().map_or(0, |s| s.docs.len())];
-    for (i, input) in inputs.iter().enumerate() {
-        match by_id.get(input.doc.id.as_str()) {
-            Some(&o) if seen[o] => {} // duplicate id in the input: first wins
-            Some(&o) => {
-                seen[o] = true;
-                keep.push(o);
-                if let Some(e) = old
-                    .as_ref()
-                    .and_then(|s| s.docs.get(o))
-                    .filter(|e| e.hash == hashes[i])
-                {
-                    report.unchanged += 1;
-                    let fresh = entry(input, &hashes[i]);
-                    if !same_meta(&fresh, &e) {
-                        refresh.insert(o, i);
-                    }
-                } else {
-                    todo.push(i);
-                }
-            }
-            None => todo.push(i),
-        }
-    }
-    if let Some(s) = &old {
-        for (o, was_seen) in seen.iter().enumerate() {
-            if !was_seen {
-                if opts.prune {
-                    report.removed += 1;
-                } else {
-                    keep.push(o);
-                }
-            }
-        }
-        let _ = s;
-    }
-    // Newest first: what a cut-off run leaves pending is the oldest (RFC 3339 dates sort as text;
-    // undated documents last, input order among equals).
-    todo.sort_by(|&a, &b| inputs[b].doc.date.cmp(&inputs[a].doc.date));
-    let cap = opts.limit.unwrap_or(usize::MAX).min(todo.len());
+    let t = triage(old.as_ref(), inputs, opts.prune, &mut report);
     // A store written before the int8 copy existed is rewritten once (rows copied, nothing re-embedded).
     let current = old.as_ref().is_some_and(|s| s.manifest.int8);
-    if todo.is_empty() && report.removed == 0 && refresh.is_empty() && current {
-        report.generation = previous_gen.unwrap_or(0);
+    if t.todo.is_empty() && report.removed == 0 && t.refresh.is_empty() && current {
         return Ok(report);
     }
-
-    let mut cache = ChunkCache::new(if todo.is_empty() { None } else { old.as_ref() });
-    if let Some(cap) = opts.max_chunks {
-        let mut need: std::collections::HashSet<ChunkKey> = Default::default();
-        for &i in &todo[..cap_docs(&todo, opts)] {
-            let d = &inputs[i].doc;
-            for c in chunk::chunk(&d.body, opts.chunking) {
-                let k = chunk_key(&chunk::embed_text(&d.title, &c.text));
-                if !cache.contains(&k) {
-                    need.insert(k);
-                }
-            }
-        }
-        if need.len() > cap {
-            report.pending = todo.len();
-            report.over_cap = Some(need.len());
-            report.generation = previous_gen.unwrap_or(0);
-            return Ok(report);
-        }
+    let mut cache = ChunkCache::new(if t.todo.is_empty() {
+        None
+    } else {
+        old.as_ref()
+    });
+    if let Some(need) = over_cap(&cache, inputs, &t.todo, opts) {
+        report.pending = t.todo.len();
+        report.over_cap = Some(need);
+        return Ok(report);
     }
     let mut writer = Writer::create(dir, previous_gen, fp)?;
     // Fresh embeddings first, so a stale copy of the same doc is skipped below.
-    let mut replaced = vec![false; seen.len()];
+    let mut replaced = vec![false; t.stored];
+    let todo = &t.todo[..cap_docs(&t.todo, opts)];
     let mut pos = 0;
-    while pos < cap {
-        if opts.budget.is_some_and(|b| start.elapsed() >= b) {
-            break;
-        }
-        // Gather whole documents until the call holds EMBED_CALL chunks.
-        let mut group: Vec<(usize, Vec<chunk::Chunk>)> = Vec::new();
-        let mut n = 0;
-        while pos < cap && (n < EMBED_CALL || group.is_empty()) {
-            let i = todo[pos];
-            let chunks = chunk::chunk(&inputs[i].doc.body, opts.chunking);
-            n += chunks.len();
-            group.push((i, chunks));
-            pos += 1;
-        }
-        let texts: Vec<String> = group
-            .iter()
-            .flat_map(|(i, cs)| {
-                cs.iter()
-                    .map(|c| chunk::embed_text(&inputs[*i].doc.title, &c.text))
-            })
-            .collect();
-        let keys: Vec<ChunkKey> = texts.par_iter().map(|t| chunk_key(t)).collect();
-        // Embed each text the cache does not hold, once.
-        let mut first: HashMap<ChunkKey, usize> = HashMap::new();
-        let mut need: Vec<usize> = Vec::new();
-        for (j, k) in keys.iter().enumerate() {
-            if !cache.contains(k) && !first.contains_key(k) {
-                first.insert(*k, need.len());
-                need.push(j);
-            }
-        }
-        let refs: Vec<&str> = need.iter().map(|&j| texts[j].as_str()).collect();
-        let t0 = Instant::now();
-        let computed = if refs.is_empty() {
-            Vec::new()
-        } else {
-            embedder.embed(&refs)?
-        };
-        report.embed_secs += t0.elapsed().as_secs_f64();
-        if computed.len() != need.len() {
-            return Err(VecError::Inference(format!(
-                "the embedder returned {} vectors for {} texts",
-                computed.len(),
-                need.len()
-            )));
-        }
-        report.reused += keys.len() - need.len();
-        let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
-        for k in &keys {
-            let v = match first.get(k).and_then(|&n| computed.get(n)) {
-                Some(v) => v.clone(),
-                None => cache.get(k).ok_or_else(|| {
-                    VecError::Inference("a cached chunk vanished from the cache".into())
-                })?,
-            };
-            vectors.push(v);
-        }
-        for (&j, v) in need.iter().zip(&computed) {
-            cache.keep(keys[j], v);
-        }
-        let mut v = vectors.iter();
+    while pos < todo.len() && opts.budget.is_none_or(|b| start.elapsed() < b) {
+        let group = next_group(inputs, &todo[pos..], opts.chunking);
+        pos += group.len();
+        let vectors = embed_group(embedder, &mut cache, inputs, &group, &mut report)?;
+        let mut vectors = vectors.iter();
         for (i, cs) in &group {
             let rows: Vec<(u64, &str, &[f32])> = cs
                 .iter()
-                .zip(&mut v)
+                .zip(&mut vectors)
                 .map(|(c, vec)| (c.line, c.text.as_str(), vec.as_slice()))
                 .collect();
-            writer.push(entry(&inputs[*i], &hashes[*i]), &rows)?;
-            if let Some(&o) = by_id.get(inputs[*i].doc.id.as_str()) {
+            writer.push(entry(&inputs[*i], &t.hashes[*i]), &rows)?;
+            if let Some(&o) = t.by_id.get(inputs[*i].doc.id.as_str()) {
                 replaced[o] = true;
             }
             report.embedded += 1;
@@ -347,23 +233,211 @@ pub fn update(
             progress(report.embedded);
         }
     }
-    report.pending = todo.len() - report.embedded;
+    report.pending = t.todo.len() - report.embedded;
     writer.set_rate(
         measured_rate(&report, embedder)
             .or_else(|| old.as_ref().and_then(|s| s.manifest.rate.clone())),
     );
     if let Some(s) = &old {
-        for &o in &keep {
-            if replaced[o] {
-                continue;
-            }
-            let Some(e) = s.docs.get(o) else { continue };
-            let fresh = refresh.get(&o).map(|&i| entry(&inputs[i], e.hash));
-            copy_rows(s, &e, fresh.unwrap_or_else(|| e.to_entry()), &mut writer)?;
-        }
+        copy_kept(s, &t, &replaced, inputs, &mut writer)?;
     }
     report.generation = writer.commit()?.generation;
     Ok(report)
+}
+
+/// What a run does with each document: which inputs need embedding, which stored documents stay,
+/// and which of those only need their entry refreshed.
+struct Triage<'s> {
+    /// Stored documents by id.
+    by_id: HashMap<&'s str, usize>,
+    /// The sha256 of what each input embeds.
+    hashes: Vec<String>,
+    /// Unchanged text but changed metadata (date, title, project, …): stored document → the input
+    /// whose entry replaces its own (rows are copied).
+    refresh: HashMap<usize, usize>,
+    /// Inputs to embed, newest first.
+    todo: Vec<usize>,
+    /// Stored documents to copy.
+    keep: Vec<usize>,
+    /// Documents the store holds.
+    stored: usize,
+}
+
+/// Sort `inputs` against the `old` store (unchanged documents and removed ones counted in
+/// `report`). A duplicate id in the input: the first wins.
+fn triage<'s>(
+    old: Option<&'s Store>,
+    inputs: &[Input],
+    prune: bool,
+    report: &mut Report,
+) -> Triage<'s> {
+    let by_id: HashMap<&str, usize> = old
+        .map(|s| s.docs.iter().enumerate().map(|(i, d)| (d.id, i)).collect())
+        .unwrap_or_default();
+    let stored = old.map_or(0, |s| s.docs.len());
+    let hashes: Vec<String> = inputs.iter().map(Input::hash).collect();
+    let (mut refresh, mut todo, mut keep) = (HashMap::new(), Vec::new(), Vec::new());
+    let mut seen = vec![false; stored];
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(&o) = by_id.get(input.doc.id.as_str()) else {
+            todo.push(i);
+            continue;
+        };
+        if seen[o] {
+            continue;
+        }
+        seen[o] = true;
+        keep.push(o);
+        match old
+            .and_then(|s| s.docs.get(o))
+            .filter(|e| e.hash == hashes[i])
+        {
+            Some(e) => {
+                report.unchanged += 1;
+                if !same_meta(&entry(input, &hashes[i]), &e) {
+                    refresh.insert(o, i);
+                }
+            }
+            None => todo.push(i),
+        }
+    }
+    for (o, _) in seen.iter().enumerate().filter(|(_, s)| !**s) {
+        if prune {
+            report.removed += 1;
+        } else {
+            keep.push(o);
+        }
+    }
+    // Newest first: what a cut-off run leaves pending is the oldest (RFC 3339 dates sort as text;
+    // undated documents last, input order among equals).
+    todo.sort_by(|&a, &b| inputs[b].doc.date.cmp(&inputs[a].doc.date));
+    Triage {
+        by_id,
+        hashes,
+        refresh,
+        todo,
+        keep,
+        stored,
+    }
+}
+
+/// With `--max-chunks`: the chunks the run would compute (those the cache does not hold), when
+/// more than the cap.
+fn over_cap(
+    cache: &ChunkCache<'_>,
+    inputs: &[Input],
+    todo: &[usize],
+    opts: &Options,
+) -> Option<usize> {
+    let cap = opts.max_chunks?;
+    let mut need: std::collections::HashSet<ChunkKey> = Default::default();
+    for &i in &todo[..cap_docs(todo, opts)] {
+        let d = &inputs[i].doc;
+        for c in chunk::chunk(&d.body, opts.chunking) {
+            let k = chunk_key(&chunk::embed_text(&d.title, &c.text));
+            if !cache.contains(&k) {
+                need.insert(k);
+            }
+        }
+    }
+    (need.len() > cap).then_some(need.len())
+}
+
+/// Whole documents from the front of `todo`, chunked, until they hold [`EMBED_CALL`] chunks (at
+/// least one document).
+fn next_group(
+    inputs: &[Input],
+    todo: &[usize],
+    chunking: ChunkParams,
+) -> Vec<(usize, Vec<chunk::Chunk>)> {
+    let mut group = Vec::new();
+    let mut n = 0;
+    for &i in todo {
+        if n >= EMBED_CALL && !group.is_empty() {
+            break;
+        }
+        let chunks = chunk::chunk(&inputs[i].doc.body, chunking);
+        n += chunks.len();
+        group.push((i, chunks));
+    }
+    group
+}
+
+/// The vectors of every chunk of `group`, in order: each text the cache does not hold embedded
+/// once, in one embedder call; the others taken from the cache.
+fn embed_group(
+    embedder: &dyn Embedder,
+    cache: &mut ChunkCache<'_>,
+    inputs: &[Input],
+    group: &[(usize, Vec<chunk::Chunk>)],
+    report: &mut Report,
+) -> Result<Vec<Vec<f32>>, VecError> {
+    let texts: Vec<String> = group
+        .iter()
+        .flat_map(|(i, cs)| {
+            cs.iter()
+                .map(|c| chunk::embed_text(&inputs[*i].doc.title, &c.text))
+        })
+        .collect();
+    let keys: Vec<ChunkKey> = texts.par_iter().map(|t| chunk_key(t)).collect();
+    let mut first: HashMap<ChunkKey, usize> = HashMap::new();
+    let mut need: Vec<usize> = Vec::new();
+    for (j, k) in keys.iter().enumerate() {
+        if !cache.contains(k) && !first.contains_key(k) {
+            first.insert(*k, need.len());
+            need.push(j);
+        }
+    }
+    let refs: Vec<&str> = need.iter().map(|&j| texts[j].as_str()).collect();
+    let t0 = Instant::now();
+    let computed = if refs.is_empty() {
+        Vec::new()
+    } else {
+        embedder.embed(&refs)?
+    };
+    report.embed_secs += t0.elapsed().as_secs_f64();
+    if computed.len() != need.len() {
+        return Err(VecError::Inference(format!(
+            "the embedder returned {} vectors for {} texts",
+            computed.len(),
+            need.len()
+        )));
+    }
+    report.reused += keys.len() - need.len();
+    let mut vectors: Vec<Vec<f32>> = Vec::with_capacity(texts.len());
+    for k in &keys {
+        let v = match first.get(k).and_then(|&n| computed.get(n)) {
+            Some(v) => v.clone(),
+            None => cache.get(k).ok_or_else(|| {
+                VecError::Inference("a cached chunk vanished from the cache".into())
+            })?,
+        };
+        vectors.push(v);
+    }
+    for (&j, v) in need.iter().zip(&computed) {
+        cache.keep(keys[j], v);
+    }
+    Ok(vectors)
+}
+
+/// Copy the rows of every kept document no fresh embedding replaced (its entry refreshed when
+/// only its metadata changed).
+fn copy_kept(
+    s: &Store,
+    t: &Triage<'_>,
+    replaced: &[bool],
+    inputs: &[Input],
+    writer: &mut Writer,
+) -> Result<(), VecError> {
+    for &o in &t.keep {
+        if replaced[o] {
+            continue;
+        }
+        let Some(e) = s.docs.get(o) else { continue };
+        let fresh = t.refresh.get(&o).map(|&i| entry(&inputs[i], e.hash));
+        copy_rows(s, &e, fresh.unwrap_or_else(|| e.to_entry()), writer)?;
+    }
+    Ok(())
 }
 
 /// How many of the documents to embed `--limit` lets this run take.
@@ -417,7 +491,7 @@ pub fn remove(dir: &Path, ids: &[&str]) -> Result<usize, VecError> {
 /// store's lock (`locks/vecindex.lock`), waiting up to `wait` for a running
 /// vecindex: what every writer that removes a document calls (`lexindex` for a file gone, `brain
 /// doctor --fix`, `brain forget --purge`), so no vector hit names a document the index no longer
-/// holds. Contention past the wait is [`VecError::Locked`] (the next `vecindex --all` prunes them).
+/// holds. Contention past the wait is [`VecError::Lock`] (the next `vecindex --all` prunes them).
 pub fn forget(
     home: &brain_store::Home,
     ids: &[&str],
@@ -427,15 +501,7 @@ pub fn forget(
     if ids.is_empty() || !stores.iter().any(|d| d.join("manifest.json").exists()) {
         return Ok(0);
     }
-    let _lock = brain_store::Lock::acquire_within(&home.lock_file("vecindex"), wait).map_err(
-        |e| match e {
-            brain_store::LockError::Held { .. } => VecError::Locked(e.to_string()),
-            other => VecError::Io {
-                path: home.lock_file("vecindex"),
-                source: std::io::Error::other(other.to_string()),
-            },
-        },
-    )?;
+    let _lock = brain_store::Lock::acquire_within(&home.lock_file("vecindex"), wait)?;
     // The store in force, and the next model's being built (a purge reaches both).
     let mut held = 0;
     for dir in &stores {

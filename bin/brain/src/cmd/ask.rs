@@ -100,7 +100,8 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     let text = a.rank.text(read_stdin).map_err(&mut fail)?;
     row.set("query_len", text.trim().chars().count());
     let t_search = brain_doc::timings::span("search");
-    let engine = brain_rank::Engine::open_for(home, &a.rank).map_err(&mut fail)?;
+    let engine = brain_rank::Engine::open_team(home, a.rank.engine.as_deref(), a.rank.own)
+        .map_err(&mut fail)?;
     if brain_store::telemetry::queries_opted_in_by(engine.config()) {
         row.set("query", text.trim());
     }

@@ -159,8 +159,8 @@ pub enum ExtractError {
 impl brain_doc::Classified for ExtractError {
     fn code(&self) -> ErrorCode {
         match self {
-            ExtractError::Config(_) => ErrorCode::BadQuery,
-            ExtractError::Lock(_) => ErrorCode::Locked,
+            ExtractError::Config(e) => e.code(),
+            ExtractError::Lock(e) => e.code(),
             ExtractError::NoCollection => ErrorCode::IndexMissing,
             ExtractError::Write { .. } | ExtractError::Emit(_) => ErrorCode::Internal,
         }
@@ -168,7 +168,7 @@ impl brain_doc::Classified for ExtractError {
 
     fn fix(&self) -> String {
         match self {
-            ExtractError::Config(_) => "fix brain.yaml (`brain doctor` says where)".into(),
+            ExtractError::Config(e) => e.fix(),
             ExtractError::Lock(_) => "another `brain extract` is running; try again".into(),
             ExtractError::NoCollection => {
                 "add the built-in collection back: `brain collection add distilled …`".into()

@@ -24,10 +24,11 @@ impl brain_doc::Classified for SyncError {
     /// Exit-code class: lock contention 70, bad brain.yaml 64, the rest per cause.
     fn code(&self) -> ErrorCode {
         match self {
-            SyncError::Locked(LockError::Held { .. }) => ErrorCode::Locked,
+            SyncError::Locked(e) => e.code(),
             SyncError::Lex(e) => e.code(),
-            SyncError::Config(_) => ErrorCode::BadQuery,
-            _ => ErrorCode::Internal,
+            SyncError::Config(e) => e.code(),
+            SyncError::Registry(e) => e.code(),
+            SyncError::Write(_) => ErrorCode::Internal,
         }
     }
 
@@ -38,7 +39,9 @@ impl brain_doc::Classified for SyncError {
                 "wait for the running lexindex to finish, then run it again".into()
             }
             SyncError::Lex(l) => l.fix(),
-            _ => String::new(),
+            SyncError::Config(e) => e.fix(),
+            SyncError::Registry(e) => e.fix(),
+            SyncError::Write(_) => String::new(),
         }
     }
 }

@@ -29,7 +29,7 @@ pub fn team(home: &Home, config: Option<&Config>) -> Check {
     let mut failed = Vec::new();
     let mut reached = 0;
     for name in team.engines.keys() {
-        let engine = match brain_rank::team::connect(config, Some(name), None, TIMEOUT) {
+        let engine = match brain_team::home::connect(config, Some(name), None, TIMEOUT) {
             Ok(e) => e,
             Err(e) => {
                 failed.push(format!("{name}: {e}"));

@@ -103,7 +103,8 @@ impl Remote {
         arg: Option<&str>,
         own: bool,
     ) -> Result<Remote, RunError> {
-        let engine = crate::team::connect(config, arg, None, QUERY_TIMEOUT).map_err(unavailable)?;
+        let engine =
+            brain_team::home::connect(config, arg, None, QUERY_TIMEOUT).map_err(unavailable)?;
         let authors = if own {
             let team = config.and_then(|c| c.team.as_ref());
             vec![brain_team::record::Who::from_env(team.and_then(|t| t.author.as_deref())).author]
@@ -115,16 +116,18 @@ impl Remote {
 }
 
 impl Engine {
-    /// The engine of `home`, answering from the team engine `args` names, if it names one.
-    pub fn open_for(
+    /// The engine of `home`, answering from the team engine `team` names (a URL or a name in
+    /// `team.engines`) when it names one; with `own`, only the documents this home sent.
+    pub fn open_team(
         home: &brain_store::Home,
-        args: &crate::args::RankArgs,
+        team: Option<&str>,
+        own: bool,
     ) -> Result<Engine, RunError> {
         let engine = Engine::open(home)?;
-        match &args.engine {
+        match team {
             None => Ok(engine),
             Some(arg) => {
-                let remote = Remote::connect(engine.config(), Some(arg), args.own)?;
+                let remote = Remote::connect(engine.config(), Some(arg), own)?;
                 Ok(engine.with_remote(remote))
             }
         }

@@ -15,6 +15,8 @@
 
 use jiff::Zoned;
 
+pub mod tries;
+
 use crate::entity;
 use crate::error::RunError;
 use crate::query::{Filters, Plain, Query, QueryError};

@@ -56,14 +56,19 @@ impl Plain {
         )
     }
 
+    /// Whether the query has something [`Plain::relaxed`] drops: a phrase or an exclusion.
+    pub fn relaxable(&self) -> bool {
+        !self.query.phrases.is_empty() || !self.query.exclude.is_empty()
+    }
+
     /// The zero-hit relaxation rule, in auto mode: the phrases searched as words, the exclusions
     /// dropped; and what was relaxed, for the warning. `None` when the query has neither, or when
     /// nothing would be left to look for.
     pub fn relaxed(&self, now: &Zoned) -> Option<(Plain, String)> {
-        let q = &self.query;
-        if q.phrases.is_empty() && q.exclude.is_empty() {
+        if !self.relaxable() {
             return None;
         }
+        let q = &self.query;
         let mut what = Vec::new();
         if !q.phrases.is_empty() {
             what.push(format!(

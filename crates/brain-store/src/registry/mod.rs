@@ -133,6 +133,17 @@ pub struct RegistryError {
     pub source: rusqlite::Error,
 }
 
+impl brain_doc::Classified for RegistryError {
+    /// A registry that does not open or answer is the store's fault, not the user's (99).
+    fn code(&self) -> brain_doc::ErrorCode {
+        brain_doc::ErrorCode::Internal
+    }
+
+    fn fix(&self) -> String {
+        "run `brain doctor` (state_db check) for the repair".into()
+    }
+}
+
 /// The open registry.
 pub struct Registry {
     conn: Connection,

@@ -76,7 +76,7 @@ fn redact_value(v: &mut serde_json::Value, counts: &mut brain_redact::Counts) {
 }
 
 /// How this home cuts a body into passages and embeds them: its own chunker and model
-/// (`brain_rank::team` gives brain-vec's).
+/// (`brain_team::home::Local` gives brain-vec's).
 pub trait Vectors {
     /// The index mapping of these vectors (model and size).
     fn mapping(&self) -> Mapping;

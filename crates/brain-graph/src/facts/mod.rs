@@ -20,7 +20,7 @@
 //! are read: a fact becomes a high-trust inbox record, so a medium-trust collection's `items.json`
 //! is named and skipped. `brain forget` edits the fact in its `items.json` (the source of truth).
 mod edit;
-mod facts;
+mod items;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -31,9 +31,9 @@ use brain_store::access::Counts;
 use brain_store::{Config, Home, Registry};
 
 pub use edit::{edit_fact, origin};
-pub use facts::{MAX_FACT_BYTES, MAX_FILE_BYTES};
+pub use items::{MAX_FACT_BYTES, MAX_FILE_BYTES};
 
-use facts::{Source, read_facts, sources};
+use items::{Source, read_facts, sources};
 
 /// The records' folder inside the inbox.
 pub const FOLDER: &str = brain_store::para::FACTS_FOLDER;
@@ -97,67 +97,29 @@ pub fn sync(home: &Home, config: &Config, warn: &dyn Fn(String)) -> Result<Summa
         &home.lock_file("entities"),
         std::time::Duration::from_secs(30),
     )?;
-    // rel (inside the inbox) → markdown.
-    let mut want: BTreeMap<String, String> = BTreeMap::new();
-    let mut baselines: HashMap<String, Vec<(String, Counts)>> = HashMap::new();
     // The records are documents of the inbox collection: without it they would be found by nothing.
-    if !found.is_empty() && config.collection_dir(crate::COLLECTION) != Some(home.inbox()) {
+    if !found.is_empty() && config.collection_dir(brain_store::INBOX) != Some(home.inbox()) {
         warn(format!(
             "{} items.json files found, but brain.yaml has no `{}` collection at {}: their facts are not made records (add it: `brain collection add {} {} --role inbox`)",
             found.len(),
-            crate::COLLECTION,
+            brain_store::INBOX,
             home.inbox().display(),
-            crate::COLLECTION,
+            brain_store::INBOX,
             home.inbox().display(),
         ));
         return Ok(summary);
     }
+    // rel (inside the inbox) → markdown; source file → its reads.
+    let mut want: BTreeMap<String, String> = BTreeMap::new();
+    let mut baselines: HashMap<String, Vec<(String, Counts)>> = HashMap::new();
     for src in found {
-        let mut facts = read_facts(&src, warn, &mut summary.files, &mut summary.skipped);
-        let ids: HashMap<String, String> = facts
-            .iter()
-            .map(|f| {
-                (
-                    f.fact_id.clone(),
-                    format!("{}/{}", crate::COLLECTION, record_rel(&src, &f.stem)),
-                )
-            })
-            .collect();
-        // A fact superseded by another of the file: the successor names it.
-        let mut supersedes: HashMap<String, Vec<String>> = HashMap::new();
-        for f in &facts {
-            if let (Some(by), Some(me)) = (&f.superseded_by, ids.get(&f.fact_id))
-                && ids.contains_key(by)
-                && *by != f.fact_id
-            {
-                supersedes.entry(by.clone()).or_default().push(me.clone());
+        let facts = read_facts(&src, warn, &mut summary.files, &mut summary.skipped);
+        let entry = baselines.entry(src.name()).or_default();
+        for (rel, fact) in resolved(&src, facts) {
+            if let Some(c) = fact.counts {
+                entry.push((format!("{}/{rel}", brain_store::INBOX), c));
             }
-        }
-        let source_name = src.name();
-        let entry = baselines.entry(source_name).or_default();
-        for f in &mut facts {
-            if let Some(s) = supersedes.remove(&f.fact_id) {
-                f.fm.insert("supersedes".into(), Value::from(s));
-            }
-            // Superseded by a fact of the file: from the successor's time on (its `supersedes`),
-            // not from its own (what `status: superseded` alone would say), so `--as-of` a
-            // date in between still finds it current. By a fact not in the file: from its own.
-            let resolved = f.superseded_by.as_ref().map(|by| ids.contains_key(by));
-            let status = f.fm.get("status").and_then(Value::as_str);
-            match resolved {
-                Some(true) if status == Some("superseded") => {
-                    f.fm.remove("status");
-                }
-                Some(false) => {
-                    f.fm.insert("status".into(), Value::from("superseded"));
-                }
-                _ => {}
-            }
-            let rel = record_rel(&src, &f.stem);
-            if let Some(c) = f.counts {
-                entry.push((format!("{}/{rel}", crate::COLLECTION), c));
-            }
-            match crate::record::markdown(&f.fm, &f.body) {
+            match brain_doc::markdown::record(&fact.fm, &fact.body) {
                 Ok((md, _)) => {
                     want.insert(rel, md);
                     summary.facts += 1;
@@ -166,15 +128,68 @@ pub fn sync(home: &Home, config: &Config, warn: &dyn Fn(String)) -> Result<Summa
                     warn(format!(
                         "{}: fact `{}`: {e}: skipped",
                         src.name(),
-                        f.fact_id
+                        fact.fact_id
                     ));
                     summary.skipped += 1;
                 }
             }
         }
     }
-    // Write what changed; remove what is no longer wanted.
-    for (rel, md) in &want {
+    summary.written = write_changed(home, &want)?;
+    summary.removed = remove_unwanted(home, &root, &want)?;
+    set_baselines(home, &baselines)?;
+    Ok(summary)
+}
+
+/// The facts of one file with their supersessions resolved within it, each with its record's
+/// path inside the inbox. A fact superseded by another of the file: the successor names it
+/// (`supersedes`), from the successor's time on, so `--as-of` a date in between still finds it
+/// current; by a fact not in the file: `status: superseded` from its own.
+fn resolved(src: &Source, mut facts: Vec<items::Fact>) -> Vec<(String, items::Fact)> {
+    let ids: HashMap<String, String> = facts
+        .iter()
+        .map(|f| {
+            (
+                f.fact_id.clone(),
+                format!("{}/{}", brain_store::INBOX, record_rel(src, &f.stem)),
+            )
+        })
+        .collect();
+    let mut supersedes: HashMap<String, Vec<String>> = HashMap::new();
+    for f in &facts {
+        if let (Some(by), Some(me)) = (&f.superseded_by, ids.get(&f.fact_id))
+            && ids.contains_key(by)
+            && *by != f.fact_id
+        {
+            supersedes.entry(by.clone()).or_default().push(me.clone());
+        }
+    }
+    for f in &mut facts {
+        if let Some(s) = supersedes.remove(&f.fact_id) {
+            f.fm.insert("supersedes".into(), Value::from(s));
+        }
+        let resolved = f.superseded_by.as_ref().map(|by| ids.contains_key(by));
+        let status = f.fm.get("status").and_then(Value::as_str);
+        match resolved {
+            Some(true) if status == Some("superseded") => {
+                f.fm.remove("status");
+            }
+            Some(false) => {
+                f.fm.insert("status".into(), Value::from("superseded"));
+            }
+            _ => {}
+        }
+    }
+    facts
+        .into_iter()
+        .map(|f| (record_rel(src, &f.stem), f))
+        .collect()
+}
+
+/// Write the records whose markdown changed (atomically); how many.
+fn write_changed(home: &Home, want: &BTreeMap<String, String>) -> Result<u64, EntitiesError> {
+    let mut written = 0;
+    for (rel, md) in want {
         let path = home.inbox().join(rel);
         if std::fs::read(&path).is_ok_and(|b| b == md.as_bytes()) {
             continue;
@@ -183,43 +198,62 @@ pub fn sync(home: &Home, config: &Config, warn: &dyn Fn(String)) -> Result<Summa
             std::fs::create_dir_all(dir).map_err(io(dir))?;
         }
         brain_doc::atomic::write(&path, md.as_bytes()).map_err(io(&path))?;
-        summary.written += 1;
+        written += 1;
     }
+    Ok(written)
+}
+
+/// Remove the records under `root` no fact wants any more, and the folders they leave empty (best
+/// effort: a folder with anything else in it stays); how many.
+fn remove_unwanted(
+    home: &Home,
+    root: &Path,
+    want: &BTreeMap<String, String>,
+) -> Result<u64, EntitiesError> {
     let inbox = home.inbox();
-    for path in existing(&root) {
+    let mut removed = 0;
+    for path in existing(root) {
         let rel = path
             .strip_prefix(&inbox)
             .map(|r| r.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
-        if !want.contains_key(&rel) {
-            std::fs::remove_file(&path).map_err(io(&path))?;
-            summary.removed += 1;
-            // Empty folders go too (best effort: a folder with anything else in it stays).
-            let mut dir = path.parent();
-            while let Some(d) = dir.filter(|d| d.starts_with(&root) && *d != root) {
-                if std::fs::remove_dir(d).is_err() {
-                    break;
-                }
-                dir = d.parent();
+        if want.contains_key(&rel) {
+            continue;
+        }
+        std::fs::remove_file(&path).map_err(io(&path))?;
+        removed += 1;
+        let mut dir = path.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(root) && *d != root) {
+            if std::fs::remove_dir(d).is_err() {
+                break;
             }
+            dir = d.parent();
         }
     }
-    // Reads counted in the files: one baseline set per file; a file that is gone leaves none.
-    if let Some(registry) = Registry::open_existing(home)?
+    Ok(removed)
+}
+
+/// Reads counted in the files: one baseline set per file; a file that is gone leaves none.
+fn set_baselines(
+    home: &Home,
+    baselines: &HashMap<String, Vec<(String, Counts)>>,
+) -> Result<(), EntitiesError> {
+    let Some(registry) = Registry::open_existing(home)?
         .map(Ok)
         .or_else(|| (!baselines.is_empty()).then(|| Registry::open(home)))
         .transpose()?
-    {
-        for gone in registry.baseline_sources()? {
-            if !baselines.contains_key(&gone) {
-                registry.set_baselines(&gone, &[])?;
-            }
-        }
-        for (source, counts) in &baselines {
-            registry.set_baselines(source, counts)?;
+    else {
+        return Ok(());
+    };
+    for gone in registry.baseline_sources()? {
+        if !baselines.contains_key(&gone) {
+            registry.set_baselines(&gone, &[])?;
         }
     }
-    Ok(summary)
+    for (source, counts) in baselines {
+        registry.set_baselines(source, counts)?;
+    }
+    Ok(())
 }
 
 /// Every `.md` file under `dir` (the records written before).

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use brain_store::{Config, Home};
 
-use super::facts::fact_key;
+use super::items::fact_key;
 use super::{EntitiesError, FOLDER, io};
 
 /// Where the fact of record `rel` (inside the inbox) comes from: its `items.json` and its id, read

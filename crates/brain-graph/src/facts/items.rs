@@ -153,38 +153,8 @@ pub(super) fn read_facts(
     skipped: &mut u64,
 ) -> Vec<Fact> {
     let label = src.name();
-    let size = std::fs::metadata(&src.path).map_or(0, |m| m.len());
-    if size > MAX_FILE_BYTES {
-        warn(format!(
-            "{label}: {size} bytes, past the {MAX_FILE_BYTES} a file of facts may hold: skipped"
-        ));
+    let Some(items) = read_items(src, &label, warn) else {
         return Vec::new();
-    }
-    let parsed = std::fs::read(&src.path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| {
-            let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b).to_vec();
-            serde_json::from_slice::<Value>(&b).map_err(|e| format!("not JSON: {e}"))
-        });
-    let items = match parsed {
-        Ok(Value::Array(a)) => a,
-        Ok(Value::Object(mut o)) => match o.remove("items").or_else(|| o.remove("facts")) {
-            Some(Value::Array(a)) => a,
-            _ => {
-                warn(format!(
-                    "{label}: expected a list of facts (or {{\"items\": […]}}): skipped"
-                ));
-                return Vec::new();
-            }
-        },
-        Ok(_) => {
-            warn(format!("{label}: expected a list of facts: skipped"));
-            return Vec::new();
-        }
-        Err(e) => {
-            warn(format!("{label}: {e}: skipped"));
-            return Vec::new();
-        }
     };
     *files += 1;
     let entity = src.entity();
@@ -192,137 +162,210 @@ pub(super) fn read_facts(
     let mut out = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let at = format!("{label}: item {}", n + 1);
-        let Some(item) = item.as_object() else {
-            warn(format!("{at}: not an object: skipped"));
-            *skipped += 1;
-            continue;
-        };
-        let mut red = brain_redact::Counts::new();
-        let Some(mut fact) = text(item, "fact", &mut red) else {
-            warn(format!("{at}: no `fact` text: skipped"));
-            *skipped += 1;
-            continue;
-        };
-        if fact.len() > MAX_FACT_BYTES {
-            let mut cut = MAX_FACT_BYTES;
-            while !fact.is_char_boundary(cut) {
-                cut -= 1;
+        match fact_of(item, &at, &seen, warn) {
+            Ok((fact, fact_id, stem, mut red)) => {
+                seen.insert(stem.clone());
+                let mut fm = frontmatter(item, &fact, &fact_id, &entity, &label, &mut red);
+                drop_unread_fields(&mut fm, &at, warn);
+                brain_redact::record(&red, &mut fm);
+                out.push(Fact {
+                    fact_id,
+                    stem,
+                    fm,
+                    body: fact,
+                    superseded_by: superseded_by(item),
+                    counts: counts(item),
+                });
             }
-            fact.truncate(cut);
-            warn(format!("{at}: fact cut to {MAX_FACT_BYTES} bytes"));
-        }
-        let fact_id = fact_key(item);
-        let stem = file_stem(&fact_id);
-        if !seen.insert(stem.clone()) {
-            warn(format!(
-                "{at}: id `{fact_id}` repeats an earlier item: skipped"
-            ));
-            *skipped += 1;
-            continue;
-        }
-        let mut fm = Map::new();
-        let title: String = fact
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .take(100)
-            .collect();
-        fm.insert("title".into(), Value::from(title.trim()));
-        let category = text(item, "category", &mut red).map(|c| c.to_lowercase());
-        let kind = category
-            .as_deref()
-            .filter(|c| TYPES.contains(c))
-            .unwrap_or("fact");
-        fm.insert("type".into(), Value::from(kind));
-        if let Some(t) = text(item, "timestamp", &mut red) {
-            if brain_doc::file::parse_date(&t).is_some() {
-                fm.insert("date".into(), Value::from(t.clone()));
-            }
-            fm.insert("occurred_at".into(), Value::from(t));
-        }
-        if let Some(s) = text(item, "status", &mut red) {
-            fm.insert("status".into(), Value::from(s.to_lowercase()));
-        }
-        // Memory fields of the record's own vocabulary pass through (checked below).
-        for field in [
-            "importance",
-            "confidence",
-            "pinned",
-            "key",
-            "expires_at",
-            "ttl",
-        ] {
-            if let Some(v) = item.get(field).filter(|v| !v.is_null()) {
-                let v = match v {
-                    Value::String(s) => Value::from(brain_redact::redact(s, &mut red)),
-                    other => other.clone(),
-                };
-                fm.insert(field.into(), v);
+            Err(why) => {
+                warn(format!("{at}: {why}"));
+                *skipped += 1;
             }
         }
-        let superseded_by = item
-            .get("supersededBy")
-            .and_then(|v| match v {
-                Value::String(s) => Some(s.trim().to_string()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })
-            .filter(|s| !s.is_empty())
-            .map(|s| id_key(&s));
-        if let Some(c) = &category {
-            fm.insert("tags".into(), Value::from(vec![c.clone()]));
-        }
-        let mut entities = vec![entity.clone()];
-        if let Some(Value::Array(related)) = item.get("relatedEntities") {
-            for r in related.iter().filter_map(Value::as_str).map(str::trim) {
-                let r = brain_redact::redact(r, &mut red);
-                if !r.is_empty() && !entities.contains(&r) {
-                    entities.push(r);
-                }
-            }
-        }
-        fm.insert("entities".into(), Value::from(entities));
-        fm.insert("entity".into(), Value::from(entity.clone()));
-        fm.insert("fact_id".into(), Value::from(fact_id.clone()));
-        let mut source = Map::new();
-        source.insert("type".into(), Value::from("entity"));
-        source.insert("file".into(), Value::from(label.clone()));
-        fm.insert("source".into(), Value::Object(source));
-        let reads = item.get("accessCount").and_then(Value::as_u64);
-        let last = item
-            .get("lastAccessed")
-            .and_then(Value::as_str)
-            .and_then(brain_doc::file::parse_date);
-        let counts = (reads.is_some() || last.is_some()).then(|| Counts {
-            reads: reads.unwrap_or(0),
-            listed: 0,
-            last_read: last,
-        });
-        // A field that does not read is named here, at its item, and left out of the record.
-        let fields: Vec<String> = fm.keys().cloned().collect();
-        for field in fields {
-            let Some(v) = fm.get(&field) else { continue };
-            let alone: Map<String, Value> = [(field.clone(), v.clone())].into_iter().collect();
-            let (_, warnings) = brain_doc::memory::Memory::read(&alone, None);
-            if !warnings.is_empty() {
-                for w in warnings {
-                    warn(format!("{at}: {w}"));
-                }
-                fm.remove(&field);
-            }
-        }
-        brain_redact::record(&red, &mut fm);
-        out.push(Fact {
-            fact_id,
-            stem,
-            fm,
-            body: fact,
-            superseded_by,
-            counts,
-        });
     }
     out
+}
+
+/// The items of the file: a list, or the list of its `items` (or `facts`); `None` (said) for a
+/// file too big, unreadable, not JSON or of another shape.
+fn read_items(src: &Source, label: &str, warn: &dyn Fn(String)) -> Option<Vec<Value>> {
+    let size = std::fs::metadata(&src.path).map_or(0, |m| m.len());
+    if size > MAX_FILE_BYTES {
+        warn(format!(
+            "{label}: {size} bytes, past the {MAX_FILE_BYTES} a file of facts may hold: skipped"
+        ));
+        return None;
+    }
+    let parsed = std::fs::read(&src.path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| {
+            let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b).to_vec();
+            serde_json::from_slice::<Value>(&b).map_err(|e| format!("not JSON: {e}"))
+        });
+    match parsed {
+        Ok(Value::Array(a)) => Some(a),
+        Ok(Value::Object(mut o)) => match o.remove("items").or_else(|| o.remove("facts")) {
+            Some(Value::Array(a)) => Some(a),
+            _ => {
+                warn(format!(
+                    "{label}: expected a list of facts (or {{\"items\": […]}}): skipped"
+                ));
+                None
+            }
+        },
+        Ok(_) => {
+            warn(format!("{label}: expected a list of facts: skipped"));
+            None
+        }
+        Err(e) => {
+            warn(format!("{label}: {e}: skipped"));
+            None
+        }
+    }
+}
+
+/// An item's fact (redacted, cut to [`MAX_FACT_BYTES`] with a warning), its id and file stem, and
+/// the redactions so far; or why the item is skipped (not an object, no fact, an id `seen`).
+fn fact_of(
+    item: &Value,
+    at: &str,
+    seen: &BTreeSet<String>,
+    warn: &dyn Fn(String),
+) -> Result<(String, String, String, brain_redact::Counts), String> {
+    let item = item.as_object().ok_or("not an object: skipped")?;
+    let mut red = brain_redact::Counts::new();
+    let mut fact = text(item, "fact", &mut red).ok_or("no `fact` text: skipped")?;
+    if fact.len() > MAX_FACT_BYTES {
+        let mut cut = MAX_FACT_BYTES;
+        while !fact.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        fact.truncate(cut);
+        warn(format!("{at}: fact cut to {MAX_FACT_BYTES} bytes"));
+    }
+    let fact_id = fact_key(item);
+    let stem = file_stem(&fact_id);
+    if seen.contains(&stem) {
+        return Err(format!("id `{fact_id}` repeats an earlier item: skipped"));
+    }
+    Ok((fact, fact_id, stem, red))
+}
+
+/// The record's frontmatter of an item: title, type, dates, status, the memory fields it carries,
+/// tags, entities, its fact id and source (strings redacted).
+fn frontmatter(
+    item: &Value,
+    fact: &str,
+    fact_id: &str,
+    entity: &str,
+    label: &str,
+    red: &mut brain_redact::Counts,
+) -> Map<String, Value> {
+    let empty = Map::new();
+    let item = item.as_object().unwrap_or(&empty);
+    let mut fm = Map::new();
+    let title: String = fact
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(100)
+        .collect();
+    fm.insert("title".into(), Value::from(title.trim()));
+    let category = text(item, "category", red).map(|c| c.to_lowercase());
+    let kind = category
+        .as_deref()
+        .filter(|c| TYPES.contains(c))
+        .unwrap_or("fact");
+    fm.insert("type".into(), Value::from(kind));
+    if let Some(t) = text(item, "timestamp", red) {
+        if brain_doc::file::parse_date(&t).is_some() {
+            fm.insert("date".into(), Value::from(t.clone()));
+        }
+        fm.insert("occurred_at".into(), Value::from(t));
+    }
+    if let Some(s) = text(item, "status", red) {
+        fm.insert("status".into(), Value::from(s.to_lowercase()));
+    }
+    // Memory fields of the record's own vocabulary pass through (checked later).
+    for field in [
+        "importance",
+        "confidence",
+        "pinned",
+        "key",
+        "expires_at",
+        "ttl",
+    ] {
+        if let Some(v) = item.get(field).filter(|v| !v.is_null()) {
+            let v = match v {
+                Value::String(s) => Value::from(brain_redact::redact(s, red)),
+                other => other.clone(),
+            };
+            fm.insert(field.into(), v);
+        }
+    }
+    if let Some(c) = &category {
+        fm.insert("tags".into(), Value::from(vec![c.clone()]));
+    }
+    let mut entities = vec![entity.to_string()];
+    if let Some(Value::Array(related)) = item.get("relatedEntities") {
+        for r in related.iter().filter_map(Value::as_str).map(str::trim) {
+            let r = brain_redact::redact(r, red);
+            if !r.is_empty() && !entities.contains(&r) {
+                entities.push(r);
+            }
+        }
+    }
+    fm.insert("entities".into(), Value::from(entities));
+    fm.insert("entity".into(), Value::from(entity));
+    fm.insert("fact_id".into(), Value::from(fact_id));
+    let mut source = Map::new();
+    source.insert("type".into(), Value::from("entity"));
+    source.insert("file".into(), Value::from(label));
+    fm.insert("source".into(), Value::Object(source));
+    fm
+}
+
+/// The fact that supersedes this one, by its key.
+fn superseded_by(item: &Value) -> Option<String> {
+    item.get("supersededBy")
+        .and_then(|v| match v {
+            Value::String(s) => Some(s.trim().to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .filter(|s| !s.is_empty())
+        .map(|s| id_key(&s))
+}
+
+/// The reads the file counted (`accessCount`, `lastAccessed`), when it counts any.
+fn counts(item: &Value) -> Option<Counts> {
+    let reads = item.get("accessCount").and_then(Value::as_u64);
+    let last = item
+        .get("lastAccessed")
+        .and_then(Value::as_str)
+        .and_then(brain_doc::file::parse_date);
+    (reads.is_some() || last.is_some()).then(|| Counts {
+        reads: reads.unwrap_or(0),
+        listed: 0,
+        last_read: last,
+    })
+}
+
+/// A field that does not read is named here, at its item, and left out of the record.
+fn drop_unread_fields(fm: &mut Map<String, Value>, at: &str, warn: &dyn Fn(String)) {
+    let fields: Vec<String> = fm.keys().cloned().collect();
+    for field in fields {
+        let Some(v) = fm.get(&field) else { continue };
+        let alone: Map<String, Value> = [(field.clone(), v.clone())].into_iter().collect();
+        let (_, warnings) = brain_doc::memory::Memory::read(&alone, None);
+        if !warnings.is_empty() {
+            for w in warnings {
+                warn(format!("{at}: {w}"));
+            }
+            fm.remove(&field);
+        }
+    }
 }
 #[cfg(test)]
 mod tests {

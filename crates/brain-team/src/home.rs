@@ -1,15 +1,15 @@
 //! This home's side of a team engine (docs/team.md): the engine brain.yaml's `team:` section
 //! names, with its credentials; and this home's chunker and model as the vectors the
-//! `teamindex` sink sends ([`brain_team::sink::Vectors`]), so the engine's passages are the very
+//! `teamindex` sink sends ([`crate::sink::Vectors`]), so the engine's passages are the very
 //! chunks `vecindex` embeds.
 
 use std::time::Duration;
 
+use crate::TeamError;
+use crate::mapping::Mapping;
+use crate::record::Piece;
 use brain_doc::Classified;
 use brain_store::Config;
-use brain_team::TeamError;
-use brain_team::mapping::Mapping;
-use brain_team::record::Piece;
 use brain_vec::Embedder;
 use brain_vec::chunk::{self, ChunkParams};
 
@@ -21,20 +21,20 @@ pub fn connect(
     arg: Option<&str>,
     index: Option<&str>,
     timeout: Duration,
-) -> Result<brain_team::Engine, TeamError> {
+) -> Result<crate::Engine, TeamError> {
     let team = config.and_then(|c| c.team.clone()).unwrap_or_default();
     let url = team.engine(arg).map_err(TeamError::Config)?;
     let credentials_file = team
         .credentials
         .as_deref()
         .and_then(|p| config.map(|c| c.resolve(p)));
-    let creds = brain_team::client::credentials(credentials_file.as_deref())?;
+    let creds = crate::client::credentials(credentials_file.as_deref())?;
     let ca = team
         .ca
         .as_deref()
         .and_then(|p| config.map(|c| c.resolve(p)));
-    let tls = brain_team::client::Tls::from_env(ca.as_deref())?;
-    brain_team::Engine::connect_tls(&url, index.unwrap_or(&team.index), creds, &tls, timeout)
+    let tls = crate::client::Tls::from_env(ca.as_deref())?;
+    crate::Engine::connect_tls(&url, index.unwrap_or(&team.index), creds, &tls, timeout)
 }
 
 /// This home's chunker and embedder, as the sink asks for them.
@@ -43,7 +43,7 @@ pub struct Local<'a> {
     pub chunking: ChunkParams,
 }
 
-impl brain_team::sink::Vectors for Local<'_> {
+impl crate::sink::Vectors for Local<'_> {
     fn mapping(&self) -> Mapping {
         Mapping::new(&self.embedder.model_id(), self.embedder.dims())
     }
@@ -79,10 +79,10 @@ pub fn pieces(body: &str, chunking: ChunkParams) -> Vec<Piece> {
 }
 
 /// Documents as vecindex reads them, as the sink takes them.
-pub fn inputs(inputs: Vec<brain_vec::index::Input>) -> Vec<brain_team::sink::Input> {
+pub fn inputs(inputs: Vec<brain_vec::index::Input>) -> Vec<crate::sink::Input> {
     inputs
         .into_iter()
-        .map(|i| brain_team::sink::Input {
+        .map(|i| crate::sink::Input {
             doc: i.doc,
             body_line: i.body_line,
         })
