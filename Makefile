@@ -54,10 +54,12 @@ test: build model mcp-client browser
 	bash scripts/with-engine.sh $(CARGO) test --workspace
 
 ## lint: the layer map (crates/README.md: floors, no module circles, rusqlite in brain-store only),
+## the size rules (scripts/check-size.py: at most 10 functions over 100 lines, none over 150, no file over 600),
 ## formatting (rustfmt.toml) and clippy with the workspace lint set as errors; libraries may not
 ## print (stdout is the binaries' data; the test harness brain-tests reports skips). .ci/run runs it first.
 lint:
 	python3 scripts/check-layers.py
+	python3 scripts/check-size.py
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy --workspace --exclude brain-tests --lib -- -D warnings -D clippy::print_stdout -D clippy::print_stderr

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The size rules of STYLE.md, checked: no function of crates/ or bin/ over 150 lines and at most
+"""The size rules (docs/DEVELOPING.md; STYLE.md's "one stage, one small file"), checked: no function of crates/ or bin/ over 150 lines and at most
 10 over 100, no file over 600 non-test lines. Test code (`#[cfg(test)]` modules, `tests.rs`,
 `tests/`, `examples/`, `benches/`) does not count.
 

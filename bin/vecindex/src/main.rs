@@ -5,7 +5,8 @@ use std::time::Duration;
 use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_doc::ErrorCode;
-use brain_store::{Home, Lock};
+use brain_ops::index::VecSource;
+use brain_store::Home;
 use brain_vec::EmbedderSpec;
 use brain_vec::chunk::ChunkParams;
 use brain_vec::index::{Input, Options};
@@ -111,67 +112,28 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         None => EmbedderSpec::from_env(&home.models()),
     }
     .map_err(Failure::from)?;
-    let dir = home.vectors();
     if args.embed {
-        let t0 = std::time::Instant::now();
-        let embedder = brain_vec::backend::open(&spec).map_err(Failure::from)?;
-        let load_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let stdin = std::io::BufReader::new(std::io::stdin().lock());
-        let texts = stage::read_texts(stdin, "<stdin>", &warn).context("reading stdin")?;
-        let mut emit = |r: &stage::EmbedRecord| brain_doc::ndjson::write_line(&mut out, r);
-        let speed =
-            stage::embed_texts(embedder.as_ref(), &texts, &mut emit).map_err(|e| match e {
-                StageError::Vec(e) => anyhow::Error::from(Failure::from(e)),
-                StageError::Output(io) => anyhow::Error::from(io),
-            })?;
-        eprintln!(
-            "vecindex: model load {load_ms:.0} ms; kernel {}; embedded {} texts, {} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
-            embedder.kernel(),
-            speed.texts,
-            speed.tokens,
-            speed.secs,
-            speed.tokens as f64 / speed.secs,
-            speed.texts as f64 / speed.secs
-        );
-        return finish(out);
+        return embed(&spec, &warn, out);
     }
     if let Some(text) = &args.search {
-        let vs = VecSearch::open(&dir, &spec).map_err(Failure::from)?;
-        let filter = Filter {
-            collections: args.collections.clone(),
-            since: bound(args.since.as_deref(), 0)?,
-            // A bare date includes its whole day.
-            until: bound(args.until.as_deref(), 86_399)?,
-            ..Filter::default()
-        };
-        let hits = vs
-            .search(text, args.k, &filter, brain_vec::search::today())
-            .map_err(Failure::from)?;
-        for h in &hits {
-            brain_doc::ndjson::write_line(&mut out, h)?;
-        }
-        finish(out)?;
-        return Ok(if hits.is_empty() {
-            Exit::Code(ErrorCode::NoResults)
-        } else {
-            Exit::Success
-        });
+        return search(&args, &home, &spec, text, out);
     }
     if args.status {
         let inputs = inputs(&args, &home, &warn)?;
-        for rec in
-            stage::status_records(&dir, spec.model_id(), &spec.recipe_tag(), chunking, &inputs)
-        {
+        let recs = stage::status_records(
+            &home.vectors(),
+            spec.model_id(),
+            &spec.recipe_tag(),
+            chunking,
+            &inputs,
+        );
+        for rec in recs {
             brain_doc::ndjson::write_line(&mut out, &rec)?;
         }
         return finish(out);
     }
     // Fail before reading any input when the model is absent.
     let embedder = brain_vec::backend::open(&spec).map_err(Failure::from)?;
-    // A purge stopped half-way is finished first (its vectors go with it).
-    brain_ops::purge::finish_pending_quietly(&home, &|w| eprintln!("vecindex: {w}"));
-    let _lock = Lock::try_acquire(&home.lock_file("vecindex")).map_err(Failure::from)?;
-    let inputs = inputs(&args, &home, &warn)?;
     let opts = Options {
         chunking,
         limit: args.limit,
@@ -179,17 +141,26 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         prune: args.all,
         max_chunks: args.max_chunks,
     };
-    let bar = brain_cli::Measured::new(inputs.len() as u64, "embedding");
-    let switched = brain_vec::switch::update(&dir, embedder.as_ref(), &inputs, &opts, &|n| {
-        bar.set(n as u64)
-    })
+    let stdin = std::io::stdin();
+    let mut lock = stdin.lock();
+    let source = match args.all {
+        true => VecSource::All,
+        false => VecSource::Records(&mut lock),
+    };
+    let bar = brain_cli::Measured::new(0, "embedding");
+    let done = brain_ops::index::vec(
+        &home,
+        embedder.as_ref(),
+        source,
+        &opts,
+        &warn,
+        &|n, of| bar.set_of(n as u64, of as u64),
+        &|m| eprintln!("vecindex: {m}"),
+    )
     .map_err(Failure::from)?;
     bar.finish_and_clear();
-    say_switch(&switched, &embedder.model_id());
-    let report = switched.report;
-    // The vectors are written; the registry must say so, or every later run and `brain status`
-    // counts them as a backlog: a failure here fails the run (a full disk is exit 65, not 0).
-    let freshness = stage::record_freshness(&home, &dir, &inputs);
+    say_switch(&done.switched, &embedder.model_id());
+    let report = done.switched.report;
     eprintln!(
         "vecindex: {} docs: embedded {} ({} chunks), {} unchanged, {} removed, {} pending; generation {}",
         report.docs,
@@ -200,7 +171,8 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         report.pending,
         report.generation
     );
-    if let Err(e) = freshness {
+    // A failure to record the vectors fails the run (a full disk is exit 65, not 0).
+    if let Err(e) = done.recorded {
         return Err(Failure::new(
             ErrorCode::Internal,
             format!("the vectors are written but state.sqlite did not record them: {e}"),
@@ -211,6 +183,60 @@ fn run(args: Args) -> anyhow::Result<Exit> {
     let rec = stage::ReportRecord::new(report, warnings.count());
     brain_doc::ndjson::write_line(&mut out, &rec)?;
     finish(out)
+}
+
+/// `--embed`: texts on stdin, their embeddings on stdout, the speed on stderr.
+fn embed(spec: &EmbedderSpec, warn: &dyn Fn(String), mut out: Stdout) -> anyhow::Result<Exit> {
+    let t0 = std::time::Instant::now();
+    let embedder = brain_vec::backend::open(spec).map_err(Failure::from)?;
+    let load_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let stdin = std::io::BufReader::new(std::io::stdin().lock());
+    let texts = stage::read_texts(stdin, "<stdin>", warn).context("reading stdin")?;
+    let mut emit = |r: &stage::EmbedRecord| brain_doc::ndjson::write_line(&mut out, r);
+    let speed = stage::embed_texts(embedder.as_ref(), &texts, &mut emit).map_err(|e| match e {
+        StageError::Vec(e) => anyhow::Error::from(Failure::from(e)),
+        StageError::Output(io) => anyhow::Error::from(io),
+    })?;
+    eprintln!(
+        "vecindex: model load {load_ms:.0} ms; kernel {}; embedded {} texts, {} tokens in {:.2} s: {:.0} tokens/s, {:.1} texts/s",
+        embedder.kernel(),
+        speed.texts,
+        speed.tokens,
+        speed.secs,
+        speed.tokens as f64 / speed.secs,
+        speed.texts as f64 / speed.secs
+    );
+    finish(out)
+}
+
+/// `--search TEXT`: the store's hits, best first (exit 67 without one).
+fn search(
+    args: &Args,
+    home: &Home,
+    spec: &EmbedderSpec,
+    text: &str,
+    mut out: Stdout,
+) -> anyhow::Result<Exit> {
+    let vs = VecSearch::open(&home.vectors(), spec).map_err(Failure::from)?;
+    let filter = Filter {
+        collections: args.collections.clone(),
+        since: bound(args.since.as_deref(), 0)?,
+        // A bare date includes its whole day.
+        until: bound(args.until.as_deref(), 86_399)?,
+        ..Filter::default()
+    };
+    let hits = vs
+        .search(text, args.k, &filter, brain_vec::search::today())
+        .map_err(Failure::from)?;
+    for h in &hits {
+        brain_doc::ndjson::write_line(&mut out, h)?;
+    }
+    finish(out)?;
+    Ok(if hits.is_empty() {
+        Exit::Code(ErrorCode::NoResults)
+    } else {
+        Exit::Success
+    })
 }
 
 /// What a run did to a model switch (brain_vec::switch), on stderr.
@@ -233,12 +259,13 @@ fn finish(mut out: Stdout) -> anyhow::Result<Exit> {
 
 /// The documents to work on: the corpus with --all, else doc NDJSON on stdin (bad lines warned, skipped).
 fn inputs(args: &Args, home: &Home, warn: &dyn Fn(String)) -> anyhow::Result<Vec<Input>> {
-    if args.all {
-        let config = brain_store::Config::load(home).map_err(Failure::from)?;
-        return Ok(brain_vec::corpus::read(&config, warn));
-    }
-    let stdin = std::io::BufReader::new(std::io::stdin().lock());
-    stage::read_inputs(stdin, "<stdin>", warn).context("reading stdin")
+    let stdin = std::io::stdin();
+    let mut lock = stdin.lock();
+    let source = match args.all {
+        true => VecSource::All,
+        false => VecSource::Records(&mut lock),
+    };
+    Ok(brain_ops::index::vec_inputs(home, source, warn).map_err(Failure::from)?)
 }
 
 /// A `--since`/`--until` value as Unix seconds; `extra` is added to a bare date (end of day).

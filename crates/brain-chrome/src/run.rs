@@ -176,92 +176,40 @@ fn profile_run(
             d.clone()
         }
     });
-    // NDJSON is staged in an anonymous temp file (0600, gone with the process) and copied to `out`
-    // only when the whole profile was read: a run that fails midway (a torn page) prints no
-    // partial days.
-    let mut staged = match &dir {
-        Some(_) => None,
-        None => Some(std::io::BufWriter::new(
-            tempfile::tempfile().map_err(ChromeError::Output)?,
-        )),
-    };
-    let mut emit = |day: &Day, clock: &Clock, stats: &mut Stats| -> Result<(), ChromeError> {
-        if day.is_empty() {
-            return Ok(());
-        }
-        let doc = render::doc(profile, day, clock, &shown, &parts, schema.version);
-        stats.days += 1;
-        match &dir {
-            Some(d) => {
-                let file = d.join(format!("{}.md", day.date));
-                brain_doc::atomic::write(&file, doc.to_markdown().as_bytes())
-                    .map_err(|source| ChromeError::Write { path: file, source })
-            }
-            None => {
-                let Some(w) = staged.as_mut() else {
-                    return Ok(());
-                };
-                serde_json::to_writer(&mut *w, &doc).map_err(|e| ChromeError::Output(e.into()))?;
-                w.write_all(b"\n").map_err(ChromeError::Output)
-            }
-        }
+    let mut days = Days {
+        profile,
+        shown: &shown,
+        parts: &parts,
+        version: schema.version,
+        staged: match &dir {
+            Some(_) => None,
+            None => Some(std::io::BufWriter::new(
+                tempfile::tempfile().map_err(ChromeError::Output)?,
+            )),
+        },
+        dir,
     };
     let odd = std::cell::Cell::new(0u64);
-    let mut verdicts = Verdicts::new();
-    for range in ranges {
-        let Some(ids) = read::id_range(&snap.conn, path, range)? else {
-            continue;
-        };
-        let extras = read::extras(&snap.conn, path, &schema, ids)?;
-        let mut day: Option<Day> = None;
-        read::visits(
-            &snap.conn,
-            path,
-            &schema,
-            range,
-            |v| {
-                stats.visits_read += 1;
-                let Some(date) = clock.day(v.time) else {
-                    stats.odd += 1;
-                    warn(&format!(
-                        "{shown}: visit {}: impossible visit_time {} (not a time between 1990 and a year from now)",
-                        v.id, v.time
-                    ));
-                    return Ok(());
-                };
-                if day.as_ref().is_none_or(|d| d.date != date) {
-                    if let Some(done) = day.take() {
-                        emit(&done, &clock, stats)?;
-                    }
-                    day = Some(Day::new(date));
-                }
-                if let Some(d) = day.as_mut() {
-                    keep_visit(&opts.policy, &extras, &mut verdicts, &v, d, stats);
-                }
-                Ok(())
-            },
-            |id, reason| {
-                odd.set(odd.get() + 1);
-                warn(&format!("{shown}: visit {id}: {reason}"));
-            },
-        )?;
-        if let Some(done) = day.take() {
-            emit(&done, &clock, stats)?;
-        }
-    }
-    read::unplaceable(&snap.conn, path, last, |id, reason| {
+    let said = |id: i64, reason: String| {
         odd.set(odd.get() + 1);
         warn(&format!("{shown}: visit {id}: {reason}"));
-    })?;
-    stats.odd += odd.get();
-    if let Some(w) = staged {
-        use std::io::{Seek, SeekFrom};
-        let mut f = w
-            .into_inner()
-            .map_err(|e| ChromeError::Output(e.into_error()))?;
-        f.seek(SeekFrom::Start(0)).map_err(ChromeError::Output)?;
-        std::io::copy(&mut f, out).map_err(ChromeError::Output)?;
+    };
+    let read = Reading {
+        snap: &snap,
+        path,
+        schema: &schema,
+        policy: &opts.policy,
+        shown: &shown,
+        warn,
+        said: &said,
+    };
+    let mut verdicts = Verdicts::new();
+    for range in ranges {
+        read.range(range, &mut clock, &mut days, &mut verdicts, stats)?;
     }
+    read::unplaceable(&snap.conn, path, last, said)?;
+    stats.odd += odd.get();
+    days.flush_to(out)?;
     if let Some(m) = max_id {
         let entry = ProfileState {
             browser: profile.browser.id().into(),
@@ -271,6 +219,126 @@ fn profile_run(
         state.profiles.insert(shown, entry);
     }
     Ok(())
+}
+
+/// Where a profile's days go: files of `dir`, or NDJSON staged in an anonymous temp file (0600,
+/// gone with the process) and copied to the output only when the whole profile was read: a run
+/// that fails midway (a torn page) prints no partial days.
+struct Days<'a> {
+    profile: &'a Profile,
+    shown: &'a str,
+    parts: &'a [String],
+    version: Option<i64>,
+    dir: Option<PathBuf>,
+    staged: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Days<'_> {
+    /// One day's document (an empty day is none).
+    fn emit(&mut self, day: &Day, clock: &Clock, stats: &mut Stats) -> Result<(), ChromeError> {
+        if day.is_empty() {
+            return Ok(());
+        }
+        let doc = render::doc(
+            self.profile,
+            day,
+            clock,
+            self.shown,
+            self.parts,
+            self.version,
+        );
+        stats.days += 1;
+        match &self.dir {
+            Some(d) => {
+                let file = d.join(format!("{}.md", day.date));
+                brain_doc::atomic::write(&file, doc.to_markdown().as_bytes())
+                    .map_err(|source| ChromeError::Write { path: file, source })
+            }
+            None => {
+                let Some(w) = self.staged.as_mut() else {
+                    return Ok(());
+                };
+                serde_json::to_writer(&mut *w, &doc).map_err(|e| ChromeError::Output(e.into()))?;
+                w.write_all(b"\n").map_err(ChromeError::Output)
+            }
+        }
+    }
+
+    /// The staged NDJSON, copied to `out` (nothing for days written as files).
+    fn flush_to(self, out: &mut dyn Write) -> Result<(), ChromeError> {
+        use std::io::{Seek, SeekFrom};
+        let Some(w) = self.staged else {
+            return Ok(());
+        };
+        let mut f = w
+            .into_inner()
+            .map_err(|e| ChromeError::Output(e.into_error()))?;
+        f.seek(SeekFrom::Start(0)).map_err(ChromeError::Output)?;
+        std::io::copy(&mut f, out).map_err(ChromeError::Output)?;
+        Ok(())
+    }
+}
+
+/// What reading one profile's visits needs.
+struct Reading<'a> {
+    snap: &'a Snapshot,
+    path: &'a Path,
+    schema: &'a schema::Schema,
+    policy: &'a Policy,
+    shown: &'a str,
+    warn: &'a dyn Fn(&str),
+    /// A visit that cannot be read: its id and why (counted as odd).
+    said: &'a dyn Fn(i64, String),
+}
+
+impl Reading<'_> {
+    /// The visits of one time range, day by day, judged by the policy; each finished day emitted.
+    fn range(
+        &self,
+        range: (i64, i64),
+        clock: &mut Clock,
+        days: &mut Days<'_>,
+        verdicts: &mut Verdicts,
+        stats: &mut Stats,
+    ) -> Result<(), ChromeError> {
+        let Some(ids) = read::id_range(&self.snap.conn, self.path, range)? else {
+            return Ok(());
+        };
+        let extras = read::extras(&self.snap.conn, self.path, self.schema, ids)?;
+        let mut day: Option<Day> = None;
+        read::visits(
+            &self.snap.conn,
+            self.path,
+            self.schema,
+            range,
+            |v| {
+                stats.visits_read += 1;
+                let Some(date) = clock.day(v.time) else {
+                    stats.odd += 1;
+                    (self.warn)(&format!(
+                        "{}: visit {}: impossible visit_time {} (not a time between 1990 and a year from now)",
+                        self.shown, v.id, v.time
+                    ));
+                    return Ok(());
+                };
+                if day.as_ref().is_none_or(|d| d.date != date) {
+                    if let Some(done) = day.take() {
+                        days.emit(&done, clock, stats)?;
+                    }
+                    day = Some(Day::new(date));
+                }
+                if let Some(d) = day.as_mut() {
+                    keep_visit(self.policy, &extras, verdicts, &v, d, stats);
+                }
+                Ok(())
+            },
+            |id, reason| (self.said)(id, reason),
+        )?;
+        if let Some(done) = day.take() {
+            days.emit(&done, clock, stats)?;
+        }
+        Ok(())
+    }
 }
 
 /// A kept URL row, as the policy left it.

@@ -53,6 +53,12 @@ impl Measured {
         }
     }
 
+    /// `done` of `len` items are finished (for work whose size is known only once it started).
+    pub fn set_of(&self, done: u64, len: u64) {
+        self.bar.set_length(len);
+        self.set(done);
+    }
+
     /// `done` items are finished.
     pub fn set(&self, done: u64) {
         self.bar.set_position(done);

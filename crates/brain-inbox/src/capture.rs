@@ -245,34 +245,7 @@ fn record_exists(config: &Config, target: &str) -> bool {
 }
 
 fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
-    let text = sanitize::clean_text(&req.text);
-    if text.is_empty() {
-        return Err(InboxError::Empty);
-    }
-    if text.len() > MAX_BYTES {
-        return Err(InboxError::TooLong {
-            bytes: text.len(),
-            max: MAX_BYTES,
-        });
-    }
-    let tags = sanitize::clean_tags(&req.tags);
-    let project = req.project.as_deref().and_then(sanitize::clean_project);
-    // Raw and cleaned: removing a control character must not assemble a secret the raw text hid.
-    let everything = format!(
-        "{}\n{text}\n{}\n{}\n{}",
-        req.text,
-        req.tags.join(" "),
-        req.project.as_deref().unwrap_or(""),
-        req.record.guarded_text()
-    );
-    if let Some(r) = guard::refusal(&everything) {
-        return Err(InboxError::Refused(r));
-    }
-    if !req.force
-        && let Some(n) = guard::noise(&text)
-    {
-        return Err(InboxError::Noise(n));
-    }
+    let (text, tags, project) = checked(req)?;
     let config = Config::load(home)?;
     // A record may only replace one that exists: a typo would otherwise hide nothing and say so
     // nowhere.
@@ -286,13 +259,6 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     }
     let declared = config.collection_dir(COLLECTION);
     let dir = declared.clone().unwrap_or_else(|| home.inbox());
-    let day = req.now.strftime("%Y-%m-%d").to_string();
-    let rel = format!("{day}.md");
-    let file = dir.join(&rel);
-    let io = |source| InboxError::Io {
-        path: file.clone(),
-        source,
-    };
     let stored = sanitize::escape(&text);
     let fields = if req.record.is_set() {
         Some(
@@ -309,68 +275,18 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
     } else {
         None
     };
-    let records = dir.join("records");
+    let entry = Entry {
+        id: String::new(),
+        time: req.now.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
+        kind: req.kind,
+        tags,
+        project,
+        text: stored,
+        line: 0,
+    };
     let (entry, line, rel, file) = {
         let _lock = Lock::acquire_within(&home.lock_file("inbox"), req.lock_wait)?;
-        let mut out = match std::fs::read_to_string(&file) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let midnight = req
-                    .now
-                    .date()
-                    .to_zoned(req.now.time_zone().clone())
-                    .map_or_else(
-                        |_| format!("{day}T00:00:00Z"),
-                        |z| z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
-                    );
-                dayfile::head(
-                    &day,
-                    &midnight,
-                    COLLECTION,
-                    &brain_store::display_path(&file),
-                )
-            }
-            Err(e) => return Err(io(e)),
-        };
-        let prefix = req.now.strftime("%Y%m%d").to_string();
-        let seq = match &fields {
-            Some(_) => crate::record::next_seq(next_seq_of(&out, &prefix), &records, &prefix),
-            None => next_seq_of(&out, &prefix),
-        };
-        let entry = Entry {
-            id: format!("{prefix}-{seq:03}"),
-            time: req.now.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
-            kind: req.kind,
-            tags,
-            project,
-            text: stored,
-            line: 0,
-        };
-        match &fields {
-            Some(fm) => {
-                // A record of its own; the day file is left as it is.
-                let rel = format!("records/{}.md", entry.id);
-                let path = dir.join(&rel);
-                let (md, line) =
-                    crate::record::markdown(fm, &entry.text).map_err(InboxError::BadField)?;
-                brain_doc::atomic::write(&path, md.as_bytes()).map_err(|source| {
-                    InboxError::Io {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
-                (entry, line, rel, path)
-            }
-            None => {
-                if !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                let line = out.matches('\n').count() as u64 + 2;
-                out.push_str(&dayfile::section(&entry));
-                brain_doc::atomic::write(&file, out.as_bytes()).map_err(io)?;
-                (entry, line, rel.clone(), file.clone())
-            }
-        }
+        store(&dir, req, entry, fields.as_ref())?
     };
     let mut warnings = Vec::new();
     let indexed = match (&declared, req.index) {
@@ -406,6 +322,104 @@ fn write(home: &Home, req: &Capture) -> Result<Captured, InboxError> {
         indexed,
         warnings,
     })
+}
+
+/// The capture's text, tags and project, cleaned; refused when empty, too long, holding a secret
+/// (in any field, raw or cleaned) or, without `force`, noise.
+fn checked(req: &Capture) -> Result<(String, Vec<String>, Option<String>), InboxError> {
+    let text = sanitize::clean_text(&req.text);
+    if text.is_empty() {
+        return Err(InboxError::Empty);
+    }
+    if text.len() > MAX_BYTES {
+        return Err(InboxError::TooLong {
+            bytes: text.len(),
+            max: MAX_BYTES,
+        });
+    }
+    let tags = sanitize::clean_tags(&req.tags);
+    let project = req.project.as_deref().and_then(sanitize::clean_project);
+    // Raw and cleaned: removing a control character must not assemble a secret the raw text hid.
+    let everything = format!(
+        "{}\n{text}\n{}\n{}\n{}",
+        req.text,
+        req.tags.join(" "),
+        req.project.as_deref().unwrap_or(""),
+        req.record.guarded_text()
+    );
+    if let Some(r) = guard::refusal(&everything) {
+        return Err(InboxError::Refused(r));
+    }
+    if !req.force
+        && let Some(n) = guard::noise(&text)
+    {
+        return Err(InboxError::Noise(n));
+    }
+    Ok((text, tags, project))
+}
+
+/// Write `entry` under the inbox lock: numbered after the day's entries (and records), as a record
+/// of its own when it carries `fields`, else a section appended to the day file. The entry, the
+/// line its text starts on, its path inside the collection and on disk.
+fn store(
+    dir: &Path,
+    req: &Capture,
+    mut entry: Entry,
+    fields: Option<&Map<String, Value>>,
+) -> Result<(Entry, u64, String, PathBuf), InboxError> {
+    let day = req.now.strftime("%Y-%m-%d").to_string();
+    let rel = format!("{day}.md");
+    let file = dir.join(&rel);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| InboxError::Io { path, source }
+    };
+    let mut out = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => day_head(req, &day, &file),
+        Err(e) => return Err(io(&file)(e)),
+    };
+    let prefix = req.now.strftime("%Y%m%d").to_string();
+    let seq = match fields {
+        Some(_) => {
+            crate::record::next_seq(next_seq_of(&out, &prefix), &dir.join("records"), &prefix)
+        }
+        None => next_seq_of(&out, &prefix),
+    };
+    entry.id = format!("{prefix}-{seq:03}");
+    match fields {
+        Some(fm) => {
+            // A record of its own; the day file is left as it is.
+            let rel = format!("records/{}.md", entry.id);
+            let path = dir.join(&rel);
+            let (md, line) =
+                crate::record::markdown(fm, &entry.text).map_err(InboxError::BadField)?;
+            brain_doc::atomic::write(&path, md.as_bytes()).map_err(io(&path))?;
+            Ok((entry, line, rel, path))
+        }
+        None => {
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            let line = out.matches('\n').count() as u64 + 2;
+            out.push_str(&dayfile::section(&entry));
+            brain_doc::atomic::write(&file, out.as_bytes()).map_err(io(&file))?;
+            Ok((entry, line, rel, file))
+        }
+    }
+}
+
+/// The head of a new day file: its frontmatter, dated at the day's midnight in the capture's zone.
+fn day_head(req: &Capture, day: &str, file: &Path) -> String {
+    let midnight = req
+        .now
+        .date()
+        .to_zoned(req.now.time_zone().clone())
+        .map_or_else(
+            |_| format!("{day}T00:00:00Z"),
+            |z| z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
+        );
+    dayfile::head(day, &midnight, COLLECTION, &brain_store::display_path(file))
 }
 
 /// The next entry number of a day file's text: its well-formed headers are read leniently (a file

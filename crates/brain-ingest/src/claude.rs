@@ -79,46 +79,55 @@ pub struct Parsed {
 
 /// Parse a whole transcript.
 pub fn parse(bytes: &[u8]) -> Parsed {
-    let mut main = Thread::default();
-    let mut sidechains: Vec<(String, Thread)> = Vec::new();
-    // What sidechain lines say of their session (cwd, id, times): a subagent transcript whose parent
-    // is absent is dated and placed by it.
-    let mut side = Session::default();
-    let mut summaries: Vec<(String, String)> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut saw_message = false;
+    let mut reader = Reader::default();
     let mut records = lines::Records::<Line>::new(bytes);
     for (_, line) in &mut records {
+        reader.line(line);
+    }
+    reader.finish(records.last, records.issues)
+}
+
+/// A transcript as its lines are read.
+#[derive(Default)]
+struct Reader {
+    main: Thread,
+    /// Inline sidechains by agent id, in the order they appear.
+    sidechains: Vec<(String, Thread)>,
+    /// What sidechain lines say of their session (cwd, id, times): a subagent transcript whose
+    /// parent is absent is dated and placed by it.
+    side: Session,
+    /// `summary` lines: (leaf uuid, text).
+    summaries: Vec<(String, String)>,
+    /// Line uuids read (a resumed session repeats lines).
+    seen: HashSet<String>,
+    saw_message: bool,
+}
+
+impl Reader {
+    fn line(&mut self, line: Line) {
         let kind = line.kind.as_deref().unwrap_or("");
         if kind == "summary" {
             if let (Some(leaf), Some(text)) = (line.leaf_uuid.clone(), line.summary.clone()) {
-                summaries.push((leaf, text));
+                self.summaries.push((leaf, text));
             }
-            continue;
+            return;
         }
         if let Some(u) = &line.uuid
-            && !seen.insert(u.clone())
+            && !self.seen.insert(u.clone())
         {
-            continue; // the same line again (resumed session)
+            return; // the same line again (resumed session)
         }
         let sidechain = line.is_sidechain == Some(true);
-        let thread = if sidechain {
-            let key = line.agent_id.clone().unwrap_or_else(|| "sidechain".into());
-            match sidechains.iter().position(|(k, _)| *k == key) {
-                Some(i) => &mut sidechains[i].1,
-                None => {
-                    sidechains.push((key, Thread::default()));
-                    let last = sidechains.len() - 1;
-                    &mut sidechains[last].1
-                }
+        if sidechain {
+            note_context(&mut self.side, &line);
+            if let Some(ts) = &line.timestamp {
+                self.side.saw_time(ts);
             }
-        } else {
-            &mut main
-        };
+        }
+        self.saw_message |= matches!(kind, "user" | "assistant");
+        let thread = self.thread(sidechain, line.agent_id.as_deref());
         if !sidechain {
             note_context(&mut thread.s, &line);
-        } else {
-            note_context(&mut side, &line);
         }
         // Claude Code 2.x starts every failed shell command's output with `Exit code N`.
         thread.exit_codes = line
@@ -129,84 +138,112 @@ pub fn parse(bytes: &[u8]) -> Parsed {
             .is_some_and(|m| m >= 2);
         if let Some(ts) = &line.timestamp {
             thread.s.saw_time(ts);
-            if sidechain {
-                side.saw_time(ts);
-            }
         }
         match kind {
-            "user" | "assistant" => saw_message = true,
-            "system" => {
-                if line.subtype.as_deref() == Some("compact_boundary") {
-                    thread.s.compactions += 1;
-                    let detail = compact_detail(line.compact_metadata.as_ref());
-                    thread.s.turns.push(crate::session::Turn {
-                        role: Role::Note,
-                        text: format!("Conversation compacted{detail}."),
-                    });
-                }
-                continue;
-            }
-            _ => continue,
-        }
-        if line.is_meta == Some(true) {
-            continue;
-        }
-        let Some(msg) = line.message else { continue };
-        if let Some(m) = &msg.model {
-            thread.s.add_model(m);
-        }
-        let compact_summary = line.is_compact_summary == Some(true);
-        match (kind, msg.content) {
-            ("user", Some(Content::Text(t))) => user_text(thread, &t, compact_summary),
-            ("assistant", Some(Content::Text(t))) => thread.s.push_turn(Role::Assistant, &t),
-            (_, Some(Content::Blocks(blocks))) => {
-                for b in &blocks {
-                    block(thread, kind, b, compact_summary);
-                }
+            "user" | "assistant" => message(thread, line),
+            "system" if line.subtype.as_deref() == Some("compact_boundary") => {
+                thread.s.compactions += 1;
+                let detail = compact_detail(line.compact_metadata.as_ref());
+                thread.s.turns.push(crate::session::Turn {
+                    role: Role::Note,
+                    text: format!("Conversation compacted{detail}."),
+                });
             }
             _ => {}
         }
     }
-    let mut session = main.s;
-    session.lines = records.last;
-    // Only sidechains (a subagent transcript on its own): the session is theirs.
-    if session.turns.is_empty() && session.started.is_none() {
-        session.started = side.started.take();
-        session.ended = side.ended.take();
-        for (slot, v) in [
-            (&mut session.project, side.project.take()),
-            (&mut session.branch, side.branch.take()),
-            (&mut session.agent_version, side.agent_version.take()),
-        ] {
-            if slot.is_none() {
-                *slot = v;
+
+    /// The thread a line belongs to: the main one, or its sidechain's (opened on its first line).
+    fn thread(&mut self, sidechain: bool, agent: Option<&str>) -> &mut Thread {
+        if !sidechain {
+            return &mut self.main;
+        }
+        let key = agent.unwrap_or("sidechain");
+        let i = match self.sidechains.iter().position(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                self.sidechains.push((key.to_string(), Thread::default()));
+                self.sidechains.len() - 1
+            }
+        };
+        &mut self.sidechains[i].1
+    }
+
+    /// The session: the main thread, placed by its sidechains when it has nothing of its own; its
+    /// summary; the sidechains as subagents.
+    fn finish(self, last_line: u64, issues: Vec<LineIssue>) -> Parsed {
+        let Reader {
+            main,
+            sidechains,
+            mut side,
+            summaries,
+            seen,
+            saw_message,
+        } = self;
+        let mut session = main.s;
+        session.lines = last_line;
+        // Only sidechains (a subagent transcript on its own): the session is theirs.
+        if session.turns.is_empty() && session.started.is_none() {
+            session.started = side.started.take();
+            session.ended = side.ended.take();
+            for (slot, v) in [
+                (&mut session.project, side.project.take()),
+                (&mut session.branch, side.branch.take()),
+                (&mut session.agent_version, side.agent_version.take()),
+            ] {
+                if slot.is_none() {
+                    *slot = v;
+                }
+            }
+            if session.session_id.is_empty() {
+                session.session_id = std::mem::take(&mut side.session_id);
             }
         }
-        if session.session_id.is_empty() {
-            session.session_id = std::mem::take(&mut side.session_id);
+        // A summary belongs to this session when its leaf is one of this file's messages; the newest wins.
+        session.summary = summaries
+            .iter()
+            .rev()
+            .find(|(leaf, _)| seen.contains(leaf))
+            .map(|(_, t)| t.clone());
+        for (key, t) in sidechains {
+            session.models.extend(
+                t.s.models
+                    .iter()
+                    .filter(|m| !session.models.contains(m))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            session.subagents.push(t.into_subagent(key, None, None));
+        }
+        Parsed {
+            summary_only: !saw_message,
+            summaries: summaries.len(),
+            session,
+            issues,
         }
     }
-    // A summary belongs to this session when its leaf is one of this file's messages; the newest wins.
-    session.summary = summaries
-        .iter()
-        .rev()
-        .find(|(leaf, _)| seen.contains(leaf))
-        .map(|(_, t)| t.clone());
-    for (key, t) in sidechains {
-        session.models.extend(
-            t.s.models
-                .iter()
-                .filter(|m| !session.models.contains(m))
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
-        session.subagents.push(t.into_subagent(key, None, None));
+}
+
+/// A `user` or `assistant` line's message into its thread (meta lines kept out).
+fn message(thread: &mut Thread, line: Line) {
+    let kind = line.kind.as_deref().unwrap_or("");
+    if line.is_meta == Some(true) {
+        return;
     }
-    Parsed {
-        summary_only: !saw_message,
-        summaries: summaries.len(),
-        session,
-        issues: records.issues,
+    let Some(msg) = line.message else { return };
+    if let Some(m) = &msg.model {
+        thread.s.add_model(m);
+    }
+    let compact_summary = line.is_compact_summary == Some(true);
+    match (kind, msg.content) {
+        ("user", Some(Content::Text(t))) => user_text(thread, &t, compact_summary),
+        ("assistant", Some(Content::Text(t))) => thread.s.push_turn(Role::Assistant, &t),
+        (_, Some(Content::Blocks(blocks))) => {
+            for b in &blocks {
+                block(thread, kind, b, compact_summary);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -187,7 +187,8 @@ pub struct Sub<'a> {
 
 /// Convert a session from bytes (`main_sha` is the sha256 of `main`); `name` names the source in
 /// messages and provenance; `stem` is the file stem (`None` for a stream), which with the session id
-/// decides the document id ([`Agent::doc_id`]).
+/// decides the document id ([`Agent::doc_id`]). Sniffed once ([`detect`]: the table of
+/// [`FORMATS`]), parsed once (a Gemini document's parsed value goes to its parser), converted.
 pub fn convert_bytes(
     main: &[u8],
     main_sha: &str,
@@ -198,10 +199,9 @@ pub fn convert_bytes(
 ) -> Outcome {
     let decoded = crate::lines::decode(main);
     let main: &[u8] = &decoded;
-    let mut issues = Vec::new();
-    let outcome = |status| Outcome {
+    let outcome = |status, issues| Outcome {
         status,
-        issues: Vec::new(),
+        issues,
         bytes: main.len() as u64,
         fingerprint: String::new(),
     };
@@ -210,36 +210,49 @@ pub fn convert_bytes(
             .iter()
             .any(|s| memchr::memmem::find(&s.bytes, redact::DO_NOT_INDEX).is_some())
     {
-        return outcome(Status::DoNotIndex);
+        return outcome(Status::DoNotIndex, Vec::new());
     }
     if main.iter().all(u8::is_ascii_whitespace) && subs.is_empty() {
-        return outcome(Status::Empty);
+        return outcome(Status::Empty, Vec::new());
     }
-    let (agent, mut session) = match detect(main) {
-        Detected::Cursor => {
-            let mut said = Vec::new();
-            let subs: Vec<(String, Vec<u8>)> = subs
-                .iter()
-                .map(|s| (s.path.display().to_string(), s.bytes.clone()))
-                .collect();
-            let mtime = std::fs::metadata(name).and_then(|m| m.modified()).ok();
-            let c = crate::cursor::transcript::parse(name, main, &subs, false, mtime, &mut said);
-            let mut o = from_conversation(
-                c,
-                Agent::Cursor,
-                Path::new(name),
-                issues_of(said),
-                main.len() as u64,
-                redact_secrets,
-            );
-            if o.fingerprint.is_empty() {
-                o.fingerprint = main_sha.to_string();
-            }
-            return o;
+    let mut issues = Vec::new();
+    let (agent, mut session) = match parse_main(detect(main), main, name, subs, &mut issues) {
+        Parsed::Session(agent, session) => (agent, *session),
+        Parsed::Not(status) => return outcome(status, issues),
+        Parsed::Cursor => {
+            return cursor_bytes(main, main_sha, name, subs, redact_secrets);
         }
-        Detected::Gemini => match gemini::parse(main) {
-            Ok(s) => (Agent::Gemini, s),
-            Err(_) => return outcome(Status::NotASession),
+    };
+    add_subagents(&mut session, subs, &mut issues);
+    if session.is_empty() {
+        return outcome(Status::Empty, issues);
+    }
+    let doc = to_doc(session, agent, name, stem, main_sha, subs, redact_secrets);
+    outcome(Status::Doc(Box::new(doc)), issues)
+}
+
+/// What the main file parsed into.
+enum Parsed {
+    Session(Agent, Box<crate::session::Session>),
+    /// No session: why.
+    Not(Status),
+    /// A Cursor agent transcript: its own reader converts it whole.
+    Cursor,
+}
+
+/// Parse the main file as what detection says it is (its issues added to `issues`).
+fn parse_main(
+    detected: Detected,
+    main: &[u8],
+    name: &str,
+    subs: &[Sub<'_>],
+    issues: &mut Vec<(String, LineIssue)>,
+) -> Parsed {
+    match detected {
+        Detected::Cursor => Parsed::Cursor,
+        Detected::Gemini(doc) => match gemini::parse_value(&doc) {
+            Ok(s) => Parsed::Session(Agent::Gemini, Box::new(s)),
+            Err(_) => Parsed::Not(Status::NotASession),
         },
         Detected::GeminiTruncated(salvaged) => match gemini::parse_value(&salvaged.doc) {
             Ok(s) => {
@@ -250,7 +263,7 @@ pub fn convert_bytes(
                     .count() as u64;
                 issues.push((
                     name.to_string(),
-                    crate::lines::LineIssue {
+                    LineIssue {
                         line,
                         reason: format!(
                             "truncated: the session document ends early; kept the {} complete messages before the cut",
@@ -258,36 +271,67 @@ pub fn convert_bytes(
                         ),
                     },
                 ));
-                (Agent::Gemini, s)
+                Parsed::Session(Agent::Gemini, Box::new(s))
             }
-            Err(_) => return outcome(Status::NotASession),
+            Err(_) => Parsed::Not(Status::NotASession),
         },
         Detected::Codex => {
             let (s, iss) = codex::parse(main);
             issues.extend(iss.into_iter().map(|i| (name.to_string(), i)));
-            (Agent::Codex, s)
+            Parsed::Session(Agent::Codex, Box::new(s))
         }
         Detected::Claude => {
             let parsed = claude::parse(main);
             issues.extend(parsed.issues.into_iter().map(|i| (name.to_string(), i)));
             if parsed.summary_only && subs.is_empty() {
-                let status = if parsed.summaries > 0 {
+                return Parsed::Not(if parsed.summaries > 0 {
                     Status::SummaryOnly
                 } else {
                     Status::NotASession
-                };
-                let mut o = outcome(status);
-                o.issues = issues;
-                return o;
+                });
             }
-            (Agent::Claude, parsed.session)
+            Parsed::Session(Agent::Claude, Box::new(parsed.session))
         }
-        Detected::NotJson => {
-            let mut o = outcome(Status::NotASession);
-            o.issues = issues;
-            return o;
-        }
-    };
+        Detected::NotJson => Parsed::Not(Status::NotASession),
+    }
+}
+
+/// A Cursor agent transcript given as bytes (outside its `agent-transcripts/` folder).
+fn cursor_bytes(
+    main: &[u8],
+    main_sha: &str,
+    name: &str,
+    subs: &[Sub<'_>],
+    redact_secrets: bool,
+) -> Outcome {
+    let mut said = Vec::new();
+    let subs: Vec<(String, Vec<u8>)> = subs
+        .iter()
+        .map(|s| (s.path.display().to_string(), s.bytes.clone()))
+        .collect();
+    let mtime = std::fs::metadata(name).and_then(|m| m.modified()).ok();
+    let c = crate::cursor::transcript::parse(name, main, &subs, false, mtime, &mut said);
+    let mut o = from_conversation(
+        c,
+        Agent::Cursor,
+        Path::new(name),
+        issues_of(said),
+        main.len() as u64,
+        redact_secrets,
+    );
+    if o.fingerprint.is_empty() {
+        o.fingerprint = main_sha.to_string();
+    }
+    o
+}
+
+/// The subagent transcripts read alongside the session, added to it; warm-up probes (a subagent
+/// asked "Warmup" as a session starts) are housekeeping and dropped.
+fn add_subagents(
+    session: &mut crate::session::Session,
+    subs: &[Sub<'_>],
+    issues: &mut Vec<(String, LineIssue)>,
+) {
     for s in subs {
         let id = stem_of(s.path).trim_start_matches("agent-").to_string();
         let (kind, desc) = s
@@ -309,15 +353,21 @@ pub fn convert_bytes(
         }
         session.subagents.push(sub);
     }
-    // Warm-up probes (a subagent asked "Warmup" as a session starts) are housekeeping.
     session
         .subagents
         .retain(|a| a.prompt.trim() != render::WARMUP);
-    if session.is_empty() {
-        let mut o = outcome(Status::Empty);
-        o.issues = issues;
-        return o;
-    }
+}
+
+/// The document of a parsed session: its provenance, redacted (the counts recorded), its id.
+fn to_doc(
+    mut session: crate::session::Session,
+    agent: Agent,
+    name: &str,
+    stem: Option<&str>,
+    main_sha: &str,
+    subs: &[Sub<'_>],
+    redact_secrets: bool,
+) -> Doc {
     let recorded = (!session.session_id.is_empty()).then(|| session.session_id.clone());
     if session.session_id.is_empty() {
         session.session_id = stem.unwrap_or("stdin").to_string();
@@ -348,20 +398,53 @@ pub fn convert_bytes(
     let id = agent.doc_id(stem, recorded.as_deref(), &source.file);
     let mut doc = render::to_doc(&session, agent, id, source);
     brain_redact::record(&counts, &mut doc.meta);
-    let mut o = outcome(Status::Doc(Box::new(doc)));
-    o.issues = issues;
-    o
+    doc
 }
 
+/// What a file is, as far as sniffing tells.
 enum Detected {
     /// A Cursor agent transcript given outside its `agent-transcripts/` folder.
     Cursor,
     Claude,
     Codex,
-    Gemini,
+    /// A Gemini session document, parsed (its parser takes the value).
+    Gemini(Value),
     /// A Gemini session document cut short, rebuilt from what is complete.
     GeminiTruncated(Box<gemini::Salvaged>),
     NotJson,
+}
+
+/// The table of sources: what the first JSON object of a file says it is, tried in order (the
+/// JSONL formats, after Gemini's whole document); an object none claims is a Claude Code line.
+const FORMATS: [(fn(&Value) -> bool, Format); 3] = [
+    (gemini::sniff, Format::Gemini),
+    (codex::sniff, Format::Codex),
+    (crate::cursor::transcript::sniff, Format::Cursor),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Gemini,
+    Codex,
+    Cursor,
+    Claude,
+}
+
+/// The format the table (or the part of it given) gives a parsed object.
+fn format_of(v: &Value, table: &[(fn(&Value) -> bool, Format)]) -> Format {
+    table
+        .iter()
+        .find(|(sniff, _)| sniff(v))
+        .map_or(Format::Claude, |(_, f)| *f)
+}
+
+/// A JSONL format as detected (Gemini is a whole document, never a line).
+fn line_format(f: Format) -> Detected {
+    match f {
+        Format::Codex => Detected::Codex,
+        Format::Cursor => Detected::Cursor,
+        Format::Gemini | Format::Claude => Detected::Claude,
+    }
 }
 
 fn detect(bytes: &[u8]) -> Detected {
@@ -371,18 +454,14 @@ fn detect(bytes: &[u8]) -> Detected {
     };
     // A whole-document JSON object spanning lines (Gemini) vs JSON Lines.
     let first_line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-    let first: Option<Value> = serde_json::from_slice(&bytes[start..first_line_end]).ok();
-    match first {
-        Some(v) if gemini::sniff(&v) => Detected::Gemini,
-        Some(v) if codex::sniff(&v) => Detected::Codex,
-        Some(v) if crate::cursor::transcript::sniff(&v) => Detected::Cursor,
-        Some(_) => {
-            // JSONL: look a little further for Codex markers (a malformed first line must not decide).
-            Detected::Claude
-        }
-        None if bytes[start] == b'{' || bytes[start] == b'[' => {
+    match serde_json::from_slice::<Value>(&bytes[start..first_line_end]) {
+        Ok(v) => match format_of(&v, &FORMATS) {
+            Format::Gemini => Detected::Gemini(v),
+            f => line_format(f),
+        },
+        Err(_) if bytes[start] == b'{' || bytes[start] == b'[' => {
             match serde_json::from_slice::<Value>(&bytes[start..]) {
-                Ok(v) if gemini::sniff(&v) => Detected::Gemini,
+                Ok(v) if gemini::sniff(&v) => Detected::Gemini(v),
                 Ok(_) => Detected::NotJson,
                 Err(e) if e.is_eof() => match gemini::salvage(bytes) {
                     Some(s) => Detected::GeminiTruncated(Box::new(s)),
@@ -393,7 +472,7 @@ fn detect(bytes: &[u8]) -> Detected {
         }
         // A garbage, NUL or huge non-JSON first line (a half-written header, a paste) must not
         // decide alone: a JSONL transcript has objects on the lines after it.
-        None => first_object_line(bytes),
+        Err(_) => first_object_line(bytes),
     }
 }
 
@@ -402,13 +481,8 @@ fn detect(bytes: &[u8]) -> Detected {
 fn first_object_line(bytes: &[u8]) -> Detected {
     for (_, raw) in crate::lines::split(bytes).take(SNIFF_LINES) {
         if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(raw) {
-            return if codex::sniff(&v) {
-                Detected::Codex
-            } else if crate::cursor::transcript::sniff(&v) {
-                Detected::Cursor
-            } else {
-                Detected::Claude
-            };
+            // A line of JSON Lines: the table past Gemini's whole document.
+            return line_format(format_of(&v, &FORMATS[1..]));
         }
     }
     Detected::NotJson

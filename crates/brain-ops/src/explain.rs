@@ -172,6 +172,49 @@ pub fn explain(home: &Home) -> Result<Explain, OpsError> {
     explain_on(home, &Host::from_env())
 }
 
+/// One collection's line: where it is, its trust, what the index and the vectors hold of it.
+fn collection_info(
+    config: &brain_store::Config,
+    name: String,
+    role: String,
+    n: &brain_store::CollectionCounts,
+    drift: Drift,
+) -> CollectionInfo {
+    let declared = config.collection(&name);
+    let dir = declared.map(|c| config.resolve(&c.path));
+    CollectionInfo {
+        path: dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        exists: dir.as_ref().is_some_and(|d| d.is_dir()),
+        trust: declared
+            .and_then(|c| serde_json::to_value(c.trust).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        docs: n.docs,
+        last_indexed: n.last_lex.map(rfc3339),
+        lexical_fresh: drift.fresh(),
+        need_embeddings: n.need_embeddings(),
+        drift,
+        name,
+        role,
+    }
+}
+
+/// The inbox folder and today's day file in it.
+fn inbox_info(home: &Home) -> InboxInfo {
+    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    InboxInfo {
+        dir: home.inbox().display().to_string(),
+        today: home
+            .inbox()
+            .join(format!("{today}.md"))
+            .display()
+            .to_string(),
+    }
+}
+
 /// [`explain`] for an explicit host (tests).
 pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
     let (config, mut config_error) = config_or_defaults(home);
@@ -202,33 +245,13 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
     let collections: Vec<CollectionInfo> = rows
         .into_iter()
         .map(|(name, role, n)| {
-            let declared = config.collection(&name);
-            let dir = declared.map(|c| config.resolve(&c.path));
             let d = drift.get(&name).cloned().unwrap_or_default();
-            CollectionInfo {
-                path: dir
-                    .as_ref()
-                    .map(|d| d.display().to_string())
-                    .unwrap_or_default(),
-                exists: dir.as_ref().is_some_and(|d| d.is_dir()),
-                trust: declared
-                    .and_then(|c| serde_json::to_value(c.trust).ok())
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                docs: n.docs,
-                last_indexed: n.last_lex.map(rfc3339),
-                lexical_fresh: d.fresh(),
-                need_embeddings: n.need_embeddings(),
-                drift: d,
-                name,
-                role,
-            }
+            collection_info(&config, name, role, &n, d)
         })
         .collect();
     let sum = |f: fn(&Drift) -> u64| collections.iter().map(|c| f(&c.drift)).sum::<u64>();
     let lex_dir = brain_lex::LexIndex::dir(home);
     let need: u64 = collections.iter().map(|c| c.need_embeddings).sum();
-    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     Ok(Explain {
         schema: 1,
         kind: "explain".into(),
@@ -279,14 +302,7 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
             .collect(),
         schedules: crate::schedule::installed(host),
         skills: crate::skills::installed(host),
-        inbox: InboxInfo {
-            dir: home.inbox().display().to_string(),
-            today: home
-                .inbox()
-                .join(format!("{today}.md"))
-                .display()
-                .to_string(),
-        },
+        inbox: inbox_info(home),
         telemetry: crate::usage::info(home, TAIL),
         last_doctor: crate::doctor::last(home),
         collections,

@@ -1,8 +1,12 @@
-//! `lexindex`'s run, whole: what the stage binary calls ([`lex`]). Indexing the home is more than
-//! the tantivy sync `brain-lex` owns: a purge stopped half-way is finished first, `--all` turns
-//! entity facts into records before it walks ([`brain_graph::facts::sync`]) and folds the access
-//! log after, and the documents a run removed leave the vector store too. A stdin run that finds
-//! the index held past its wait leaves its records in the index queue instead.
+//! The index stages' runs, whole: what `lexindex` ([`lex`]) and `vecindex` ([`vec`]) call.
+//!
+//! Indexing the home is more than the tantivy sync `brain-lex` owns: a purge stopped half-way is
+//! finished first, `--all` turns entity facts into records before it walks
+//! ([`brain_graph::facts::sync`]) and folds the access log after, and the documents a run removed
+//! leave the vector store too. A stdin run that finds the index held past its wait leaves its
+//! records in the index queue instead. Embedding likewise finishes a stopped purge, takes the
+//! `vecindex` lock, embeds through a model switch ([`brain_vec::switch`]) and records in
+//! state.sqlite what the store now holds.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -10,7 +14,10 @@ use std::time::Duration;
 
 use brain_doc::{Classified, Doc, ErrorCode};
 use brain_lex::{Indexer, LexIndex, Summary, SyncError, queue};
-use brain_store::Home;
+use brain_store::{Home, Lock};
+use brain_vec::Embedder;
+use brain_vec::index::{Input, Options};
+use brain_vec::switch::Switched;
 
 /// How long a run that removed documents waits for a running vecindex before leaving their
 /// vectors to the next `vecindex --all`.
@@ -220,4 +227,95 @@ fn index_input(
         }
     }
     Ok(())
+}
+
+/// Where `vecindex` takes its documents.
+pub enum VecSource<'a> {
+    /// Every collection of brain.yaml, as `lexindex --all` sees them.
+    All,
+    /// Doc records, one a line (bad lines warned and skipped).
+    Records(&'a mut dyn BufRead),
+}
+
+/// Why an embedding run failed as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum VecRunError {
+    #[error(transparent)]
+    Config(#[from] brain_store::ConfigError),
+    #[error("reading stdin: {0}")]
+    Read(std::io::Error),
+    #[error(transparent)]
+    Lock(#[from] brain_store::LockError),
+    #[error(transparent)]
+    Vec(#[from] brain_vec::VecError),
+}
+
+impl Classified for VecRunError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            VecRunError::Config(e) => e.code(),
+            VecRunError::Read(_) => ErrorCode::Internal,
+            VecRunError::Lock(e) => e.code(),
+            VecRunError::Vec(e) => e.code(),
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            VecRunError::Config(e) => e.fix(),
+            VecRunError::Read(_) => String::new(),
+            VecRunError::Lock(e) => e.fix(),
+            VecRunError::Vec(e) => e.fix(),
+        }
+    }
+}
+
+/// The documents `source` holds, as vecindex embeds them.
+pub fn vec_inputs(
+    home: &Home,
+    source: VecSource<'_>,
+    warn: &dyn Fn(String),
+) -> Result<Vec<Input>, VecRunError> {
+    match source {
+        VecSource::All => {
+            let config = brain_store::Config::load(home)?;
+            Ok(brain_vec::corpus::read(&config, warn))
+        }
+        VecSource::Records(r) => {
+            brain_vec::stage::read_inputs(r, "<stdin>", warn).map_err(VecRunError::Read)
+        }
+    }
+}
+
+/// What an embedding run did: the store's report and the switch's moves, and whether state.sqlite
+/// recorded what the store now holds (`Err`: the vectors are written, the registry does not say
+/// so — the run fails after its summary).
+pub struct VecOutcome {
+    pub switched: Switched,
+    pub recorded: Result<(), String>,
+}
+
+/// Bring the vectors of `home` up to date with `embedder` over the documents of `source`: a purge
+/// stopped half-way finished first (`say` tells of it), under the `vecindex` lock, through a model
+/// switch; `progress(done, of)` as documents finish.
+pub fn vec(
+    home: &Home,
+    embedder: &dyn Embedder,
+    source: VecSource<'_>,
+    opts: &Options,
+    warn: &dyn Fn(String),
+    progress: &dyn Fn(usize, usize),
+    say: &dyn Fn(String),
+) -> Result<VecOutcome, VecRunError> {
+    // A purge stopped half-way is finished first (its vectors go with it).
+    crate::purge::finish_pending_quietly(home, say);
+    let _lock = Lock::try_acquire(&home.lock_file("vecindex"))?;
+    let inputs = vec_inputs(home, source, warn)?;
+    let dir = home.vectors();
+    let of = inputs.len();
+    let switched = brain_vec::switch::update(&dir, embedder, &inputs, opts, &|n| progress(n, of))?;
+    // The vectors are written; the registry must say so, or every later run and `brain status`
+    // counts them as a backlog.
+    let recorded = brain_vec::stage::record_freshness(home, &dir, &inputs);
+    Ok(VecOutcome { switched, recorded })
 }

@@ -160,73 +160,12 @@ pub(super) fn page(app: &mut App, rest: &[String]) -> PageResult {
         .iter()
         .map(|i| link_to(i, ""))
         .collect();
-    let mut superseded_by = Vec::new();
-    let mut chain = Vec::new();
-    let mut key = String::new();
-    let mut sessions = Vec::new();
-    if let Ok(engine) = app.handles.engine()
-        && let Ok(ranker) = engine.ranker()
-    {
-        let searcher = ranker.searcher();
-        let first = |id: &str| {
-            searcher
-                .document(id)
-                .ok()
-                .and_then(|p| p.into_iter().next())
-        };
-        let me = first(&o.id);
-        // Forward: what replaced it, and what replaced that (bounded, cycles stopped).
-        let mut seen = std::collections::HashSet::from([o.id.clone()]);
-        let mut next = me.as_ref().and_then(|p| p.memory.superseded_by.clone());
-        while let Some(by) = next.take() {
-            if !seen.insert(by.clone()) || seen.len() > MAX_CHAIN {
-                break;
-            }
-            superseded_by.push(link_to(&by, ""));
-            next = first(&by).and_then(|p| p.memory.superseded_by);
-        }
-        // Every record of its key, oldest first, with its state now.
-        if let Some(k) = me.as_ref().and_then(|p| p.memory.key.clone()) {
-            for p in searcher
-                .keyed(&k)
-                .unwrap_or_default()
-                .into_iter()
-                .take(MAX_CHAIN)
-            {
-                let (c, _) = p.id.split_once('/').unwrap_or(("", ""));
-                let state = if p.memory.superseded.is_some() {
-                    "superseded"
-                } else {
-                    "current"
-                };
-                chain.push(Link {
-                    href: doc_href(&p.id, &role_of(&config, c)),
-                    label: if p.id == o.id {
-                        format!("{} (this one)", p.title)
-                    } else {
-                        p.title.clone()
-                    },
-                    note: format!(
-                        "{state} · {}",
-                        p.date.map(brain_doc::file::format_secs).unwrap_or_default()
-                    ),
-                });
-            }
-            key = k;
-        }
-        if let Some(sid) = facts.session.as_deref().filter(|s| !s.is_empty()) {
-            for other in searcher.session_documents(sid).unwrap_or_default() {
-                if other != o.id {
-                    let (c, _) = other.split_once('/').unwrap_or(("", ""));
-                    sessions.push(Link {
-                        href: doc_href(&other, &role_of(&config, c)),
-                        label: other.clone(),
-                        note: format!("session {sid}"),
-                    });
-                }
-            }
-        }
-    }
+    let Lineage {
+        superseded_by,
+        chain,
+        key,
+        sessions,
+    } = lineage(app, &config, &o.id, facts.session.as_deref());
     let relations = relations(app, &o.id);
     let session_view = role == "sessions" || o.text.contains("\n## Conversation");
     let ctx = DocCtx {
@@ -258,6 +197,89 @@ pub(super) fn page(app: &mut App, rest: &[String]) -> PageResult {
         sessions,
     };
     ok(app, "doc.html", &ctx)
+}
+
+/// Where a record stands among others: what replaced it (and what replaced that), every record
+/// of its key with its state now, the other documents of its session.
+#[derive(Default)]
+struct Lineage {
+    superseded_by: Vec<Link>,
+    chain: Vec<Link>,
+    key: String,
+    sessions: Vec<Link>,
+}
+
+fn lineage(
+    app: &mut App,
+    config: &brain_store::Config,
+    id: &str,
+    session: Option<&str>,
+) -> Lineage {
+    let mut l = Lineage::default();
+    if let Ok(engine) = app.handles.engine()
+        && let Ok(ranker) = engine.ranker()
+    {
+        let searcher = ranker.searcher();
+        let first = |id: &str| {
+            searcher
+                .document(id)
+                .ok()
+                .and_then(|p| p.into_iter().next())
+        };
+        let me = first(id);
+        // Forward: what replaced it, and what replaced that (bounded, cycles stopped).
+        let mut seen = std::collections::HashSet::from([id.to_string()]);
+        let mut next = me.as_ref().and_then(|p| p.memory.superseded_by.clone());
+        while let Some(by) = next.take() {
+            if !seen.insert(by.clone()) || seen.len() > MAX_CHAIN {
+                break;
+            }
+            l.superseded_by.push(link_to(&by, ""));
+            next = first(&by).and_then(|p| p.memory.superseded_by);
+        }
+        // Every record of its key, oldest first, with its state now.
+        if let Some(k) = me.as_ref().and_then(|p| p.memory.key.clone()) {
+            for p in searcher
+                .keyed(&k)
+                .unwrap_or_default()
+                .into_iter()
+                .take(MAX_CHAIN)
+            {
+                let (c, _) = p.id.split_once('/').unwrap_or(("", ""));
+                let state = if p.memory.superseded.is_some() {
+                    "superseded"
+                } else {
+                    "current"
+                };
+                l.chain.push(Link {
+                    href: doc_href(&p.id, &role_of(config, c)),
+                    label: if p.id == id {
+                        format!("{} (this one)", p.title)
+                    } else {
+                        p.title.clone()
+                    },
+                    note: format!(
+                        "{state} · {}",
+                        p.date.map(brain_doc::file::format_secs).unwrap_or_default()
+                    ),
+                });
+            }
+            l.key = k;
+        }
+        if let Some(sid) = session.filter(|s| !s.is_empty()) {
+            for other in searcher.session_documents(sid).unwrap_or_default() {
+                if other != id {
+                    let (c, _) = other.split_once('/').unwrap_or(("", ""));
+                    l.sessions.push(Link {
+                        href: doc_href(&other, &role_of(config, c)),
+                        label: other.clone(),
+                        note: format!("session {sid}"),
+                    });
+                }
+            }
+        }
+    }
+    l
 }
 
 /// How the document relates to others, one step away (typed relations, mentions, entities).

@@ -171,69 +171,77 @@ fn run(app: &mut App, config: &brain_store::Config, ctx: &mut Ctx) -> Result<(),
     );
     ctx.warnings = answer.warnings.clone();
     ctx.plan = answer.plan.clone();
-    for h in answer.hits {
-        let id = format!("{}/{}", h.collection, h.path);
-        let role = role_of(config, &h.collection);
-        let page = doc_href(&id, &role);
-        let href = if role == "sessions" {
-            format!(
-                "{}#hit",
-                url::with_query(&page, &[("line", &h.line.to_string())])
-            )
-        } else {
-            page.clone()
-        };
-        let memory = h
-            .memory
-            .as_ref()
-            .map(|m| {
-                let mut parts = vec![m.kind.clone().unwrap_or_else(|| "record".into())];
-                parts.push(format!("importance {}", m.importance));
-                if m.pinned {
-                    parts.push("pinned".into());
-                }
-                if m.state != "current" && !m.state.is_empty() {
-                    parts.push(m.state.clone());
-                }
-                parts.join(" · ")
-            })
-            .unwrap_or_default();
-        ctx.hits.push(HitView {
-            rank: h.rank,
-            score: format!("{:.3}", h.score),
-            title: if h.title.is_empty() {
-                h.path.clone()
-            } else {
-                h.title.clone()
-            },
-            href,
-            doc_href: crate::url::doc(&id),
-            collection: h.collection.clone(),
-            path: h.path.clone(),
-            docid: h.docid.clone(),
-            age: age(&h.date, &now),
-            date: local_time(&h.date),
-            snippet: h.snippet.clone(),
-            session: h.session_id.clone().unwrap_or_default(),
-            project: h.project.clone().unwrap_or_default(),
-            agent: h.agent.clone().unwrap_or_default(),
-            memory,
-            untrusted: h.untrusted,
-            signals: h
-                .signals
-                .iter()
-                .map(|(k, v)| Signal {
-                    name: k.clone(),
-                    value: match v {
-                        serde_json::Value::Number(n) => n
-                            .as_f64()
-                            .map(|f| format!("{f:.4}"))
-                            .unwrap_or_else(|| n.to_string()),
-                        other => other.to_string(),
-                    },
-                })
-                .collect(),
-        });
-    }
+    ctx.hits = answer
+        .hits
+        .into_iter()
+        .map(|h| hit_view(config, h, &now))
+        .collect();
     Ok(())
+}
+
+/// One hit as the page shows it: its link (a session's at the hit's line), its record fields,
+/// its signals.
+fn hit_view(config: &brain_store::Config, h: brain_doc::Hit, now: &jiff::Zoned) -> HitView {
+    let id = format!("{}/{}", h.collection, h.path);
+    let role = role_of(config, &h.collection);
+    let page = doc_href(&id, &role);
+    let href = if role == "sessions" {
+        format!(
+            "{}#hit",
+            url::with_query(&page, &[("line", &h.line.to_string())])
+        )
+    } else {
+        page.clone()
+    };
+    let memory = h
+        .memory
+        .as_ref()
+        .map(|m| {
+            let mut parts = vec![m.kind.clone().unwrap_or_else(|| "record".into())];
+            parts.push(format!("importance {}", m.importance));
+            if m.pinned {
+                parts.push("pinned".into());
+            }
+            if m.state != "current" && !m.state.is_empty() {
+                parts.push(m.state.clone());
+            }
+            parts.join(" · ")
+        })
+        .unwrap_or_default();
+    HitView {
+        rank: h.rank,
+        score: format!("{:.3}", h.score),
+        title: if h.title.is_empty() {
+            h.path.clone()
+        } else {
+            h.title.clone()
+        },
+        href,
+        doc_href: crate::url::doc(&id),
+        collection: h.collection.clone(),
+        path: h.path.clone(),
+        docid: h.docid.clone(),
+        age: age(&h.date, now),
+        date: local_time(&h.date),
+        snippet: h.snippet.clone(),
+        session: h.session_id.clone().unwrap_or_default(),
+        project: h.project.clone().unwrap_or_default(),
+        agent: h.agent.clone().unwrap_or_default(),
+        memory,
+        untrusted: h.untrusted,
+        signals: h
+            .signals
+            .iter()
+            .map(|(k, v)| Signal {
+                name: k.clone(),
+                value: match v {
+                    serde_json::Value::Number(n) => n
+                        .as_f64()
+                        .map(|f| format!("{f:.4}"))
+                        .unwrap_or_else(|| n.to_string()),
+                    other => other.to_string(),
+                },
+            })
+            .collect(),
+    }
 }

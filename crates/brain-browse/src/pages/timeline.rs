@@ -112,45 +112,7 @@ pub(super) fn page(app: &mut App, query: &[(String, String)]) -> PageResult {
     let first = day
         .checked_sub((shown - 1).days())
         .map_err(|_| PageError::bad("that date is out of range"))?;
-    let entries = match &reg {
-        Some(r) => r
-            .entries_on_days(&first.to_string(), &day.to_string())
-            .map_err(|e| PageError::internal(e.to_string()))?,
-        None => Vec::new(),
-    };
-    let mut by_day: BTreeMap<String, Vec<brain_store::DocEntry>> = BTreeMap::new();
-    for e in entries {
-        if !collection.is_empty() && e.collection != collection {
-            continue;
-        }
-        by_day
-            .entry(e.date.get(..10).unwrap_or("").to_string())
-            .or_default()
-            .push(e);
-    }
-    let mut days = Vec::new();
-    let mut d = day;
-    while d >= first {
-        let key = d.to_string();
-        let list = by_day.remove(&key).unwrap_or_default();
-        let count = list.len();
-        let items: Vec<Item> = list
-            .iter()
-            .take(PER_DAY)
-            .map(|e| item(&config, e))
-            .collect();
-        days.push(Day {
-            weekday: d.strftime("%A").to_string(),
-            date: key,
-            count,
-            more: count.saturating_sub(PER_DAY),
-            items,
-        });
-        match d.checked_sub(1.day()) {
-            Ok(prev) => d = prev,
-            Err(_) => break,
-        }
-    }
+    let days = days_of(&config, reg.as_ref(), &collection, first, day)?;
     let link = |d: Date| {
         url::with_query(
             "/timeline",
@@ -188,6 +150,53 @@ pub(super) fn page(app: &mut App, query: &[(String, String)]) -> PageResult {
         collections: config.collections.iter().map(|c| c.name.clone()).collect(),
     };
     ok(app, "timeline.html", &ctx)
+}
+
+/// The days from `last` back to `first`, newest first, each with its documents (of `collection`
+/// when one is named; at most [`PER_DAY`] shown).
+fn days_of(
+    config: &brain_store::Config,
+    reg: Option<&brain_store::Registry>,
+    collection: &str,
+    first: Date,
+    last: Date,
+) -> Result<Vec<Day>, PageError> {
+    let entries = match reg {
+        Some(r) => r
+            .entries_on_days(&first.to_string(), &last.to_string())
+            .map_err(|e| PageError::internal(e.to_string()))?,
+        None => Vec::new(),
+    };
+    let mut by_day: BTreeMap<String, Vec<brain_store::DocEntry>> = BTreeMap::new();
+    for e in entries {
+        if !collection.is_empty() && e.collection != collection {
+            continue;
+        }
+        by_day
+            .entry(e.date.get(..10).unwrap_or("").to_string())
+            .or_default()
+            .push(e);
+    }
+    let mut days = Vec::new();
+    let mut d = last;
+    while d >= first {
+        let key = d.to_string();
+        let list = by_day.remove(&key).unwrap_or_default();
+        let count = list.len();
+        let items: Vec<Item> = list.iter().take(PER_DAY).map(|e| item(config, e)).collect();
+        days.push(Day {
+            weekday: d.strftime("%A").to_string(),
+            date: key,
+            count,
+            more: count.saturating_sub(PER_DAY),
+            items,
+        });
+        match d.checked_sub(1.day()) {
+            Ok(prev) => d = prev,
+            Err(_) => break,
+        }
+    }
+    Ok(days)
 }
 
 /// One document of a day, with what its frontmatter says of its project, agent and kind.

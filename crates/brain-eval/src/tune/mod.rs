@@ -19,22 +19,24 @@ pub mod log;
 pub mod objective;
 pub mod propose;
 pub mod report;
+mod target;
+
+use target::{Target, open_target};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use serde_json::Value;
 
-use brain_doc::{ErrorCode, Hit};
+use brain_doc::ErrorCode;
 use brain_rank::route::Mode;
-use brain_rank::{Engine, Strategy, knobs};
+use brain_rank::{Strategy, knobs};
 use brain_store::Home;
 use brain_vec::EmbedderSpec;
 
-use crate::run::{Bench, EvalError};
-use judge::{JudgeError, Parts, Query};
+use crate::run::EvalError;
+use judge::JudgeError;
 use log::{Experiment, PartScore, Summary};
 use objective::Objective;
 use propose::{Proposal, Proposer};
@@ -100,95 +102,6 @@ impl brain_doc::Classified for TuneError {
     }
 }
 
-/// What is searched: a BEIR set's bench, or the home itself.
-enum Target {
-    Beir(Bench),
-    Live {
-        engine: Engine,
-        now: jiff::Zoned,
-        mode: Mode,
-        collections: usize,
-    },
-}
-
-impl Target {
-    fn engine_mut(&mut self) -> &mut Engine {
-        match self {
-            Target::Beir(b) => &mut b.engine,
-            Target::Live { engine, .. } => engine,
-        }
-    }
-
-    fn collections(&self) -> usize {
-        match self {
-            Target::Beir(_) => 1,
-            Target::Live { collections, .. } => *collections,
-        }
-    }
-
-    /// The hits of `text`, and their ids as the judgments name documents.
-    fn rank(&self, text: &str, depth: usize) -> Result<(Vec<Hit>, Vec<String>), TuneError> {
-        match self {
-            Target::Beir(b) => {
-                let hits = b.rank(text, depth)?;
-                let ids = hits.iter().map(crate::run::hit_id).collect();
-                Ok((hits, ids))
-            }
-            Target::Live {
-                engine, now, mode, ..
-            } => {
-                let req = engine
-                    .request(now)
-                    .plain(text)
-                    .map(|b| b.limit(depth, 1).mode(*mode).snippets(false).build());
-                let hits = match req.and_then(|r| engine.search(&r, now)) {
-                    Ok(a) => a.hits,
-                    Err(brain_rank::RunError::Query(_)) => Vec::new(),
-                    Err(e) => return Err(EvalError::from(e).into()),
-                };
-                let ids = hits.iter().map(|h| h.docid.clone()).collect();
-                Ok((hits, ids))
-            }
-        }
-    }
-
-    /// `queries` scored under the engine's strategy, in parallel, whole and by class.
-    fn score(
-        &self,
-        queries: &[Query],
-        qrels: &HashMap<String, HashMap<String, u32>>,
-        objective: Objective,
-    ) -> Result<PartScore, TuneError> {
-        let empty = HashMap::new();
-        let scores: Vec<(f64, Option<String>)> = queries
-            .par_iter()
-            .map(|q| {
-                let (hits, ids) = self.rank(&q.text, objective.depth())?;
-                let rels = qrels.get(&q.id).unwrap_or(&empty);
-                let s = objective.score(&hits, &ids, rels, self.collections());
-                Ok((s, q.class.clone()))
-            })
-            .collect::<Result<_, TuneError>>()?;
-        let mut by_class: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-        for (s, c) in &scores {
-            if let Some(c) = c {
-                let e = by_class.entry(c.clone()).or_default();
-                e.0 += s;
-                e.1 += 1;
-            }
-        }
-        let n = scores.len().max(1) as f64;
-        Ok(PartScore {
-            score: round(scores.iter().map(|(s, _)| s).sum::<f64>() / n),
-            queries: scores.len(),
-            classes: by_class
-                .into_iter()
-                .map(|(c, (s, k))| (c, round(s / k.max(1) as f64)))
-                .collect(),
-        })
-    }
-}
-
 fn round(x: f64) -> f64 {
     (x * 1_000_000.0).round() / 1_000_000.0
 }
@@ -234,6 +147,34 @@ pub trait Watch {
     fn experiment(&self, e: &Experiment, of: usize);
 }
 
+/// The best strategy so far and its scores.
+struct Best {
+    strategy: Strategy,
+    train: PartScore,
+    dev: PartScore,
+}
+
+/// How the loop ended: experiments run, kept, and why it stopped.
+struct Ended {
+    done: usize,
+    kept: usize,
+    stopped: &'static str,
+}
+
+/// What every experiment of one run shares.
+struct Run<'a> {
+    home: &'a Home,
+    opts: &'a TuneOptions,
+    id: &'a str,
+    /// Where a kept strategy is written.
+    output: &'a std::path::Path,
+    started: Instant,
+    watch: &'a dyn Watch,
+}
+
+/// Score a strategy on the train and dev parts.
+type Measure<'a> = dyn Fn(&mut Target, &Strategy) -> Result<(PartScore, PartScore), TuneError> + 'a;
+
 /// Run the loop for the home `home` (its strategy is the start and, unless `opts.output` says
 /// otherwise, where the tuned one goes).
 pub fn tune(
@@ -251,121 +192,48 @@ pub fn tune(
     let keys = searched_knobs(opts)?;
     let (mut target, parts, set_name, test) = open_target(home, opts)?;
     let run = run_id(opts, &set_name, &start, &keys);
-    let mut proposer: Box<dyn Proposer> = match &opts.proposer {
-        Some(r) => Box::new(propose::Command {
-            runner: r.clone(),
-            keys: keys.clone(),
-        }),
-        None => Box::new(propose::Coordinate::new(&keys, opts.seed).map_err(TuneError::BadInput)?),
-    };
     let qrels: HashMap<String, HashMap<String, u32>> = parts.qrels.clone().into_iter().collect();
-    let measure =
-        |target: &mut Target, s: &Strategy| -> Result<(PartScore, PartScore), TuneError> {
-            target.engine_mut().set_strategy(s.clone());
-            Ok((
-                target.score(&parts.train, &qrels, opts.objective)?,
-                target.score(&parts.dev, &qrels, opts.objective)?,
-            ))
-        };
+    let measure = |target: &mut Target, s: &Strategy| {
+        target.engine_mut().set_strategy(s.clone());
+        Ok((
+            target.score(&parts.train, &qrels, opts.objective)?,
+            target.score(&parts.dev, &qrels, opts.objective)?,
+        ))
+    };
     let t = Instant::now();
     let (train0, dev0) = measure(&mut target, &start)?;
     let mut history: Vec<Experiment> = Vec::new();
     let baseline = Experiment {
-        kind: "tune_experiment".into(),
-        run: run.clone(),
-        iteration: 0,
-        changes: BTreeMap::new(),
-        hypothesis: "the strategy as it is".into(),
-        train: train0.score,
-        dev: dev0.score,
-        delta: 0.0,
         decision: "baseline".into(),
-        reason: None,
         ts: log::now(),
         duration_ms: t.elapsed().as_millis() as u64,
+        ..experiment(&run, 0, "the strategy as it is", (&train0, &dev0))
     };
     record(home, &baseline, watch, opts.iterations, &mut history)?;
-    let (mut best, mut best_train, mut best_dev) = (start.clone(), train0.clone(), dev0.clone());
-    let (mut kept, mut reverts, mut done) = (0, 0, 0);
-    let mut stopped = "iterations";
-    while done < opts.iterations {
-        if opts
-            .minutes
-            .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
-        {
-            stopped = "minutes";
-            break;
-        }
-        let t = Instant::now();
-        done += 1;
-        let proposal = match proposer.next(&best, &history) {
-            Ok(Some(p)) => p,
-            Ok(None) => {
-                done -= 1;
-                stopped = "exhausted";
-                break;
-            }
-            Err(reason) => Proposal {
-                changes: Vec::new(),
-                hypothesis: format!("the proposer failed: {reason}"),
-            },
-        };
-        let mut e = Experiment {
-            kind: "tune_experiment".into(),
-            run: run.clone(),
-            iteration: done,
-            changes: BTreeMap::new(),
-            hypothesis: proposal.hypothesis.clone(),
-            train: best_train.score,
-            dev: best_dev.score,
-            delta: 0.0,
-            decision: "rejected".into(),
-            reason: None,
-            ts: String::new(),
-            duration_ms: 0,
-        };
-        match apply(&best, &proposal) {
-            Err(reason) => e.reason = Some(reason),
-            Ok((candidate, changes)) => {
-                e.changes = changes;
-                let (train, dev) = measure(&mut target, &candidate)?;
-                e.train = train.score;
-                e.dev = dev.score;
-                e.delta = round(dev.score - best_dev.score);
-                let keep = e.delta > opts.min_gain && train.score >= best_train.score;
-                e.decision = if keep { "keep" } else { "revert" }.into();
-                if keep {
-                    write_strategy(&output, &candidate, kept == 0)?;
-                    (best, best_train, best_dev) = (candidate, train, dev);
-                    kept += 1;
-                }
-            }
-        }
-        let keep = e.decision == "keep";
-        proposer.feedback(keep);
-        reverts = if keep { 0 } else { reverts + 1 };
-        e.ts = log::now();
-        e.duration_ms = t.elapsed().as_millis() as u64;
-        record(home, &e, watch, opts.iterations, &mut history)?;
-        if reverts >= opts.patience {
-            stopped = "patience";
-            break;
-        }
-    }
-    let moved: BTreeMap<String, (Value, Value)> = knobs::diff(&best)
-        .into_iter()
-        .filter_map(|(key, _, after)| {
-            let before = knobs::get(&start, &key).unwrap_or(Value::Null);
-            (before != after).then_some((key, (before, after)))
-        })
-        .collect();
+    let mut best = Best {
+        strategy: start.clone(),
+        train: train0.clone(),
+        dev: dev0.clone(),
+    };
+    let mut proposer = proposer_of(opts, &keys)?;
+    let each = Run {
+        home,
+        opts,
+        id: &run,
+        output: &output,
+        started,
+        watch,
+    };
+    let ended = experiments(
+        &each,
+        (&mut target, &measure),
+        proposer.as_mut(),
+        &mut best,
+        &mut history,
+    )?;
     let test = match test {
-        Some(queries) => {
-            target.engine_mut().set_strategy(start.clone());
-            let before = target.score(&queries.0, &queries.1, opts.objective)?;
-            target.engine_mut().set_strategy(best.clone());
-            let after = target.score(&queries.0, &queries.1, opts.objective)?;
-            Some((before, after))
+        Some((queries, qrels)) => {
+            Some(target.before_after(&queries, &qrels, opts.objective, &start, &best.strategy)?)
         }
         None => None,
     };
@@ -377,19 +245,19 @@ pub fn tune(
         mode: opts.mode.name().into(),
         seed: opts.seed,
         parts: parts.how.clone(),
-        iterations: done,
-        kept,
-        stopped: stopped.into(),
+        iterations: ended.done,
+        kept: ended.kept,
+        stopped: ended.stopped.into(),
         before: [("train".to_string(), train0), ("dev".to_string(), dev0)].into(),
+        moved: moved(&start, &best.strategy),
         after: [
-            ("train".to_string(), best_train),
-            ("dev".to_string(), best_dev),
+            ("train".to_string(), best.train),
+            ("dev".to_string(), best.dev),
         ]
         .into(),
-        moved,
         test,
         // Relative to the home when inside it: the same run in another home logs the same line.
-        strategy: (kept > 0).then(|| {
+        strategy: (ended.kept > 0).then(|| {
             output
                 .strip_prefix(home.root())
                 .unwrap_or(&output)
@@ -404,6 +272,141 @@ pub fn tune(
         source,
     })?;
     Ok((summary, history))
+}
+
+/// The proposer of the run: the command `opts.proposer` names, else the coordinate search.
+fn proposer_of(opts: &TuneOptions, keys: &[String]) -> Result<Box<dyn Proposer>, TuneError> {
+    Ok(match &opts.proposer {
+        Some(r) => Box::new(propose::Command {
+            runner: r.clone(),
+            keys: keys.to_vec(),
+        }),
+        None => Box::new(propose::Coordinate::new(keys, opts.seed).map_err(TuneError::BadInput)?),
+    })
+}
+
+/// The knobs the run moved: (before, after) of each.
+fn moved(start: &Strategy, best: &Strategy) -> BTreeMap<String, (Value, Value)> {
+    knobs::diff(best)
+        .into_iter()
+        .filter_map(|(key, _, after)| {
+            let before = knobs::get(start, &key).unwrap_or(Value::Null);
+            (before != after).then_some((key, (before, after)))
+        })
+        .collect()
+}
+
+/// The experiments of the loop, until `opts.iterations`, `opts.minutes`, the proposer's end or
+/// `opts.patience` reverts in a row: each proposal applied to the best, measured, kept (written
+/// to `output`) when dev gains more than `opts.min_gain` without train losing, recorded.
+fn experiments(
+    each: &Run<'_>,
+    (target, measure): (&mut Target, &Measure<'_>),
+    proposer: &mut dyn Proposer,
+    best: &mut Best,
+    history: &mut Vec<Experiment>,
+) -> Result<Ended, TuneError> {
+    let Run {
+        home,
+        opts,
+        id: run,
+        output,
+        started,
+        watch,
+    } = *each;
+    let (mut kept, mut reverts, mut done) = (0, 0, 0);
+    while done < opts.iterations {
+        if opts
+            .minutes
+            .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
+        {
+            return Ok(Ended {
+                done,
+                kept,
+                stopped: "minutes",
+            });
+        }
+        let t = Instant::now();
+        let proposal = match proposer.next(&best.strategy, history) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Ok(Ended {
+                    done,
+                    kept,
+                    stopped: "exhausted",
+                });
+            }
+            Err(reason) => Proposal {
+                changes: Vec::new(),
+                hypothesis: format!("the proposer failed: {reason}"),
+            },
+        };
+        done += 1;
+        let mut e = experiment(run, done, &proposal.hypothesis, (&best.train, &best.dev));
+        match apply(&best.strategy, &proposal) {
+            Err(reason) => e.reason = Some(reason),
+            Ok((candidate, changes)) => {
+                e.changes = changes;
+                let (train, dev) = measure(target, &candidate)?;
+                e.train = train.score;
+                e.dev = dev.score;
+                e.delta = round(dev.score - best.dev.score);
+                let keep = e.delta > opts.min_gain && train.score >= best.train.score;
+                e.decision = if keep { "keep" } else { "revert" }.into();
+                if keep {
+                    write_strategy(output, &candidate, kept == 0)?;
+                    *best = Best {
+                        strategy: candidate,
+                        train,
+                        dev,
+                    };
+                    kept += 1;
+                }
+            }
+        }
+        let keep = e.decision == "keep";
+        proposer.feedback(keep);
+        reverts = if keep { 0 } else { reverts + 1 };
+        e.ts = log::now();
+        e.duration_ms = t.elapsed().as_millis() as u64;
+        record(home, &e, watch, opts.iterations, history)?;
+        if reverts >= opts.patience {
+            return Ok(Ended {
+                done,
+                kept,
+                stopped: "patience",
+            });
+        }
+    }
+    Ok(Ended {
+        done,
+        kept,
+        stopped: "iterations",
+    })
+}
+
+/// Experiment `iteration` of `run` testing `hypothesis`, at the scores so far, not yet decided
+/// (`rejected` until measured).
+fn experiment(
+    run: &str,
+    iteration: usize,
+    hypothesis: &str,
+    (train, dev): (&PartScore, &PartScore),
+) -> Experiment {
+    Experiment {
+        kind: "tune_experiment".into(),
+        run: run.to_string(),
+        iteration,
+        changes: BTreeMap::new(),
+        hypothesis: hypothesis.to_string(),
+        train: train.score,
+        dev: dev.score,
+        delta: 0.0,
+        decision: "rejected".into(),
+        reason: None,
+        ts: String::new(),
+        duration_ms: 0,
+    }
 }
 
 fn record(
@@ -461,83 +464,4 @@ fn write_strategy(path: &std::path::Path, s: &Strategy, first: bool) -> Result<(
         brain_doc::atomic::write(std::path::Path::new(&prev), &old).map_err(io)?;
     }
     brain_doc::atomic::write(path, knobs::minimal_yaml(s).as_bytes()).map_err(io)
-}
-
-/// The target, the train/dev parts, the set's name, and the test queries with their judgments
-/// when `--final-test` asks for them.
-#[allow(clippy::type_complexity)]
-fn open_target(
-    home: &Home,
-    opts: &TuneOptions,
-) -> Result<
-    (
-        Target,
-        Parts,
-        String,
-        Option<(Vec<Query>, HashMap<String, HashMap<String, u32>>)>,
-    ),
-    TuneError,
-> {
-    match &opts.source {
-        Source::Beir { dir, split } => {
-            let test = if opts.final_test {
-                let set = crate::beir::load(dir, "test")
-                    .map_err(|e| TuneError::BadInput(format!("--final-test: {e}")))?;
-                Some((
-                    set.queries.iter().map(Query::from).collect(),
-                    set.qrels.into_iter().collect(),
-                ))
-            } else {
-                None
-            };
-            let (corpus, parts) = judge::beir_parts(dir, split, opts.seed)?;
-            let bench = Bench::open(
-                dir,
-                &corpus,
-                opts.eval_home.as_deref(),
-                opts.mode,
-                None,
-                opts.embedder.as_ref(),
-                &|_, _| {},
-            )?;
-            let name = dir
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| dir.display().to_string());
-            Ok((
-                Target::Beir(bench),
-                parts,
-                format!("{name} ({split})"),
-                test,
-            ))
-        }
-        Source::Usage => {
-            if opts.final_test {
-                return Err(TuneError::BadInput(
-                    "--final-test needs a BEIR set with a test split (--set DIR)".into(),
-                ));
-            }
-            let parts = judge::usage_parts(home, opts.seed)?;
-            let engine = match &opts.embedder {
-                Some(s) => Engine::open_with(home, s.clone()),
-                None => Engine::open(home),
-            }
-            .map_err(EvalError::from)?;
-            let collections = brain_store::Config::load(home)
-                .map(|c| c.collections.len())
-                .unwrap_or(1);
-            Ok((
-                Target::Live {
-                    engine,
-                    now: brain_rank::clock::now(),
-                    mode: opts.mode,
-                    collections,
-                },
-                parts,
-                "usage".into(),
-                None,
-            ))
-        }
-    }
 }
