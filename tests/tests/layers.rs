@@ -116,3 +116,40 @@ fn the_environment_is_read_in_one_place_and_documented_in_one_table() {
     vars.sort_unstable();
     assert_eq!(documented, vars);
 }
+
+/// A crate may import one of its own floor only when its row names it.
+#[test]
+fn a_same_floor_import_holds_only_when_the_row_names_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = |p: &str, t: &str| {
+        let p = dir.path().join(p);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, t).expect("write");
+    };
+    w(
+        "crates/README.md",
+        "| floor | crate | owns | may import |\n|---|---|---|---|\n\
+         | 2 — x | `brain-a` | a | floors 0–1 (`brain-b`) |\n\
+         | | `brain-b` | b | floors 0–1 |\n\
+         | | `brain-c` | c | floors 0–1 |\n",
+    );
+    let dep = |name: &str, on: &str| {
+        format!("[package]\nname = \"{name}\"\n\n[dependencies]\n{on} = {{ workspace = true }}\n")
+    };
+    w("crates/brain-a/Cargo.toml", &dep("brain-a", "brain-b"));
+    w(
+        "crates/brain-b/Cargo.toml",
+        "[package]\nname = \"brain-b\"\n\n[dependencies]\n",
+    );
+    w("crates/brain-c/Cargo.toml", &dep("brain-c", "brain-b"));
+    for c in ["a", "b", "c"] {
+        w(&format!("crates/brain-{c}/src/lib.rs"), "");
+    }
+    std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
+    let (ok, out) = check(dir.path());
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("brain-c (floor 2) depends on brain-b (floor 2)") && !out.contains("brain-a"),
+        "{out}"
+    );
+}

@@ -70,7 +70,7 @@ fn main() -> std::process::ExitCode {
             }
         }
         let took_ms = started.elapsed().as_millis() as u64;
-        let no_color = brain_doc::env::set("NO_COLOR");
+        let no_color = brain_doc::env::set(brain_doc::env::NO_COLOR);
         let opts = cli
             .fmt
             .options(cli.query.clone(), std::io::stdout().is_terminal(), no_color);

@@ -74,7 +74,7 @@ impl Options {
                 )]
             }
             (None, _) => {
-                let local = brain_doc::env::os("LOCALAPPDATA").map(PathBuf::from);
+                let local = brain_doc::env::os(brain_doc::env::LOCALAPPDATA).map(PathBuf::from);
                 let (found, looked) =
                     crate::profiles::discover(brain_store::home_dir().as_deref(), local.as_deref());
                 let found: Vec<Profile> = found

@@ -83,7 +83,7 @@ fn private_umask() {
 /// `/proc/cpuinfo` each time (candle-core 0.11 `utils::get_num_threads`): about 3 ms of a 12 ms query
 /// embedding (perf, 2026-11-22).
 fn pin_thread_count() {
-    if brain_doc::env::os("RAYON_NUM_THREADS").is_some() {
+    if brain_doc::env::os(brain_doc::env::RAYON_NUM_THREADS).is_some() {
         return;
     }
     let n = std::thread::available_parallelism().map_or(1, |n| n.get());

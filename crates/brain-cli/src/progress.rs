@@ -29,7 +29,7 @@ fn styled(len: u64, what: &str, template: &str) -> ProgressBar {
 
 /// Colour on stderr/stdout is allowed: a terminal, and `NO_COLOR` unset or empty.
 pub fn color_enabled(stream_is_terminal: bool) -> bool {
-    stream_is_terminal && !brain_doc::env::set("NO_COLOR")
+    stream_is_terminal && !brain_doc::env::set(brain_doc::env::NO_COLOR)
 }
 
 /// A progress bar whose time estimate comes from the rate measured so far, not from the first

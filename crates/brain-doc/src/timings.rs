@@ -10,7 +10,7 @@ use std::time::Instant;
 /// Whether timings are recorded (`BRAIN_TIMINGS` set to anything but `0` or empty).
 pub fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| crate::env::get("BRAIN_TIMINGS").is_some_and(|v| v != "0"))
+    *ON.get_or_init(|| crate::env::get(crate::env::BRAIN_TIMINGS).is_some_and(|v| v != "0"))
 }
 
 /// A phase: `(name, start ms, duration ms, thread)`.

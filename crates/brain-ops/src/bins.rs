@@ -38,7 +38,7 @@ pub fn locate_from(exe: Option<&Path>, name: &str) -> Option<PathBuf> {
     if let Some(found) = candidates.into_iter().find(|p| is_executable(p)) {
         return Some(found);
     }
-    let path = brain_doc::env::os("PATH")?;
+    let path = brain_doc::env::os(brain_doc::env::PATH)?;
     std::env::split_paths(&path)
         .map(|p| p.join(name))
         .find(|p| is_executable(p) && (name == "brain" || is_ours(p, name)))
@@ -49,7 +49,7 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
     if name.contains('/') {
         return is_executable(Path::new(name)).then(|| PathBuf::from(name));
     }
-    let path = brain_doc::env::os("PATH")?;
+    let path = brain_doc::env::os(brain_doc::env::PATH)?;
     std::env::split_paths(&path)
         .map(|p| p.join(name))
         .find(|p| is_executable(p))

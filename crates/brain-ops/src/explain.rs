@@ -262,7 +262,7 @@ pub fn explain_on(home: &Home, host: &Host) -> Result<Explain, OpsError> {
             .map(|p| p.display().to_string()),
         home: HomeInfo {
             path: home.root().display().to_string(),
-            from_env: brain_doc::env::set("BRAIN_HOME"),
+            from_env: brain_doc::env::set(brain_doc::env::BRAIN_HOME),
             exists: home.root().is_dir(),
         },
         config: ConfigInfo {

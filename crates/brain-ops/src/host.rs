@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use brain_doc::env;
+
 /// The machine-side facts `explain`, `doctor` and the installers need.
 #[derive(Debug, Clone)]
 pub struct Host {
@@ -31,32 +33,32 @@ pub struct Host {
     pub pipelines: Option<PathBuf>,
 }
 
-fn var(name: &str) -> Option<String> {
-    brain_doc::env::get(name).map(str::to_string)
+fn var(v: brain_doc::env::Var) -> Option<String> {
+    brain_doc::env::get(v).map(str::to_string)
 }
 
 impl Host {
     /// The host as the environment describes it.
     pub fn from_env() -> Host {
         let user_home = brain_store::home_dir().unwrap_or_else(|| PathBuf::from("."));
-        let config_home = var("XDG_CONFIG_HOME")
+        let config_home = var(env::XDG_CONFIG_HOME)
             .map(PathBuf::from)
             .unwrap_or_else(|| user_home.join(".config"));
         Host {
             exe: std::env::current_exe().ok(),
-            claude_dir: var("CLAUDE_CONFIG_DIR")
+            claude_dir: var(env::CLAUDE_CONFIG_DIR)
                 .map(PathBuf::from)
                 .unwrap_or_else(|| user_home.join(".claude")),
-            codex_dir: var("CODEX_HOME")
+            codex_dir: var(env::CODEX_HOME)
                 .map(PathBuf::from)
                 .unwrap_or_else(|| user_home.join(".codex")),
             gemini_dir: user_home.join(".gemini"),
-            crontab: var("BRAIN_CRONTAB").unwrap_or_else(|| "crontab".into()),
-            systemctl: var("BRAIN_SYSTEMCTL").unwrap_or_else(|| "systemctl".into()),
-            launchctl: var("BRAIN_LAUNCHCTL").unwrap_or_else(|| "launchctl".into()),
+            crontab: var(env::BRAIN_CRONTAB).unwrap_or_else(|| "crontab".into()),
+            systemctl: var(env::BRAIN_SYSTEMCTL).unwrap_or_else(|| "systemctl".into()),
+            launchctl: var(env::BRAIN_LAUNCHCTL).unwrap_or_else(|| "launchctl".into()),
             systemd_dir: config_home.join("systemd").join("user"),
             launchd_dir: user_home.join("Library").join("LaunchAgents"),
-            pipelines: var("BRAIN_PIPELINES").map(PathBuf::from),
+            pipelines: var(env::BRAIN_PIPELINES).map(PathBuf::from),
             user_home,
         }
     }

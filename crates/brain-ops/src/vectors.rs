@@ -63,7 +63,7 @@ pub fn model(home: &Home, hash: bool) -> ModelInfo {
             return ModelInfo {
                 id: String::new(),
                 backend: String::new(),
-                location: brain_doc::env::get("BRAIN_EMBEDDER")
+                location: brain_doc::env::get(brain_doc::env::BRAIN_EMBEDDER)
                     .unwrap_or_default()
                     .to_string(),
                 present: None,
@@ -112,7 +112,7 @@ pub fn model(home: &Home, hash: bool) -> ModelInfo {
 /// the model in force exists. Otherwise the semantic layer is simply not in use (lexical search
 /// works alone).
 pub fn configured(home: &Home) -> bool {
-    brain_doc::env::get("BRAIN_EMBEDDER").is_some()
+    brain_doc::env::get(brain_doc::env::BRAIN_EMBEDDER).is_some()
         || store_dir(home).join("manifest.json").exists()
         || matches!(EmbedderSpec::default_local(&home.models()), EmbedderSpec::Local { dir } if dir.exists())
 }

@@ -35,7 +35,7 @@ pub fn local_tz() -> jiff::tz::TimeZone {
     static TZ: std::sync::OnceLock<jiff::tz::TimeZone> = std::sync::OnceLock::new();
     TZ.get_or_init(|| {
         let local = std::path::Path::new("/etc/localtime");
-        if brain_doc::env::os("TZ").is_none()
+        if brain_doc::env::os(brain_doc::env::TZ).is_none()
             && let Ok(bytes) = std::fs::read(local)
         {
             let name = std::fs::read_link(local)

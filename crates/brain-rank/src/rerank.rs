@@ -21,7 +21,7 @@ use crate::strategy::{RerankWeights, Strategy};
 
 /// The reranker folder of `home` under `strategy` (see the module docs).
 pub fn model_dir(home: &Home, strategy: &Strategy) -> PathBuf {
-    brain_doc::env::os("BRAIN_RERANKER")
+    brain_doc::env::os(brain_doc::env::BRAIN_RERANKER)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| strategy.rerank.model.as_ref().map(PathBuf::from))

@@ -3,7 +3,7 @@
 
 /// Now, or `$BRAIN_NOW` when it is set and reads as RFC 3339.
 pub fn now() -> jiff::Timestamp {
-    brain_doc::env::get("BRAIN_NOW")
+    brain_doc::env::get(brain_doc::env::BRAIN_NOW)
         .and_then(|s| s.parse::<jiff::Timestamp>().ok())
         .unwrap_or_else(jiff::Timestamp::now)
 }

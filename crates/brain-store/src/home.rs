@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// The user's home folder (`$HOME`), if known.
 pub fn home_dir() -> Option<PathBuf> {
-    brain_doc::env::os("HOME")
+    brain_doc::env::os(brain_doc::env::HOME)
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
 }
@@ -53,7 +53,7 @@ pub struct Home {
 impl Home {
     /// `$BRAIN_HOME` if set and non-empty, else `~/.brain`, else `./.brain`.
     pub fn from_env() -> Self {
-        if let Some(h) = brain_doc::env::os("BRAIN_HOME").filter(|h| !h.is_empty()) {
+        if let Some(h) = brain_doc::env::os(brain_doc::env::BRAIN_HOME).filter(|h| !h.is_empty()) {
             return Home {
                 root: PathBuf::from(h),
             };

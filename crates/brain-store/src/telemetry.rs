@@ -64,7 +64,7 @@ impl Surface {
     /// `$BRAIN_SURFACE` (set by the stop hook and the schedules), else `cli`. An unknown value counts
     /// as `cli` rather than inventing a surface.
     pub fn from_env() -> Surface {
-        brain_doc::env::get("BRAIN_SURFACE")
+        brain_doc::env::get(brain_doc::env::BRAIN_SURFACE)
             .and_then(Surface::parse)
             .unwrap_or(Surface::Cli)
     }
@@ -79,7 +79,7 @@ impl std::fmt::Display for Surface {
 /// True unless `BRAIN_TELEMETRY` is `off`, `0` or `false`.
 pub fn enabled() -> bool {
     !matches!(
-        brain_doc::env::os("BRAIN_TELEMETRY").and_then(|v| v.to_str()),
+        brain_doc::env::os(brain_doc::env::BRAIN_TELEMETRY).and_then(|v| v.to_str()),
         Some("off" | "0" | "false")
     )
 }
@@ -92,7 +92,9 @@ pub fn queries_opted_in(home: &Home) -> bool {
 
 /// [`queries_opted_in`] with brain.yaml already read (`None`: unreadable, not opted in).
 pub fn queries_opted_in_by(config: Option<&crate::Config>) -> bool {
-    if let Some(v) = brain_doc::env::os("BRAIN_TELEMETRY_QUERIES").and_then(|v| v.to_str()) {
+    if let Some(v) =
+        brain_doc::env::os(brain_doc::env::BRAIN_TELEMETRY_QUERIES).and_then(|v| v.to_str())
+    {
         return matches!(v.trim(), "1" | "on" | "true" | "yes");
     }
     config.is_some_and(|c| {

@@ -43,8 +43,8 @@ impl std::fmt::Debug for Engine {
 /// refused unless only its owner may read it).
 pub fn credentials(file: Option<&Path>) -> Result<Option<(String, String)>, TeamError> {
     if let (Some(u), Some(p)) = (
-        brain_doc::env::get("BRAIN_ENGINE_USER"),
-        brain_doc::env::get("BRAIN_ENGINE_PASSWORD"),
+        brain_doc::env::get(brain_doc::env::BRAIN_ENGINE_USER),
+        brain_doc::env::get(brain_doc::env::BRAIN_ENGINE_PASSWORD),
     ) {
         return Ok(Some((u.to_string(), p.to_string())));
     }
@@ -87,7 +87,8 @@ pub struct Tls {
 impl Tls {
     /// `BRAIN_ENGINE_CA`, else the PEM file `ca` names (brain.yaml's `team.ca`), else the default.
     pub fn from_env(ca: Option<&Path>) -> Result<Tls, TeamError> {
-        let file = brain_doc::env::get("BRAIN_ENGINE_CA").map(std::path::PathBuf::from);
+        let file =
+            brain_doc::env::get(brain_doc::env::BRAIN_ENGINE_CA).map(std::path::PathBuf::from);
         let Some(path) = file.or_else(|| ca.map(Path::to_path_buf)) else {
             return Ok(Tls::default());
         };

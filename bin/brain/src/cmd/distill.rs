@@ -70,7 +70,10 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         out.flush()?;
         return Ok(Exit::Success);
     }
-    let backoff = match (a.backoff, brain_doc::env::get("BRAIN_DISTILL_BACKOFF")) {
+    let backoff = match (
+        a.backoff,
+        brain_doc::env::get(brain_doc::env::BRAIN_DISTILL_BACKOFF),
+    ) {
         (Some(d), _) => d,
         (None, Some(v)) => {
             parse_duration(v).map_err(|e| bad(format!("BRAIN_DISTILL_BACKOFF: {e}")))?
@@ -80,7 +83,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let _always_from_pending = a.from_pending;
     let command = a
         .command
-        .or_else(|| brain_doc::env::get("BRAIN_DISTILL_COMMAND").map(str::to_string));
+        .or_else(|| brain_doc::env::get(brain_doc::env::BRAIN_DISTILL_COMMAND).map(str::to_string));
     let Some(command) = command.filter(|c| !c.trim().is_empty()) else {
         return Err(
             bad("no LLM command: pass --command or set BRAIN_DISTILL_COMMAND".into())
@@ -107,7 +110,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         jobs: a.jobs.max(1),
         label,
         limit: a.limit,
-        surface: brain_doc::env::get("BRAIN_SURFACE")
+        surface: brain_doc::env::get(brain_doc::env::BRAIN_SURFACE)
             .unwrap_or("cli")
             .to_string(),
     };

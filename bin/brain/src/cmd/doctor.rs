@@ -20,7 +20,7 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let surface = brain_doc::env::get("BRAIN_SURFACE").unwrap_or("cli");
+    let surface = brain_doc::env::get(brain_doc::env::BRAIN_SURFACE).unwrap_or("cli");
     if a.fix {
         let done = brain_ops::doctor::fix(home).map_err(Failure::from)?;
         for line in done {

@@ -86,7 +86,9 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         None
     } else {
         a.command
-            .or_else(|| brain_doc::env::get("BRAIN_DISTILL_COMMAND").map(str::to_string))
+            .or_else(|| {
+                brain_doc::env::get(brain_doc::env::BRAIN_DISTILL_COMMAND).map(str::to_string)
+            })
             .filter(|c| !c.trim().is_empty())
     };
     let label = a.label.unwrap_or_else(|| {
@@ -109,7 +111,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         all: a.all,
         limit: a.limit,
         only: a.docs.as_deref().map(|p| doc_ids(p, &warn)).transpose()?,
-        surface: brain_doc::env::get("BRAIN_SURFACE")
+        surface: brain_doc::env::get(brain_doc::env::BRAIN_SURFACE)
             .unwrap_or("cli")
             .to_string(),
     };

@@ -171,7 +171,7 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             exit_code,
             docs,
         } => {
-            let surface = brain_doc::env::get("BRAIN_SURFACE").unwrap_or("hook");
+            let surface = brain_doc::env::get(brain_doc::env::BRAIN_SURFACE).unwrap_or("hook");
             let mut row = Map::new();
             row.insert("latency_ms".into(), Value::from(latency_ms));
             row.insert("exit_code".into(), Value::from(exit_code));

@@ -43,7 +43,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         )
         .into());
     };
-    let local = brain_doc::env::os("LOCALAPPDATA").map(std::path::PathBuf::from);
+    let local = brain_doc::env::os(brain_doc::env::LOCALAPPDATA).map(std::path::PathBuf::from);
     let (sources, missing) =
         brain_ops::import::sources(&user_home, local.as_deref(), &home.distill_queue());
     let mut out = Stdout::new();

@@ -84,7 +84,7 @@ fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
         Some(c) => c,
         None => std::env::current_exe()?.display().to_string(),
     };
-    let brain_home = brain_doc::env::os("BRAIN_HOME")
+    let brain_home = brain_doc::env::os(brain_doc::env::BRAIN_HOME)
         .filter(|h| !h.is_empty())
         .and_then(|h| h.to_str())
         .map(str::to_string);

@@ -238,7 +238,7 @@ fn use_model(home: &Home, name: &str) -> anyhow::Result<Exit> {
         &home.models().join(brain_vec::embed::IN_USE),
         format!("{}\n", c.name).as_bytes(),
     )?;
-    if brain_doc::env::get("BRAIN_EMBEDDER").is_some() {
+    if brain_doc::env::get(brain_doc::env::BRAIN_EMBEDDER).is_some() {
         eprintln!(
             "brain: note: $BRAIN_EMBEDDER is set and overrides the model in force while it is"
         );

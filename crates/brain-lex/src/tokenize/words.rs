@@ -206,7 +206,7 @@ mod tests {
     fn words_cut_as_the_reference_splitter_does_on_real_transcripts() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora");
         if !root.is_dir() {
-            if brain_doc::env::get("BRAIN_REQUIRE_CORPORA") == Some("1") {
+            if brain_doc::env::get(brain_doc::env::BRAIN_REQUIRE_CORPORA) == Some("1") {
                 panic!("{} is missing and BRAIN_REQUIRE_CORPORA=1", root.display());
             }
             eprintln!("SKIPPED: {} not found", root.display());
