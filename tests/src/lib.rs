@@ -255,6 +255,19 @@ pub fn run(cmd: &mut Command, stdin: &[u8]) -> Output {
     out
 }
 
+/// [`run`], which must succeed (the panic shows its stderr).
+pub fn run_ok(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let out = run(cmd, stdin);
+    assert!(
+        out.status.success(),
+        "{:?} failed ({}): {}",
+        cmd.get_program(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Parse every stdout line as JSON of type `T`; panics with the line on failure.
 pub fn parse_lines<T: serde::de::DeserializeOwned>(stdout: &[u8]) -> Vec<T> {
     String::from_utf8_lossy(stdout)
@@ -482,8 +495,8 @@ pub fn doctor_check(home: &Path, name: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no check {name}"))
 }
 
-/// Every file under `dir` (relative name, bytes), sorted; empty when `dir` is missing.
-pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+/// Every file under `dir`, sorted; empty when `dir` is missing.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -494,13 +507,24 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if let (Ok(rel), Ok(bytes)) = (p.strip_prefix(dir), std::fs::read(&p)) {
-                out.push((rel.display().to_string(), bytes));
+            } else {
+                out.push(p);
             }
         }
     }
     out.sort();
     out
+}
+
+/// Every file under `dir` (relative name, bytes), sorted; empty when `dir` is missing.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    files(dir)
+        .into_iter()
+        .filter_map(|p| {
+            let rel = p.strip_prefix(dir).ok()?.display().to_string();
+            Some((rel, std::fs::read(&p).ok()?))
+        })
+        .collect()
 }
 
 /// Replace durations and rates (`0.012 s`, `12 ms`, `214 MB/s`, `1.5 µs`) with `<T>`, so stderr

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use brain_tests::{command, parse_lines, run};
+use brain_tests::{command, parse_lines, run, run_ok};
 use serde_json::{Value, json};
 
 const NOW: &str = "2026-11-27T12:00:00Z";
@@ -91,50 +91,30 @@ fn home() -> (tempfile::TempDir, PathBuf) {
         &h.join("inbox/2026-11-01.md"),
         "---\ntitle: Pinned rule\ndate: 2026-11-01T09:00:00Z\npinned: true\ntype: preference\n---\nNever run migrations on Fridays.\n",
     );
-    let add = run(
+    run_ok(
         command("brain", &h)
             .args(["collection", "add", "core"])
             .arg(&core)
             .args(["--role", "memory"]),
         b"",
     );
-    assert!(
-        add.status.success(),
-        "{}",
-        String::from_utf8_lossy(&add.stderr)
-    );
-    let ix = run(command("lexindex", &h).args(["--all", "-q"]), b"");
-    assert!(
-        ix.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ix.stderr)
-    );
-    let ex = run(
+    run_ok(command("lexindex", &h).args(["--all", "-q"]), b"");
+    run_ok(
         command("brain", &h)
             .env_remove("BRAIN_DISTILL_COMMAND")
             .args(["extract", "-q"]),
         b"",
     );
-    assert!(
-        ex.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ex.stderr)
-    );
     (dir, h)
 }
 
 fn brief(h: &Path, args: &[&str]) -> Value {
-    let out = run(
+    let out = run_ok(
         command("brain", h)
             .env("BRAIN_NOW", NOW)
             .args(["brief", "--json"])
             .args(args),
         b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("json")
 }
@@ -222,17 +202,12 @@ fn another_projects_item_comes_only_with_a_shared_entity_and_labelled() {
         &ent.join("ledger/summary.md"),
         "---\ntitle: Ledger\nentity: ledger\nkind: concept\naliases: [ledger]\n---\nThe money ledger.\n",
     );
-    let add = run(
+    run_ok(
         command("brain", &h)
             .args(["collection", "add", "ents"])
             .arg(&ent)
             .args(["--role", "para"]),
         b"",
-    );
-    assert!(
-        add.status.success(),
-        "{}",
-        String::from_utf8_lossy(&add.stderr)
     );
     assert!(
         run(command("lexindex", &h).args(["--all", "-q"]), b"")
@@ -287,12 +262,7 @@ fn after_compaction_ages_are_right_and_a_session_id_names_its_session() {
     }
     // The session id names the transcript, though a distilled summary carries it too; the
     // summary is one `get` away.
-    let get = run(command("brain", &h).args(["get", SESSION]), b"");
-    assert!(
-        get.status.success(),
-        "{}",
-        String::from_utf8_lossy(&get.stderr)
-    );
+    let get = run_ok(command("brain", &h).args(["get", SESSION]), b"");
     let text = String::from_utf8_lossy(&get.stdout);
     assert!(text.contains("## Conversation"), "{text}");
     let err = String::from_utf8_lossy(&get.stderr);
@@ -300,16 +270,11 @@ fn after_compaction_ages_are_right_and_a_session_id_names_its_session() {
         err.contains(&format!("brain://distilled/2026/11/{SESSION}.md")),
         "{err}"
     );
-    let tl = run(
+    let tl = run_ok(
         command("brain", &h)
             .env("BRAIN_NOW", NOW)
             .args(["timeline", SESSION, "--json"]),
         b"",
-    );
-    assert!(
-        tl.status.success(),
-        "{}",
-        String::from_utf8_lossy(&tl.stderr)
     );
     let v: Value = serde_json::from_slice(&tl.stdout).expect("timeline");
     assert_eq!(v["anchor"]["doc"]["collection"], "brain", "{v}");
@@ -446,16 +411,11 @@ fn codex_hooks_are_installed_with_their_feature_on_and_doctor_checks_it() {
     let codex = dir.path().join("codex");
     std::fs::create_dir_all(&codex).expect("codex");
     std::fs::write(codex.join("config.toml"), "# my settings\nmodel = \"o3\"\n").expect("config");
-    let install = run(
+    run_ok(
         command("brain", &h)
             .env("CODEX_HOME", &codex)
             .args(["hook", "install", "--codex"]),
         b"",
-    );
-    assert!(
-        install.status.success(),
-        "{}",
-        String::from_utf8_lossy(&install.stderr)
     );
     let config = std::fs::read_to_string(codex.join("config.toml")).expect("config");
     assert!(

@@ -25,23 +25,15 @@ fn root() -> PathBuf {
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    with_ext(dir, "rs")
+}
+
+/// Every file under `dir` whose name ends in `.ext`.
+fn with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    brain_tests::files(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect()
 }
 
 /// Whether one of `files` defines `name` (a fn, type, trait, const, static or module) or
@@ -303,22 +295,8 @@ fn flag_problems(name: &str, text: &str, bins: &[String], helps: &mut Helps) -> 
 fn documents(root: &Path) -> Vec<PathBuf> {
     let mut out = vec![root.join("README.md"), root.join("crates/README.md")];
     for dir in ["docs", "pipelines", "skills"] {
-        let mut stack = vec![root.join(dir)];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "md") {
-                    out.push(p);
-                }
-            }
-        }
+        out.extend(with_ext(&root.join(dir), "md"));
     }
-    out.sort();
     out
 }
 

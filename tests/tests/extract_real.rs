@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use brain_tests::{command, parse_lines, run, shared, workspace};
+use brain_tests::{command, parse_lines, run, run_ok, shared, workspace};
 use serde_json::Value;
 
 /// A home of every agent's sessions of the corpora, indexed.
@@ -16,43 +16,23 @@ fn home() -> Option<(tempfile::TempDir, PathBuf)> {
     let corpora = shared("corpora")?;
     let dir = tempfile::tempdir().expect("tempdir");
     let h = dir.path().join("home");
-    let docs = run(
+    let docs = run_ok(
         command("jsonl2md", &h)
             .arg("-q")
             .args(brain_tests::agent_folders(&corpora)),
         b"",
     );
-    assert!(
-        docs.status.success(),
-        "{}",
-        String::from_utf8_lossy(&docs.stderr)
-    );
-    let placed = run(command("partition", &h).arg("-q"), &docs.stdout);
-    assert!(
-        placed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&placed.stderr)
-    );
-    let ix = run(command("lexindex", &h).arg("-q"), &placed.stdout);
-    assert!(
-        ix.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ix.stderr)
-    );
+    let placed = run_ok(command("partition", &h).arg("-q"), &docs.stdout);
+    run_ok(command("lexindex", &h).arg("-q"), &placed.stdout);
     Some((dir, h))
 }
 
 fn extract(h: &Path) -> Vec<Value> {
-    let out = run(
+    let out = run_ok(
         command("brain", h)
             .env_remove("BRAIN_DISTILL_COMMAND")
             .args(["extract", "-q"]),
         b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     if out.stdout.is_empty() {
         return Vec::new();

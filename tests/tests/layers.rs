@@ -22,27 +22,37 @@ fn check(dir: &Path) -> (bool, String) {
     )
 }
 
-/// A scratch repository of one crate whose `src` holds `files` (path, text).
-fn plant(files: &[(&str, &str)]) -> tempfile::TempDir {
+/// A scratch repository holding `files` (path from its root, text), with an empty `bin/`.
+fn scratch(files: &[(String, String)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    let w = |p: &str, t: &str| {
+    for (p, t) in files {
         let p = dir.path().join(p);
         std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
         std::fs::write(p, t).expect("write");
-    };
-    w(
-        "crates/README.md",
-        "| floor | crate | owns | may import |\n|---|---|---|---|\n| 0 | `brain-x` | x | — |\n",
-    );
-    w(
-        "crates/brain-x/Cargo.toml",
-        "[package]\nname = \"brain-x\"\n\n[dependencies]\n",
-    );
-    std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
-    for (p, t) in files {
-        w(&format!("crates/brain-x/src/{p}"), t);
     }
+    std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
     dir
+}
+
+/// A scratch repository of one crate whose `src` holds `files` (path, text).
+fn plant(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let mut all = vec![
+        (
+            "crates/README.md".to_string(),
+            "| floor | crate | owns | may import |\n|---|---|---|---|\n| 0 | `brain-x` | x | — |\n"
+                .to_string(),
+        ),
+        (
+            "crates/brain-x/Cargo.toml".to_string(),
+            "[package]\nname = \"brain-x\"\n\n[dependencies]\n".to_string(),
+        ),
+    ];
+    all.extend(
+        files
+            .iter()
+            .map(|(p, t)| (format!("crates/brain-x/src/{p}"), t.to_string())),
+    );
+    scratch(&all)
 }
 
 #[test]
@@ -120,32 +130,30 @@ fn the_environment_is_read_in_one_place_and_documented_in_one_table() {
 /// A crate may import one of its own floor only when its row names it.
 #[test]
 fn a_same_floor_import_holds_only_when_the_row_names_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let w = |p: &str, t: &str| {
-        let p = dir.path().join(p);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, t).expect("write");
-    };
-    w(
-        "crates/README.md",
-        "| floor | crate | owns | may import |\n|---|---|---|---|\n\
-         | 2 — x | `brain-a` | a | floors 0–1 (`brain-b`) |\n\
-         | | `brain-b` | b | floors 0–1 |\n\
-         | | `brain-c` | c | floors 0–1 |\n",
-    );
-    let dep = |name: &str, on: &str| {
-        format!("[package]\nname = \"{name}\"\n\n[dependencies]\n{on} = {{ workspace = true }}\n")
-    };
-    w("crates/brain-a/Cargo.toml", &dep("brain-a", "brain-b"));
-    w(
-        "crates/brain-b/Cargo.toml",
-        "[package]\nname = \"brain-b\"\n\n[dependencies]\n",
-    );
-    w("crates/brain-c/Cargo.toml", &dep("brain-c", "brain-b"));
-    for c in ["a", "b", "c"] {
-        w(&format!("crates/brain-{c}/src/lib.rs"), "");
-    }
-    std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
+    let cargo =
+        |name: &str, on: &str| format!("[package]\nname = \"{name}\"\n\n[dependencies]\n{on}");
+    let dir = scratch(&[
+        (
+            "crates/README.md".into(),
+            "| floor | crate | owns | may import |\n|---|---|---|---|\n\
+             | 2 — x | `brain-a` | a | floors 0–1 (`brain-b`) |\n\
+             | | `brain-b` | b | floors 0–1 |\n\
+             | | `brain-c` | c | floors 0–1 |\n"
+                .into(),
+        ),
+        (
+            "crates/brain-a/Cargo.toml".into(),
+            cargo("brain-a", "brain-b = { workspace = true }\n"),
+        ),
+        ("crates/brain-b/Cargo.toml".into(), cargo("brain-b", "")),
+        (
+            "crates/brain-c/Cargo.toml".into(),
+            cargo("brain-c", "brain-b = { workspace = true }\n"),
+        ),
+        ("crates/brain-a/src/lib.rs".into(), String::new()),
+        ("crates/brain-b/src/lib.rs".into(), String::new()),
+        ("crates/brain-c/src/lib.rs".into(), String::new()),
+    ]);
     let (ok, out) = check(dir.path());
     assert!(!ok, "{out}");
     assert!(

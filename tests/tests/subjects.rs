@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use brain_doc::command::{self, Outcome, SHELL_TOOLS};
-use brain_tests::{agent_folders, command as brain_command, parse_lines, run, shared, workspace};
+use brain_tests::{
+    agent_folders, command as brain_command, parse_lines, run_ok, shared, workspace,
+};
 
 /// A `## Tools Used` line's command, its outcome tag taken off.
 fn shell_command(line: &str) -> Option<String> {
@@ -30,16 +32,11 @@ fn shell_command(line: &str) -> Option<String> {
 fn corpus_commands() -> Option<BTreeSet<String>> {
     let corpora = shared("corpora")?;
     let home = tempfile::tempdir().expect("tempdir");
-    let out = run(
+    let out = run_ok(
         brain_command("jsonl2md", home.path())
             .arg("-q")
             .args(agent_folders(&corpora)),
         b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let docs: Vec<brain_doc::Doc> = parse_lines(&out.stdout);
     Some(
