@@ -2,7 +2,7 @@
 
 Every function symbol of the project's crates and binaries (listed by `nm` in $WALK_SYMBOLS, one
 address a line) gets a breakpoint; each hit on the main thread records the stack of the frames
-whose source is a file of crates/ or bin/ (file and function, outermost first). The stacks go to $WALK_OUT as JSON."""
+whose source is a file of crates/ or bin/ (file, function and pc, outermost first). The stacks go to $WALK_OUT as JSON."""
 import json
 import os
 import gdb
@@ -32,7 +32,8 @@ class Hit(gdb.Breakpoint):
         while f is not None:
             file = ours(f)
             if file:
-                out.append([file, f.name() or "?"])
+                # The pc: the function's entry for the newest frame, the call site for the others.
+                out.append([file, f.name() or "?", f.pc()])
             f = f.older()
         stacks.append(out[::-1])
         return False

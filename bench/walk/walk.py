@@ -10,8 +10,9 @@ How the stacks become a walk:
   shares with the stack before (same file and function at the same depth, all but its newest) are
   the same invocations, so between two stacks execution returned to the deepest shared frame
   (landing in each caller's file on the way), then called down to the new one;
-* a loop is one excursion: a function called again from the same invocation of its caller (the
-  next word of a query, the next hit of a list) is not walked again, nor anything it calls;
+* a loop is one excursion: a call made again from the same call site of the same invocation of
+  its caller (the next word of a query, the next hit of a list) is not walked again, nor anything
+  it calls; a second call from another place (a search run again) is walked;
 * `--within FILE` keeps the stacks that pass through FILE (`bin/brain/src/cmd/ask.rs`: the ask,
   without the argument parsing before it)."""
 import json
@@ -21,25 +22,26 @@ from collections import Counter
 
 
 def compress(stacks):
-    """The stacks left when every repeated call from one invocation is dropped with its callees."""
+    """The stacks left when a call made again from the same call site of the same invocation (a
+    loop's next turn) is dropped with its callees."""
     kept, prev, ids = [], [], []
     next_id, seen, skipped = 0, set(), set()
-    for cur in stacks:
-        cur = [tuple(f) for f in cur]
+    for full in stacks:
+        cur = [(f[0], f[1]) for f in full]
         if not cur:
             continue
         p = 0
         while p < len(prev) and p < len(cur) - 1 and prev[p] == cur[p]:
             p += 1
         ids = ids[:p]
-        for f in cur[p:]:
+        for k in range(p, len(cur)):
             ids.append(next_id)
             next_id += 1
-            caller = ids[-2] if len(ids) > 1 else -1
-            key = (caller, f[1])
-            if key in seen:
-                skipped.add(ids[-1])
-            seen.add(key)
+            # The caller's invocation and the place in it the call was made from.
+            site = (ids[k - 1], full[k - 1][2]) if k > 0 else (-1, 0)
+            if site in seen:
+                skipped.add(ids[k])
+            seen.add(site)
         prev = cur
         if not any(i in skipped for i in ids):
             kept.append(cur)
