@@ -188,6 +188,10 @@ fn decisions_from_real_sessions_are_judged_precise() {
         }
     }
     assert!(projects.len() >= 5, "{projects:?}");
+    eprintln!(
+        "{} projects hold a decision: each is briefed with a Current decisions section",
+        projects.len()
+    );
     for project in projects.keys() {
         let out = run(
             command("brain", &h)

@@ -10,6 +10,15 @@ use crate::blocks::turns;
 /// Longest title shown, in characters.
 pub const MAX_CHARS: usize = 100;
 
+/// Whether `line` is a placeholder an agent left for something not text: `[image]`,
+/// `[Image #2]`, `[REDACTED_PROMPT]`, `[Request interrupted by user]`.
+pub fn is_placeholder(line: &str) -> bool {
+    let l = line.trim();
+    (l.starts_with('[') && l.ends_with(']'))
+        || l.starts_with("[Request interrupted")
+        || l.starts_with("[Image #")
+}
+
 /// Whether `line` is housekeeping rather than something a person asked or said.
 pub fn is_housekeeping(line: &str) -> bool {
     let l = line.trim();
@@ -22,9 +31,7 @@ pub fn is_housekeeping(line: &str) -> bool {
         || l.starts_with("! ")
         || l.starts_with("Caveat:")
         || l.starts_with('<')
-        || (l.starts_with('[') && l.ends_with(']'))
-        || l.starts_with("[Request interrupted")
-        || l.starts_with("[Image #")
+        || is_placeholder(l)
 }
 
 /// Whether `title` names nothing a person would recognize: housekeeping, no letter or digit, or
@@ -73,6 +80,26 @@ pub fn shown(title: &str, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_are_bracketed_stand_ins_not_links_or_tasks() {
+        for p in [
+            "[image]",
+            " [Image #2] ",
+            "[REDACTED_PROMPT]",
+            "[Request interrupted by user]",
+        ] {
+            assert!(is_placeholder(p), "{p}");
+        }
+        for t in [
+            "[docs](https://x.example)",
+            "- [x] done",
+            "see [image] below",
+            "image",
+        ] {
+            assert!(!is_placeholder(t), "{t}");
+        }
+    }
 
     #[test]
     fn noise_titles_are_named_by_their_first_real_line() {

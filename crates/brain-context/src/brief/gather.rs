@@ -329,10 +329,17 @@ impl Gather<'_> {
                     .map(|(name, body)| format!("{name}: {}", body.trim()))
                     .collect()
             } else {
+                // Each request by its first real line (not `[image]`, not an IDE wrapper).
                 crate::sections::user_turns(facts.body)
                     .into_iter()
+                    .filter_map(|(_, t)| {
+                        let real = t.lines().map(str::trim).find(|l| {
+                            !brain_doc::title::is_housekeeping(l)
+                                && l.chars().any(char::is_alphanumeric)
+                        })?;
+                        Some(format!("asked: {real}"))
+                    })
                     .take(3)
-                    .map(|(_, t)| format!("asked: {}", t.lines().next().unwrap_or("")))
                     .collect()
             };
         if !lines.is_empty() {

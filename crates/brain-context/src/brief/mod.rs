@@ -258,6 +258,8 @@ pub fn compact(text: &str) -> String {
     for (raw, line, class) in brain_doc::blocks::Lines::new(text) {
         match class {
             brain_doc::blocks::Class::Blank => continue,
+            // `[image]` and its kind say nothing in a briefing.
+            brain_doc::blocks::Class::Text if brain_doc::title::is_placeholder(line) => continue,
             brain_doc::blocks::Class::Heading { text, .. } => {
                 out.push_str(&format!("**{}**\n", text.trim()));
             }
@@ -336,6 +338,15 @@ mod tests {
         assert_eq!(
             compact(text),
             "**Conversation**\n**User**: hi\n```sh\n\n# not a heading\n```"
+        );
+    }
+
+    #[test]
+    fn placeholders_say_nothing_in_a_briefing() {
+        let text = "**User**: the timeline shows both groups\n[image]\n[Image #2]\n- [x] done\n[docs](https://x.example/a)";
+        assert_eq!(
+            compact(text),
+            "**User**: the timeline shows both groups\n- [x] done\n[docs](https://x.example/a)"
         );
     }
 
