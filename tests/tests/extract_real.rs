@@ -40,6 +40,26 @@ fn extract(h: &Path) -> Vec<Value> {
     parse_lines(&out.stdout)
 }
 
+/// A record's source as judged: an Aider session's id carries a hash of where its history file
+/// lives (one file, one source), which differs from machine to machine, so it is left out.
+fn stable(source: &str) -> String {
+    let source = source.replace("brain://", "");
+    if !source.contains("aider__") {
+        return source;
+    }
+    match source.split_once(".md") {
+        Some((stem, rest)) => match stem.rsplit_once('-') {
+            Some((head, hash))
+                if hash.len() == 8 && hash.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                format!("{head}.md{rest}")
+            }
+            _ => source,
+        },
+        None => source,
+    }
+}
+
 /// A judged row: (source, type, key) → verdict.
 fn judged() -> (
     HashMap<(String, String, String), String>,
@@ -60,7 +80,7 @@ fn judged() -> (
         );
         rows += 1;
         if f[3] == "missed" {
-            missed.push((f[0].to_string(), f[1].to_string()));
+            missed.push((stable(f[0]), f[1].to_string()));
             continue;
         }
         assert!(
@@ -68,7 +88,7 @@ fn judged() -> (
             "judged.tsv: verdict {}",
             f[3]
         );
-        verdicts.insert((f[0].into(), f[1].into(), f[2].into()), f[3].to_string());
+        verdicts.insert((stable(f[0]), f[1].into(), f[2].into()), f[3].to_string());
     }
     (verdicts, rows, missed)
 }
@@ -86,7 +106,7 @@ fn decisions_from_real_sessions_are_judged_precise() {
     for r in &records {
         let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
         *by_type.entry(s("type")).or_default() += 1;
-        let id = (s("source").replace("brain://", ""), s("type"), s("key"));
+        let id = (stable(&s("source")), s("type"), s("key"));
         match verdicts.get(&id).map(String::as_str) {
             Some("right") => right += 1,
             Some(_) => wrong += 1,
@@ -112,7 +132,7 @@ fn decisions_from_real_sessions_are_judged_precise() {
         .filter(said)
         .filter(|r| {
             let id = (
-                r["source"].as_str().unwrap_or("").replace("brain://", ""),
+                stable(r["source"].as_str().unwrap_or("")),
                 r["type"].as_str().unwrap_or("").to_string(),
                 r["key"].as_str().unwrap_or("").to_string(),
             );
