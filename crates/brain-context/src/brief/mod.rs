@@ -133,9 +133,6 @@ pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
 /// The briefing for `req` at `now`.
 pub fn brief(engine: &Engine, req: &Request, now: &Zoned) -> Result<Block, ContextError> {
     crate::check_budget(req.budget)?;
-    // The token table takes about 15 ms to load: it loads on a thread of its own while the
-    // records are found (a fresh hook process pays it once, in parallel with the index).
-    std::thread::spawn(|| tokens::count(""));
     let moment = req.moment.unwrap_or(Moment::Startup);
     let projects = req
         .project
