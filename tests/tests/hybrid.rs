@@ -433,3 +433,58 @@ fn a_broken_or_stale_backlog_record_is_counted_again() {
         assert_eq!(again, good);
     }
 }
+
+/// A search that tries again deeper (near-duplicates collapsed emptied places of a full list)
+/// embeds its query once: the later try reuses the vector (BRAIN_TIMINGS shows the lists run
+/// twice and the embedding once).
+#[test]
+fn a_deeper_try_embeds_the_query_once() {
+    let Some(f) = fixture() else { return };
+    let notes = f
+        .home
+        .parent()
+        .expect("fixture folder")
+        .join("notes/copies");
+    let text = NOTES[0].1;
+    for i in 0..4 {
+        write(&notes, &[(&format!("jwt-{i}.md"), text)]);
+    }
+    for stage in ["lexindex", "vecindex"] {
+        let out = run(f.cmd(stage).args(["--all", "--quiet"]), b"");
+        assert!(out.status.success(), "{stage}");
+    }
+    let out = run(
+        f.cmd("brain").env("BRAIN_TIMINGS", "1").args([
+            "ask",
+            "--mode",
+            "hybrid",
+            "-n",
+            "2",
+            "token rejected after refresh",
+        ]),
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let timings: Value = err
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["kind"] == "timings")
+        .unwrap_or_else(|| panic!("no timings line: {err}"));
+    let count = |name: &str| {
+        timings["phases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["phase"] == name)
+            .count()
+    };
+    assert!(err.contains("near-duplicate"), "nothing collapsed: {err}");
+    assert!(count("lex.list") >= 2, "no deeper try: {timings}");
+    assert_eq!(count("vec.open"), 1, "{timings}");
+    assert_eq!(
+        count("query.embed"),
+        1,
+        "the query was embedded again: {timings}"
+    );
+}

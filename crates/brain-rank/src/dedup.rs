@@ -164,13 +164,12 @@ pub fn stored_vectors(
     store: &brain_vec::store::Store,
     wanted: &[(String, Option<u64>)],
 ) -> Vec<Option<Vec<f32>>> {
-    let at = store.positions();
-    wanted
-        .iter()
-        .map(|(id, line)| {
-            at.get(id.as_str())
-                .and_then(|&d| store.text_vector(d, *line))
-        })
+    let ids: Vec<&str> = wanted.iter().map(|(id, _)| id.as_str()).collect();
+    store
+        .find(&ids)
+        .into_iter()
+        .zip(wanted)
+        .map(|(at, (_, line))| at.and_then(|d| store.text_vector(d, *line)))
         .collect()
 }
 

@@ -97,6 +97,9 @@ pub struct Engine {
     /// The last [`Engine::vector_lag`] answer and what it was computed from (store generation,
     /// registry file stats): a warm session asks the registry again only when one of them changed.
     lag: std::sync::Mutex<Option<(LagKey, Option<String>)>>,
+    /// The last query texts embedded and their vectors: a search's later tries (a deeper refill,
+    /// relaxed words) and a session's repeated question embed nothing again.
+    embedded: std::sync::Mutex<Option<(Vec<String>, Vec<Vec<f32>>)>>,
     /// Whether [`Engine::prepare_vectors`] ran.
     prepared: std::sync::Once,
     /// A team engine that answers instead of this home's indexes (`--engine`; docs/team.md).
@@ -132,6 +135,7 @@ impl Engine {
             vec: OnceLock::new(),
             reranker: OnceLock::new(),
             lag: std::sync::Mutex::new(None),
+            embedded: std::sync::Mutex::new(None),
             prepared: std::sync::Once::new(),
             remote: None,
         })

@@ -490,13 +490,32 @@ impl Store {
 }
 
 impl Store {
-    /// Each document's position in [`Store::docs`], by id.
-    pub fn positions(&self) -> std::collections::HashMap<&str, usize> {
-        self.docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.id, i))
-            .collect()
+    /// The positions in [`Store::docs`] of the documents `ids` (`None` for one it does not hold):
+    /// one pass reading the id field alone, stopped once every id is found — a query's few hits,
+    /// not a map of every document (that was built per query, O(documents)).
+    pub fn find(&self, ids: &[&str]) -> Vec<Option<usize>> {
+        let mut out = vec![None; ids.len()];
+        let mut wanted: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::with_capacity(ids.len());
+        for (k, id) in ids.iter().enumerate() {
+            wanted.entry(id).or_default().push(k);
+        }
+        let mut left = wanted.len();
+        for i in 0..self.docs.len() {
+            if left == 0 {
+                break;
+            }
+            let Some(id) = self.docs.field(i, crate::docs::Field::Id) else {
+                continue;
+            };
+            if let Some(ks) = wanted.remove(id) {
+                left -= 1;
+                for k in ks {
+                    out[k] = Some(i);
+                }
+            }
+        }
+        out
     }
 
     /// The stored vector that stands for document `doc`'s text from file line `line` on — the row

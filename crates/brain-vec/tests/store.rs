@@ -541,3 +541,25 @@ fn a_model_switch_builds_beside_the_store_in_force_and_promotes_only_complete() 
     assert_eq!(model_of(&dir), "new-model");
     assert!(!next.exists() && !dir.with_file_name("vec.old").exists());
 }
+
+#[test]
+fn find_gives_the_positions_of_the_ids_asked_and_none_for_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    update(dir.path(), &e, &three_docs(), &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    let ids: Vec<String> = s.docs.iter().map(|d| d.id.to_owned()).collect();
+    let asked = [
+        ids[2].as_str(),
+        "no/such.md",
+        ids[0].as_str(),
+        ids[2].as_str(),
+        "",
+    ];
+    assert_eq!(
+        s.find(&asked),
+        vec![Some(2), None, Some(0), Some(2), None],
+        "{ids:?}"
+    );
+    assert!(s.find(&[]).is_empty());
+}

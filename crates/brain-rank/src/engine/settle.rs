@@ -75,10 +75,10 @@ impl Engine {
     /// passages `--per-doc` asked for stay with their document.
     pub(super) fn collapse(&self, mut hits: Vec<Hit>, want: usize) -> (Vec<Hit>, usize) {
         let _t = brain_doc::timings::span("dedup");
-        let store = brain_vec::store::Store::open(&self.home().vectors()).ok();
-        let vectors = |wanted: &[(String, Option<u64>)]| match &store {
-            Some(s) => crate::dedup::stored_vectors(s, wanted),
-            None => vec![None; wanted.len()],
+        // Through the store a hybrid search already opened, else one opened now.
+        let vectors = |wanted: &[(String, Option<u64>)]| {
+            self.with_stored_vectors(|s| crate::dedup::stored_vectors(s, wanted))
+                .unwrap_or_else(|| vec![None; wanted.len()])
         };
         let mut seen = std::collections::HashSet::new();
         let firsts: Vec<Hit> = hits

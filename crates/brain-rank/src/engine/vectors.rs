@@ -135,14 +135,39 @@ impl Engine {
             })
             .as_ref()
             .map_err(Clone::clone)?;
+        let memo = || {
+            self.embedded
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let keep = |v: &Vec<Vec<f32>>| {
+            *memo() = Some((texts.iter().map(|t| t.to_string()).collect(), v.clone()));
+        };
         let vectors = match early {
-            Some(v) if v.len() == texts.len() => v,
+            Some(v) if v.len() == texts.len() => {
+                keep(&v);
+                v
+            }
             _ if texts.is_empty() => Vec::new(),
             _ => {
-                let _t = brain_doc::timings::span("query.embed");
-                vs.embedder
-                    .embed_queries(texts)
-                    .map_err(|e| Unavailable::from(&e))?
+                let known = memo().as_ref().and_then(|(t, v)| {
+                    t.iter()
+                        .map(String::as_str)
+                        .eq(texts.iter().copied())
+                        .then(|| v.clone())
+                });
+                match known {
+                    Some(v) => v,
+                    None => {
+                        let _t = brain_doc::timings::span("query.embed");
+                        let v = vs
+                            .embedder
+                            .embed_queries(texts)
+                            .map_err(|e| Unavailable::from(&e))?;
+                        keep(&v);
+                        v
+                    }
+                }
             }
         };
         Ok((vs, vectors))
