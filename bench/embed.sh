@@ -4,9 +4,14 @@
 #   * brain's f32 kernel (BRAIN_EMBED_KERNEL=f32, every CPU),
 #   * sentence-transformers on PyTorch's CPU path (bench/.st, from bench/setup-st.sh; skipped when absent
 #     unless BENCH_ST=1, which installs it — several GB from PyPI).
+# The three run in turn, round by round (A B C A B C: each round sees the same machine), and each
+# reports wall and CPU time (user + system of the whole process: brain's from the kernel,
+# sentence-transformers' from time.process_time() around its encode). The share of the int8 peak
+# divides by this CPU's measured peak (the int8_peak example: vpdpbusd on every core), not by a
+# clock read from /proc/cpuinfo.
 # Texts: ~256-token chunks of SciFact abstracts (../shared/ir/scifact, read in place). Prints tokens/s
-# (median of REPEAT runs, default 3), the ratios, cosine agreement of the vectors (p1, p50, min) and the
-# projected time for the 10,000-file corpus. Never fails on speed.
+# and tokens per CPU-second (medians of REPEAT rounds, default 3), the ratios, cosine agreement of the
+# vectors (p1, p50, min) and the projected time for the 10,000-file corpus. Never fails on speed.
 #
 #   bench/embed.sh [N_CHUNKS]        default 200 chunks; needs target/release/vecindex and the model
 #                                    (scripts/fetch-model.sh) — or BRAIN_TEST_MODEL_DIR.
@@ -40,27 +45,25 @@ home="$(mktemp -d)"; trap 'rm -rf "$home"' EXIT
 echo '{"text":"warm up"}' | BRAIN_HOME="$home" "$bin" --embed --embedder "local:$model" >/dev/null 2>"$out/embed-load.txt"
 load_ms=$(sed -n 's/.*model load \([0-9]*\) ms.*/\1/p' "$out/embed-load.txt")
 
-# brain, both kernels, alternated.
-: > "$out/embed-runs.txt"
-for r in $(seq "$repeat"); do
-  for k in auto f32; do
-    BRAIN_EMBED_KERNEL=$k BRAIN_HOME="$home" "$bin" --embed --embedder "local:$model" \
-      < "$out/embed-chunks.ndjson" > "$out/embed-vectors-$k.ndjson" 2> "$out/embed-run.txt"
-    echo "$k $(cat "$out/embed-run.txt")" >> "$out/embed-runs.txt"
-  done
-done
+# The CPU's int8 peak, measured (cargo builds the example once).
+peak_bin="${CARGO_TARGET_DIR:-target}/release/examples/int8_peak"
+[ -x "$peak_bin" ] || cargo build --release -q -p brain-vec --example int8_peak >&2 || true
+peak_line=$([ -x "$peak_bin" ] && "$peak_bin" 1 || echo "int8 peak: not measured (no int8_peak example)")
 
-# sentence-transformers (same texts, same model folder, 2 threads, no truncation below 512).
 st="bench/.st/bin/python"
 if [ ! -x "$st" ] && [ "${BENCH_ST:-0}" = 1 ]; then bash bench/setup-st.sh; fi
-if [ -x "$st" ]; then
-  CUDA_VISIBLE_DEVICES= HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false "$st" - "$model" "$out/embed-chunks.ndjson" "$repeat" \
+[ -x "$st" ] || echo "embed.sh: sentence-transformers not installed (BENCH_ST=1 bench/embed.sh, or bench/setup-st.sh); brain only" >&2
+
+# sentence-transformers: one timed encode of every text (same texts, same model folder, 2 threads,
+# no truncation below 512); "st tokens/s R cpu C" on stderr, the vectors on stdout.
+st_round() {
+  CUDA_VISIBLE_DEVICES= HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false "$st" - "$model" "$out/embed-chunks.ndjson" \
     > "$out/embed-vectors-st.ndjson" 2> "$out/embed-st.txt" <<'PY'
-import json, statistics, sys, time
+import json, sys, time
 import torch
 from sentence_transformers import SentenceTransformer
 torch.set_num_threads(2)
-model_dir, path, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+model_dir, path = sys.argv[1], sys.argv[2]
 m = SentenceTransformer(model_dir, device="cpu")
 # The model's passage prompt (e5's "passage: "), put before each text as brain puts it.
 prompt = (getattr(m, "prompts", None) or {}).get("passage", "")
@@ -68,63 +71,80 @@ texts = [prompt + json.loads(l)["text"] for l in open(path)]
 m.max_seq_length = 512
 tokens = sum(len(m.tokenizer(t, truncation=True, max_length=512)["input_ids"]) for t in texts)
 m.encode(texts[:8], batch_size=32)
-rates = []
-for _ in range(repeat):
-    t0 = time.perf_counter()
-    vecs = m.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
-    rates.append(tokens / (time.perf_counter() - t0))
+w0, c0 = time.perf_counter(), time.process_time()
+vecs = m.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+wall, cpu = time.perf_counter() - w0, time.process_time() - c0
 for v in vecs:
     print(json.dumps({"embedding": [float(x) for x in v]}))
-print(f"st tokens/s {statistics.median(rates):.0f} runs {' '.join(f'{r:.0f}' for r in rates)} torch {torch.__version__} threads {torch.get_num_threads()}", file=sys.stderr)
+print(f"st tokens/s {tokens / wall:.0f} cpu {cpu:.3f} tokens {tokens} torch {torch.__version__} threads {torch.get_num_threads()}", file=sys.stderr)
 PY
-else
-  echo "embed.sh: sentence-transformers not installed (BENCH_ST=1 bench/embed.sh, or bench/setup-st.sh); brain only" >&2
-fi
+}
 
-python3 - "$out" "$load_ms" "$model" <<'PY'
+# Round by round: brain int8 (auto), brain f32, sentence-transformers.
+: > "$out/embed-runs.txt"; : > "$out/embed-st-runs.txt"
+for r in $(seq "$repeat"); do
+  for k in auto f32; do
+    /usr/bin/time -f "cpu %U %S" -o "$out/embed-time.txt" env BRAIN_EMBED_KERNEL=$k BRAIN_HOME="$home" \
+      "$bin" --embed --embedder "local:$model" \
+      < "$out/embed-chunks.ndjson" > "$out/embed-vectors-$k.ndjson" 2> "$out/embed-run.txt"
+    echo "$k $(cat "$out/embed-run.txt") $(tail -n1 "$out/embed-time.txt")" >> "$out/embed-runs.txt"
+  done
+  if [ -x "$st" ]; then st_round && cat "$out/embed-st.txt" >> "$out/embed-st-runs.txt"; fi
+done
+
+python3 - "$out" "$load_ms" "$model" "$peak_line" <<'PY'
 import json, math, os, re, statistics, sys
-out, load_ms, model_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-runs = {"auto": [], "f32": []}
+out, load_ms, model_dir, peak_line = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+rate = {"auto": [], "f32": [], "st": []}
+per_cpu = {"auto": [], "f32": [], "st": []}
 kernel = "?"
 for line in open(f"{out}/embed-runs.txt"):
     k, rest = line.split(" ", 1)
     m = re.search(r"kernel ([\w-]+); embedded (\d+) texts, (\d+) tokens in ([0-9.]+) s: (\d+) tokens/s", rest)
+    c = re.search(r"cpu ([0-9.]+) ([0-9.]+)\s*$", rest)
     if m:
-        runs[k].append(int(m.group(5)))
+        rate[k].append(int(m.group(5)))
+        if c:
+            per_cpu[k].append(int(m.group(3)) / (float(c.group(1)) + float(c.group(2))))
         if k == "auto":
             kernel = m.group(1)
+if os.path.exists(f"{out}/embed-st-runs.txt"):
+    for line in open(f"{out}/embed-st-runs.txt"):
+        m = re.search(r"st tokens/s (\d+) cpu ([0-9.]+) tokens (\d+)", line)
+        if m:
+            rate["st"].append(int(m.group(1)))
+            per_cpu["st"].append(int(m.group(3)) / float(m.group(2)))
 def vecs(name):
     p = f"{out}/embed-vectors-{name}.ndjson"
     return [json.loads(l)["embedding"] for l in open(p)] if os.path.exists(p) and os.path.getsize(p) else None
 rows = [json.loads(l) for l in open(f"{out}/embed-vectors-f32.ndjson")]
 toks = [r["tokens"] for r in rows]
-fast, f32 = statistics.median(runs["auto"]), statistics.median(runs["f32"])
-st_rate = None
-if os.path.exists(f"{out}/embed-st.txt"):
-    m = re.search(r"st tokens/s (\d+)", open(f"{out}/embed-st.txt").read())
-    st_rate = int(m.group(1)) if m else None
-print(f"chunks: {len(rows)}, mean tokens/chunk: {sum(toks)/len(toks):.0f}; model load {load_ms} ms (fresh process, page cache warm)")
-print(f"{'embedder':<34} {'tokens/s (median)':>18} {'runs':>24}")
-print(f"{'brain ' + kernel:<34} {fast:>18.0f} {' '.join(map(str, runs['auto'])):>24}")
-print(f"{'brain f32':<34} {f32:>18.0f} {' '.join(map(str, runs['f32'])):>24}")
-if st_rate:
-    print(f"{'sentence-transformers (torch cpu)':<34} {st_rate:>18.0f}")
-    print(f"ratio brain {kernel} / sentence-transformers: {fast / st_rate:.2f}x;  brain f32 / sentence-transformers: {f32 / st_rate:.2f}x")
+med = lambda xs: statistics.median(xs) if xs else None
+fast, f32, st = med(rate["auto"]), med(rate["f32"]), med(rate["st"])
+print(f"chunks: {len(rows)}, mean tokens/chunk: {sum(toks)/len(toks):.0f}; model load {load_ms} ms (fresh process, page cache warm); {len(rate['auto'])} rounds, A B C alternated")
+print(f"{'embedder':<34} {'tokens/s':>9} {'tokens/CPU-s':>13}   runs (tokens/s)")
+names = [("auto", "brain " + kernel), ("f32", "brain f32"), ("st", "sentence-transformers (torch cpu)")]
+for k, name in names:
+    if rate[k]:
+        pc = med(per_cpu[k])
+        print(f"{name:<34} {med(rate[k]):>9.0f} {pc if pc else float('nan'):>13.0f}   {' '.join(map(str, rate[k]))}")
+if st:
+    print(f"ratio brain {kernel} / sentence-transformers: {fast / st:.2f}x wall, {med(per_cpu['auto']) / med(per_cpu['st']):.2f}x CPU (tokens per CPU-second);  brain f32: {f32 / st:.2f}x wall")
 print(f"ratio brain {kernel} / brain f32: {fast / f32:.2f}x")
-# Share of the machine's int8 peak (issue 41): multiply-adds per token of the model's linear layers
-# (4 h^2 + 2 h i per layer) and of attention (2 h × mean length), against one AVX-512 VNNI
-# vpdpbusd (64 int8 multiply-adds) per cycle per core at the clock /proc/cpuinfo reports —
-# indicative: the clock moves, and some CPUs issue two per cycle.
+# Share of this CPU's measured int8 peak: multiply-adds per token of the model's linear layers
+# (4 h^2 + 2 h i per layer) and of attention (2 h x mean length) at brain's rate per CPU-second,
+# against the int8_peak example's multiply-adds per core-second.
 try:
     cfg = json.load(open(os.path.join(model_dir, "config.json")))
     h, i, layers = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_hidden_layers"]
     mean_len = sum(toks) / len(toks)
     macs = layers * (4 * h * h + 2 * h * i + 2 * h * mean_len)
-    mhz = [float(l.split(":")[1]) for l in open("/proc/cpuinfo") if l.startswith("cpu MHz")]
-    cores = os.cpu_count() or 1
-    if kernel.startswith("int8") and mhz:
-        peak = cores * statistics.mean(mhz) * 1e6 * 64
-        print(f"share of int8 peak: {fast * macs / peak * 100:.0f}% ({fast * macs / 1e9:.0f} G multiply-adds/s of {peak / 1e9:.0f} G: {cores} cores x {statistics.mean(mhz):.0f} MHz x 64; {macs / 1e6:.1f} M per token)")
+    m = re.search(r"\(([0-9.]+) per core", peak_line)
+    print(peak_line)
+    if kernel.startswith("int8") and m and per_cpu["auto"]:
+        core_peak = float(m.group(1)) * 1e9
+        used = med(per_cpu["auto"]) * macs
+        print(f"share of the measured int8 peak per CPU-second: {used / core_peak * 100:.0f}% ({used / 1e9:.0f} G multiply-adds per CPU-second of {core_peak / 1e9:.0f} G per core; {macs / 1e6:.1f} M per token)")
 except (OSError, KeyError, ValueError) as e:
     print(f"share of int8 peak: not computed ({e})")
 def agree(a, b):
