@@ -17,6 +17,12 @@
 //!
 //! Generations written before this table (manifest schema 1) have `g<N>.docs.json` instead; they
 //! are read into the same form ([`Docs::from_entries`]).
+//!
+//! Beside it, `g<N>.ids` finds a document by its id without reading the others: the `n` document
+//! positions (u32 each, little-endian) in the byte order of their ids ([`encode_ids`]), searched by
+//! bisection ([`Docs::find`]). A lexical query's dedup reads the stored vectors of its ten hits
+//! through it; walking every id cost O(documents) per query. Generations written before it have
+//! none and are walked.
 
 use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
@@ -124,6 +130,8 @@ enum Bytes {
 pub struct Docs {
     bytes: Bytes,
     n: usize,
+    /// `g<N>.ids`, when the generation has one.
+    ids: Option<Mmap>,
 }
 
 /// The table of `entries`, as written to `g<N>.docs`.
@@ -161,6 +169,13 @@ pub fn encode(entries: &[DocEntry]) -> Vec<u8> {
     }
     out.extend_from_slice(&heap);
     out
+}
+
+/// The `g<N>.ids` index of `entries` (in table order): their positions, ordered by id.
+pub fn encode_ids(entries: &[DocEntry]) -> Vec<u8> {
+    let mut order: Vec<u32> = (0..entries.len() as u32).collect();
+    order.sort_by(|&a, &b| entries[a as usize].id.cmp(&entries[b as usize].id));
+    order.iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// The eight strings of `e`, in table order.
@@ -267,12 +282,77 @@ impl Docs {
         Docs {
             bytes: Bytes::Owned(encode(entries)),
             n,
+            ids: None,
         }
     }
 
     fn checked(bytes: Bytes) -> Result<Docs, String> {
         let n = check(bytes.as_slice())?;
-        Ok(Docs { bytes, n })
+        Ok(Docs {
+            bytes,
+            n,
+            ids: None,
+        })
+    }
+
+    /// A mapped `g<N>.docs` whose strings are not checked: the magic and the records' room alone,
+    /// O(1) where [`Docs::mapped`] reads every string. For reading a few documents
+    /// ([`crate::store::Store::peek`]): every read checks bounds and UTF-8 itself, so a damaged
+    /// table reads as missing or empty fields, never out of bounds.
+    pub fn peeked(map: Mmap) -> Result<Docs, String> {
+        let b: &[u8] = &map;
+        if b.len() < HEAD || &b[..16] != MAGIC {
+            return Err("not a brain documents table (bad magic)".into());
+        }
+        let n = usize::try_from(u64_at(b, 16)).map_err(|_| "document count out of range")?;
+        n.checked_mul(RECORD)
+            .and_then(|r| r.checked_add(HEAD))
+            .filter(|&h| h <= b.len())
+            .ok_or_else(|| format!("{n} documents do not fit in {} bytes", b.len()))?;
+        Ok(Docs {
+            bytes: Bytes::Mapped(map),
+            n,
+            ids: None,
+        })
+    }
+
+    /// Find documents through `ids`, a `g<N>.ids` index of this table; refused when it does not
+    /// hold one position per document (the store is then damaged, as for any file of the wrong
+    /// size).
+    pub fn with_ids(mut self, ids: Mmap) -> Result<Docs, String> {
+        if ids.len() != self.n * 4 {
+            return Err(format!(
+                "{} bytes of positions for {} documents",
+                ids.len(),
+                self.n
+            ));
+        }
+        self.ids = Some(ids);
+        Ok(self)
+    }
+
+    /// The position of the document with id `id`, if the table holds it: by bisection of the id
+    /// index, else by walking the table. A damaged index finds nothing (every probe is checked:
+    /// a position past the end, or an id out of order, ends the search), never a wrong document.
+    pub fn find(&self, id: &str) -> Option<usize> {
+        let Some(ids) = self.ids.as_deref() else {
+            return (0..self.n).find(|&i| self.field(i, Field::Id) == Some(id));
+        };
+        let at = |k: usize| -> Option<usize> {
+            let pos = u32_at(ids, k * 4) as usize;
+            (pos < self.n).then_some(pos)
+        };
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let pos = at(mid)?;
+            match self.field(pos, Field::Id)?.cmp(id) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(pos),
+            }
+        }
+        None
     }
 
     /// Number of documents.

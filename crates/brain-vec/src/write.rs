@@ -147,6 +147,9 @@ impl Writer {
         let docs = crate::docs::encode(&self.docs);
         let dpath = file(&dir, g, "docs");
         brain_doc::atomic::write(&dpath, &docs).map_err(VecError::io(&dpath))?;
+        let ipath = file(&dir, g, "ids");
+        brain_doc::atomic::write(&ipath, &crate::docs::encode_ids(&self.docs))
+            .map_err(VecError::io(&ipath))?;
         let manifest = Manifest {
             schema: crate::store::SCHEMA,
             generation: g,

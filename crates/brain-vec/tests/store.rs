@@ -563,3 +563,92 @@ fn find_gives_the_positions_of_the_ids_asked_and_none_for_the_rest() {
     );
     assert!(s.find(&[]).is_empty());
 }
+
+/// Documents are found by id through `g<N>.ids` (by bisection) exactly as by walking the table; a
+/// generation without the index (written before it) is walked; a damaged index finds nothing
+/// wrong; a peeked store — the documents not walked at open — reads the same vectors, and a
+/// damaged table it peeks at gives missing documents, never a panic or a read out of bounds.
+#[test]
+fn the_id_index_and_a_peeked_store_find_what_the_walk_finds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let mut docs = three_docs();
+    for i in 0..40 {
+        // Ids whose byte order differs from the table's (newest first) order.
+        let id = format!("{}/{:02}-é.md", ["z", "a", "m"][i % 3], 40 - i);
+        docs.push(input(&id, &format!("2026-01-{:02}", 1 + i % 28), "abc dd"));
+    }
+    update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    let g = s.manifest.generation;
+    let ids: Vec<String> = s.docs.iter().map(|d| d.id.to_owned()).collect();
+    let mut asked: Vec<&str> = ids.iter().map(String::as_str).collect();
+    asked.extend(["", "a", "z/99-é.md", "\u{10ffff}", "a/1.md\0"]);
+    let walked: Vec<Option<usize>> = asked
+        .iter()
+        .map(|id| ids.iter().position(|x| x == id))
+        .collect();
+    assert_eq!(s.find(&asked), walked);
+    let wanted: Vec<Vec<f32>> = (0..ids.len())
+        .map(|d| s.text_vector(d, None).expect("vector"))
+        .collect();
+    drop(s);
+
+    let peeked = Store::peek(dir.path()).expect("peek");
+    assert_eq!(peeked.find(&asked), walked);
+    for (d, v) in wanted.iter().enumerate() {
+        assert_eq!(peeked.text_vector(d, None).as_ref(), Some(v));
+    }
+    drop(peeked);
+
+    let index = dir.path().join(format!("g{g}.ids"));
+    let good = std::fs::read(&index).expect("ids");
+    // Without the index: walked, the same answers.
+    std::fs::remove_file(&index).expect("rm");
+    assert_eq!(Store::open(dir.path()).expect("open").find(&asked), walked);
+    // Out of order or pointing past the end: nothing found wrongly.
+    let mut shuffled = good.clone();
+    shuffled.reverse();
+    for bytes in [shuffled, vec![0xff; good.len()]] {
+        std::fs::write(&index, &bytes).expect("write");
+        let s = Store::peek(dir.path()).expect("peek");
+        for (got, want) in s.find(&asked).into_iter().zip(&walked) {
+            assert!(got.is_none() || got == *want, "{got:?} for {want:?}");
+        }
+    }
+    // The wrong size is a damaged store.
+    std::fs::write(&index, &good[..good.len() - 1]).expect("write");
+    assert!(matches!(
+        Store::open(dir.path()),
+        Err(VecError::IndexCorrupt { .. })
+    ));
+    std::fs::write(&index, &good).expect("write");
+
+    // A damaged documents table, peeked: no panic, no document read out of bounds.
+    let table = dir.path().join(format!("g{g}.docs"));
+    let table_bytes = std::fs::read(&table).expect("table");
+    let mut damaged = table_bytes.clone();
+    for (k, b) in damaged.iter_mut().enumerate().skip(24) {
+        if k % 7 == 0 {
+            *b = 0xff;
+        }
+    }
+    std::fs::write(&table, &damaged).expect("write");
+    assert!(matches!(
+        Store::open(dir.path()),
+        Err(VecError::IndexCorrupt { .. })
+    ));
+    let s = Store::peek(dir.path()).expect("peek opens what it does not walk");
+    let found = s.find(&asked);
+    for d in 0..ids.len() + 2 {
+        let _ = s.text_vector(d, Some(3));
+        let _ = s.text_vector(d, None);
+    }
+    assert_eq!(found.len(), asked.len());
+    // A table too short for its count is refused even peeked.
+    std::fs::write(&table, &table_bytes[..100]).expect("write");
+    assert!(matches!(
+        Store::peek(dir.path()),
+        Err(VecError::IndexCorrupt { .. })
+    ));
+}

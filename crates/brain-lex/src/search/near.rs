@@ -35,6 +35,25 @@ impl Near {
         Box::new(ConstScoreQuery::new(Box::new(only_near), FUZZY_SCORE))
     }
 
+    /// Whether any segment holds a near term other than the word itself: a near spelling that
+    /// matches no other term never scores (it matches only where the word is not), so it is
+    /// dropped from the query and from the two-pass bounds ([`Searcher::near_forms`]).
+    fn live(&self, searcher: &tantivy::Searcher) -> tantivy::Result<bool> {
+        let word = self.term.serialized_value_bytes();
+        for seg in searcher.segment_readers() {
+            let inv = seg.inverted_index(self.term.field())?;
+            for f in &self.fuzzy {
+                let mut terms = inv.terms().search(f.automaton()?).into_stream()?;
+                while terms.advance() {
+                    if terms.key() != word {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
     /// Which of the passages `docs` (sorted, of the segment `seg`) it matches: each near term's
     /// postings sought to them, not a bitset of the whole segment per automaton (what its query
     /// builds).
@@ -98,7 +117,9 @@ impl Searcher {
         self.near_forms(w).into_iter().map(Near::query).collect()
     }
 
-    /// [`Searcher::near_spellings`] as data: one [`Near`] per field.
+    /// [`Searcher::near_spellings`] as data: one [`Near`] per field whose terms hold a near
+    /// spelling of the word ([`Near::live`]; a field without one would add nothing but the cost of
+    /// its automata, and loosen the two-pass bound).
     pub(crate) fn near_forms(&self, w: &str) -> Vec<Near> {
         let Some(t) = self.near_term(w) else {
             return Vec::new();
@@ -114,6 +135,8 @@ impl Searcher {
                 }
                 Near { term, fuzzy }
             })
+            // A damaged index fails the search itself; here it just keeps the near spelling.
+            .filter(|n| n.live(&self.searcher).unwrap_or(true))
             .collect()
     }
 }

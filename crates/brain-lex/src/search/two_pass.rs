@@ -18,6 +18,11 @@ pub const POOL_FACTOR: usize = 4;
 /// deeper top rather than running in one pass (our choice, 2026-11-25): a top this much deeper
 /// costs less than one pass over a common word on the bench corpus.
 pub const MAX_HIDDEN_IN_POOL: usize = 1_000;
+/// How much deeper the second pool is when the first did not prove its top. Measured on the
+/// 100,000-file bench corpus (bench/scale.sh; `examples/two_pass.rs`): queries with near spellings
+/// of unknown words missed the first pool's proof by a few percent of the bound and ran in one
+/// pass, 14–19 ms against 2–4 ms for a pool.
+pub const DEEPER: usize = 4;
 /// Floor of the candidate pool.
 pub const MIN_POOL: usize = 200;
 /// Plain word queries whose terms hold fewer postings than this run in one pass: it visits them all
@@ -39,8 +44,8 @@ struct Plan {
 enum Leaf {
     /// A (field, term, boost): its BM25 score times the boost.
     Term(Field, String, f32),
-    /// A near spelling ([`Searcher::near_spellings`]): a constant score where it matches. Only in
-    /// the plans of [`Searcher::exact_within`]; the pools' bounds cannot account for them.
+    /// A near spelling ([`Searcher::near_spellings`]): a constant score where it matches; not in the
+    /// pools' union, bounded by [`Plan::near_bound`].
     Near(Near),
 }
 
@@ -69,6 +74,30 @@ impl Plan {
         }
         let m = uses.into_iter().max().unwrap_or(1).max(1) as f32;
         m * b.tie_breaker.max(1.0)
+    }
+
+    /// What a plan's near spellings can add to a passage's score beyond `c·F`: per word with `k`
+    /// near leaves (each [`FUZZY_SCORE`] where it matches), its dis-max `(1 - tie)·max + tie·sum`
+    /// grows by at most `FUZZY_SCORE·(1 + tie·(k - 1))` (`tie·k·FUZZY_SCORE` for a tie above 1).
+    /// 0 without near spellings.
+    fn near_bound(&self, b: &Boosts) -> f32 {
+        let tie = b.tie_breaker;
+        self.words
+            .iter()
+            .map(|alts| {
+                let k = alts
+                    .iter()
+                    .filter(|a| a.iter().any(|&t| matches!(self.terms[t], Leaf::Near(_))))
+                    .count() as f32;
+                if k == 0.0 {
+                    0.0
+                } else if tie <= 1.0 {
+                    FUZZY_SCORE * (1.0 + tie * (k - 1.0))
+                } else {
+                    FUZZY_SCORE * tie * k
+                }
+            })
+            .sum()
     }
 
     /// The factor a passage holding every word gets: `1 + all_terms` for several words, else 1.
@@ -149,9 +178,14 @@ impl Searcher {
         let pool = limit.saturating_mul(POOL_FACTOR).max(MIN_POOL);
         if let Some(plan) = self.plan(q, b)
             && self.postings(&plan)? >= self.one_pass_below
-            && let Some(found) = self.two_pass_visible(q, &plan, b, limit, pool)?
         {
-            return Ok(found);
+            // A pool that did not prove its top is drawn once more, deeper: its floor `F_min`
+            // falls, and with it the bound (near spellings above all raise it).
+            for pool in [pool, pool.saturating_mul(DEEPER)] {
+                if let Some(found) = self.two_pass_visible(q, &plan, b, limit, pool)? {
+                    return Ok(found);
+                }
+            }
         }
         // One pass visits every match whatever it keeps: keeping the pool's worth costs little more.
         self.candidates_one_pass(q, b, pool)
@@ -233,17 +267,13 @@ impl Searcher {
     /// The terms and word structure of a plain word query, for the two-pass search; `None` when the
     /// query is already flat (one pass is block-WAND already) or carries phrases, exclusions or filters
     /// (a pool drawn without them could starve a narrow filter; those queries run in one pass).
+    ///
+    /// A word the index does not know brings its near spellings as leaves of their own
+    /// ([`Leaf::Near`]): scored exactly in the pooled passages, and bounded for the passages left
+    /// out by what they can add at most ([`Plan::near_bound`]). (They ran in one pass before: a union
+    /// of every near term's postings, the slowest queries at 100,000 documents — 23 ms against 5
+    /// at 10,000.)
     fn plan(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
-        // Near spellings are not terms the bounds can account for: those queries run in one pass.
-        if q.terms.iter().any(|w| self.near_term(w).is_some()) {
-            return None;
-        }
-        self.plan_with_near(q, b)
-    }
-
-    /// [`Searcher::plan`] with the near spellings of rare words as leaves of their own: what exact
-    /// scores need, not the pools.
-    fn plan_with_near(&self, q: &LexQuery, b: &Boosts) -> Option<Plan> {
         let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
         if flat || !q.is_plain() {
             return None;
@@ -281,11 +311,13 @@ impl Searcher {
     /// exact score `E` of [`Searcher::query`]: every term's BM25 score read by seeking its postings
     /// to the pooled passages, combined as the query combines them ([`Plan::score`]).
     ///
-    /// Why that is the one-pass answer: `E ≤ c·F` for a passage missing a word and `E ≤ boost·c·F`
-    /// for one holding them all ([`Plan::bound`], [`Plan::all_words_boost`]). A passage outside the
-    /// pool has `F` at most the pool's floor `F_min`, so when the `limit`-th exact score exceeds
-    /// `boost·c·F_min` nothing outside can enter the top `limit`. A pool that holds every match is
-    /// exact outright.
+    /// Why that is the one-pass answer: `E ≤ c·F + N` for a passage missing a word and `E ≤
+    /// boost·(c·F + N)` for one holding them all ([`Plan::bound`], [`Plan::all_words_boost`];
+    /// `N` what near spellings can add, [`Plan::near_bound`], 0 without them). A passage outside the
+    /// pool has `F` at most the pool's floor `F_min` (0 when the pool is not full: it holds every
+    /// passage with a term), so when the `limit`-th exact score exceeds `boost·(c·F_min + N)`
+    /// nothing outside can enter the top `limit`. A pool that holds every match (not full, no near
+    /// spellings) is exact outright.
     ///
     /// When the boost keeps that bound above the `limit`-th score (queries mixing rare and common
     /// words, where many passages have close `F`), a conjunction pool settles it: the best passages
@@ -310,6 +342,7 @@ impl Searcher {
         let scoring = tantivy::query::EnableScoring::enabled_from_searcher(&self.searcher);
         let exact = Exact::new(plan, scoring)?;
         let c = plan.bound(b);
+        let near = plan.near_bound(b);
         let boost = plan.all_words_boost(b);
         let top = tantivy::collector::TopDocs::with_limit(pool).order_by_score();
         let found = self.search_segments(&exact.union, &top, scoring)?;
@@ -327,8 +360,8 @@ impl Searcher {
         let proven = |out: &[(Score, DocAddress)], cut: Score| {
             out.iter().take_while(|(e, _)| *e > cut).count()
         };
-        let first = proven(&out, boost * c * f_min * SLACK);
-        if first >= limit || f_min == 0.0 {
+        let first = proven(&out, boost * (c * f_min + near) * SLACK);
+        if first >= limit || (f_min == 0.0 && near == 0.0) {
             out.truncate(first);
             return Ok(Some(out));
         }
@@ -359,7 +392,7 @@ impl Searcher {
         more.sort();
         out.append(&mut self.exact_scores(&exact, plan, b, &more)?);
         sort_best_first(&mut out);
-        let cut = bound_all.max(c * f_min * SLACK);
+        let cut = bound_all.max((c * f_min + near) * SLACK);
         let proven = proven(&out, cut);
         if proven < limit {
             return Ok(None);
@@ -380,7 +413,7 @@ impl Searcher {
         b: &Boosts,
         ids: &[&str],
     ) -> Result<Option<Vec<(Score, DocAddress)>>, SearchError> {
-        let Some(plan) = self.plan_with_near(q, b) else {
+        let Some(plan) = self.plan(q, b) else {
             return Ok(None);
         };
         let Some(hidden) = self.hidden_passages(q)? else {

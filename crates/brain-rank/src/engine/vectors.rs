@@ -66,7 +66,8 @@ impl Engine {
         if !dir.join("manifest.json").is_file() {
             return None;
         }
-        brain_vec::store::Store::open(&dir).ok().map(|s| f(&s))
+        // A few hits' vectors: peeked, not opened whole (O(1) in the store's size).
+        brain_vec::store::Store::peek(&dir).ok().map(|s| f(&s))
     }
 
     /// A long-lived surface between requests: once the model is loaded, let it get ready for many
