@@ -13,9 +13,6 @@ use super::Engine;
 use crate::Filters;
 use crate::error::{RunError, Unavailable};
 
-/// `state/vector-backlog.json`: the last embedding-backlog count and what it was counted from.
-const BACKLOG_FILE: &str = "vector-backlog.json";
-
 /// What the embedding backlog depends on: the store's generation and the registry's files.
 pub(super) type LagKey = (u64, Vec<Option<(std::time::SystemTime, u64)>>);
 
@@ -278,27 +275,9 @@ impl Engine {
         {
             return v.clone();
         }
-        // Across processes: the last count, kept with what it was counted from (a fresh query
-        // reads a small file instead of counting the registry: ~4 ms of a ~50 ms hybrid ask).
-        let fp = vs.store.manifest.fingerprint.id();
-        let file = self.home.state_file(BACKLOG_FILE);
-        let stamp = serde_json::json!({"generation": key.0, "fingerprint": fp, "files": format!("{:?}", key.1)});
-        let saved = std::fs::read(&file)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .filter(|v| v.get("stamp") == Some(&stamp))
-            .and_then(|v| v.get("backlog").and_then(serde_json::Value::as_u64));
-        let n = match saved {
-            Some(n) => Some(n),
-            None => {
-                let n = self.count_lag(vs);
-                if let Some(n) = n {
-                    let rec = serde_json::json!({"stamp": stamp, "backlog": n});
-                    let _ = brain_doc::atomic::write(&file, rec.to_string().as_bytes());
-                }
-                n
-            }
-        };
+        // The registry keeps the count (two rows read, whatever the corpus's size); a cache file
+        // beside it, stamped with the registry's files, once saved counting every row.
+        let n = self.count_lag(vs);
         let v = n.filter(|&n| n > 0).map(|n| {
             format!("{n} document(s) are not embedded yet and can only match lexically (run `vecindex --all`)")
         });
@@ -309,6 +288,7 @@ impl Engine {
     /// Documents the registry says need embeddings under the store's fingerprint (`None`: no
     /// registry, or it could not be read).
     fn count_lag(&self, vs: &VecSearch) -> Option<u64> {
+        let _t = brain_doc::timings::span("backlog.count");
         let reg = brain_store::Registry::open_existing(&self.home).ok()??;
         let fp = vs.store.manifest.fingerprint.id();
         reg.backlog(Some(&fp)).ok()

@@ -85,6 +85,39 @@ pub const MIGRATIONS: &[&str] = &[
     );",
     // 5: links by kind — the briefing reads one relation (`contradicts`) on every session start.
     "CREATE INDEX links_by_kind ON links(kind);",
+    // 6: the embedding backlog as counts the writes keep (read.rs `backlog`): a fresh hybrid query
+    // counted every row of `documents` (4-8 ms at 10,000-100,000 documents). Triggers keep them,
+    // so every write that changes a row — whoever makes it — keeps them true.
+    "CREATE TABLE document_count (
+        one INTEGER PRIMARY KEY CHECK (one = 1),
+        docs INTEGER NOT NULL             -- rows of documents
+    );
+    INSERT INTO document_count SELECT 1, count(*) FROM documents;
+    CREATE TABLE embedded_counts (
+        fingerprint TEXT PRIMARY KEY,     -- a vector store's fingerprint
+        docs INTEGER NOT NULL             -- rows embedded under it (vec_indexed_at set)
+    );
+    INSERT INTO embedded_counts SELECT vec_fingerprint, count(*) FROM documents
+        WHERE vec_indexed_at IS NOT NULL AND vec_fingerprint IS NOT NULL GROUP BY vec_fingerprint;
+    CREATE TRIGGER documents_counted_in AFTER INSERT ON documents BEGIN
+        UPDATE document_count SET docs = docs + 1;
+        INSERT INTO embedded_counts SELECT NEW.vec_fingerprint, 1
+            WHERE NEW.vec_indexed_at IS NOT NULL AND NEW.vec_fingerprint IS NOT NULL
+            ON CONFLICT(fingerprint) DO UPDATE SET docs = docs + 1;
+    END;
+    CREATE TRIGGER documents_counted_out AFTER DELETE ON documents BEGIN
+        UPDATE document_count SET docs = docs - 1;
+        UPDATE embedded_counts SET docs = docs - 1
+            WHERE fingerprint = OLD.vec_fingerprint AND OLD.vec_indexed_at IS NOT NULL;
+    END;
+    CREATE TRIGGER documents_counted_again AFTER UPDATE OF vec_fingerprint, vec_indexed_at
+        ON documents BEGIN
+        UPDATE embedded_counts SET docs = docs - 1
+            WHERE fingerprint = OLD.vec_fingerprint AND OLD.vec_indexed_at IS NOT NULL;
+        INSERT INTO embedded_counts SELECT NEW.vec_fingerprint, 1
+            WHERE NEW.vec_indexed_at IS NOT NULL AND NEW.vec_fingerprint IS NOT NULL
+            ON CONFLICT(fingerprint) DO UPDATE SET docs = docs + 1;
+    END;",
 ];
 
 /// One registered document.

@@ -13,6 +13,9 @@ use super::{DocEntry, Registry, RegistryError};
 /// to date. The one definition every count of "embedded" and "needs embedding" uses.
 const EMBEDDED: &str = "(vec_indexed_at IS NOT NULL AND vec_fingerprint = ?1)";
 
+/// The schema from which the registry keeps its backlog counts (migration 6).
+const COUNTED: i64 = 6;
+
 /// A fingerprint no row can hold: with no vector store, nothing counts as embedded.
 const NO_STORE: &str = "\u{0}no store";
 
@@ -140,11 +143,31 @@ impl Registry {
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
 
-    /// How many registered documents need embedding under `fingerprint` (all of them without one).
+    /// How many registered documents need embedding under `fingerprint` (all of them without one):
+    /// the documents less those embedded under it, two counts the writes keep (migration 6), so
+    /// the query path reads two rows instead of every document. A registry of an older schema
+    /// (opened read-only, never migrated) is counted row by row.
     pub fn backlog(&self, fingerprint: Option<&str>) -> Result<u64, RegistryError> {
         if !self.has_documents()? {
             return Ok(0);
         }
+        if self.version()? >= COUNTED {
+            return self
+                .conn
+                .query_row(
+                    "SELECT (SELECT docs FROM document_count),
+                            coalesce((SELECT docs FROM embedded_counts WHERE fingerprint = ?1), 0)",
+                    [fingerprint.unwrap_or(NO_STORE)],
+                    |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, i64>(1)?)),
+                )
+                .map(|(docs, embedded)| docs.unwrap_or(0).saturating_sub(embedded).max(0) as u64)
+                .map_err(|e| self.err(e));
+        }
+        self.backlog_scanned(fingerprint)
+    }
+
+    /// [`Registry::backlog`] counted row by row.
+    fn backlog_scanned(&self, fingerprint: Option<&str>) -> Result<u64, RegistryError> {
         self.conn
             .query_row(
                 &format!("SELECT count(*) FROM documents WHERE NOT {EMBEDDED}"),
@@ -241,6 +264,82 @@ mod tests {
         assert_eq!(r.backlog(None).expect("backlog"), 3);
         r.mark_embedded("new-model", 10, ["a"]).expect("mark");
         assert_eq!(r.backlog(Some("new-model")).expect("backlog"), 2);
+    }
+
+    /// The counts the triggers keep equal a count of the rows after every kind of write: upserts
+    /// with the same and a changed hash, a file moved to another id, removals, documents embedded
+    /// under one fingerprint and again under another; and a registry migrated from schema 5 starts
+    /// from its rows.
+    #[test]
+    fn the_kept_backlog_counts_equal_a_count_of_the_rows() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let mut r = Registry::open(&home).expect("open");
+        let check = |r: &Registry, step: &str| {
+            for fp in [None, Some("m1"), Some("m2"), Some("never")] {
+                assert_eq!(
+                    r.backlog(fp).expect("counted"),
+                    r.backlog_scanned(fp).expect("scanned"),
+                    "{step}: {fp:?}"
+                );
+            }
+        };
+        let ids: Vec<String> = (0..40).map(|i| format!("d{i}")).collect();
+        let mut state = 0x2545_F491u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        check(&r, "empty");
+        for step in 0..300 {
+            let id = ids[next(ids.len())].as_str();
+            match next(6) {
+                0 | 1 => {
+                    let mut e = entry(id, "notes");
+                    e.sha256 = format!("sha-{}", next(2)); // the same content, or changed
+                    r.apply(&[e], &[], &[]).expect("upsert");
+                }
+                2 => r.apply(&[], &[id.to_string()], &[]).expect("remove"),
+                3 => {
+                    // The same file under another id: the old row goes.
+                    let other = ids[next(ids.len())].as_str();
+                    let mut e = entry(other, "web");
+                    e.file = format!("/h/{id}");
+                    r.apply(&[e], &[], &[]).expect("move");
+                }
+                4 => r.mark_embedded("m1", 5, [id]).expect("mark m1"),
+                _ => r.mark_embedded("m2", 6, [id, "missing"]).expect("mark m2"),
+            }
+            check(&r, &format!("step {step}"));
+        }
+        drop(r);
+
+        // A registry of schema 5 with rows: migration 6 counts them.
+        let path = dir.path().join("old.sqlite");
+        let conn = rusqlite::Connection::open(&path).expect("open");
+        for sql in &crate::registry::MIGRATIONS[..5] {
+            conn.execute_batch(sql).expect("migrate");
+        }
+        conn.execute_batch(
+            "PRAGMA user_version = 5;
+             INSERT INTO documents (id, collection, path, file, mtime_ns, size, sha256,
+                 lex_indexed_at, vec_fingerprint, vec_indexed_at)
+             VALUES ('a', 'c', 'a', '/a', 1, 1, 'x', 1, 'm1', 3),
+                    ('b', 'c', 'b', '/b', 1, 1, 'x', 1, 'm1', NULL),
+                    ('c', 'c', 'c', '/c', 1, 1, 'x', 1, NULL, NULL);",
+        )
+        .expect("old rows");
+        drop(conn);
+        let old = Registry::open_existing_path(&path)
+            .expect("open")
+            .expect("there");
+        assert_eq!(old.backlog(Some("m1")).expect("scanned"), 2);
+        drop(old);
+        let migrated = Registry::open_path(&path).expect("migrate");
+        check(&migrated, "migrated");
+        assert_eq!(migrated.backlog(Some("m1")).expect("counted"), 2);
     }
 
     #[test]
