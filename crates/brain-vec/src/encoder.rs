@@ -203,8 +203,9 @@ impl Dense {
     }
 
     pub(crate) fn forward(&self, x: &Tensor, kernel: Kernel) -> Result<Tensor> {
-        self.matmul(x, kernel)?
-            .apply_op2_no_bwd(&self.bias, &BiasAdd)
+        let y = self.matmul(x, kernel)?;
+        y.inplace_op2(&self.bias, &BiasAdd)?;
+        Ok(y)
     }
 }
 
@@ -541,9 +542,9 @@ impl Encoder {
         };
         let ctx = Tensor::cat(&ctx, 0)?;
         let a = l.out.matmul(&ctx, kn)?.apply_op2_no_bwd(x, &l.norm1)?;
-        let up =
-            l.up.matmul(&a, kn)?
-                .apply_op2_no_bwd(&l.up.bias, &BiasGelu)?;
+        // The matmul's own output, made gelu(x + bias) in place.
+        let up = l.up.matmul(&a, kn)?;
+        up.inplace_op2(&l.up.bias, &BiasGelu)?;
         l.down.matmul(&up, kn)?.apply_op2_no_bwd(&a, &l.norm2)
     }
 }

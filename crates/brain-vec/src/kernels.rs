@@ -4,8 +4,8 @@
 //! `erff` and softmax's `expf` alone were 13 % of an embedding run (perf, 2026-11-22). These custom
 //! ops do one pass over the data with rayon, in branch-free arithmetic the compiler vectorizes:
 //!
-//! * [`BiasAdd`] — `x + bias` over the last dimension;
-//! * [`BiasGelu`] — `gelu(x + bias)`, BERT's exact (erf) GELU;
+//! * [`BiasAdd`] — `x += bias` over the last dimension, in place;
+//! * [`BiasGelu`] — `x = gelu(x + bias)`, BERT's exact (erf) GELU, in place;
 //! * [`Softmax`] — softmax over the last dimension;
 //! * [`AddNorm`] — `LayerNorm(x + bias + residual)`, BERT's add & norm in one pass.
 //!
@@ -13,7 +13,7 @@
 //! Abramowitz & Stegun 7.1.26 (absolute error ≤ 1.5e-7 in exact arithmetic, ≤ 6e-7 in f32). Parity of the whole model with a float64
 //! reference is tested (cosine ≥ 0.9999, tests/tests/vec.rs; logits within 1e-4, tests/cross.rs).
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, Layout, Result, Shape, bail};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, InplaceOp2, Layout, Result, Shape, bail};
 use rayon::prelude::*;
 
 use crate::simd;
@@ -102,75 +102,75 @@ pub fn gelu(x: f32) -> f32 {
     0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
 }
 
-/// `x + bias`, bias broadcast over the rows of the last dimension.
+/// `x += bias`, bias broadcast over the rows of the last dimension, in place
+/// ([`candle_core::Tensor::inplace_op2`]): a matmul's fresh output is not copied into a zeroed one.
 pub struct BiasAdd;
 
-/// `gelu(x + bias)`.
+/// `x = gelu(x + bias)`, in place: the feed-forward's widest tensor (tokens × 1536 for bge) was a new
+/// zeroed buffer per layer, faulted in page by page.
 pub struct BiasGelu;
 
 fn bias_map<const GELU: bool>(
-    x: &CpuStorage,
+    x: &mut CpuStorage,
     lx: &Layout,
     b: &CpuStorage,
     lb: &Layout,
-) -> Result<(CpuStorage, Shape)> {
-    let xs = f32s(x, lx, "bias op input")?;
+) -> Result<()> {
     let bs = f32s(b, lb, "bias")?;
     let n = bs.len();
+    let CpuStorage::F32(v) = x else {
+        bail!("bias op input: expected f32")
+    };
+    let Some((start, end)) = lx.contiguous_offsets() else {
+        bail!("bias op input: expected a contiguous tensor")
+    };
+    let xs = &mut v[start..end];
     if n == 0 || xs.len() % n != 0 || lx.shape().dims().last() != Some(&n) {
         bail!("bias of {n} does not match input {:?}", lx.shape())
     }
-    let mut out = vec![0f32; xs.len()];
-    chunked(&mut out, xs, n * ROWS_PER_TASK, |_, o, x| {
+    let rows = |o: &mut [f32]| {
         if GELU {
-            bias_gelu_rows(o, x, bs)
+            bias_gelu_rows(o, bs)
         } else {
-            bias_add_rows(o, x, bs)
+            bias_add_rows(o, bs)
         }
-    });
-    Ok((CpuStorage::F32(out), lx.shape().clone()))
+    };
+    if xs.len() < PARALLEL_ELEMENTS {
+        xs.chunks_mut(n * ROWS_PER_TASK).for_each(rows);
+    } else {
+        xs.par_chunks_mut(n * ROWS_PER_TASK).for_each(rows);
+    }
+    Ok(())
 }
 
-simd::widest!(fn bias_add_rows(o: &mut [f32], x: &[f32], bs: &[f32]) => bias_rows::<false>);
-simd::widest!(fn bias_gelu_rows(o: &mut [f32], x: &[f32], bs: &[f32]) => bias_rows::<true>);
+simd::widest!(fn bias_add_rows(o: &mut [f32], bs: &[f32]) => bias_rows::<false>);
+simd::widest!(fn bias_gelu_rows(o: &mut [f32], bs: &[f32]) => bias_rows::<true>);
 
-/// `o = x + bias` (or `gelu(x + bias)`) row by row.
+/// `o += bias` (or `o = gelu(o + bias)`) row by row.
 #[inline(always)]
-fn bias_rows<const GELU: bool>(o: &mut [f32], x: &[f32], bs: &[f32]) {
+fn bias_rows<const GELU: bool>(o: &mut [f32], bs: &[f32]) {
     let n = bs.len().max(1);
-    for (orow, xrow) in o.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
-        for ((o, &x), &b) in orow.iter_mut().zip(xrow).zip(bs) {
-            *o = if GELU { gelu(x + b) } else { x + b };
+    for orow in o.chunks_exact_mut(n) {
+        for (o, &b) in orow.iter_mut().zip(bs) {
+            *o = if GELU { gelu(*o + b) } else { *o + b };
         }
     }
 }
 
-impl CustomOp2 for BiasAdd {
+impl InplaceOp2 for BiasAdd {
     fn name(&self) -> &'static str {
         "brain-bias-add"
     }
-    fn cpu_fwd(
-        &self,
-        x: &CpuStorage,
-        lx: &Layout,
-        b: &CpuStorage,
-        lb: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(&self, x: &mut CpuStorage, lx: &Layout, b: &CpuStorage, lb: &Layout) -> Result<()> {
         bias_map::<false>(x, lx, b, lb)
     }
 }
 
-impl CustomOp2 for BiasGelu {
+impl InplaceOp2 for BiasGelu {
     fn name(&self) -> &'static str {
         "brain-bias-gelu"
     }
-    fn cpu_fwd(
-        &self,
-        x: &CpuStorage,
-        lx: &Layout,
-        b: &CpuStorage,
-        lb: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(&self, x: &mut CpuStorage, lx: &Layout, b: &CpuStorage, lb: &Layout) -> Result<()> {
         bias_map::<true>(x, lx, b, lb)
     }
 }
@@ -364,11 +364,27 @@ mod tests {
             .affine(0.37, -2.0)?;
         let b = Tensor::new(&[0.1f32, -0.2, 0.3, -0.4], &dev)?;
         let want = x.broadcast_add(&b)?;
-        let got = x.apply_op2_no_bwd(&b, &BiasAdd)?;
+        let got = x.copy()?;
+        got.inplace_op2(&b, &BiasAdd)?;
         assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-6);
         let want = want.gelu_erf()?;
-        let got = x.apply_op2_no_bwd(&b, &BiasGelu)?;
+        let got = x.copy()?;
+        got.inplace_op2(&b, &BiasGelu)?;
         assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
+        // Long enough for the pool; a view that is not contiguous is refused, not misread.
+        let big = Tensor::arange(0f32, (1 << 17) as f32, &dev)?
+            .reshape((1 << 15, 4))?
+            .affine(1e-4, -3.0)?;
+        let got = big.copy()?;
+        got.inplace_op2(&b, &BiasGelu)?;
+        let want = big.broadcast_add(&b)?.gelu_erf()?;
+        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
+        assert!(big.t()?.inplace_op2(&b, &BiasAdd).is_err());
+        assert!(
+            x.copy()?
+                .inplace_op2(&b.narrow(0, 0, 3)?, &BiasAdd)
+                .is_err()
+        );
         // Add & norm against candle-nn's LayerNorm of the sum, rows long enough for the lanes.
         let x = Tensor::arange(0f32, 600.0, &dev)?
             .reshape((30, 20))?
