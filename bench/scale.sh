@@ -4,7 +4,7 @@
 # files on average), generated on the fly under $BENCH_DIR and never committed. At each size:
 #
 #   * full `lexindex --all` build (wall, peak RSS) and a no-op re-index;
-#   * index size on disk (lexical; vector store: f32 rows + int8 copy + texts + tables);
+#   * index size on disk (lexical; vector store: int8 rows + texts + tables; f32 rows too before schema 3);
 #   * `brain ask` in a fresh process: lexical p50/p95, hybrid p50/p95 (model load and query
 #     embedding included), peak RSS of a hybrid ask;
 #   * the exact vector scan alone (in process, warm): the figure that decides when an

@@ -193,8 +193,11 @@ pub fn update(
         ..Report::default()
     };
     let t = triage(old.as_ref(), inputs, opts.prune, &mut report);
-    // A store written before the int8 copy existed is rewritten once (rows copied, nothing re-embedded).
-    let current = old.as_ref().is_some_and(|s| s.manifest.int8);
+    // A store of an older schema (f32 rows, or no int8 copy) is rewritten once in the current one:
+    // rows copied, nothing embedded again.
+    let current = old
+        .as_ref()
+        .is_some_and(|s| s.manifest.int8 && s.manifest.schema == crate::store::SCHEMA);
     if t.todo.is_empty() && report.removed == 0 && t.refresh.is_empty() && current {
         return Ok(report);
     }

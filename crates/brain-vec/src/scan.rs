@@ -1,5 +1,7 @@
 //! Brute-force search of a [`Store`]: exact top-k documents by their best row's cosine, read from the
-//! int8 copy of the rows.
+//! int8 rows. In a schema-3 store those rows are the vectors (scale × row) and the error bounds
+//! below are 0: the f32 rescoring reads the same rows, dequantized. In a schema-2 store they are a
+//! copy of the f32 rows, and the rescoring reads those.
 //!
 //! The scan is memory-bound: 272k rows × 384 f32 are 418 MB, ~36 ms on two cores; their int8 copy is
 //! a quarter of that. Each int8 row `q` has a scale `s` (`max |v| / 127`) and an error bound
@@ -114,18 +116,32 @@ impl Store {
         if query.len() != d || k == 0 || self.is_empty() {
             return (Vec::new(), 0);
         }
-        let allowed: Vec<bool> = if filter.is_empty() {
-            vec![true; self.docs.len()]
-        } else {
-            (0..self.docs.len())
-                .map(|i| filter.allows(&self.docs, i))
-                .collect()
-        };
+        let allowed = self.allowed(filter);
         match (self.int8(), quantize_query(query)) {
             (Some((rows, params)), Some(q)) => {
                 self.search_int8(rows, params, query, &q, k, &allowed)
             }
             _ => (self.search_f32(query, k, &allowed), self.len()),
+        }
+    }
+
+    /// [`Store::search`] with every row scored in f32, no integer pass: the oracle the integer
+    /// pass is tested against (the same answer, exactly).
+    pub fn search_exhaustive(&self, query: &[f32], k: usize, filter: &Filter) -> Vec<DocScore> {
+        if query.len() != self.manifest.fingerprint.dims || k == 0 || self.is_empty() {
+            return Vec::new();
+        }
+        self.search_f32(query, k, &self.allowed(filter))
+    }
+
+    /// Per document, whether `filter` lets it through.
+    fn allowed(&self, filter: &Filter) -> Vec<bool> {
+        if filter.is_empty() {
+            vec![true; self.docs.len()]
+        } else {
+            (0..self.docs.len())
+                .map(|i| filter.allows(&self.docs, i))
+                .collect()
         }
     }
 
@@ -135,16 +151,28 @@ impl Store {
         allowed.get(doc).copied().unwrap_or(false).then_some(doc)
     }
 
-    /// Every row in f32.
+    /// Every row in f32: the f32 rows of a generation that has them, else each block's int8 rows
+    /// times their scales (schema 3, for a query the integer pass cannot take).
     fn search_f32(&self, query: &[f32], k: usize, allowed: &[bool]) -> Vec<DocScore> {
         let d = query.len();
-        let best: Vec<DocScore> = self
-            .vectors()
-            .par_chunks(d * BLOCK)
-            .enumerate()
-            .flat_map_iter(|(block, rows)| {
+        let blocks = self.len().div_ceil(BLOCK);
+        let best: Vec<DocScore> = (0..blocks)
+            .into_par_iter()
+            .flat_map_iter(|block| {
                 let base = block * BLOCK;
-                let mut scores = vec![0f32; rows.len() / d];
+                let n = BLOCK.min(self.len() - base);
+                let mut owned = Vec::new();
+                let rows = match self.vectors().get(base * d..(base + n) * d) {
+                    Some(rows) => rows,
+                    None => {
+                        owned.resize(n * d, 0f32);
+                        for (j, row) in owned.chunks_exact_mut(d).enumerate() {
+                            self.row_f32(base + j, row);
+                        }
+                        &owned[..]
+                    }
+                };
+                let mut scores = vec![0f32; n];
                 simd::scores_f32(rows, query, &mut scores);
                 let mut local = Vec::new();
                 for (j, &score) in scores.iter().enumerate() {
@@ -237,7 +265,7 @@ impl Store {
         } else {
             f32::NEG_INFINITY
         };
-        let vectors = self.vectors();
+        let mut row = vec![0f32; d];
         let mut best = Vec::new();
         let mut rescored = 0;
         for doc in 0..self.docs.len() {
@@ -246,13 +274,16 @@ impl Store {
             }
             let (first, count) = self.docs.rows(doc);
             let (first, count) = (first as usize, count as usize);
-            for i in first..first.saturating_add(count).min(self.len()) {
-                let a = approx[i];
+            let end = first.saturating_add(count).min(self.len());
+            for (i, &a) in approx.iter().enumerate().take(end).skip(first) {
                 if a.is_finite() && a + bound(i) < theta {
                     continue;
                 }
                 let mut s = [0f32];
-                simd::scores_f32(&vectors[i * d..(i + 1) * d], query, &mut s);
+                if !self.row_f32(i, &mut row) {
+                    continue;
+                }
+                simd::scores_f32(&row, query, &mut s);
                 fold_best(&mut best, doc, i, s[0]);
                 rescored += 1;
             }

@@ -1,7 +1,8 @@
 //! The vector store: flat files under `$BRAIN_HOME/index/vec/`, memory-mapped and searched by brute force.
 //!
-//! A store is a *generation* of four files plus a manifest naming the current one:
-//! * `g<N>.vec` — `chunks × dims` little-endian f32, L2-normalized rows;
+//! A store is a *generation* of files plus a manifest naming the current one:
+//! * `g<N>.vec` — `chunks × dims` little-endian f32, L2-normalized rows (schema 1 and 2 only: from
+//!   schema 3 on, the int8 rows below are the vectors);
 //! * `g<N>.chunks` — one 24-byte record per row: doc index u32, body line u32, date (days since
 //!   1970-01-01) i32, text length u32, text offset u64 (all little-endian);
 //! * `g<N>.text` — the chunk texts, concatenated (for snippets);
@@ -9,8 +10,10 @@
 //!   run of rows (`g<N>.docs.json`, a JSON array of [`DocEntry`], in schema-1 generations);
 //! * `g<N>.ids` — the documents' positions in the order of their ids ([`crate::docs::encode_ids`]):
 //!   a document found by its id in O(log n) (generations written before it have none);
-//! * `g<N>.q8` — the rows again as int8 (`chunks × dims` bytes, padded to a multiple of 4), then per row
-//!   its scale and error bound (two little-endian f32): what the scan reads (a quarter of the bytes);
+//! * `g<N>.q8` — the rows as int8 (`chunks × dims` bytes, padded to a multiple of 4), then per row
+//!   its scale and error bound (two little-endian f32): what the scan reads (a quarter of the bytes).
+//!   In schema 3 a row's vector is its scale times its int8 row, and the bound is 0 (∞ for a row
+//!   with a non-finite value); in schema 2 the bound is the int8 copy's distance to the f32 row;
 //! * `manifest.json` — [`Manifest`], replaced atomically last.
 //!
 //! A writer builds generation N+1 beside N and then swaps the manifest, so a crash mid-run leaves the
@@ -26,12 +29,11 @@
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
-use serde::{Deserialize, Serialize};
 
 use crate::VecError;
 pub use crate::docs::DocEntry;
 use crate::docs::{Docs, Field};
-use crate::embed::Fingerprint;
+pub use crate::manifest::{Manifest, Rate, human_secs};
 
 pub(crate) const REC: usize = 24;
 
@@ -53,68 +55,12 @@ pub(crate) fn sibling(dir: &Path, tag: &str) -> PathBuf {
     dir.with_file_name(format!("{name}.{tag}"))
 }
 
-/// The store format [`crate::write::Writer`] writes: 2 = the documents as a binary table
-/// (`g<N>.docs`); 1 = as JSON (`g<N>.docs.json`), still read.
-pub const SCHEMA: u32 = 2;
-
-/// The manifest naming the current generation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Manifest {
-    /// Store format version ([`SCHEMA`]).
-    pub schema: u32,
-    /// Current generation; its files are `g<generation>.*`.
-    pub generation: u64,
-    /// What the vectors were made with.
-    pub fingerprint: Fingerprint,
-    /// Rows (chunks).
-    pub chunks: u64,
-    /// Documents.
-    pub docs: u64,
-    /// Whether the generation has its int8 copy (`g<N>.q8`); stores written before it existed do not,
-    /// and are scanned in f32.
-    #[serde(default)]
-    pub int8: bool,
-    /// The embedding rate measured by the last run that embedded enough to measure (carried over by
-    /// runs that did not): what `status` projects the backlog's drain time with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Rate>,
-}
-
-/// An embedding rate measured by a `vecindex` run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rate {
-    /// Seconds of embedding per document (its chunks' forward passes; reused chunks cost nothing).
-    pub secs_per_doc: f64,
-    /// Seconds per chunk embedded.
-    pub secs_per_chunk: f64,
-    /// Documents the run embedded (how much the figure rests on).
-    pub docs: usize,
-    /// The batch kernel (`int8-vnni`, `f32`, `remote`).
-    pub kernel: String,
-    /// When it was measured (RFC 3339).
-    pub measured_at: String,
-}
-
-impl Rate {
-    /// Fewer computed chunks than this make no rate (a handful of chunks is mostly start-up).
-    pub const MIN_CHUNKS: usize = 32;
-
-    /// Projected seconds to embed `docs` documents at this rate.
-    pub fn drain_secs(&self, docs: u64) -> f64 {
-        self.secs_per_doc * docs as f64
-    }
-}
-
-/// A projected duration for people: `~40 s`, `~12 min`, `~3.5 h`.
-pub fn human_secs(secs: f64) -> String {
-    if secs < 90.0 {
-        format!("~{:.0} s", secs.max(1.0))
-    } else if secs < 90.0 * 60.0 {
-        format!("~{:.0} min", secs / 60.0)
-    } else {
-        format!("~{:.1} h", secs / 3600.0)
-    }
-}
+/// The store format [`crate::write::Writer`] writes: 3 = the rows as int8 alone (`g<N>.q8`; a
+/// quarter of the bytes: the vectors *are* their int8 form, scale times row); 2 = f32 rows
+/// (`g<N>.vec`) beside their int8 copy, the documents as a binary table (`g<N>.docs`); 1 = the
+/// documents as JSON (`g<N>.docs.json`). 1 and 2 are still read; the next `vecindex` run rewrites
+/// them as 3 (rows carried over, nothing embedded again).
+pub const SCHEMA: u32 = 3;
 
 /// One row's metadata.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -313,6 +259,47 @@ fn owned_rows(docs: &Docs, rows: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The documents of the generation `manifest` names (with its id index when it has one), checked
+/// whole or only peeked at ([`Store::peek`]). A file that cannot be read is an I/O error; one that
+/// reads as no documents table is `corrupt`.
+fn open_docs(
+    dir: &Path,
+    manifest: &Manifest,
+    whole: bool,
+    corrupt: &dyn Fn(String) -> VecError,
+) -> Result<Docs, VecError> {
+    let g = manifest.generation;
+    let bad = |p: &Path, e: &dyn std::fmt::Display| corrupt(format!("{}: {e}", p.display()));
+    match manifest.schema {
+        1 => {
+            let dpath = file(dir, g, "docs.json");
+            let bytes = std::fs::read(&dpath).map_err(VecError::io(&dpath))?;
+            let entries: Vec<DocEntry> =
+                serde_json::from_slice(&bytes).map_err(|e| bad(&dpath, &e))?;
+            Ok(Docs::from_entries(&entries))
+        }
+        2 | SCHEMA => {
+            let dpath = file(dir, g, "docs");
+            let map = map(&dpath)?.ok_or_else(|| bad(&dpath, &"empty"))?;
+            let docs = if whole {
+                Docs::mapped(map)
+            } else {
+                Docs::peeked(map)
+            };
+            let docs = docs.map_err(|e| bad(&dpath, &e))?;
+            // The id index is a shortcut: a generation without one (written before it) is walked.
+            let ipath = file(dir, g, "ids");
+            match map_if_present(&ipath)? {
+                Some(ids) => docs.with_ids(ids).map_err(|e| bad(&ipath, &e)),
+                None => Ok(docs),
+            }
+        }
+        n => Err(corrupt(format!(
+            "manifest.json: store schema {n}, this build reads 1 to {SCHEMA} (`vecindex --all` rebuilds it, or update brain)"
+        ))),
+    }
+}
+
 /// [`map`], and `None` for a file that is not there.
 fn map_if_present(path: &Path) -> Result<Option<Mmap>, VecError> {
     match map(path) {
@@ -369,44 +356,24 @@ impl Store {
         let manifest: Manifest =
             serde_json::from_str(&text).map_err(|e| corrupt(format!("manifest.json: {e}")))?;
         let g = manifest.generation;
-        let docs = match manifest.schema {
-            1 => {
-                let dpath = file(dir, g, "docs.json");
-                let entries: Vec<DocEntry> =
-                    serde_json::from_slice(&std::fs::read(&dpath).map_err(VecError::io(&dpath))?)
-                        .map_err(|e| corrupt(format!("{}: {e}", dpath.display())))?;
-                Docs::from_entries(&entries)
-            }
-            SCHEMA => {
-                let dpath = file(dir, g, "docs");
-                let map =
-                    map(&dpath)?.ok_or_else(|| corrupt(format!("{}: empty", dpath.display())))?;
-                let docs = if whole {
-                    Docs::mapped(map)
-                } else {
-                    Docs::peeked(map)
-                };
-                let docs = docs.map_err(|e| corrupt(format!("{}: {e}", dpath.display())))?;
-                // The id index is a shortcut: a generation without one (written before it) or
-                // with a damaged one is walked instead.
-                match map_if_present(&file(dir, g, "ids"))? {
-                    Some(ids) => docs
-                        .with_ids(ids)
-                        .map_err(|e| corrupt(format!("{}: {e}", file(dir, g, "ids").display())))?,
-                    None => docs,
-                }
-            }
-            n => {
-                return Err(corrupt(format!(
-                    "manifest.json: store schema {n}, this build reads 1 and {SCHEMA} (`vecindex --all` rebuilds it, or update brain)"
-                )));
-            }
-        };
+        let docs = open_docs(dir, &manifest, whole, &corrupt)?;
         let cpath = file(dir, g, "chunks");
         let chunks = map(&cpath)?;
         let clen = chunks.as_ref().map_or(0, |m| m.len());
         let rows = clen / REC;
-        let vectors = map(&file(dir, g, "vec"))?;
+        // Schema 3: the int8 rows are the vectors; there is no f32 file, and no int8 is no store.
+        let int8_only = manifest.schema >= 3;
+        if int8_only && !manifest.int8 {
+            return Err(corrupt(format!(
+                "manifest.json: a schema-{} store without its int8 rows",
+                manifest.schema
+            )));
+        }
+        let vectors = if int8_only {
+            None
+        } else {
+            map(&file(dir, g, "vec"))?
+        };
         let text = map(&file(dir, g, "text"))?;
         let q8 = if manifest.int8 {
             map(&file(dir, g, "q8"))?
@@ -415,6 +382,7 @@ impl Store {
         };
         let dims = manifest.fingerprint.dims;
         let vlen = vectors.as_ref().map_or(0, |m| m.len());
+        let vlen_want = if int8_only { 0 } else { rows * dims * 4 };
         let q8_len = q8.as_ref().map_or(0, |m| m.len());
         let q8_want = if manifest.int8 {
             q8_rows_bytes(rows, dims) + rows * 8
@@ -423,7 +391,7 @@ impl Store {
         };
         if rows as u64 != manifest.chunks
             || clen != rows * REC
-            || vlen != rows * dims * 4
+            || vlen != vlen_want
             || docs.len() as u64 != manifest.docs
             || q8_len != q8_want
         {
@@ -460,7 +428,8 @@ impl Store {
         self.rows == 0
     }
 
-    /// All rows' vectors, row-major (empty for an empty store).
+    /// All rows' f32 vectors, row-major, in a generation that has them (schema 1 and 2; empty for
+    /// schema 3, whose rows are [`Store::int8`] alone: read them through [`Store::row_f32`]).
     pub(crate) fn vectors(&self) -> &[f32] {
         // The file was checked to hold rows × dims f32 at open; a mapping is page-aligned.
         self.vectors
@@ -478,12 +447,38 @@ impl Store {
         Some((bytemuck::cast_slice(rows), params.as_chunks::<2>().0))
     }
 
-    /// Row `i`'s vector.
+    /// Row `i`'s vector (empty past the end).
     pub fn vector(&self, i: usize) -> Vec<f32> {
+        let mut v = vec![0f32; self.manifest.fingerprint.dims];
+        if self.row_f32(i, &mut v) {
+            v
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Row `i`'s vector into `out` (`dims` long): its f32 row where the generation has them, else
+    /// its int8 row times its scale — what every score of a schema-3 store is computed from.
+    /// `false` past the end.
+    pub(crate) fn row_f32(&self, i: usize, out: &mut [f32]) -> bool {
         let d = self.manifest.fingerprint.dims;
-        self.vectors()
-            .get(i * d..(i + 1) * d)
-            .map_or_else(Vec::new, <[f32]>::to_vec)
+        if out.len() != d || i >= self.rows {
+            return false;
+        }
+        if let Some(v) = self.vectors().get(i * d..(i + 1) * d) {
+            out.copy_from_slice(v);
+            return true;
+        }
+        let Some((rows, params)) = self.int8() else {
+            return false;
+        };
+        let (Some(q), Some(p)) = (rows.get(i * d..(i + 1) * d), params.get(i)) else {
+            return false;
+        };
+        for (o, &x) in out.iter_mut().zip(q) {
+            *o = p[0] * f32::from(x);
+        }
+        true
     }
 
     /// Row `i`'s metadata (a zero record past the end).

@@ -14,7 +14,6 @@ pub struct Writer {
     dir: PathBuf,
     generation: u64,
     fingerprint: Fingerprint,
-    vec: BufWriter<std::fs::File>,
     chunks: BufWriter<std::fs::File>,
     text: BufWriter<std::fs::File>,
     q8: BufWriter<std::fs::File>,
@@ -54,7 +53,6 @@ impl Writer {
         Ok(Writer {
             dir: dir.to_path_buf(),
             generation,
-            vec: create("vec")?,
             chunks: create("chunks")?,
             text: create("text")?,
             q8: create("q8")?,
@@ -87,11 +85,24 @@ impl Writer {
                     self.fingerprint.dims
                 )));
             }
-            for x in v.iter() {
-                self.vec.write_all(&x.to_le_bytes()).map_err(io("vec"))?;
-            }
+            // The int8 row is the vector (schema 3), its scale set so that it keeps the length of
+            // `v` (a unit vector stays one: cosines stay ≤ 1); its bound to itself is 0. A row
+            // with a non-finite value keeps ∞ (always rescored).
             self.q8_row.clear();
-            self.q8_params.push(quantize(v, &mut self.q8_row));
+            let [scale, bound] = quantize(v, &mut self.q8_row);
+            let norm = |xs: &mut dyn Iterator<Item = f64>| xs.map(|x| x * x).sum::<f64>().sqrt();
+            let (vn, qn) = (
+                norm(&mut v.iter().map(|&x| f64::from(x))),
+                norm(&mut self.q8_row.iter().map(|&x| f64::from(x))),
+            );
+            let kept = (vn / qn) as f32;
+            self.q8_params.push(if !bound.is_finite() {
+                [scale, bound]
+            } else if qn > 0.0 && kept.is_finite() {
+                [kept, 0.0]
+            } else {
+                [scale, 0.0]
+            });
             self.q8
                 .write_all(bytemuck::cast_slice(&self.q8_row))
                 .map_err(io("q8"))?;
@@ -134,7 +145,6 @@ impl Writer {
         };
         q8_tail().map_err(VecError::io(file(&dir, g, "q8")))?;
         for (w, ext) in [
-            (self.vec, "vec"),
             (self.chunks, "chunks"),
             (self.text, "text"),
             (self.q8, "q8"),

@@ -1,5 +1,6 @@
-//! The int8 scan returns exactly what the f32 scan returns: same documents, rows, scores and order,
-//! with filters, ties and every k — on clustered vectors, where near-ties are the rule.
+//! The int8 scan returns exactly what scoring every row in f32 returns: same documents, rows, scores
+//! and order, with filters, ties and every k — on clustered vectors, where near-ties are the rule.
+//! A store of the schema before (f32 rows beside the int8 copy, or f32 alone) is still read.
 
 use brain_vec::chunk::ChunkParams;
 use brain_vec::embed::{Fingerprint, PROMPT_FORMAT, normalize};
@@ -68,12 +69,23 @@ fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<
     centres
 }
 
-/// Rewrite the manifest as a store without its int8 copy, so `open` scans f32.
-fn without_int8(dir: &std::path::Path) {
+/// Rewrite a schema-3 store as one of schema 2 without its int8 copy: its rows as f32 (the
+/// vectors the int8 rows stand for), the manifest saying schema 2 and no `int8` field.
+fn as_schema_2_f32(dir: &std::path::Path) {
+    let s = Store::open(dir).expect("open");
+    let g = s.manifest.generation;
+    let rows: Vec<u8> = (0..s.len())
+        .flat_map(|i| s.vector(i))
+        .flat_map(f32::to_le_bytes)
+        .collect();
+    drop(s);
+    std::fs::write(dir.join(format!("g{g}.vec")), rows).expect("vec");
+    std::fs::remove_file(dir.join(format!("g{g}.q8"))).expect("rm q8");
     let p = dir.join("manifest.json");
     let mut m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
-    m["int8"] = serde_json::Value::Bool(false);
+    m["schema"] = 2.into();
+    m.as_object_mut().expect("object").remove("int8");
     std::fs::write(&p, serde_json::to_vec(&m).expect("json")).expect("write");
 }
 
@@ -84,12 +96,13 @@ fn int8_scan_equals_the_f32_scan() {
         let f32dir = tempfile::tempdir().expect("tmp");
         let centres = build(int8.path(), docs, dims, seed);
         build(f32dir.path(), docs, dims, seed);
-        without_int8(f32dir.path());
+        as_schema_2_f32(f32dir.path());
         let (a, b) = (
             Store::open(int8.path()).expect("open"),
             Store::open(f32dir.path()).expect("open"),
         );
         assert!(a.manifest.int8 && !b.manifest.int8);
+        assert_eq!((a.manifest.schema, b.manifest.schema), (3, 2));
         let mut s = seed ^ 0xABCD;
         let mut queries: Vec<Vec<f32>> = centres.clone();
         for c in &centres {
@@ -115,11 +128,13 @@ fn int8_scan_equals_the_f32_scan() {
         for q in &queries {
             for f in &filters {
                 for k in [1, 3, 10, 50, docs + 5] {
+                    let got = a.search(q, k, f);
                     assert_eq!(
-                        a.search(q, k, f),
-                        b.search(q, k, f),
+                        got,
+                        a.search_exhaustive(q, k, f),
                         "seed {seed} k {k} filter {f:?}"
                     );
+                    assert_eq!(got, b.search(q, k, f), "seed {seed} k {k} filter {f:?}");
                 }
             }
         }
@@ -130,12 +145,42 @@ fn int8_scan_equals_the_f32_scan() {
 fn a_store_without_the_int8_field_opens_and_scans_in_f32() {
     let dir = tempfile::tempdir().expect("tmp");
     let centres = build(dir.path(), 40, 16, 3);
+    let want = Store::open(dir.path())
+        .expect("open")
+        .search(&centres[0], 5, &Filter::default());
+    as_schema_2_f32(dir.path());
+    let s = Store::open(dir.path()).expect("open");
+    assert!(!s.manifest.int8);
+    assert_eq!(s.search(&centres[0], 5, &Filter::default()), want);
+}
+
+/// A schema-3 store holds no f32 rows: its vectors are its int8 rows, a quarter of the bytes, and
+/// each is within int8 rounding of the vector written (cosine ≥ 0.999). A schema-3 manifest that
+/// says it has no int8 rows is a damaged store.
+#[test]
+fn a_schema_3_store_is_its_int8_rows() {
+    let dir = tempfile::tempdir().expect("tmp");
+    build(dir.path(), 60, 384, 9);
+    let s = Store::open(dir.path()).expect("open");
+    let g = s.manifest.generation;
+    assert!(!dir.path().join(format!("g{g}.vec")).exists());
+    let q8 = std::fs::metadata(dir.path().join(format!("g{g}.q8")))
+        .expect("q8")
+        .len() as usize;
+    assert_eq!(q8, s.len() * (384 + 8));
+    for i in 0..s.len() {
+        let v = s.vector(i);
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 0.01, "row {i}: norm {norm}");
+    }
+    drop(s);
     let p = dir.path().join("manifest.json");
     let mut m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
-    m.as_object_mut().expect("object").remove("int8");
+    m["int8"] = false.into();
     std::fs::write(&p, serde_json::to_vec(&m).expect("json")).expect("write");
-    let s = Store::open(dir.path()).expect("open");
-    assert!(!s.manifest.int8);
-    assert_eq!(s.search(&centres[0], 5, &Filter::default()).len(), 5);
+    assert!(matches!(
+        Store::open(dir.path()),
+        Err(brain_vec::VecError::IndexCorrupt { .. })
+    ));
 }

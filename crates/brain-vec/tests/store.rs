@@ -400,7 +400,13 @@ fn a_schema_1_store_is_still_read_and_a_damaged_documents_table_is_refused() {
     let want = s.search(&q, 10, &Filter::default());
     let entries: Vec<brain_vec::store::DocEntry> = s.docs.iter().map(|d| d.to_entry()).collect();
     let g = s.manifest.generation;
+    // Schema 1 and 2 kept f32 rows beside the int8 copy: the rows this store's int8 rows stand for.
+    let rows: Vec<u8> = (0..s.len())
+        .flat_map(|i| s.vector(i))
+        .flat_map(f32::to_le_bytes)
+        .collect();
     drop(s);
+    std::fs::write(dir.path().join(format!("g{g}.vec")), rows).expect("vec");
     let table = dir.path().join(format!("g{g}.docs"));
     let manifest = dir.path().join("manifest.json");
     let set_schema = |n: u32| {
@@ -454,13 +460,15 @@ fn a_schema_1_store_is_still_read_and_a_damaged_documents_table_is_refused() {
     corrupt(&rows, "rows past the end");
     std::fs::write(&table, &good).expect("write");
     Store::open(dir.path()).expect("restored");
-    set_schema(3);
+    // A schema from a newer build: refused, saying which.
+    let newer = brain_vec::store::SCHEMA + 1;
+    set_schema(newer);
     match Store::open(dir.path()) {
         Err(VecError::IndexCorrupt { reason, .. }) => {
-            assert!(reason.contains("schema 3"), "{reason}")
+            assert!(reason.contains(&format!("schema {newer}")), "{reason}")
         }
-        Err(other) => panic!("schema 3: {other}"),
-        Ok(_) => panic!("schema 3 opened"),
+        Err(other) => panic!("schema {newer}: {other}"),
+        Ok(_) => panic!("schema {newer} opened"),
     }
 }
 
@@ -651,4 +659,74 @@ fn the_id_index_and_a_peeked_store_find_what_the_walk_finds() {
         Store::peek(dir.path()),
         Err(VecError::IndexCorrupt { .. })
     ));
+}
+
+/// A store of schema 2 (f32 rows beside the int8 copy: 5× the bytes) is rewritten as schema 3 by
+/// the next run — its rows carried over, nothing embedded again — and answers as before.
+#[test]
+fn the_next_run_rewrites_a_schema_2_store_without_embedding_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let docs = three_docs();
+    update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    let q = query(&e, "aaab");
+    // Positions change with a rewrite; documents and scores do not.
+    let answer = |s: &Store| -> Vec<(String, f32)> {
+        s.search(&q, 10, &Filter::default())
+            .into_iter()
+            .map(|d| (s.docs.get(d.doc).expect("doc").id.to_owned(), d.score))
+            .collect()
+    };
+    let want = answer(&s);
+    let g = s.manifest.generation;
+    let rows: Vec<u8> = (0..s.len())
+        .flat_map(|i| s.vector(i))
+        .flat_map(f32::to_le_bytes)
+        .collect();
+    drop(s);
+    std::fs::write(dir.path().join(format!("g{g}.vec")), rows).expect("vec");
+    let manifest = dir.path().join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).expect("manifest")).expect("json");
+    m["schema"] = 2.into();
+    std::fs::write(&manifest, serde_json::to_vec(&m).expect("json")).expect("write");
+    assert_eq!(
+        Store::open(dir.path()).expect("schema 2").manifest.schema,
+        2
+    );
+
+    let calls = e.calls.load(Ordering::Relaxed);
+    let r = update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+    assert_eq!(
+        e.calls.load(Ordering::Relaxed),
+        calls,
+        "nothing embedded again"
+    );
+    assert_eq!(r.embedded, 0);
+    let s = Store::open(dir.path()).expect("open");
+    assert_eq!(s.manifest.schema, brain_vec::store::SCHEMA);
+    let g = s.manifest.generation;
+    assert!(!dir.path().join(format!("g{g}.vec")).exists());
+    assert_eq!(answer(&s), want);
+    // Carried through further runs, a schema-3 row stays the row it was, bit for bit.
+    let rows_of = |s: &Store| -> Vec<(String, Vec<Vec<f32>>)> {
+        s.docs
+            .iter()
+            .map(|d| {
+                let rows = (d.first..d.first + d.count).map(|r| s.vector(r as usize));
+                (d.id.to_owned(), rows.collect())
+            })
+            .collect()
+    };
+    let before = rows_of(&s);
+    drop(s);
+    let mut more = docs.clone();
+    more.push(input("b/9.md", "2026-03-09", "gggg"));
+    update(dir.path(), &e, &more, &Options::default(), &|_| {}).expect("update");
+    let after = rows_of(&Store::open(dir.path()).expect("open"));
+    for (id, rows) in &before {
+        let again = after.iter().find(|(a, _)| a == id).expect("carried");
+        assert_eq!(&again.1, rows, "{id}");
+    }
 }
