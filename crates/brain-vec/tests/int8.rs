@@ -7,6 +7,8 @@ use brain_vec::embed::{Fingerprint, PROMPT_FORMAT, normalize};
 use brain_vec::store::{DocEntry, Filter, Store};
 use brain_vec::write::Writer;
 
+mod common;
+
 /// xorshift64*: deterministic pseudo-random numbers in [-0.5, 0.5).
 fn rng(state: &mut u64) -> f32 {
     *state ^= *state >> 12;
@@ -72,21 +74,10 @@ fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<
 /// Rewrite a schema-3 store as one of schema 2 without its int8 copy: its rows as f32 (the
 /// vectors the int8 rows stand for), the manifest saying schema 2 and no `int8` field.
 fn as_schema_2_f32(dir: &std::path::Path) {
-    let s = Store::open(dir).expect("open");
-    let g = s.manifest.generation;
-    let rows: Vec<u8> = (0..s.len())
-        .flat_map(|i| s.vector(i))
-        .flat_map(f32::to_le_bytes)
-        .collect();
-    drop(s);
-    std::fs::write(dir.join(format!("g{g}.vec")), rows).expect("vec");
+    let g = common::write_f32_rows(dir);
     std::fs::remove_file(dir.join(format!("g{g}.q8"))).expect("rm q8");
-    let p = dir.join("manifest.json");
-    let mut m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
-    m["schema"] = 2.into();
-    m.as_object_mut().expect("object").remove("int8");
-    std::fs::write(&p, serde_json::to_vec(&m).expect("json")).expect("write");
+    common::set_manifest(dir, "schema", Some(2.into()));
+    common::set_manifest(dir, "int8", None);
 }
 
 #[test]
@@ -174,11 +165,7 @@ fn a_schema_3_store_is_its_int8_rows() {
         assert!((norm - 1.0).abs() < 0.01, "row {i}: norm {norm}");
     }
     drop(s);
-    let p = dir.path().join("manifest.json");
-    let mut m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
-    m["int8"] = false.into();
-    std::fs::write(&p, serde_json::to_vec(&m).expect("json")).expect("write");
+    common::set_manifest(dir.path(), "int8", Some(false.into()));
     assert!(matches!(
         Store::open(dir.path()),
         Err(brain_vec::VecError::IndexCorrupt { .. })

@@ -9,6 +9,8 @@ use brain_vec::index::{Input, Options, update};
 use brain_vec::store::{Filter, Store, day_number};
 use brain_vec::{Embedder, VecError};
 
+mod common;
+
 /// Embeds a text as the normalized counts of the letters a–h; counts the texts it embedded.
 struct Letters {
     calls: AtomicUsize,
@@ -399,22 +401,11 @@ fn a_schema_1_store_is_still_read_and_a_damaged_documents_table_is_refused() {
     let q = query(&e, "aaaa");
     let want = s.search(&q, 10, &Filter::default());
     let entries: Vec<brain_vec::store::DocEntry> = s.docs.iter().map(|d| d.to_entry()).collect();
-    let g = s.manifest.generation;
-    // Schema 1 and 2 kept f32 rows beside the int8 copy: the rows this store's int8 rows stand for.
-    let rows: Vec<u8> = (0..s.len())
-        .flat_map(|i| s.vector(i))
-        .flat_map(f32::to_le_bytes)
-        .collect();
     drop(s);
-    std::fs::write(dir.path().join(format!("g{g}.vec")), rows).expect("vec");
+    // Schema 1 and 2 kept f32 rows beside the int8 copy.
+    let g = common::write_f32_rows(dir.path());
     let table = dir.path().join(format!("g{g}.docs"));
-    let manifest = dir.path().join("manifest.json");
-    let set_schema = |n: u32| {
-        let mut m: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&manifest).expect("manifest")).expect("json");
-        m["schema"] = n.into();
-        std::fs::write(&manifest, serde_json::to_vec(&m).expect("json")).expect("write");
-    };
+    let set_schema = |n: u32| common::set_manifest(dir.path(), "schema", Some(n.into()));
 
     // Schema 1: the same documents as JSON, no binary table.
     std::fs::remove_file(&table).expect("rm");
@@ -679,18 +670,9 @@ fn the_next_run_rewrites_a_schema_2_store_without_embedding_again() {
             .collect()
     };
     let want = answer(&s);
-    let g = s.manifest.generation;
-    let rows: Vec<u8> = (0..s.len())
-        .flat_map(|i| s.vector(i))
-        .flat_map(f32::to_le_bytes)
-        .collect();
     drop(s);
-    std::fs::write(dir.path().join(format!("g{g}.vec")), rows).expect("vec");
-    let manifest = dir.path().join("manifest.json");
-    let mut m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&manifest).expect("manifest")).expect("json");
-    m["schema"] = 2.into();
-    std::fs::write(&manifest, serde_json::to_vec(&m).expect("json")).expect("write");
+    common::write_f32_rows(dir.path());
+    common::set_manifest(dir.path(), "schema", Some(2.into()));
     assert_eq!(
         Store::open(dir.path()).expect("schema 2").manifest.schema,
         2
