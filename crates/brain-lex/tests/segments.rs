@@ -86,3 +86,58 @@ fn one_file_runs_merge_their_small_segments_and_leave_large_ones() {
         );
     }
 }
+
+/// An index in more than `max` segments is merged into one, nothing lost and every query answered
+/// alike; one in `max` or fewer is left as it is. (A new index is published this way:
+/// `NEW_INDEX_SEGMENTS`.)
+#[test]
+fn an_index_in_many_segments_is_merged_into_one_with_the_same_answers() {
+    use brain_lex::search::{Boosts, LexQuery, Searcher};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = Home::at(dir.path());
+    std::fs::create_dir_all(home.inbox()).expect("mkdir");
+    // One-file runs: a segment each (fewer than the small-segment merge).
+    let runs = SMALL_SEGMENTS_BEFORE_MERGE - 2;
+    for run in 0..runs {
+        let name = format!("n{run}.md");
+        let file = home.inbox().join(&name);
+        std::fs::write(&file, note(&format!("word{run} shared"), 4)).expect("write");
+        let mut ix = Indexer::open_within(&home, false, Duration::from_secs(5)).expect("open");
+        ix.index_file("inbox", &name, &file)
+            .expect("index")
+            .expect("readable");
+        ix.finish().expect("finish");
+    }
+    let n = segments(&home).len();
+    assert!(n >= 3, "{:?}", segments(&home));
+    let answer = || {
+        let lex = LexIndex::open(&home).expect("open");
+        let s = Searcher::new(&lex).expect("searcher");
+        let q = LexQuery {
+            terms: vec!["shared".into(), "word3".into()],
+            ..LexQuery::default()
+        };
+        let found = s.candidates(&q, &Boosts::default(), 50).expect("search");
+        let mut ids: Vec<(String, u32)> = found
+            .iter()
+            .map(|(score, a)| (s.passage(*a).expect("passage").id, (score * 1e4) as u32))
+            .collect();
+        ids.sort();
+        ids
+    };
+    let before = answer();
+    let lex = LexIndex::open(&home).expect("open");
+    assert!(
+        !lex.merge_segments_over(n, 2).expect("merge"),
+        "at the limit: left"
+    );
+    assert!(
+        lex.merge_segments_over(n - 1, 2).expect("merge"),
+        "over it: merged"
+    );
+    drop(lex);
+    assert_eq!(segments(&home).len(), 1);
+    assert_eq!(answer(), before);
+    let passages = dump(&LexIndex::open(&home).expect("open")).expect("dump");
+    assert_eq!(passages.len(), runs * 4);
+}
