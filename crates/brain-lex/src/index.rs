@@ -31,9 +31,11 @@ pub const BULK_WRITER_MEMORY: usize = 200_000_000;
 /// whatever the index holds (a stdin run once stalled 33 s behind a large merge). `lexindex --all`
 /// merges with tantivy's default policy.
 pub const SMALL_SEGMENT_PASSAGES: u32 = 2_000;
-/// Segments a new index may be published in; more are merged into one first
-/// ([`LexIndex::merge_segments_over`]; a 10,000-file build leaves 2, a 100,000-file one 9).
-pub const NEW_INDEX_SEGMENTS: usize = 4;
+/// A new index (a first build, a rebuild) of at least this many passages is published in one
+/// segment ([`LexIndex::merge_into_one`]). Below it, queries are fast in any shape and the merge
+/// would be a large share of a small build (SciFact: 5,203 passages in 2 segments, 0.14 s of a
+/// 0.5 s build).
+pub const NEW_INDEX_ONE_SEGMENT: u64 = 50_000;
 /// Small segments that make a run that is not a bulk walk merge them ([`SMALL_SEGMENT_PASSAGES`]).
 pub const SMALL_SEGMENTS_BEFORE_MERGE: usize = 8;
 
@@ -315,20 +317,24 @@ impl LexIndex {
         }
     }
 
-    /// Merge every segment into one when there are more than `max`; whether it merged. A bulk build
-    /// leaves one segment per writer thread and flush (9 for the 100,000-file bench corpus, 1.12 M
-    /// passages), and every segment adds its own top-k pass to every query: merged, a fresh
-    /// lexical ask took 13.0 ms CPU against 24.0 (p50, paired, 2026-11-27), for ~13 s of CPU once.
-    /// Callers hold the `lexindex` lock.
-    pub fn merge_segments_over(&self, max: usize, threads: usize) -> Result<bool, LexError> {
+    /// Merge every segment into one when there are several and they hold at least `passages`
+    /// passages; whether it merged. A bulk build leaves one segment per writer thread and flush,
+    /// and every segment runs its own top-k pass for every query: on the 100,000-file bench corpus
+    /// (1.12 M passages, 9 segments) one segment took a fresh lexical ask from 24.0 to 12.0 ms CPU,
+    /// on the 10,000-file one (110,204 passages, 2 segments) from 8.0 to 7.0, and the briefing of
+    /// bench/brief.sh (6 segments) from 26.0 to 22.0 (p50, paired, 2026-11-27), for ~13 s, ~1 s
+    /// and ~3 s of CPU once. Callers hold the `lexindex` lock.
+    pub fn merge_into_one(&self, passages: u64, threads: usize) -> Result<bool, LexError> {
         let tantivy = |source| LexError::Tantivy {
             path: self.dir.clone(),
             source,
         };
-        let ids = self.index.searchable_segment_ids().map_err(tantivy)?;
-        if ids.len() <= max.max(1) {
+        let metas = self.index.searchable_segment_metas().map_err(tantivy)?;
+        let held: u64 = metas.iter().map(|m| u64::from(m.num_docs())).sum();
+        if metas.len() < 2 || held < passages {
             return Ok(false);
         }
+        let ids: Vec<_> = metas.iter().map(|m| m.id()).collect();
         let mut w = self.writer(threads, BULK_WRITER_MEMORY)?;
         w.merge(&ids).wait().map_err(tantivy)?;
         w.wait_merging_threads().map_err(tantivy)?;

@@ -23,7 +23,7 @@ pub mod tokenize;
 pub use document::{Prepared, Shape, format_secs, meta_refs, parse_date, ref_query, ref_terms};
 pub use dump::{PassageRecord, dump};
 pub use index::{
-    BULK_WRITER_MEMORY, LexError, LexIndex, NEW_INDEX_SEGMENTS, SMALL_SEGMENT_PASSAGES,
+    BULK_WRITER_MEMORY, LexError, LexIndex, NEW_INDEX_ONE_SEGMENT, SMALL_SEGMENT_PASSAGES,
     SMALL_SEGMENTS_BEFORE_MERGE, WRITER_MEMORY,
 };
 pub use sync::{Indexer, Summary, SyncError};

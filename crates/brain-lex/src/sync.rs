@@ -502,11 +502,11 @@ impl Indexer {
             }
             // Merges the commit started: the bulk policy's, or a run's small segments folded.
             w.wait_merging_threads()?;
-            // A new index is published in few segments (each adds its own top-k pass to every
+            // A new index is published in one segment (each adds its own top-k pass to every
             // query); a run over the index in use never merges it whole (a hook run would wait).
             if self.fresh.is_some() {
                 self.lex
-                    .merge_segments_over(crate::index::NEW_INDEX_SEGMENTS, self.writer_threads)?;
+                    .merge_into_one(crate::index::NEW_INDEX_ONE_SEGMENT, self.writer_threads)?;
             }
         }
         if self.fresh.is_some() {

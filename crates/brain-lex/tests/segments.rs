@@ -87,9 +87,9 @@ fn one_file_runs_merge_their_small_segments_and_leave_large_ones() {
     }
 }
 
-/// An index in more than `max` segments is merged into one, nothing lost and every query answered
-/// alike; one in `max` or fewer is left as it is. (A new index is published this way:
-/// `NEW_INDEX_SEGMENTS`.)
+/// An index of several segments holding at least the passages asked is merged into one, nothing
+/// lost and every query answered alike; a smaller one is left as it is. (A new index is published
+/// this way: `NEW_INDEX_ONE_SEGMENT`.)
 #[test]
 fn an_index_in_many_segments_is_merged_into_one_with_the_same_answers() {
     use brain_lex::search::{Boosts, LexQuery, Searcher};
@@ -127,13 +127,18 @@ fn an_index_in_many_segments_is_merged_into_one_with_the_same_answers() {
     };
     let before = answer();
     let lex = LexIndex::open(&home).expect("open");
+    let held = (runs * 4) as u64;
     assert!(
-        !lex.merge_segments_over(n, 2).expect("merge"),
-        "at the limit: left"
+        !lex.merge_into_one(held + 1, 2).expect("merge"),
+        "too small: left"
     );
     assert!(
-        lex.merge_segments_over(n - 1, 2).expect("merge"),
-        "over it: merged"
+        lex.merge_into_one(held, 2).expect("merge"),
+        "large enough: merged"
+    );
+    assert!(
+        !lex.merge_into_one(0, 2).expect("merge"),
+        "one segment: left"
     );
     drop(lex);
     assert_eq!(segments(&home).len(), 1);
