@@ -331,12 +331,38 @@ impl Docs {
         Ok(self)
     }
 
+    /// The positions of the documents `ids` (`None` for one the table does not hold): by bisection
+    /// of the id index, O(log n) each; a table without one (written before it) is walked once for
+    /// all of them, stopped when every id is found.
+    pub fn find_all(&self, ids: &[&str]) -> Vec<Option<usize>> {
+        if self.ids.is_some() {
+            return ids.iter().map(|id| self.find(id)).collect();
+        }
+        let mut out = vec![None; ids.len()];
+        let mut wanted: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::with_capacity(ids.len());
+        for (k, id) in ids.iter().enumerate() {
+            wanted.entry(id).or_default().push(k);
+        }
+        for i in 0..self.n {
+            if wanted.is_empty() {
+                break;
+            }
+            if let Some(ks) = self.field(i, Field::Id).and_then(|id| wanted.remove(id)) {
+                for k in ks {
+                    out[k] = Some(i);
+                }
+            }
+        }
+        out
+    }
+
     /// The position of the document with id `id`, if the table holds it: by bisection of the id
     /// index, else by walking the table. A damaged index finds nothing (every probe is checked:
     /// a position past the end, or an id out of order, ends the search), never a wrong document.
     pub fn find(&self, id: &str) -> Option<usize> {
         let Some(ids) = self.ids.as_deref() else {
-            return (0..self.n).find(|&i| self.field(i, Field::Id) == Some(id));
+            return self.find_all(&[id])[0];
         };
         let at = |k: usize| -> Option<usize> {
             let pos = u32_at(ids, k * 4) as usize;

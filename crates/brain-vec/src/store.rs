@@ -533,9 +533,9 @@ impl Store {
 impl Store {
     /// The positions in [`Store::docs`] of the documents `ids` (`None` for one it does not hold):
     /// by bisection of the id index (`g<N>.ids`), O(log documents) each; a generation without one
-    /// is walked ([`Docs::find`]).
+    /// is walked once for all of them ([`Docs::find_all`]).
     pub fn find(&self, ids: &[&str]) -> Vec<Option<usize>> {
-        ids.iter().map(|id| self.docs.find(id)).collect()
+        self.docs.find_all(ids)
     }
 
     /// The stored vector that stands for document `doc`'s text from file line `line` on — the row

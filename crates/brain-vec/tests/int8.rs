@@ -146,8 +146,8 @@ fn a_store_without_the_int8_field_opens_and_scans_in_f32() {
 }
 
 /// A schema-3 store holds no f32 rows: its vectors are its int8 rows, a quarter of the bytes, and
-/// each is within int8 rounding of the vector written (cosine ≥ 0.999). A schema-3 manifest that
-/// says it has no int8 rows is a damaged store.
+/// each is within int8 rounding of the vector written (cosine ≥ 0.999). Int8 rows cut short, or a
+/// schema-3 manifest that says it has none, are a damaged store.
 #[test]
 fn a_schema_3_store_is_its_int8_rows() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -165,6 +165,15 @@ fn a_schema_3_store_is_its_int8_rows() {
         assert!((norm - 1.0).abs() < 0.01, "row {i}: norm {norm}");
     }
     drop(s);
+    // Its int8 rows cut short: a damaged store, not rows read out of bounds.
+    let q8_path = dir.path().join(format!("g{g}.q8"));
+    let q8_bytes = std::fs::read(&q8_path).expect("q8");
+    std::fs::write(&q8_path, &q8_bytes[..q8_bytes.len() - 5]).expect("cut");
+    assert!(matches!(
+        Store::open(dir.path()),
+        Err(brain_vec::VecError::IndexCorrupt { .. })
+    ));
+    std::fs::write(&q8_path, &q8_bytes).expect("restore");
     common::set_manifest(dir.path(), "int8", Some(false.into()));
     assert!(matches!(
         Store::open(dir.path()),

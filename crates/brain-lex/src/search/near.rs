@@ -40,10 +40,15 @@ impl Near {
     /// dropped from the query and from the two-pass bounds ([`Searcher::near_forms`]).
     fn live(&self, searcher: &tantivy::Searcher) -> tantivy::Result<bool> {
         let word = self.term.serialized_value_bytes();
+        let automata = self
+            .fuzzy
+            .iter()
+            .map(FuzzyTermQuery::automaton)
+            .collect::<tantivy::Result<Vec<_>>>()?;
         for seg in searcher.segment_readers() {
             let inv = seg.inverted_index(self.term.field())?;
-            for f in &self.fuzzy {
-                let mut terms = inv.terms().search(f.automaton()?).into_stream()?;
+            for a in &automata {
+                let mut terms = inv.terms().search(a).into_stream()?;
                 while terms.advance() {
                     if terms.key() != word {
                         return Ok(true);
