@@ -40,8 +40,7 @@ fn main() -> std::process::ExitCode {
 
 fn run(args: Args) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
-    let template = Template::load(args.template.as_deref())
-        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let template = Template::load(args.template.as_deref()).map_err(Failure::from)?;
     if args.print_template {
         out.write_all(template.text().as_bytes())?;
         out.flush()?;

@@ -93,10 +93,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         queue,
         redact: !args.no_redact,
         // Unreadable, it could let a purged session back in: refuse (doctor's purges check names it).
-        purged: brain_store::purged::Purged::load(&home).map_err(|e| {
-            Failure::new(ErrorCode::IndexMissing, e.to_string())
-                .with_fix("restore or repair state/purged.json (`brain doctor` names it)")
-        })?,
+        purged: brain_store::purged::Purged::load(&home).map_err(Failure::from)?,
     };
     if args.new || args.state.is_some() {
         opts.state = Some(

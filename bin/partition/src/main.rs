@@ -44,16 +44,11 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         .into());
     }
     let home = Home::from_env();
-    let config =
-        Config::load(&home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-    let rules =
-        Partitioner::new(&config).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let config = Config::load(&home).map_err(Failure::from)?;
+    let rules = Partitioner::new(&config).map_err(Failure::from)?;
     let warnings = Warnings::new("partition", args.quiet);
     // What `brain forget --purge` removed stays out: a session's later conversions, a day read again.
-    let purged = brain_store::purged::Purged::load(&home).map_err(|e| {
-        Failure::new(ErrorCode::IndexMissing, e.to_string())
-            .with_fix("restore or repair state/purged.json (`brain doctor` names it)")
-    })?;
+    let purged = brain_store::purged::Purged::load(&home).map_err(Failure::from)?;
     let mut left_out = 0u64;
     let mut out = Stdout::new();
     let mut claims = partition::Claims::default();

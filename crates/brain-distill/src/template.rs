@@ -59,6 +59,13 @@ pub enum TemplateError {
     NoSession { path: PathBuf },
 }
 
+impl brain_doc::Classified for TemplateError {
+    /// A template that cannot be read or has no session placeholder is the user's to fix (64).
+    fn code(&self) -> brain_doc::ErrorCode {
+        brain_doc::ErrorCode::BadQuery
+    }
+}
+
 /// A prompt template and its version.
 #[derive(Debug, Clone)]
 pub struct Template {

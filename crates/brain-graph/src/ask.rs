@@ -32,8 +32,23 @@ pub enum AskError {
 }
 
 impl AskError {
-    /// What to do about it.
-    pub fn fix(&self) -> &'static str {
+    /// Whether it is the query's fault (64) rather than an empty answer (67).
+    pub fn is_bad_query(&self) -> bool {
+        !matches!(self, AskError::Unknown { .. })
+    }
+}
+
+impl brain_doc::Classified for AskError {
+    /// 64 for a bad question (ambiguous, unknown kind, depth), 67 for nothing there.
+    fn code(&self) -> brain_doc::ErrorCode {
+        if self.is_bad_query() {
+            brain_doc::ErrorCode::BadQuery
+        } else {
+            brain_doc::ErrorCode::NoResults
+        }
+    }
+
+    fn fix(&self) -> String {
         match self {
             AskError::Ambiguous { .. } => "name one of them by its full name or its id",
             AskError::Unknown { .. } => {
@@ -41,11 +56,7 @@ impl AskError {
             }
             AskError::Bad(_) => "see --help",
         }
-    }
-
-    /// Whether it is the query's fault (64) rather than an empty answer (67).
-    pub fn is_bad_query(&self) -> bool {
-        !matches!(self, AskError::Unknown { .. })
+        .into()
     }
 }
 

@@ -164,6 +164,21 @@ pub enum ApplyError {
     },
 }
 
+impl brain_doc::Classified for ApplyError {
+    /// A missing or unknown collection is the user's to fix (64); a folder that cannot be written is
+    /// internal (99).
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            ApplyError::Io { .. } => brain_doc::ErrorCode::Internal,
+            _ => brain_doc::ErrorCode::BadQuery,
+        }
+    }
+
+    fn fix(&self) -> String {
+        "brain collection add DIR --role para".into()
+    }
+}
+
 /// Create each suggestion's entity in collection `into` (else the first of role `para`):
 /// `<folder>/summary.md` and an empty `items.json`, in the PARA folder of its kind
 /// ([`brain_store::para::folder_for`]). An existing folder is never written into; a name that

@@ -25,6 +25,14 @@ pub enum InstallError {
     NotJson { path: PathBuf, reason: String },
 }
 
+impl brain_doc::Classified for InstallError {
+    /// The agent's settings file is the user's: one that cannot be read, written or parsed is
+    /// theirs to fix (64).
+    fn code(&self) -> brain_doc::ErrorCode {
+        brain_doc::ErrorCode::BadQuery
+    }
+}
+
 /// The `mcpServers.brain` entry: run `command mcp`, with `BRAIN_HOME` when one is set.
 pub fn entry(command: &str, brain_home: Option<&str>) -> Value {
     let mut e = json!({"type": "stdio", "command": command, "args": ["mcp"]});

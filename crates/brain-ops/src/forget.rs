@@ -84,8 +84,7 @@ pub fn forget(
     confirm: Confirm<'_>,
     warn: &dyn Fn(String),
 ) -> Result<Forgotten, ForgetError> {
-    let config =
-        Config::load(home).map_err(|e| ForgetError::new(ErrorCode::BadQuery, e.to_string()))?;
+    let config = Config::load(home).map_err(|e| ForgetError::of(&e))?;
     let purge = action == Action::Purge;
     let doc = match Resolver::new(&config, home).resolve(reference) {
         Ok(doc) => doc,
@@ -127,8 +126,7 @@ pub fn forget(
     };
     if let Some((items, fact_id)) = &fact {
         edit_fact(items, fact_id, Some(status))?;
-        brain_graph::facts::sync(home, &config, warn)
-            .map_err(|e| ForgetError::new(ErrorCode::Internal, e.to_string()))?;
+        brain_graph::facts::sync(home, &config, warn).map_err(|e| ForgetError::of(&e))?;
     }
     let io = |e: std::io::Error| {
         ForgetError::new(ErrorCode::Internal, format!("{}: {e}", doc.file.display()))
@@ -178,7 +176,7 @@ fn edit_fact(items: &Path, fact_id: &str, status: Option<&str>) -> Result<(), Fo
                 brain_store::display_path(items)
             ),
         )),
-        Err(e) => Err(ForgetError::new(ErrorCode::Internal, e.to_string())),
+        Err(e) => Err(ForgetError::of(&e)),
     }
 }
 

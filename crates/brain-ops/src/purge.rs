@@ -36,6 +36,13 @@ fn fail(code: ErrorCode) -> impl Fn(String) -> PurgeError {
     move |message| PurgeError { code, message }
 }
 
+impl PurgeError {
+    /// A library error, its class kept.
+    fn of(e: impl Classified) -> PurgeError {
+        fail(e.code())(e.to_string())
+    }
+}
+
 /// What one purge removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Purged {
@@ -89,11 +96,10 @@ pub fn purge(
         conversation: conversation.is_some(),
         ..Purged::default()
     };
-    brain_store::purged::begin(home, id, conversation).map_err(|e| internal(e.to_string()))?;
+    brain_store::purged::begin(home, id, conversation).map_err(PurgeError::of)?;
     brain_lex::queue::forget(home, id).map_err(|e| internal(e.to_string()))?;
-    let mut ix = brain_lex::Indexer::open_within(home, false, wait)
-        .map_err(|e| fail(e.code())(e.to_string()))?;
-    ix.purge(id).map_err(|e| fail(e.code())(e.to_string()))?;
+    let mut ix = brain_lex::Indexer::open_within(home, false, wait).map_err(PurgeError::of)?;
+    ix.purge(id).map_err(PurgeError::of)?;
     if let Some(file) = &file {
         match std::fs::remove_file(file) {
             Ok(()) => report.file_deleted = true,
@@ -101,14 +107,13 @@ pub fn purge(
             Err(e) => return Err(internal(format!("{}: {e}", file.display()))),
         }
     }
-    ix.finish().map_err(|e| fail(e.code())(e.to_string()))?;
-    report.vectors =
-        brain_vec::index::forget(home, &[id], wait).map_err(|e| fail(e.code())(e.to_string()))?;
-    report.team = forget_in_team(home, config, id).map_err(|e| fail(e.code())(e.to_string()))?;
-    brain_store::access::forget(home, &[id]).map_err(|e| internal(e.to_string()))?;
+    ix.finish().map_err(PurgeError::of)?;
+    report.vectors = brain_vec::index::forget(home, &[id], wait).map_err(PurgeError::of)?;
+    report.team = forget_in_team(home, config, id).map_err(PurgeError::of)?;
+    brain_store::access::forget(home, &[id]).map_err(PurgeError::of)?;
     report.log_rows = brain_store::telemetry::clicks::scrub_docid(home, &brain_doc::docid(id))
         .map_err(|e| internal(format!("{}: {e}", home.usage_log().display())))?;
-    brain_store::purged::done(home, id).map_err(|e| internal(e.to_string()))?;
+    brain_store::purged::done(home, id).map_err(PurgeError::of)?;
     Ok(report)
 }
 
@@ -155,8 +160,7 @@ fn forget_in_team(
 /// Finish every purge that was stopped before its end (what every writer runs first). Returns the
 /// purges finished.
 pub fn finish_pending(home: &Home, wait: Duration) -> Result<Vec<Purged>, PurgeError> {
-    let purged = brain_store::purged::Purged::load(home)
-        .map_err(|e| fail(ErrorCode::Internal)(e.to_string()))?;
+    let purged = brain_store::purged::Purged::load(home).map_err(PurgeError::of)?;
     let pending: Vec<String> = purged
         .pending()
         .iter()
@@ -165,7 +169,7 @@ pub fn finish_pending(home: &Home, wait: Duration) -> Result<Vec<Purged>, PurgeE
     if pending.is_empty() {
         return Ok(Vec::new());
     }
-    let config = Config::load(home).map_err(|e| fail(ErrorCode::BadQuery)(e.to_string()))?;
+    let config = Config::load(home).map_err(PurgeError::of)?;
     pending
         .iter()
         .map(|id| purge(home, &config, id, None, wait))

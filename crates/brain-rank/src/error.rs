@@ -47,8 +47,8 @@ impl brain_doc::Classified for RunError {
             RunError::Query(_)
             | RunError::QueryDoc(_)
             | RunError::BadInput(_)
-            | RunError::UnknownCollection { .. }
-            | RunError::Strategy(_) => ErrorCode::BadQuery,
+            | RunError::UnknownCollection { .. } => ErrorCode::BadQuery,
+            RunError::Strategy(e) => e.code(),
             RunError::Stdin(_) => ErrorCode::Internal,
             RunError::Rank(e) => e.code(),
             RunError::Unavailable(u) => u.code,
@@ -64,7 +64,7 @@ impl brain_doc::Classified for RunError {
             RunError::QueryDoc(_) => {
                 "start every line with lex:, vec:, hyde: or intent: (docs/query.md)".into()
             }
-            RunError::Strategy(_) => "fix or remove $BRAIN_HOME/search_strategy.yaml".into(),
+            RunError::Strategy(e) => e.fix(),
             RunError::BadInput(_) | RunError::Stdin(_) => String::new(),
             RunError::UnknownCollection { known, .. } => format!("collections: {known}"),
             RunError::Rank(e) => e.fix(),

@@ -172,6 +172,17 @@ pub enum KnobError {
     },
 }
 
+impl brain_doc::Classified for KnobError {
+    /// A key or value the knob registry refuses is the user's to fix: a bad query (64).
+    fn code(&self) -> brain_doc::ErrorCode {
+        brain_doc::ErrorCode::BadQuery
+    }
+
+    fn fix(&self) -> String {
+        "`brain strategy show` lists every key with its range".into()
+    }
+}
+
 /// Check one value of knob `knob` given for `key`.
 fn check_value(knob: &Knob, key: &str, v: &Value) -> Result<(), KnobError> {
     let bad = |expected| KnobError::BadValue {

@@ -484,6 +484,17 @@ pub enum StrategyError {
     Nesting { path: PathBuf, reason: String },
 }
 
+impl brain_doc::Classified for StrategyError {
+    /// Every way the strategy file fails is the user's file to fix: a bad query (64).
+    fn code(&self) -> brain_doc::ErrorCode {
+        brain_doc::ErrorCode::BadQuery
+    }
+
+    fn fix(&self) -> String {
+        "fix what it names in $BRAIN_HOME/search_strategy.yaml, or `brain strategy reset`".into()
+    }
+}
+
 impl Strategy {
     /// The file name inside `$BRAIN_HOME`.
     pub const FILE: &'static str = "search_strategy.yaml";

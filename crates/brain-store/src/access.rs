@@ -115,6 +115,24 @@ pub enum FoldError {
     },
 }
 
+impl brain_doc::Classified for FoldError {
+    /// The registry's own class; the access log or rehearsal table that cannot be read or written
+    /// is internal (99).
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            FoldError::Registry(e) => brain_doc::Classified::code(e),
+            FoldError::Io { .. } => brain_doc::ErrorCode::Internal,
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            FoldError::Registry(e) => brain_doc::Classified::fix(e),
+            FoldError::Io { .. } => String::new(),
+        }
+    }
+}
+
 /// Fold the access log into the registry and rewrite the rehearsal table (see the module docs).
 pub fn fold(home: &Home) -> Result<FoldReport, FoldError> {
     let io = |path: &Path| {

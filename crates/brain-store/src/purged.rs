@@ -71,6 +71,26 @@ pub enum PurgedError {
     Lock(#[from] crate::LockError),
 }
 
+impl brain_doc::Classified for PurgedError {
+    /// A purge list that cannot be read is storage the run needs: without it a purged record could
+    /// come back, so the run stops (65); its lock held by another run is contention (70).
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            PurgedError::Lock(e) => brain_doc::Classified::code(e),
+            PurgedError::Io { .. } | PurgedError::Unreadable { .. } => {
+                brain_doc::ErrorCode::IndexMissing
+            }
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            PurgedError::Lock(e) => brain_doc::Classified::fix(e),
+            _ => "restore or repair state/purged.json (`brain doctor` names it)".into(),
+        }
+    }
+}
+
 /// The hash naming a record id.
 pub fn id_key(id: &str) -> String {
     brain_doc::sha256_hex(id.as_bytes())

@@ -40,12 +40,8 @@ pub enum Command {
     },
 }
 
-fn bad(e: impl std::fmt::Display) -> Failure {
-    Failure::new(ErrorCode::BadQuery, e.to_string())
-}
-
 pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
-    let mut config = Config::load(home).map_err(bad)?;
+    let mut config = Config::load(home).map_err(Failure::from)?;
     let mut out = Stdout::new();
     match cmd {
         Command::Add {
@@ -55,7 +51,9 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             role,
             trust,
         } => {
-            let abs = std::path::absolute(&path).map_err(bad)?;
+            let abs = std::path::absolute(&path).map_err(|e| {
+                Failure::new(ErrorCode::BadQuery, format!("{}: {e}", path.display()))
+            })?;
             if !abs.is_dir() {
                 eprintln!("brain: warning: {} is not a folder (yet)", abs.display());
             }
@@ -74,8 +72,8 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
                     trust,
                     follow_links: false,
                 })
-                .map_err(bad)?;
-            config.save().map_err(bad)?;
+                .map_err(Failure::from)?;
+            config.save().map_err(Failure::from)?;
             eprintln!("brain: added collection `{name}`; run `lexindex --all` to index it");
         }
         Command::List { json } => {
@@ -99,8 +97,8 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
             }
         }
         Command::Remove { name } => {
-            config.remove_collection(&name).map_err(bad)?;
-            config.save().map_err(bad)?;
+            config.remove_collection(&name).map_err(Failure::from)?;
+            config.save().map_err(Failure::from)?;
             eprintln!(
                 "brain: removed collection `{name}` from brain.yaml; its files are untouched"
             );

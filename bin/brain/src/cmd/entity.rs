@@ -62,23 +62,12 @@ pub enum Command {
 /// The graph of `home`'s registry (65 when nothing was ever indexed).
 pub fn load(home: &Home) -> anyhow::Result<Graph> {
     let reg = Registry::open_existing(home)
-        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(Failure::from)?
         .ok_or_else(|| {
             Failure::new(ErrorCode::IndexMissing, "nothing is indexed yet")
                 .with_fix("lexindex --all")
         })?;
-    Ok(Graph::load(&reg).map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?)
-}
-
-/// A question the graph cannot answer as asked, as the exit-code contract says: 64 for a bad
-/// one (ambiguous, unknown kind, depth), 67 for nothing there.
-pub fn failure(e: brain_graph::ask::AskError) -> anyhow::Error {
-    let code = if e.is_bad_query() {
-        ErrorCode::BadQuery
-    } else {
-        ErrorCode::NoResults
-    };
-    Failure::new(code, e.to_string()).with_fix(e.fix()).into()
+    Ok(Graph::load(&reg).map_err(Failure::from)?)
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
@@ -98,9 +87,8 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
     let g = load(home)?;
     match command {
         Command::Show { name, json } => {
-            let config =
-                Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
-            let i = brain_graph::ask::entity(&g, &name.join(" ")).map_err(failure)?;
+            let config = Config::load(home).map_err(Failure::from)?;
+            let i = brain_graph::ask::entity(&g, &name.join(" ")).map_err(Failure::from)?;
             let v = brain_graph::view(&g, &config, i);
             if json {
                 brain_doc::ndjson::write_line(&mut out, &v)?;
@@ -165,17 +153,10 @@ fn apply_them(
     found: &[brain_graph::Suggestion],
     json: bool,
 ) -> anyhow::Result<Exit> {
-    let config =
-        Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let config = Config::load(home).map_err(Failure::from)?;
     let today = brain_store::clock::now().strftime("%Y-%m-%d").to_string();
     let (collection, done) =
-        brain_graph::suggest::apply(&config, into, found, &today).map_err(|e| {
-            let code = match e {
-                brain_graph::suggest::ApplyError::Io { .. } => ErrorCode::Internal,
-                _ => ErrorCode::BadQuery,
-            };
-            Failure::new(code, e.to_string()).with_fix("brain collection add DIR --role para")
-        })?;
+        brain_graph::suggest::apply(&config, into, found, &today).map_err(Failure::from)?;
     let created: Vec<&brain_graph::suggest::Applied> =
         done.iter().filter(|d| d.outcome == "created").collect();
     if !created.is_empty() {

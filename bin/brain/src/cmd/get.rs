@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_doc::ErrorCode;
 use brain_resolve::{Resolver, read_lines, split_range};
 use brain_store::{Config, Home};
 
@@ -30,8 +29,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 }
 
 fn get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
-    let config =
-        Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let config = Config::load(home).map_err(Failure::from)?;
     let (reference, from, count) = split_range(&a.reference);
     let resolver = Resolver::new(&config, home);
     let doc = resolver.resolve(reference).map_err(Failure::from)?;

@@ -115,8 +115,7 @@ fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
             .join(".claude.json"),
         (None, _) => PathBuf::from(".mcp.json"),
     };
-    let written = install::write(&path, &entry)
-        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let written = install::write(&path, &entry).map_err(Failure::from)?;
     match written {
         Written::Unchanged => eprintln!(
             "brain: {} already has the brain server; unchanged",

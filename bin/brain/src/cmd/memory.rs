@@ -4,7 +4,6 @@
 use std::io::Write;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_doc::ErrorCode;
 use brain_store::Home;
 use brain_store::access::TierCounts;
 
@@ -30,8 +29,7 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
     let mut out = Stdout::new();
     match c {
         Command::Fold { json } => {
-            let r = brain_store::access::fold(home)
-                .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+            let r = brain_store::access::fold(home).map_err(Failure::from)?;
             if json {
                 brain_doc::ndjson::write_line(&mut out, &r)?;
             } else {
@@ -61,6 +59,6 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
 /// Count the registry's documents by tier, now (`$BRAIN_NOW` respected).
 fn tiers(home: &Home) -> anyhow::Result<TierCounts> {
     let all = brain_store::access::tiers(home, brain_store::clock::now().as_second())
-        .map_err(|e| Failure::new(ErrorCode::Internal, e.to_string()))?;
+        .map_err(Failure::from)?;
     Ok(TierCounts::of(&all))
 }

@@ -31,8 +31,7 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
 }
 
 fn multi_get(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
-    let config =
-        Config::load(home).map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+    let config = Config::load(home).map_err(Failure::from)?;
     let docs: Vec<Doc> = Resolver::new(&config, home)
         .select(&a.pattern)
         .map_err(Failure::from)?

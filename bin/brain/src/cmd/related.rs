@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use brain_cli::{Exit, Stdout};
+use brain_cli::{Exit, Failure, Stdout};
 use brain_doc::ErrorCode;
 use brain_store::Home;
 
@@ -29,11 +29,11 @@ pub struct Args {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
-    let depth = brain_graph::ask::check_depth(a.depth).map_err(super::entity::failure)?;
-    let wanted = brain_graph::ask::parse_kinds(&a.kind).map_err(super::entity::failure)?;
+    let depth = brain_graph::ask::check_depth(a.depth).map_err(Failure::from)?;
+    let wanted = brain_graph::ask::parse_kinds(&a.kind).map_err(Failure::from)?;
     let g = super::entity::load(home)?;
     let what = a.what.join(" ");
-    let start = brain_graph::ask::start(&g, &what).map_err(super::entity::failure)?;
+    let start = brain_graph::ask::start(&g, &what).map_err(Failure::from)?;
     let reached: Vec<brain_graph::ReachedRecord> = g
         .related(&start, &wanted, depth)
         .iter()

@@ -29,11 +29,7 @@ pub enum Command {
 }
 
 fn load(home: &Home) -> anyhow::Result<Strategy> {
-    Strategy::load(&home.root().join(Strategy::FILE)).map_err(|e| {
-        Failure::new(ErrorCode::BadQuery, e.to_string())
-            .with_fix("fix the key it names, or `brain strategy reset`")
-            .into()
-    })
+    Ok(Strategy::load(&home.root().join(Strategy::FILE)).map_err(Failure::from)?)
 }
 
 fn text(v: &Value) -> String {
@@ -107,9 +103,8 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
                 out.flush()?;
                 return Ok(Exit::Success);
             }
-            let io = |e: std::io::Error| Failure::new(ErrorCode::Internal, e.to_string());
             if keys.is_empty() {
-                std::fs::rename(&file, &prev).map_err(io)?;
+                std::fs::rename(&file, &prev)?;
                 writeln!(
                     out,
                     "defaults in force; the file before is {}",
@@ -128,11 +123,10 @@ pub fn run(home: &Home, c: Command) -> anyhow::Result<Exit> {
                             format!("`{key}` ({}) has no default to reset to", knob.key),
                         )
                     })?;
-                    s = knobs::set(&s, key, default)
-                        .map_err(|e| Failure::new(ErrorCode::BadQuery, e.to_string()))?;
+                    s = knobs::set(&s, key, default).map_err(Failure::from)?;
                 }
-                std::fs::copy(&file, &prev).map_err(io)?;
-                brain_doc::atomic::write(&file, knobs::minimal_yaml(&s).as_bytes()).map_err(io)?;
+                std::fs::copy(&file, &prev)?;
+                brain_doc::atomic::write(&file, knobs::minimal_yaml(&s).as_bytes())?;
                 writeln!(
                     out,
                     "reset {}; the file before is {}",

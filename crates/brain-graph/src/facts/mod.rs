@@ -66,6 +66,25 @@ pub enum EntitiesError {
     Lock(#[from] brain_store::LockError),
 }
 
+impl brain_doc::Classified for EntitiesError {
+    /// The registry's and the lock's own classes; a fact file that cannot be read is internal (99).
+    fn code(&self) -> brain_doc::ErrorCode {
+        match self {
+            EntitiesError::Io { .. } => brain_doc::ErrorCode::Internal,
+            EntitiesError::Registry(e) => brain_doc::Classified::code(e),
+            EntitiesError::Lock(e) => brain_doc::Classified::code(e),
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            EntitiesError::Io { .. } => String::new(),
+            EntitiesError::Registry(e) => brain_doc::Classified::fix(e),
+            EntitiesError::Lock(e) => brain_doc::Classified::fix(e),
+        }
+    }
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> EntitiesError + '_ {
     move |source| EntitiesError::Io {
         path: path.to_path_buf(),

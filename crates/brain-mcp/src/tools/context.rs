@@ -99,8 +99,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         }
         r
     })?;
-    let structured = serde_json::to_value(&block)
-        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
+    let structured = super::structured(&block)?;
     Ok(Output {
         text: block.markdown.clone(),
         count: block.items.len(),

@@ -4,7 +4,7 @@
 //! The same answers as `brain entity NAME --json` and `brain related … --json`.
 
 use brain_doc::{ErrorCode, ErrorRecord};
-use brain_graph::ask::{self, AskError};
+use brain_graph::ask;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -51,18 +51,9 @@ struct RelatedArgs {
     limit: Option<usize>,
 }
 
-fn error(e: AskError) -> ErrorRecord {
-    let code = if e.is_bad_query() {
-        ErrorCode::BadQuery
-    } else {
-        ErrorCode::NoResults
-    };
-    ErrorRecord::new(code, e.to_string(), e.fix())
-}
-
 fn graph(ctx: &mut Ctx<'_>) -> Result<brain_graph::Graph, ErrorRecord> {
     let reg = brain_store::Registry::open_existing(ctx.handles.home())
-        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), "brain doctor"))?
+        .map_err(|e| ErrorRecord::of(&e))?
         .ok_or_else(|| {
             ErrorRecord::new(
                 ErrorCode::IndexMissing,
@@ -70,8 +61,7 @@ fn graph(ctx: &mut Ctx<'_>) -> Result<brain_graph::Graph, ErrorRecord> {
                 "lexindex --all",
             )
         })?;
-    brain_graph::Graph::load(&reg)
-        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), "brain doctor"))
+    brain_graph::Graph::load(&reg).map_err(|e| ErrorRecord::of(&e))
 }
 
 fn record_schema() -> Value {
@@ -123,11 +113,10 @@ fn describe_entity() -> Value {
 fn run_entity(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: EntityArgs = decode(args)?;
     let g = graph(ctx)?;
-    let i = ask::entity(&g, &a.name).map_err(error)?;
+    let i = ask::entity(&g, &a.name).map_err(|e| ErrorRecord::of(&e))?;
     let config = ctx.handles.config()?;
     let v = brain_graph::view(&g, config, i);
-    let structured = serde_json::to_value(&v)
-        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
+    let structured = super::structured(&v)?;
     Ok(Output {
         text: brain_graph::render::view(&v),
         count: 1,
@@ -155,10 +144,10 @@ fn describe_related() -> Value {
 
 fn run_related(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     let a: RelatedArgs = decode(args)?;
-    let depth = ask::check_depth(a.depth.unwrap_or(1)).map_err(error)?;
-    let kinds = ask::parse_kinds(&a.kinds.unwrap_or_default()).map_err(error)?;
+    let depth = ask::check_depth(a.depth.unwrap_or(1)).map_err(|e| ErrorRecord::of(&e))?;
+    let kinds = ask::parse_kinds(&a.kinds.unwrap_or_default()).map_err(|e| ErrorRecord::of(&e))?;
     let g = graph(ctx)?;
-    let start = ask::start(&g, &a.what).map_err(error)?;
+    let start = ask::start(&g, &a.what).map_err(|e| ErrorRecord::of(&e))?;
     let records: Vec<brain_graph::ReachedRecord> = g
         .related(&start, &kinds, depth)
         .iter()

@@ -117,6 +117,11 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorRecord> {
     })
 }
 
+/// A result as the `structuredContent` of an answer (a value that does not serialize is internal).
+pub fn structured(v: &impl serde::Serialize) -> Result<Value, ErrorRecord> {
+    serde_json::to_value(v).map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))
+}
+
 /// Every name of `collections` is a collection of `config`, else a `bad_query` naming the first that
 /// is not, with the list of those there are.
 pub fn check_collections(

@@ -104,8 +104,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         .iter()
         .map(|i| config.is_low_trust(&i.collection))
         .collect();
-    let mut structured = serde_json::to_value(&report)
-        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
+    let mut structured = super::structured(&report)?;
     if let Some(items) = structured.get_mut("items").and_then(Value::as_array_mut) {
         for (item, &low) in items.iter_mut().zip(&low) {
             if low && let Some(t) = item.get("title").and_then(Value::as_str) {

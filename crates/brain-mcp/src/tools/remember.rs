@@ -8,7 +8,7 @@
 //! idempotent (two calls make two entries).
 
 use brain_doc::Classified;
-use brain_doc::{ErrorCode, ErrorRecord};
+use brain_doc::ErrorRecord;
 use brain_inbox::{Capture, EntryType, InboxError, capture};
 use brain_store::LockError;
 use brain_store::telemetry::Surface;
@@ -143,8 +143,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
     for w in &c.warnings {
         text.push_str(&format!("warning: {w}\n"));
     }
-    let structured = serde_json::to_value(&c)
-        .map_err(|e| ErrorRecord::new(ErrorCode::Internal, e.to_string(), ""))?;
+    let structured = super::structured(&c)?;
     Ok(Output {
         text,
         count: 1,

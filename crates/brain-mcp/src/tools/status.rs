@@ -64,8 +64,7 @@ fn describe() -> Value {
 
 fn run(ctx: &mut Ctx<'_>, _args: Value) -> Result<Output, ErrorRecord> {
     let status = brain_ops::status(ctx.handles.home()).map_err(|e| ErrorRecord::of(&e))?;
-    let structured = serde_json::to_value(&status)
-        .map_err(|e| ErrorRecord::new(brain_doc::ErrorCode::Internal, e.to_string(), ""))?;
+    let structured = super::structured(&status)?;
     Ok(Output {
         text: brain_ops::render::status(&status),
         count: status.collections.len(),

@@ -82,8 +82,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         None => format!("→ {} (the moment asked)", t.anchor.at),
     });
     text.extend(t.after.iter().map(line));
-    let structured = serde_json::to_value(&t)
-        .map_err(|e| ErrorRecord::new(brain_doc::ErrorCode::Internal, e.to_string(), ""))?;
+    let structured = super::structured(&t)?;
     Ok(Output {
         text: text.join("\n"),
         count: t.before.len() + t.after.len(),
