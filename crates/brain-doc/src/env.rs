@@ -49,7 +49,7 @@ pub const BRAIN_EMBED_BATCH_TOKENS: Var =
     var("BRAIN_EMBED_BATCH_TOKENS", "tokens per embedding batch");
 pub const BRAIN_RERANKER: Var = var(
     "BRAIN_RERANKER",
-    "the cross-encoder's model folder (default $BRAIN_HOME/models/reranker)",
+    "the cross-encoder's model folder (default $BRAIN_HOME/models/reranker, else the one `brain model fetch reranker` installs)",
 );
 pub const HF_ENDPOINT: Var = var(
     "HF_ENDPOINT",

@@ -11,6 +11,7 @@
 
 pub mod beir;
 pub mod metrics;
+mod report;
 mod run;
 mod team;
 pub mod tune;

@@ -19,10 +19,10 @@ use brain_rank::{RankError, Strategy};
 use brain_store::Home;
 use brain_store::{Collection, Config, ConfigError, Trust};
 use brain_vec::{EmbedderSpec, VecError};
-use serde::{Deserialize, Serialize};
 
 use crate::beir::{self, BeirError};
 use crate::metrics::{hit_at, mrr_at, ndcg_at, percentile, recall_at};
+pub use crate::report::{ClassScore, Latency, QueryOutcome, Report};
 
 /// Name of the collection the set is indexed into.
 pub const COLLECTION: &str = "eval";
@@ -95,80 +95,8 @@ pub struct EvalOptions {
     /// A team engine's URL: the set is sent there by the `teamindex` sink (into an index named
     /// after the corpus) and every query answered through it (docs/team.md).
     pub engine: Option<String>,
-}
-
-/// Latency percentiles of one in-process query, milliseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    pub p50: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub max: f64,
-}
-
-/// The result of `brain eval` (its `--json` form).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Report {
-    pub schema: u32,
-    /// Always `"eval"`.
-    pub kind: String,
-    pub dataset: String,
-    pub split: String,
-    pub docs: usize,
-    pub passages: u64,
-    pub queries: usize,
-    pub ndcg_at_10: f64,
-    pub mrr_at_10: f64,
-    #[serde(default)]
-    pub recall_at_5: f64,
-    /// The share of queries with a relevant document in the top 5.
-    #[serde(default)]
-    pub hit_at_5: f64,
-    pub recall_at_10: f64,
-    pub recall_at_100: f64,
-    pub index_ms: u64,
-    /// The search mode evaluated.
-    pub mode: String,
-    /// Whether vectors were searched (vec, hybrid, and auto with a model).
-    #[serde(default)]
-    pub vectors: bool,
-    /// Documents embedded by this run (0 when the kept home's vectors were current), and how long
-    /// embedding took.
-    pub embedded: usize,
-    pub embed_ms: u64,
-    /// Each query's outcome, in set order (`brain eval --per-query`; empty otherwise).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub per_query: Vec<QueryOutcome>,
-    /// Scores per query class, when the set's queries carry `metadata.class`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub classes: BTreeMap<String, ClassScore>,
-    pub latency_ms: Latency,
-    /// The team engine and index the queries went to (`--engine`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-}
-
-/// How one query fared: the rank of its first relevant document (0: none in the top 100), and its
-/// reciprocal rank at 10.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QueryOutcome {
-    pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
-    pub first_relevant: usize,
-    pub mrr_at_10: f64,
-    pub text: String,
-}
-
-/// The scores of one class of queries.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ClassScore {
-    pub queries: usize,
-    pub ndcg_at_10: f64,
-    pub mrr_at_10: f64,
-    pub recall_at_5: f64,
-    #[serde(default)]
-    pub hit_at_5: f64,
+    /// Rescore each query's top candidates with the cross-encoder (`--rerank`).
+    pub rerank: bool,
 }
 
 /// A set's corpus indexed in a home with an engine open on it: what `brain eval` scores once and
@@ -184,6 +112,8 @@ pub struct Bench {
     pub embed_ms: u64,
     /// The engine and index searched, when a team engine answers.
     pub remote: Option<String>,
+    /// Whether each query is reranked (`--rerank`).
+    pub rerank: bool,
     now: jiff::Zoned,
     _tmp: Option<tempfile::TempDir>,
 }
@@ -264,6 +194,7 @@ impl Bench {
             embedded,
             embed_ms,
             remote: None,
+            rerank: false,
             // `$BRAIN_NOW` fixes "now" for a set whose questions say "last week".
             now: brain_rank::clock::now(),
             _tmp: tmp,
@@ -276,7 +207,13 @@ impl Bench {
             .engine
             .request(&self.now)
             .plain(&words_only(text))
-            .map(|b| b.limit(depth, 1).mode(self.mode).snippets(false).build());
+            .map(|b| {
+                b.limit(depth, 1)
+                    .mode(self.mode)
+                    .rerank(self.rerank)
+                    .snippets(false)
+                    .build()
+            });
         match req.and_then(|req| self.engine.search(&req, &self.now)) {
             Ok(a) => Ok(a.hits),
             // A query with nothing searchable (only stop words) ranks nothing.
@@ -362,6 +299,7 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
             max: round(times.last().copied().unwrap_or(0.0)),
         },
         engine: bench.remote.clone(),
+        reranked: bench.rerank,
     })
 }
 
@@ -393,6 +331,7 @@ fn open_bench(
         bench.mode = opts.mode;
         bench.vectors = opts.mode != Mode::Lex;
     }
+    bench.rerank = opts.rerank;
     Ok(bench)
 }
 

@@ -47,8 +47,8 @@ pub struct RankArgs {
     #[arg(long, value_name = "SECS", default_value_t = crate::expand::DEFAULT_TIMEOUT.as_secs_f64())]
     pub expand_timeout: f64,
 
-    /// Rescore the top candidates with the cross-encoder in $BRAIN_HOME/models/reranker (slow on a
-    /// CPU: about a second for 20 candidates).
+    /// Rescore the top candidates with the cross-encoder (`brain model fetch reranker` installs
+    /// ms-marco-MiniLM-L-12-v2; a folder at $BRAIN_HOME/models/reranker or $BRAIN_RERANKER wins).
     #[arg(long)]
     pub rerank: bool,
 

@@ -151,6 +151,7 @@ impl Engine {
         self.reranker
             .get_or_init(|| {
                 let dir = crate::rerank::model_dir(&self.home, &self.strategy);
+                let _t = brain_doc::timings::span("rerank.load");
                 CrossEncoder::load(&dir, self.strategy.rerank.max_tokens)
                     .map_err(|e| crate::rerank::missing(&dir, e.to_string()))
             })

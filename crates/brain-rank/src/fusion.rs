@@ -352,30 +352,8 @@ mod tests {
 
     fn hit(uri: &str, session: Option<&str>) -> Hit {
         Hit {
-            schema: brain_doc::SCHEMA,
-            kind: "hit".into(),
-            rank: 0,
-            score: 1.0,
-            strength: None,
-            uri: uri.into(),
-            docid: brain_doc::docid(uri),
-            collection: "c".into(),
-            path: uri.into(),
-            file: None,
-            title: String::new(),
-            date: String::new(),
-            age_days: 0,
-            started: None,
-            ended: None,
             session_id: session.map(str::to_string),
-            project: None,
-            agent: None,
-            line: 1,
-            snippet: String::new(),
-            signals: Map::new(),
-            untrusted: false,
-            memory: None,
-            link: None,
+            ..crate::test_hit(uri)
         }
     }
 

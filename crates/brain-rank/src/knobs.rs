@@ -110,7 +110,9 @@ pub const KNOBS: &[Knob] = &[
     k("rerank.max_tokens", Int, (16.0, 512.0, 32.0), "rerank", "longest query + passage input of the cross-encoder"),
     k("rerank.budget_ms", Int, (0.0, 60000.0, 100.0), "rerank", "milliseconds the reranker may take per query before the fused order answers"),
     k("rerank.model", Text, (0.0, 0.0, 0.0), "rerank", "the cross-encoder folder"),
-    k("rerank.blend", Steps, (0.0, 1.0, 0.0), "rerank", "[up_to_rank, retrieval_weight] steps of the blend"),
+    k("rerank.k", Float, (1.0, 100.0, 5.0), "rerank", "k of the rank fusion of the fused and the reranked order"),
+    k("rerank.weight", Float, (0.0, 4.0, 0.1), "rerank", "the reranked order's weight in the rank fusion (the fused order's is 1)"),
+    k("rerank.blend", Steps, (0.0, 1.0, 0.0), "rerank", "[up_to_rank, retrieval_weight] steps of QMD's score blend, used instead of the rank fusion when given"),
     k("rerank.conceptual", Switch, (0.0, 0.0, 0.0), "rerank", "rerank conceptual queries in auto mode without --rerank"),
     k("dedup.shingles", Float, (0.0, 1.0, 0.05), "dedup", "word 3-shingle Jaccard at which two records are one (context, ask --dedup)"),
     k("dedup.cosine", Float, (0.0, 1.0, 0.02), "dedup", "cosine of stored vectors at which two records are one"),
@@ -211,9 +213,9 @@ fn check_value(knob: &Knob, key: &str, v: &Value) -> Result<(), KnobError> {
         Kind::Text => v.as_str().map(|_| ()).ok_or_else(|| bad("text")),
         Kind::Switch => v.as_bool().map(|_| ()).ok_or_else(|| bad("true or false")),
         Kind::Steps => {
+            // Empty: no steps (the reranker's rank fusion answers instead).
             let steps = v
                 .as_array()
-                .filter(|a| !a.is_empty())
                 .ok_or_else(|| bad("a list of [up_to_rank, weight] pairs"))?;
             for s in steps {
                 match s.as_array().map(Vec::as_slice) {

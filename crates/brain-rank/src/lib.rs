@@ -37,6 +37,37 @@ pub mod strategy;
 pub mod strength;
 pub mod when;
 
+/// A plain hit of `uri` (score 1, rank 0, no session) for unit tests to shape.
+#[cfg(test)]
+pub(crate) fn test_hit(uri: &str) -> brain_doc::Hit {
+    brain_doc::Hit {
+        schema: brain_doc::SCHEMA,
+        kind: "hit".into(),
+        rank: 0,
+        score: 1.0,
+        strength: None,
+        uri: uri.into(),
+        docid: brain_doc::docid(uri),
+        collection: "c".into(),
+        path: uri.into(),
+        file: None,
+        title: String::new(),
+        date: String::new(),
+        age_days: 0,
+        started: None,
+        ended: None,
+        session_id: None,
+        project: None,
+        agent: None,
+        line: 1,
+        snippet: String::new(),
+        signals: serde_json::Map::new(),
+        untrusted: false,
+        memory: None,
+        link: None,
+    }
+}
+
 pub use engine::{Answer, Engine};
 pub use error::{RunError, Unavailable};
 pub use query::{Filters, Query, QueryError};

