@@ -216,6 +216,64 @@ fn eval_on_scifact_reaches_the_beir_bm25_baseline() {
     assert!(r["recall_at_100"].as_f64().expect("r100") >= r["recall_at_10"].as_f64().expect("r10"));
 }
 
+/// `brain eval --rerank` (issue 56): a reranker that is not there fails the run (65, with the
+/// command that installs one) instead of scoring the fused order as reranked; one over its budget
+/// is counted in the report.
+#[test]
+fn eval_rerank_refuses_a_missing_reranker_and_counts_the_queries_it_did_not_rerank() {
+    let Some(dir) = shared("ir/scifact") else {
+        return;
+    };
+    let work = tempfile::tempdir().expect("tempdir");
+    let kept = work.path().join("eval-home");
+    let tiny = brain_tests::workspace().join("tests/fixtures/rerank-tiny");
+    let eval = |reranker: &Path, strategy: Option<&Path>| {
+        let mut c = command("brain", work.path());
+        c.env("BRAIN_RERANKER", reranker)
+            .args(["eval", "--json", "--rerank", "--max-queries", "5", "--home"])
+            .arg(&kept)
+            .arg(&dir);
+        if let Some(s) = strategy {
+            c.arg("--strategy").arg(s);
+        }
+        run(&mut c, b"")
+    };
+    let out = eval(Path::new("/nonexistent/reranker"), None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(65), "{err}");
+    assert!(
+        err.contains("reranker unavailable") && err.contains("brain model fetch reranker"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+
+    let out = eval(&tiny, None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+    assert_eq!(
+        (r["reranked"].as_bool(), r.get("not_reranked")),
+        (Some(true), None),
+        "{r}"
+    );
+
+    let slow = work.path().join("slow.yaml");
+    std::fs::write(&slow, "rerank:\n  budget_ms: 0\n").expect("strategy");
+    let out = eval(&tiny, Some(&slow));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+    assert_eq!(r["not_reranked"], 5, "{r}");
+}
+
 #[test]
 fn golden_brain_ask() {
     brain_tests::golden("brain-ask", "brain", fixture::index_fixture);

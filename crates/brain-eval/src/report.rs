@@ -56,6 +56,14 @@ pub struct Report {
     /// Whether each query was reranked by the cross-encoder (`--rerank`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reranked: bool,
+    /// Queries answered in fused order though reranking was asked (the reranker over
+    /// `rerank.budget_ms`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_reranked: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// How one query fared: the rank of its first relevant document (0: none in the top 100), and its

@@ -66,7 +66,23 @@ impl brain_doc::Classified for EvalError {
             EvalError::Run(e) => e.code(),
             EvalError::Vec(e) => e.code(),
             EvalError::Team(e) => e.code(),
-            _ => ErrorCode::Internal,
+            EvalError::Config(e) => e.code(),
+            EvalError::Lex(e) => e.code(),
+            EvalError::Io(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The fix of the error inside (a reranker or model to install, a lock to wait for, …).
+    fn fix(&self) -> String {
+        match self {
+            EvalError::Index(e) => e.fix(),
+            EvalError::Rank(e) => e.fix(),
+            EvalError::Run(e) => e.fix(),
+            EvalError::Vec(e) => e.fix(),
+            EvalError::Team(e) => e.fix(),
+            EvalError::Config(e) => e.fix(),
+            EvalError::Lex(e) => e.fix(),
+            EvalError::Beir(_) | EvalError::BadInput(_) | EvalError::Io(_) => String::new(),
         }
     }
 }
@@ -114,6 +130,8 @@ pub struct Bench {
     pub remote: Option<String>,
     /// Whether each query is reranked (`--rerank`).
     pub rerank: bool,
+    /// Queries answered in fused order though reranking was asked (over the budget).
+    pub not_reranked: std::sync::atomic::AtomicUsize,
     now: jiff::Zoned,
     _tmp: Option<tempfile::TempDir>,
 }
@@ -195,6 +213,7 @@ impl Bench {
             embed_ms,
             remote: None,
             rerank: false,
+            not_reranked: std::sync::atomic::AtomicUsize::new(0),
             // `$BRAIN_NOW` fixes "now" for a set whose questions say "last week".
             now: brain_rank::clock::now(),
             _tmp: tmp,
@@ -215,7 +234,13 @@ impl Bench {
                     .build()
             });
         match req.and_then(|req| self.engine.search(&req, &self.now)) {
-            Ok(a) => Ok(a.hits),
+            Ok(a) => {
+                if a.warnings.iter().any(|w| w.starts_with("not reranked")) {
+                    self.not_reranked
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                Ok(a.hits)
+            }
             // A query with nothing searchable (only stop words) ranks nothing.
             Err(RunError::Query(_)) => Ok(Vec::new()),
             Err(e) => Err(e.into()),
@@ -300,6 +325,9 @@ pub fn evaluate(opts: &EvalOptions, progress: &dyn Fn(usize, usize)) -> Result<R
         },
         engine: bench.remote.clone(),
         reranked: bench.rerank,
+        not_reranked: bench
+            .not_reranked
+            .load(std::sync::atomic::Ordering::Relaxed),
     })
 }
 
@@ -332,6 +360,11 @@ fn open_bench(
         bench.vectors = opts.mode != Mode::Lex;
     }
     bench.rerank = opts.rerank;
+    // A reranker that is not there fails the run (65, with its fix): scores of the fused order
+    // must not pass for reranked ones.
+    if opts.rerank && bench.remote.is_none() {
+        bench.engine.reranker().map_err(RunError::Unavailable)?;
+    }
     Ok(bench)
 }
 

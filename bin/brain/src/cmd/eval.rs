@@ -139,6 +139,13 @@ fn print_text(out: &mut Stdout, r: &brain_eval::Report) -> std::io::Result<()> {
         r.passages,
         r.queries
     )?;
+    if r.not_reranked > 0 {
+        writeln!(
+            out,
+            "not reranked: {} of {} queries (over rerank.budget_ms: the fused order answered)",
+            r.not_reranked, r.queries
+        )?;
+    }
     writeln!(out, "nDCG@10    {:.4}", r.ndcg_at_10)?;
     writeln!(out, "MRR@10     {:.4}", r.mrr_at_10)?;
     writeln!(out, "Recall@5   {:.4}", r.recall_at_5)?;
