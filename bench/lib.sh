@@ -3,7 +3,7 @@
 #
 #   need_bins NAME…      release binaries present, else a message naming the cargo command, exit 1
 #   need_tools NAME…     commands on PATH, else a message naming the missing one, exit 1
-#   installed_models     the model folders of target/models, one per line
+#   installed_models     the embedding model folders of target/models, one per line (not the reranker)
 #   need_model DIR       the model folder present, else exit 1; exports BRAIN_EMBEDDER=local:DIR
 #   sessions_home DIR    a home at $BRAIN_HOME with one `bench` sessions collection in DIR
 #   fresh_us MODE [ARG…] one `brain ask --mode MODE -n 10 ARG…` per query of QUERIES, RUNS times each:
@@ -36,7 +36,8 @@ need_tools() {
 installed_models() {
   local d
   for d in "$ROOT"/target/models/*/; do
-    [ -f "$d/model.safetensors" ] && echo "${d%/}"
+    [ -f "$d/model.safetensors" ] || continue
+    grep -q ForSequenceClassification "$d/config.json" 2>/dev/null || echo "${d%/}"
   done
   return 0
 }
