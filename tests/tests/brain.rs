@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use brain_doc::{ErrorRecord, Hit};
-use brain_tests::{command, parse_lines, run, shared};
+use brain_tests::{command, parse_lines, run, run_ok, shared};
 
 mod fixture;
 
@@ -236,9 +236,9 @@ fn eval_rerank_refuses_a_missing_reranker_and_counts_the_queries_it_did_not_rera
         if let Some(s) = strategy {
             c.arg("--strategy").arg(s);
         }
-        run(&mut c, b"")
+        c
     };
-    let out = eval(Path::new("/nonexistent/reranker"), None);
+    let out = run(&mut eval(Path::new("/nonexistent/reranker"), None), b"");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(65), "{err}");
     assert!(
@@ -247,13 +247,7 @@ fn eval_rerank_refuses_a_missing_reranker_and_counts_the_queries_it_did_not_rera
     );
     assert!(out.stdout.is_empty());
 
-    let out = eval(&tiny, None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&mut eval(&tiny, None), b"");
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
     assert_eq!(
         (r["reranked"].as_bool(), r.get("not_reranked")),
@@ -263,13 +257,7 @@ fn eval_rerank_refuses_a_missing_reranker_and_counts_the_queries_it_did_not_rera
 
     let slow = work.path().join("slow.yaml");
     std::fs::write(&slow, "rerank:\n  budget_ms: 0\n").expect("strategy");
-    let out = eval(&tiny, Some(&slow));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&mut eval(&tiny, Some(&slow)), b"");
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
     assert_eq!(r["not_reranked"], 5, "{r}");
 }
