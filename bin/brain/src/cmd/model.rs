@@ -245,9 +245,10 @@ fn status(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
         .map(|s| (s.docs, s.need_embeddings, s.drain_secs))
         .unwrap_or_default();
     // The folder `--rerank` reads (the user's own, $BRAIN_RERANKER, the strategy's, else the one
-    // `brain model fetch reranker` installs).
+    // `brain model fetch reranker` installs). A strategy file that does not read is `brain ask`'s
+    // error to report; status still answers, with the defaults.
     let strategy = brain_rank::Strategy::load(&home.root().join(brain_rank::Strategy::FILE))
-        .map_err(Failure::from)?;
+        .unwrap_or_default();
     let reranker = brain_rank::rerank::model_dir(home, &strategy);
     let reranker_present = reranker.join("model.safetensors").is_file();
     if json {

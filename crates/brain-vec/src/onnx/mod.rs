@@ -91,7 +91,9 @@ fn dequantized(tensors: Vec<Tensor>) -> Result<Vec<(Tensor, String)>, String> {
         })
         .collect();
     for base in bases {
-        let q = parts.remove(&format!("{base}_quantized")).ok_or("lost")?;
+        let Some(q) = parts.remove(&format!("{base}_quantized")) else {
+            continue; // bases are the names of the quantized parts: always there
+        };
         let scale = parts
             .remove(&format!("{base}_scale"))
             .ok_or_else(|| format!("`{base}` is quantized but has no scale"))?;
