@@ -71,3 +71,45 @@ fresh_us() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 pct() { sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int((NR-1)*p+0.5)+1; printf "%.1f", a[i] / 1000}'; }
+
+# A judged set of translated man pages (bench/multilingual, bench/cjk): SET_DIR gets corpus.jsonl
+# built from Debian packages fetched with apt and checked against their pinned sha256, and the
+# set's queries and qrels from SRC_DIR. Each PACKAGE is name=version=sha256=lang (the pages under
+# usr/share/man/LANG/man1), then the set is evaluated lexically and with each model folder given
+# (default: every embedder in target/models).
+#   manpage_set SRC_DIR SET_DIR PACKAGE… -- [MODEL_DIR…]
+manpage_set() {
+  local src=$1 set=$2; shift 2
+  local specs=() langs=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do specs+=("$1"); shift; done
+  [ "${1:-}" = -- ] && shift
+  need_tools apt-get dpkg-deb man col python3
+  need_bins brain
+  mkdir -p "$set/debs" "$set/qrels"
+  for spec in "${specs[@]}"; do
+    IFS== read -r name version sha lang <<< "$spec"
+    langs+=("$lang")
+    [ -s "$set/corpus.jsonl" ] && continue
+    local deb=$set/debs/${name}_${version}_all.deb
+    [ -f "$deb" ] || (cd "$set/debs" && apt-get download -q "$name=$version" 2>/dev/null)
+    echo "$sha  $deb" | sha256sum -c --quiet - || { echo "$src: $deb is not the pinned package" >&2; exit 1; }
+    rm -rf "$set/x-$lang" && dpkg-deb -x "$deb" "$set/x-$lang"
+  done
+  if [ ! -s "$set/corpus.jsonl" ]; then
+    python3 bench/multilingual/corpus.py "$set" "${langs[@]}" > "$set/corpus.jsonl.tmp"
+    mv "$set/corpus.jsonl.tmp" "$set/corpus.jsonl"
+  fi
+  cp "$src/queries.jsonl" "$set/queries.jsonl"
+  cp "$src/qrels/test.tsv" "$set/qrels/test.tsv"
+  echo "$(basename "$src") set: $(wc -l < "$set/corpus.jsonl") pages, $(wc -l < "$set/queries.jsonl") questions"
+  local report='^index\|^embed\|^Recall@100'
+  echo "== lex"
+  "$BIN/brain" eval --defaults --mode lex "$set" 2>&1 | { grep -v "$report" || true; }
+  [ $# -gt 0 ] || set -- $(installed_models)
+  for model in "$@"; do
+    for mode in vec hybrid; do
+      echo "== $mode $(basename "$model")"
+      "$BIN/brain" eval --defaults --mode "$mode" --embedder "local:$model" "$set" 2>&1 | { grep -v "$report" || true; }
+    done
+  done
+}

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""The multilingual check's corpus: every section-1 man page that manpages-de, manpages-fr and
-manpages-es all translate (Debian bookworm, manpages-l10n 4.18.1, GPL-3+), one document per page and
-language: title = the NAME line, text = the NAME line and the DESCRIPTION section (first 2,000
-characters). Rendered with man(1) as a reader sees them. Usage: corpus.py SET_DIR > corpus.jsonl
-(SET_DIR holds x-de/, x-fr/, x-es/: the packages unpacked)."""
+"""The multilingual check's corpus: every section-1 man page that all the given languages translate
+(bench/multilingual: manpages-de, -fr, -es of Debian bookworm, manpages-l10n 4.18.1, GPL-3+;
+bench/cjk: manpages-ja and manpages-zh), one document per page and language: title = the NAME
+line, text = the NAME line and the DESCRIPTION section (first 2,000 characters). Rendered with
+man(1) as a reader sees them. Usage: corpus.py SET_DIR [LANG…] > corpus.jsonl (default de fr es;
+SET_DIR holds x-LANG/ for each: its package unpacked, pages under usr/share/man/LANG/man1)."""
 import gzip, json, os, re, subprocess, sys
 
-LANGS = ("de", "fr", "es")
-DESCRIPTION = {"BESCHREIBUNG", "DESCRIPTION", "DESCRIPCIÓN"}
+LANGS = tuple(sys.argv[2:]) or ("de", "fr", "es")
+DESCRIPTION = {"BESCHREIBUNG", "DESCRIPTION", "DESCRIPCIÓN", "説明", "描述", "说明"}
 
 def pages(root, lang):
     d = os.path.join(root, f"x-{lang}", "usr", "share", "man", lang, "man1")

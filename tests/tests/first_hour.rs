@@ -500,3 +500,107 @@ fn answers_say_how_sure_they_are() {
         "{text}"
     );
 }
+
+/// CJK questions (issue 56): written without spaces, a Chinese or Japanese question is looked for
+/// as the pairs of characters it holds, so the note that answers it comes first (before, the whole
+/// question was one word whose every character had to be in one field: no results), its strength
+/// and snippet read the same pairs, a lone character still finds what holds it, and a quoted
+/// phrase still needs its characters in order.
+#[test]
+fn cjk_questions_find_the_notes_that_answer_them() {
+    let (dir, _) = brain_tests::indexed_notes(&[
+        (
+            "cp.md",
+            "# cp 命令\n\ncp 命令用于复制文件和目录到另一个位置。\n",
+        ),
+        ("df.md", "# df 命令\n\n报告文件系统的磁盘空间使用情况。\n"),
+        (
+            "ja.md",
+            "# シンボリックリンク\n\nln -s でファイルへのシンボリックリンクを作成する。\n",
+        ),
+        (
+            "en.md",
+            "# Garden\n\nTomatoes need sun and water every morning.\n",
+        ),
+    ]);
+    let home = dir.path().join("home");
+    let ask = |q: &str| {
+        let out = run(command("brain", &home).args(["ask", "--json", q]), b"");
+        assert!(
+            out.status.success(),
+            "{q}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["hits"].as_array().expect("hits").clone()
+    };
+    let first = |q: &str| ask(q)[0]["path"].as_str().unwrap_or_default().to_string();
+    assert_eq!(first("如何把文件复制到别的目录"), "cp.md");
+    assert_eq!(first("磁盘还剩多少空间"), "df.md");
+    assert_eq!(first("リンクを作成したい"), "ja.md");
+    let hits = ask("如何把文件复制到别的目录");
+    assert!(
+        hits[0]["snippet"]
+            .as_str()
+            .is_some_and(|s| s.contains("复制")),
+        "{hits:?}"
+    );
+    assert!(
+        hits[0]["strength"].as_f64().is_some_and(|s| s > 0.0),
+        "{hits:?}"
+    );
+    // One character is a word of its own; a phrase keeps its order.
+    assert_eq!(first("磁"), "df.md");
+    assert_eq!(first("\"复制文件\""), "cp.md");
+    let out = run(
+        command("brain", &home).args(["ask", "--mode", "lex", "\"文件复制\""]),
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(67),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Other languages (issue 56): a German note and a German question with other forms of its words
+/// (`Verzeichnisse` / `Verzeichnis`) meet through the German stems the index adds for German text;
+/// an English note and question are read as before.
+#[test]
+fn questions_in_other_languages_match_other_forms_of_their_words() {
+    let (dir, _) = brain_tests::indexed_notes(&[
+        (
+            "du.md",
+            "# du\n\nSchätzt den Speicherplatzverbrauch der Verzeichnisse und zeigt die Größen \
+             aller Unterverzeichnisse an.\n",
+        ),
+        (
+            "ls.md",
+            "# ls\n\nListet den Inhalt eines Ordners auf, sortiert nach Namen, für jede Datei.\n",
+        ),
+        (
+            "en.md",
+            "# Garden\n\nTomatoes need sun and water every morning.\n",
+        ),
+    ]);
+    let home = dir.path().join("home");
+    let ask = |q: &str| {
+        let out = run(
+            command("brain", &home).args(["ask", "--json", "--mode", "lex", q]),
+            b"",
+        );
+        assert!(
+            out.status.success(),
+            "{q}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v["hits"][0]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(ask("Wie groß ist ein Verzeichnis?"), "du.md");
+    assert_eq!(ask("tomato gardens"), "en.md");
+}

@@ -60,10 +60,11 @@ use tantivy::schema::{
 
 use crate::tokenize::{IDENT_TOKENIZER, TEXT_TOKENIZER};
 
-/// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`). 6: the fields
-/// are those of 5, but a rebuild is needed — daily notes are cut block by block, and the registry's
-/// memory graph (links, entities) is filled as each document is put.
-pub const SCHEMA_VERSION: u32 = 6;
+/// Version of this schema, written beside the index (`index/lex/SCHEMA_VERSION`). 7: the fields
+/// are those of 6, but a rebuild is needed — `brain_text` indexes the pairs of adjacent CJK
+/// characters and, for a text in another language, its words' stems in it (issue 56). 6: daily notes are cut block by block, and the registry's memory graph
+/// (links, entities) is filled as each document is put.
+pub const SCHEMA_VERSION: u32 = 7;
 
 pub const ID: &str = "id";
 pub const COLLECTION: &str = "collection";

@@ -482,7 +482,7 @@ pub fn lex_query(q: &Query, now: Timestamp) -> LexQuery {
         types: f.types.clone(),
         tags: f.tags.clone(),
         lifecycle,
-        terms: q.terms.clone(),
+        terms: q.lexical_terms(),
         phrases: q.phrases.clone(),
         exclude: q.exclude.clone(),
         collections: q.filters.collections.clone(),

@@ -9,7 +9,8 @@ use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, Te
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
 
-use super::{LexQuery, Searcher, term};
+use super::words::term;
+use super::{LexQuery, Searcher};
 
 impl Searcher {
     /// The filters of `q` as `must` clauses scoring 0: collection / project / agent terms and a

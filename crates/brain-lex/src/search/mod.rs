@@ -21,16 +21,13 @@
 
 use std::sync::Mutex;
 
-use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
-    TermQuery,
-};
-use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Score, Term};
 
 use crate::schema::Fields;
-use crate::tokenize::{CachedTextTokenizer, ident_analyzer, tokens};
+use crate::tokenize::{CachedTextTokenizer, ident_analyzer};
 use crate::{LexError, LexIndex};
 
 mod docs;
@@ -52,6 +49,7 @@ pub const FUZZY_SCORE: f32 = 0.5;
 
 mod ties;
 mod two_pass;
+mod words;
 
 pub use snippet::{SNIPPET_CHARS, Snippet};
 pub use strength::TermWeights;
@@ -110,6 +108,19 @@ pub struct Lifecycle {
 }
 
 impl LexQuery {
+    /// The other language its words are in, when one is told ([`crate::tokenize::query_language`]
+    /// of its words and phrases): each word also looks for its stem in that language.
+    pub fn language(&self) -> Option<crate::tokenize::Language> {
+        let text = self
+            .terms
+            .iter()
+            .chain(&self.phrases)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ");
+        crate::tokenize::query_language(&text)
+    }
+
     /// Words only: no phrase, exclusion or filter (the lifecycle is not a filter of the query; the
     /// searcher decides whether it hides anything, [`Searcher::hides`]).
     pub fn is_plain(&self) -> bool {
@@ -317,10 +328,17 @@ impl Searcher {
         // Flat mode (tie-breaker 1, no conjunction boost): every (word, field) term is a clause of one
         // union, which tantivy scores with block-WAND instead of visiting every matching passage.
         let flat = b.tie_breaker >= 1.0 && b.all_terms <= 0.0;
+        let lang = q.language();
         let words: Vec<Box<dyn Query>> = if flat {
-            q.terms.iter().flat_map(|w| self.word_alts(w, b)).collect()
+            q.terms
+                .iter()
+                .flat_map(|w| self.word_alts(w, b, lang))
+                .collect()
         } else {
-            q.terms.iter().filter_map(|w| self.word(w, b)).collect()
+            q.terms
+                .iter()
+                .filter_map(|w| self.word(w, b, lang))
+                .collect()
         };
         let phrases: Vec<Box<dyn Query>> =
             q.phrases.iter().filter_map(|p| self.phrase(p)).collect();
@@ -477,110 +495,5 @@ impl Searcher {
             }
             want = want.saturating_mul(4);
         }
-    }
-
-    /// `W(w)`: one word across the fields, or `None` when it analyzes to nothing.
-    fn word(&self, w: &str, b: &Boosts) -> Option<Box<dyn Query>> {
-        let mut alts = self.word_alts(w, b);
-        match alts.len() {
-            0 => None,
-            1 => alts.pop(),
-            _ => Some(Box::new(DisjunctionMaxQuery::with_tie_breaker(
-                alts,
-                b.tie_breaker,
-            ))),
-        }
-    }
-
-    /// The per-field queries of one word (boosted terms; a split identifier needs all its parts),
-    /// and its near spellings when the index does not know it ([`Searcher::near_spellings`]).
-    fn word_alts(&self, w: &str, b: &Boosts) -> Vec<Box<dyn Query>> {
-        let mut alts: Vec<Box<dyn Query>> = self
-            .word_fields(w, b)
-            .into_iter()
-            .map(|(field, parts, boost)| boosted(all_terms(field, &parts), boost))
-            .collect();
-        alts.extend(self.near_spellings(w));
-        alts
-    }
-
-    /// The alternatives of one word: per boosted field, the analyzed parts that must all be there;
-    /// per identifier token, the `ident` term alone.
-    fn word_fields(&self, w: &str, b: &Boosts) -> Vec<(Field, Vec<String>, f32)> {
-        let f = &self.fields;
-        let parts = self.analyzer().tokens(w);
-        let mut alts = Vec::new();
-        if !parts.is_empty() {
-            for (field, boost) in [
-                (f.title, b.title),
-                (f.headings, b.headings),
-                (f.path_text, b.path),
-                (f.body, b.body),
-            ] {
-                if boost > 0.0 {
-                    alts.push((field, parts.clone(), boost));
-                }
-            }
-        }
-        if b.ident > 0.0 {
-            for id in tokens(&mut self.ident.clone(), w) {
-                alts.push((f.ident, vec![id], b.ident));
-            }
-        }
-        alts
-    }
-
-    /// A phrase in title, headings or body (a one-word phrase is a word there).
-    fn phrase(&self, p: &str) -> Option<Box<dyn Query>> {
-        // Positions as indexed: the stop words inside a phrase leave their gaps.
-        let mut parts = self.analyzer().positioned_tokens(p);
-        if let Some(first) = parts.first().map(|(at, _)| *at) {
-            for (at, _) in &mut parts {
-                *at -= first;
-            }
-        }
-        let f = &self.fields;
-        let alts: Vec<(Occur, Box<dyn Query>)> = [f.title, f.headings, f.body]
-            .into_iter()
-            .filter_map(|field| -> Option<Box<dyn Query>> {
-                match parts.len() {
-                    0 => None,
-                    1 => Some(term(field, &parts[0].1, IndexRecordOption::WithFreqs)),
-                    _ => {
-                        let terms = parts
-                            .iter()
-                            .map(|(at, t)| (*at, Term::from_field_text(field, t)))
-                            .collect();
-                        Some(Box::new(PhraseQuery::new_with_offset(terms)))
-                    }
-                }
-            })
-            .map(|q| (Occur::Should, q))
-            .collect();
-        (!alts.is_empty()).then(|| Box::new(BooleanQuery::new(alts)) as Box<dyn Query>)
-    }
-}
-
-fn term(field: Field, text: &str, opt: IndexRecordOption) -> Box<dyn Query> {
-    Box::new(TermQuery::new(Term::from_field_text(field, text), opt))
-}
-
-/// All of `parts` in `field` (a split identifier needs every part).
-fn all_terms(field: Field, parts: &[String]) -> Box<dyn Query> {
-    if let [one] = parts {
-        return term(field, one, IndexRecordOption::WithFreqs);
-    }
-    let clauses = parts
-        .iter()
-        .map(|p| (Occur::Must, term(field, p, IndexRecordOption::WithFreqs)))
-        .collect();
-    Box::new(BooleanQuery::new(clauses))
-}
-
-fn boosted(q: Box<dyn Query>, boost: f32) -> Box<dyn Query> {
-    if (boost - 1.0).abs() < f32::EPSILON {
-        q
-    } else {
-        Box::new(BoostQuery::new(q, boost))
     }
 }

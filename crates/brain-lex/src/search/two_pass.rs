@@ -7,7 +7,8 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, Score, Term};
 
 use super::near::Near;
-use super::{Boosts, FUZZY_SCORE, LexQuery, SearchError, Searcher, boosted};
+use super::words::boosted;
+use super::{Boosts, FUZZY_SCORE, LexQuery, SearchError, Searcher};
 
 /// Candidate pool of a plain word query, per passage asked for: the pool is drawn with block-WAND on a
 /// summed union of (word, field) terms and scored exactly (see [`Searcher::two_pass`]). Measured on
@@ -279,10 +280,11 @@ impl Searcher {
             return None;
         }
         let mut plan = Plan::default();
+        let lang = q.language();
         // The alternatives `word` builds its query from, as indexes into the term table.
         for w in &q.terms {
             let mut alts: Vec<Vec<usize>> = self
-                .word_fields(w, b)
+                .word_fields(w, b, lang)
                 .into_iter()
                 .map(|(field, parts, boost)| {
                     parts.iter().map(|p| plan.term(field, p, boost)).collect()
@@ -369,10 +371,11 @@ impl Searcher {
             return Ok(None);
         }
         // The conjunction pool, and what it bounds: every passage holding all words outside it.
+        let lang = q.language();
         let conj = BooleanQuery::new(
             q.terms
                 .iter()
-                .filter_map(|w| self.word(w, b))
+                .filter_map(|w| self.word(w, b, lang))
                 .map(|w| (Occur::Must, w))
                 .collect(),
         );

@@ -4,9 +4,13 @@
 //! * `brain_text` — prose and code as words. Splits on every non-alphanumeric character (so
 //!   `snake_case`, `dotted.name`, `a/b/c`, `--flag` fall apart), then inside a word on camelCase
 //!   boundaries (`parseHTTPResponse` → `parse http response`; letters and digits stay together:
-//!   `sha256`, `utf8`). CJK characters (Han, kana, Hangul) become one token each, so CJK text is
-//!   searchable without a segmenter. Then lower-case, English stop words removed, English (Snowball)
-//!   stemming, tokens over [`MAX_TOKEN_LEN`] bytes dropped.
+//!   `sha256`, `utf8`). CJK characters (Han, kana, Hangul) become one token each, and each pair of
+//!   adjacent ones a token too (at the first one's position), so CJK text written without spaces
+//!   is searchable without a segmenter: a query looks for a run's pairs (`東京都` → `東京 京都`),
+//!   a lone character as itself. Then lower-case, English stop words removed, English (Snowball)
+//!   stemming, tokens over [`MAX_TOKEN_LEN`] bytes dropped. A text in another language with a
+//!   Snowball stemmer (German, French, Spanish, Russian, … told by `language`) also gets each
+//!   word's stem in that language, at the same position, where it differs.
 //! * `brain_ident` — whole identifiers, paths, flags and error names, lower-cased and *not* split:
 //!   `parse_config`, `src/main.rs` (and its suffixes `main.rs`), `--no-verify`, `std::fs::read`,
 //!   `ModuleNotFoundError`. Only compound tokens are kept (a plain word is already in `brain_text`).
@@ -14,16 +18,19 @@
 //!   turn multi-token queries into phrase queries that match nothing (docs/lexindex.md).
 //!
 //! Modules: `words` cuts text into words (the one splitter of indexing, queries and snippets),
-//! `text` normalizes them with a per-word cache (`brain_text`), `ident` keeps whole identifiers
-//! (`brain_ident`).
+//! `text` normalizes them with a per-word cache (`brain_text`), `language` tells which stemmer a
+//! text also gets, `ident` keeps whole identifiers (`brain_ident`).
 
 mod ident;
+mod language;
 mod text;
 mod words;
 
 pub use ident::IdentTokenizer;
+pub use language::{language_of, query_language};
+pub use tantivy::tokenizer::Language;
 pub use text::{CachedTextStream, CachedTextTokenizer, has_terms};
-pub use words::{CodeWordTokenizer, is_cjk};
+pub use words::{CodeWordTokenizer, is_cjk, query_units};
 
 use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream};
 

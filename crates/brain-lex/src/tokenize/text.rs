@@ -9,7 +9,8 @@ use tantivy::tokenizer::{
 };
 
 use super::MAX_TOKEN_LEN;
-use super::words::{Words, for_each_word};
+use super::language::language_of;
+use super::words::{Units, for_each_word, query_units};
 
 /// The per-word normalization of `brain_text`: drop long tokens, lower-case, drop English stop
 /// words, stem. Run once per distinct word by [`CachedTextTokenizer`].
@@ -21,6 +22,17 @@ fn word_normalizer() -> TextAnalyzer {
         .filter(LowerCaser)
         .filter(stop)
         .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// The normalization of a word's stem in `language` (a text's other language, [`language_of`]):
+/// drop long tokens, lower-case, stem. No stop words: a stem equal to the English form is not
+/// added, and a word English drops is not stemmed again.
+fn stemmer(language: Language) -> TextAnalyzer {
+    TextAnalyzer::builder(RawTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
+        .filter(LowerCaser)
+        .filter(Stemmer::new(language))
         .build()
 }
 
@@ -46,14 +58,21 @@ pub struct CachedTextTokenizer {
     normalizer: TextAnalyzer,
     /// Word → its normalized form (`None`: removed). Keys are short and local, so a fast
     /// non-cryptographic hash (foldhash, seeded per process) instead of SipHash.
-    cache: HashMap<Box<str>, Option<Box<str>>, foldhash::fast::RandomState>,
+    cache: WordCache,
+    /// The stemmers of other languages met so far, each with its words' stems (bounded as
+    /// `cache`).
+    stemmers: Vec<(Language, TextAnalyzer, WordCache)>,
 }
+
+/// Word → its normalized form (`None`: removed).
+type WordCache = HashMap<Box<str>, Option<Box<str>>, foldhash::fast::RandomState>;
 
 impl Default for CachedTextTokenizer {
     fn default() -> Self {
         CachedTextTokenizer {
             normalizer: word_normalizer(),
             cache: HashMap::default(),
+            stemmers: Vec::new(),
         }
     }
 }
@@ -73,14 +92,47 @@ impl CachedTextTokenizer {
         self.cache.get(w).and_then(|n| n.as_deref())
     }
 
-    /// Call `f(offset, token)` for every token of `text` in order, as the token stream yields them,
-    /// without allocating for words already seen (the snippet path reads whole passages this way).
+    /// The stem of the word `w` in `language` (`None`: too long), from the cache or computed once.
+    fn stem_in(&mut self, language: Language, w: &str) -> Option<&str> {
+        let i = match self.stemmers.iter().position(|(l, _, _)| *l == language) {
+            Some(i) => i,
+            None => {
+                self.stemmers
+                    .push((language, stemmer(language), HashMap::default()));
+                self.stemmers.len() - 1
+            }
+        };
+        let (_, analyzer, stems) = &mut self.stemmers[i];
+        if !stems.contains_key(w) {
+            if stems.len() > WORD_CACHE_LIMIT {
+                stems.clear();
+            }
+            let mut s = analyzer.token_stream(w);
+            let n = s.advance().then(|| s.token().text.clone().into_boxed_str());
+            drop(s);
+            stems.insert(w.into(), n);
+        }
+        stems.get(w).and_then(|n| n.as_deref())
+    }
+
+    /// The tokens a query looks for of `text` in `language` besides [`Self::tokens`]: each word's
+    /// stem in that language (CJK pairs as they are).
+    pub fn tokens_in(&mut self, text: &str, language: Language) -> Vec<String> {
+        query_units(text)
+            .into_iter()
+            .filter_map(|(from, to)| self.stem_in(language, &text[from..to]).map(str::to_string))
+            .collect()
+    }
+
+    /// Call `f(offset, token)` for every token of `text` in order, as the token stream yields them
+    /// (CJK pairs included, [`Units`]), without allocating for words already seen (the snippet path
+    /// reads whole passages this way).
     pub fn for_each_token(&mut self, text: &str, mut f: impl FnMut(usize, &str)) {
-        for_each_word(text, |from, to| {
+        for (_, from, to) in Units::new(text) {
             if let Some(n) = self.normalize(&text[from..to]) {
                 f(from, n);
             }
-        });
+        }
     }
 
     /// [`CachedTextTokenizer::for_each_token`] for the tokens that start with one of `firsts`
@@ -97,7 +149,7 @@ impl CachedTextTokenizer {
         firsts: &[char],
         mut f: impl FnMut(usize, &str),
     ) {
-        for_each_word(text, |from, to| {
+        for (_, from, to) in Units::new(text) {
             let w = &text[from..to];
             let first = w.chars().next().and_then(|c| c.to_lowercase().next());
             if first.is_some_and(|c| firsts.contains(&c))
@@ -105,7 +157,7 @@ impl CachedTextTokenizer {
             {
                 f(from, n);
             }
-        });
+        }
     }
 
     /// The tokens of `text` with their positions as the index holds them: a removed word (a stop
@@ -123,11 +175,13 @@ impl CachedTextTokenizer {
         out
     }
 
-    /// The token texts of `text` (what the query side builds its terms from).
+    /// The token texts of `text` as a query looks for them (what the query side builds its terms
+    /// from): its words, a run of CJK characters as its pairs ([`query_units`]).
     pub fn tokens(&mut self, text: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        self.for_each_token(text, |_, t| out.push(t.to_string()));
-        out
+        query_units(text)
+            .into_iter()
+            .filter_map(|(from, to)| self.normalize(&text[from..to]).map(str::to_string))
+            .collect()
     }
 }
 
@@ -135,10 +189,12 @@ impl Tokenizer for CachedTextTokenizer {
     type TokenStream<'a> = CachedTextStream<'a>;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CachedTextStream<'a> {
         CachedTextStream {
+            language: language_of(text),
             tokenizer: self,
             text,
-            words: Words::new(text),
-            next_position: 0,
+            units: Units::new(text),
+            other: None,
+            other_text: String::new(),
             token: Token {
                 position_length: 1,
                 ..Token::default()
@@ -151,26 +207,45 @@ impl Tokenizer for CachedTextTokenizer {
 /// them, into one reused token, so a body's tokens cost no allocation each (a `String` per token
 /// in a vector before: a full build took 13.9 s CPU that way, 13.3 s this way, A/B 2026-11-24).
 /// A removed word (stop word, too long) still takes its position, leaving a gap as tantivy's
-/// `StopWordFilter` does.
+/// `StopWordFilter` does. CJK text also gives the pairs of adjacent characters ([`Units`]).
 pub struct CachedTextStream<'a> {
     tokenizer: &'a mut CachedTextTokenizer,
     text: &'a str,
-    words: Words<'a>,
-    next_position: usize,
+    units: Units<'a>,
+    /// The text's other language ([`language_of`]): its words also give their stem in it.
+    language: Option<Language>,
+    /// The token to give next: the other stem (`other_text`) of the word just given, at its
+    /// position and offsets.
+    other: Option<(usize, usize, usize)>,
+    other_text: String,
     token: Token,
 }
 
 impl TokenStream for CachedTextStream<'_> {
     fn advance(&mut self) -> bool {
-        for (from, to) in self.words.by_ref() {
-            let position = self.next_position;
-            self.next_position += 1;
-            if let Some(n) = self.tokenizer.normalize(&self.text[from..to]) {
+        if let Some((position, from, to)) = self.other.take() {
+            std::mem::swap(&mut self.token.text, &mut self.other_text);
+            self.token.offset_from = from;
+            self.token.offset_to = to;
+            self.token.position = position;
+            return true;
+        }
+        for (position, from, to) in self.units.by_ref() {
+            let w = &self.text[from..to];
+            if let Some(n) = self.tokenizer.normalize(w) {
                 self.token.text.clear();
                 self.token.text.push_str(n);
                 self.token.offset_from = from;
                 self.token.offset_to = to;
                 self.token.position = position;
+                if let Some(language) = self.language
+                    && let Some(stem) = self.tokenizer.stem_in(language, w)
+                    && stem != self.token.text
+                {
+                    self.other_text.clear();
+                    self.other_text.push_str(stem);
+                    self.other = Some((position, from, to));
+                }
                 return true;
             }
         }
@@ -269,9 +344,83 @@ mod tests {
     }
 
     #[test]
-    fn cjk_characters_are_single_tokens() {
-        assert_eq!(text("数据库error"), ["数", "据", "库", "error"]);
-        assert_eq!(text("テスト"), ["テ", "ス", "ト"]);
+    fn cjk_text_is_indexed_as_characters_and_pairs_and_queried_as_pairs() {
+        // The index: each character at its own position, each pair at its first one's.
+        let mut a = text_analyzer();
+        let mut s = a.token_stream("数据库error 東京、大阪");
+        let mut got = Vec::new();
+        while s.advance() {
+            got.push((s.token().text.clone(), s.token().position));
+        }
+        let want = [
+            ("数", 0),
+            ("数据", 0),
+            ("据", 1),
+            ("据库", 1),
+            ("库", 2),
+            ("error", 3),
+            ("東", 4),
+            ("東京", 4),
+            ("京", 5),
+            ("大", 6),
+            ("大阪", 6),
+            ("阪", 7),
+        ];
+        assert_eq!(got, want.map(|(t, p)| (t.to_string(), p)));
+        // A query: the pairs of a run, a lone character as itself, words as words; no pair across
+        // punctuation or into Latin text.
+        let mut t = CachedTextTokenizer::default();
+        assert_eq!(t.tokens("数据库error"), ["数据", "据库", "error"]);
+        assert_eq!(t.tokens("東京、大阪"), ["東京", "大阪"]);
+        assert_eq!(t.tokens("京 テスト"), ["京", "テス", "スト"]);
+        assert_eq!(t.tokens("한국어 문서"), ["한국", "국어", "문서"]);
+        // Phrases read the characters' own positions, as before.
+        assert_eq!(
+            t.positioned_tokens("東京都"),
+            [
+                (0, "東".to_string()),
+                (1, "京".to_string()),
+                (2, "都".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_text_in_another_language_adds_its_stems_where_they_differ() {
+        let mut a = text_analyzer();
+        let collect = |a: &mut TextAnalyzer, text: &str| {
+            let mut s = a.token_stream(text);
+            let mut out = Vec::new();
+            while s.advance() {
+                out.push((s.token().text.clone(), s.token().position));
+            }
+            out
+        };
+        let de = collect(
+            &mut a,
+            "Schätzt den Speicherplatzverbrauch der Verzeichnisse und zeigt die Größen an",
+        );
+        // English's form of each word as before, and German's at the same position where it
+        // differs.
+        assert!(de.contains(&("verzeichniss".to_string(), 4)), "{de:?}");
+        assert!(de.contains(&("verzeichnis".to_string(), 4)), "{de:?}");
+        assert!(de.windows(2).all(|w| w[0].1 <= w[1].1), "{de:?}");
+        // English text: the tokens of before, nothing added.
+        let en = "The runners were running through the gardens";
+        let mut plain = TextAnalyzer::builder(super::super::CodeWordTokenizer)
+            .filter(RemoveLongFilter::limit(MAX_TOKEN_LEN))
+            .filter(LowerCaser)
+            .filter(StopWordFilter::new(Language::English).expect("english stop words"))
+            .filter(Stemmer::new(Language::English))
+            .build();
+        assert_eq!(collect(&mut a, en), collect(&mut plain, en));
+        // The query side: the German forms of a German question's words.
+        let mut t = CachedTextTokenizer::default();
+        assert_eq!(t.tokens("Verzeichnis"), ["verzeichni"]);
+        assert_eq!(
+            t.tokens_in("Verzeichnis", Language::German),
+            ["verzeichnis"]
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Cutting text into words: runs of alphanumeric characters split at camelCase boundaries, and each
-//! CJK character on its own.
+//! CJK character on its own — plus, for CJK text, the pairs of adjacent characters ([`Units`],
+//! [`query_units`]): written without spaces, its words are found as the pairs they hold.
 
 use tantivy::tokenizer::{Token, Tokenizer};
 
@@ -16,17 +17,18 @@ pub fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FA1F) // CJK Extensions B.. and Compatibility Supplement
 }
 
-fn push(tokens: &mut Vec<Token>, text: &str, from: usize, to: usize) {
+fn push(tokens: &mut Vec<Token>, text: &str, position: usize, from: usize, to: usize) {
     tokens.push(Token {
         offset_from: from,
         offset_to: to,
-        position: tokens.len(),
+        position,
         text: text[from..to].to_string(),
         position_length: 1,
     });
 }
 
-/// Splits words at non-alphanumerics, camelCase boundaries and around CJK characters.
+/// Splits words at non-alphanumerics, camelCase boundaries and around CJK characters, with the
+/// pairs of adjacent CJK characters ([`Units`]): the plain (uncached) form of `brain_text`'s cutting.
 #[derive(Clone, Default)]
 pub struct CodeWordTokenizer;
 
@@ -34,7 +36,9 @@ impl Tokenizer for CodeWordTokenizer {
     type TokenStream<'a> = VecTokenStream;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
         let mut tokens = Vec::new();
-        for_each_word(text, |from, to| push(&mut tokens, text, from, to));
+        for (position, from, to) in Units::new(text) {
+            push(&mut tokens, text, position, from, to);
+        }
         VecTokenStream { tokens, next: 0 }
     }
 }
@@ -95,6 +99,99 @@ impl Iterator for Words<'_> {
         self.pos = self.text.len();
         word_start.map(|s| self.word(s, self.text.len()))
     }
+}
+
+/// Whether `text[from..to]` is one CJK character (a word [`Words`] cuts on its own).
+fn is_cjk_char(text: &str, from: usize, to: usize) -> bool {
+    let mut chars = text[from..to].chars();
+    chars.next().is_some_and(is_cjk) && chars.next().is_none()
+}
+
+/// What the index holds of a text, in order, as `(position, from, to)`: every word of [`Words`] at
+/// its own position, and after each CJK character that follows another with nothing between them,
+/// the pair of both (a CJK bigram) at the first one's position. "東京都" is 東 京 都 and 東京 京都:
+/// a two-character word is found as its pair, a one-character one as itself, and phrases still
+/// read the characters' own positions. Positions never go back (tantivy's order).
+pub(super) struct Units<'a> {
+    text: &'a str,
+    words: Words<'a>,
+    next_position: usize,
+    /// The last word when it was a CJK character: its position and start, and its end.
+    last_cjk: Option<(usize, usize, usize)>,
+    /// The character to give after the pair just given.
+    pending: Option<(usize, usize, usize)>,
+}
+
+impl<'a> Units<'a> {
+    pub(super) fn new(text: &'a str) -> Units<'a> {
+        Units {
+            text,
+            words: Words::new(text),
+            next_position: 0,
+            last_cjk: None,
+            pending: None,
+        }
+    }
+}
+
+impl Iterator for Units<'_> {
+    type Item = (usize, usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize, usize)> {
+        if let Some(unit) = self.pending.take() {
+            return Some(unit);
+        }
+        let (from, to) = self.words.next()?;
+        let position = self.next_position;
+        self.next_position += 1;
+        if !is_cjk_char(self.text, from, to) {
+            self.last_cjk = None;
+            return Some((position, from, to));
+        }
+        let last = self.last_cjk.replace((position, from, to));
+        match last {
+            Some((at, start, end)) if end == from => {
+                self.pending = Some((position, from, to));
+                Some((at, start, to))
+            }
+            _ => Some((position, from, to)),
+        }
+    }
+}
+
+/// What a query looks for in a text, as `(from, to)`: its words, but a run of two or more adjacent
+/// CJK characters as its pairs alone ("東京都" → 東京 京都) and a lone CJK character as itself.
+pub fn query_units(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // The current run of adjacent CJK characters: its start, the end of its last character, and
+    // how many it holds.
+    let mut run: Option<(usize, usize, usize)> = None;
+    let mut last_start = 0;
+    let flush = |run: Option<(usize, usize, usize)>, out: &mut Vec<(usize, usize)>| {
+        if let Some((start, end, 1)) = run {
+            out.push((start, end));
+        }
+    };
+    for (from, to) in Words::new(text) {
+        if !is_cjk_char(text, from, to) {
+            flush(run.take(), &mut out);
+            out.push((from, to));
+            continue;
+        }
+        run = match run {
+            Some((start, end, n)) if end == from => {
+                out.push((last_start, to));
+                Some((start, to, n + 1))
+            }
+            other => {
+                flush(other, &mut out);
+                Some((from, to, 1))
+            }
+        };
+        last_start = from;
+    }
+    flush(run, &mut out);
+    out
 }
 
 impl Words<'_> {

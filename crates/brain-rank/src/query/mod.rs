@@ -239,6 +239,29 @@ pub const FILTER_FIELDS: [&str; 10] = [
 ];
 
 impl Query {
+    /// The words the lexical index looks for: [`Query::terms`], but a word of CJK text (written
+    /// without spaces) as the pairs of characters it holds, each a word of its own
+    /// ([`brain_lex::tokenize::query_units`]: `如何复制文件` → `如何 何复 复制 制文 文件`), so a
+    /// question matches the pages holding some of its words rather than needing all its characters
+    /// in one field. Repeats count once; at most [`MAX_TERMS`].
+    pub fn lexical_terms(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::with_capacity(self.terms.len());
+        for w in &self.terms {
+            if !w.chars().any(brain_lex::tokenize::is_cjk) {
+                out.push(w.clone());
+                continue;
+            }
+            for (from, to) in brain_lex::tokenize::query_units(w) {
+                let part = &w[from..to];
+                if !out.iter().any(|t| t.eq_ignore_ascii_case(part)) {
+                    out.push(part.to_string());
+                }
+            }
+        }
+        out.truncate(MAX_TERMS);
+        out
+    }
+
     /// The query's positive words and phrases as plain text (what the vector side embeds).
     pub fn positive_text(&self) -> String {
         self.terms
