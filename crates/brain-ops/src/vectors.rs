@@ -41,7 +41,7 @@ pub struct ModelInfo {
     pub expected_sha256: Option<String>,
     /// The actual sha256 of model.safetensors, when it was computed.
     pub sha256: Option<String>,
-    /// `$BRAIN_EMBEDDER` could not be parsed: why.
+    /// The embedder (`$BRAIN_EMBEDDER`, brain.yaml's `embedder:`) could not be read: why.
     pub error: Option<String>,
 }
 

@@ -188,6 +188,50 @@ impl brain_doc::Classified for ConfigError {
     }
 }
 
+/// `brain.yaml`'s `embedder:` section: a model server instead of the local model.
+///
+/// ```yaml
+/// embedder:
+///   spec: openai:https://api.example.com#text-embedding-3-small
+///   key_env: EXAMPLE_API_KEY   # the variable holding the key; the key itself is never written
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedderSection {
+    /// `openai:<url>#<model>`, `ollama:<url>#<model>` or `local:<dir>` (`$BRAIN_EMBEDDER` wins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// The name of the environment variable holding the server's key, sent as a bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_env: Option<String>,
+}
+
+impl EmbedderSection {
+    /// The `embedder:` section of the home whose `brain.yaml` is in `root` (none when the file or
+    /// the section is absent). Only that section is read, so the vector side of a process that has
+    /// not loaded the config does not parse the rest.
+    pub fn of_home(root: &Path) -> Result<Option<EmbedderSection>, ConfigError> {
+        #[derive(Deserialize)]
+        struct Only {
+            #[serde(default)]
+            embedder: Option<EmbedderSection>,
+        }
+        let path = root.join("brain.yaml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(ConfigError::Io { path, source }),
+        };
+        brain_doc::yaml::check_nesting(&text).map_err(|reason| ConfigError::Nesting {
+            path: path.clone(),
+            reason,
+        })?;
+        let only: Only =
+            serde_norway::from_str(&text).map_err(|source| ConfigError::Yaml { path, source })?;
+        Ok(only.embedder)
+    }
+}
+
 /// The parsed `brain.yaml`, tied to the home it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
@@ -202,6 +246,9 @@ pub struct Config {
     /// The team engines and the collections shared with them (docs/team.md); none by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<crate::team::Team>,
+    /// The embedding model when it is not the local one (docs/vectors.md); none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedder: Option<EmbedderSection>,
     /// Other sections (retention, …), kept as they are.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_norway::Value>,
@@ -253,6 +300,7 @@ impl Config {
                 ],
             },
             team: None,
+            embedder: None,
             other: BTreeMap::new(),
             home: home.root().to_path_buf(),
         }

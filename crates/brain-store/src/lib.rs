@@ -29,8 +29,8 @@ pub mod tiers;
 pub mod walk;
 
 pub use config::{
-    BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, INBOX, Layout, Partition, Rule, Trust,
-    builtin_path, check_name,
+    BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, EmbedderSection, INBOX, Layout,
+    Partition, Rule, Trust, builtin_path, check_name,
 };
 pub use home::{Home, display_path, home_dir, project_path};
 pub use lock::{Lock, LockError, holder_pid};

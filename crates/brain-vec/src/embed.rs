@@ -69,12 +69,16 @@ pub enum EmbedderSpec {
         base: String,
         model: String,
         timeout: Duration,
+        /// The environment variable holding its key (brain.yaml's `embedder.key_env`): the name
+        /// only, the key is read when the embedder is built and never kept elsewhere.
+        key_env: Option<String>,
     },
     /// An Ollama server: `base` is e.g. `http://gpu-box:11434` (`/api/embed` is appended).
     Ollama {
         base: String,
         model: String,
         timeout: Duration,
+        key_env: Option<String>,
     },
 }
 
@@ -149,12 +153,14 @@ impl EmbedderSpec {
                         base,
                         model,
                         timeout,
+                        key_env: None,
                     }
                 } else {
                     EmbedderSpec::Ollama {
                         base,
                         model,
                         timeout,
+                        key_env: None,
                     }
                 })
             }
@@ -187,12 +193,65 @@ impl EmbedderSpec {
         }
     }
 
-    /// The spec from `$BRAIN_EMBEDDER` if set, else the default local model under `models`.
+    /// The spec in force: `$BRAIN_EMBEDDER` if set, else brain.yaml's `embedder.spec`, else the
+    /// default local model under `models`; a server's key variable from brain.yaml's
+    /// `embedder.key_env` (the home is the folder holding `models`).
     pub fn from_env(models: &Path) -> Result<Self, VecError> {
-        match brain_doc::env::get(brain_doc::env::BRAIN_EMBEDDER) {
-            Some(s) => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT),
-            None => Ok(Self::default_local(models)),
+        let home = models.parent().unwrap_or(Path::new("."));
+        let section = brain_store::EmbedderSection::of_home(home)
+            .map_err(|e| VecError::BadInput(e.to_string()))?
+            .unwrap_or_default();
+        let spec = match brain_doc::env::get(brain_doc::env::BRAIN_EMBEDDER) {
+            Some(s) => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT)?,
+            None => match &section.spec {
+                Some(s) => Self::parse(s.trim(), DEFAULT_HTTP_TIMEOUT)?,
+                None => return Ok(Self::default_local(models)),
+            },
+        };
+        match section.key_env {
+            Some(name) => spec.with_key_env(&name),
+            None => Ok(spec),
         }
+    }
+
+    /// This server spec with its key read from the environment variable `name` when built. A name
+    /// that is not one (`[A-Za-z_][A-Za-z0-9_]*`) is refused; a local model takes no key.
+    pub fn with_key_env(self, name: &str) -> Result<Self, VecError> {
+        let valid = name
+            .chars()
+            .enumerate()
+            .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()));
+        if name.is_empty() || name.len() > 128 || !valid {
+            return Err(VecError::BadInput(format!(
+                "embedder.key_env `{name}` is not an environment variable's name"
+            )));
+        }
+        let key_env = Some(name.to_string());
+        Ok(match self {
+            EmbedderSpec::OpenAi {
+                base,
+                model,
+                timeout,
+                ..
+            } => EmbedderSpec::OpenAi {
+                base,
+                model,
+                timeout,
+                key_env,
+            },
+            EmbedderSpec::Ollama {
+                base,
+                model,
+                timeout,
+                ..
+            } => EmbedderSpec::Ollama {
+                base,
+                model,
+                timeout,
+                key_env,
+            },
+            local => local,
+        })
     }
 }
 
@@ -301,9 +360,21 @@ mod tests {
             Some(EmbedderSpec::Ollama {
                 base: "http://h:11434".into(),
                 model: "nomic".into(),
-                timeout: t
+                timeout: t,
+                key_env: None,
             })
         );
+        // A key's variable: a name, or refused; a local model takes none.
+        let openai = EmbedderSpec::parse("openai:http://h#m", t).expect("spec");
+        assert!(matches!(
+            openai.clone().with_key_env("EXAMPLE_KEY_2"),
+            Ok(EmbedderSpec::OpenAi { key_env: Some(ref k), .. }) if k == "EXAMPLE_KEY_2"
+        ));
+        for bad in ["", "2KEY", "KEY-X", "KEY X", "$KEY"] {
+            assert!(openai.clone().with_key_env(bad).is_err(), "{bad}");
+        }
+        let local = EmbedderSpec::parse("local:/m", t).expect("spec");
+        assert_eq!(local.clone().with_key_env("K").ok(), Some(local));
         assert!(matches!(
             EmbedderSpec::parse("local:/m", t),
             Ok(EmbedderSpec::Local { .. })

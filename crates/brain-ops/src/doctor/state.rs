@@ -300,8 +300,8 @@ pub fn model(home: &Home) -> Check {
     if let Some(e) = &m.error {
         return Check::fail(
             "model",
-            "$BRAIN_EMBEDDER does not parse",
-            "fix $BRAIN_EMBEDDER (docs/vectors.md)",
+            "the embedder ($BRAIN_EMBEDDER or brain.yaml's embedder section) does not parse",
+            "fix $BRAIN_EMBEDDER or brain.yaml's embedder section (docs/vectors.md)",
         )
         .with(vec![e.clone()]);
     }

@@ -128,7 +128,7 @@ impl Engine {
                 Err(m) => Err(Unavailable {
                     code: ErrorCode::BadQuery,
                     message: m.clone(),
-                    fix: "fix $BRAIN_EMBEDDER (local:<dir>, openai:<url>#<model>, ollama:<url>#<model>)".into(),
+                    fix: "fix $BRAIN_EMBEDDER or brain.yaml's embedder section (local:<dir>, openai:<url>#<model>, ollama:<url>#<model>)".into(),
                 }),
             })
             .as_ref()
