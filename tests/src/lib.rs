@@ -144,6 +144,19 @@ pub fn mcp_client() -> Option<PathBuf> {
     None
 }
 
+/// The vectors of `vecindex --embed`'s output records (their `embedding` arrays), in order.
+pub fn embeddings(stdout: &[u8]) -> Vec<Vec<f64>> {
+    parse_lines::<serde_json::Value>(stdout)
+        .iter()
+        .map(|r| {
+            r["embedding"]
+                .as_array()
+                .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// A temporary home (`home/`) whose `notes` collection (`notes/`) holds `(name, text)` files,
 /// indexed by `lexindex --all`; and lexindex's stderr.
 pub fn indexed_notes(notes: &[(&str, &str)]) -> (tempfile::TempDir, String) {

