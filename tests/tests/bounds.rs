@@ -122,3 +122,32 @@ fn a_huge_query_is_cut_with_a_warning_or_refused_past_the_byte_limit() {
         );
     }
 }
+
+/// A query document holds at most `MAX_SEARCHES` sub-queries on every surface (issue 58: 3,854
+/// `lex:` lines took 20.7 s and 564 MB on the CLI while MCP capped them at 10): the CLI refuses
+/// the 11th line with exit 64, naming it and the bound.
+#[test]
+fn a_query_document_holds_at_most_ten_sub_queries() {
+    let work = tempfile::tempdir().expect("tempdir");
+    index_fixture(work.path());
+    let home = work.path().join("home");
+    let max = brain_rank::querydoc::MAX_SEARCHES;
+    let lines = |n: usize| -> String { (0..n).map(|i| format!("lex: lock w{i}\n")).collect() };
+    let out = run(&mut command("rank", &home), lines(max).as_bytes());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (bin, args) in [("rank", vec![]), ("brain", vec!["ask"])] {
+        let out = run(command(bin, &home).args(&args), lines(3854).as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{bin}: {stderr}");
+        assert!(
+            stderr.contains(&format!("line {}", max + 1))
+                && stderr.contains(&format!("at most {max}")),
+            "{bin}: {stderr}"
+        );
+    }
+}

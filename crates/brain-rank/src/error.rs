@@ -61,6 +61,10 @@ impl brain_doc::Classified for RunError {
             RunError::Query(_) => {
                 "quote phrases with \"…\", use -word to exclude, field:value for collection/project/agent/since/until (docs/query.md)".into()
             }
+            RunError::QueryDoc(crate::querydoc::QueryDocError::TooMany { .. }) => format!(
+                "keep at most {} lex:/vec:/hyde: lines (docs/query.md)",
+                crate::querydoc::MAX_SEARCHES
+            ),
             RunError::QueryDoc(_) => {
                 "start every line with lex:, vec:, hyde: or intent: (docs/query.md)".into()
             }

@@ -82,6 +82,11 @@ pub struct QueryDoc {
     pub intent: Option<String>,
 }
 
+/// Most typed sub-queries one document may hold (MCP's `searches` too): each is a search of its own,
+/// and 3,854 `lex:` lines took 20.7 s and 564 MB before this bound (issue 58). Our choice: QMD's
+/// expansion writes a handful; ten leave room for a hand-written document.
+pub const MAX_SEARCHES: usize = 10;
+
 /// Why a query document was rejected (exit 64); `line` is 1-based within the document.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryDocError {
@@ -101,6 +106,10 @@ pub enum QueryDocError {
     Expand { line: usize },
     #[error("the query document has no lex:, vec: or hyde: line")]
     NoSearches,
+    #[error(
+        "query document line {line}: a sub-query past the {MAX_SEARCHES} a document may hold; merge or drop lines"
+    )]
+    TooMany { line: usize },
 }
 
 impl QueryDocError {
@@ -111,7 +120,8 @@ impl QueryDocError {
             | QueryDocError::UnknownType { line, .. }
             | QueryDocError::EmptyLine { line, .. }
             | QueryDocError::DuplicateIntent { line }
-            | QueryDocError::Expand { line } => Some(*line),
+            | QueryDocError::Expand { line }
+            | QueryDocError::TooMany { line } => Some(*line),
             QueryDocError::NoSearches => None,
         }
     }
@@ -171,6 +181,9 @@ impl QueryDoc {
                 }
                 "intent" => doc.intent = Some(body.into()),
                 "expand" => return Err(QueryDocError::Expand { line }),
+                _ if doc.searches.len() == MAX_SEARCHES => {
+                    return Err(QueryDocError::TooMany { line });
+                }
                 other => match SearchKind::parse(other) {
                     Some(k) => doc.searches.push(SubQuery::new(k, body)),
                     None => {
@@ -253,5 +266,19 @@ mod tests {
         assert_eq!(QueryDoc::parse("intent: a"), Err(QueryDocError::NoSearches));
         let e = QueryDoc::parse("expand: a").expect_err("expand");
         assert_eq!(e, QueryDocError::Expand { line: 1 });
+        // At most MAX_SEARCHES sub-queries; the intent and blank lines do not count.
+        let ten: String = (0..MAX_SEARCHES)
+            .map(|i| format!("lex: w{i}\n\n"))
+            .collect();
+        let doc = QueryDoc::parse(&format!("intent: x\n{ten}")).expect("ten");
+        assert_eq!(doc.searches.len(), MAX_SEARCHES);
+        let flood: String = (0..3854).map(|i| format!("lex: w{i}\n")).collect();
+        let e = QueryDoc::parse(&flood).expect_err("a flood");
+        assert_eq!(
+            e,
+            QueryDocError::TooMany {
+                line: MAX_SEARCHES + 1
+            }
+        );
     }
 }

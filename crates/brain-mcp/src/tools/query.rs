@@ -28,7 +28,7 @@ struct Args {
     #[schemars(length(min = 1))]
     query: Option<String>,
     /// Typed sub-queries, the first weighted 2x. This or `query`.
-    #[schemars(length(min = 1, max = 10))]
+    #[schemars(length(min = 1, max = brain_rank::querydoc::MAX_SEARCHES))]
     searches: Option<Vec<SubQuery>>,
     /// Documents to return (default 10).
     #[schemars(range(min = 1, max = MAX_LIMIT))]
