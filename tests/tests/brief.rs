@@ -269,6 +269,18 @@ fn prompt_recall_and_already_tried() {
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    // A huge or odd event name is not echoed (issue 58: 3 MB in, 3 MB out): the event's own name.
+    let odd = run_hook(
+        &prompt,
+        &json!({"session_id": "s", "cwd": CWD, "hook_event_name": "X".repeat(3 << 20),
+            "prompt": "how should the parser read large inputs?"}),
+    );
+    assert!(odd.stdout.len() < 64 << 10, "{} bytes", odd.stdout.len());
+    let odd: Value = serde_json::from_slice(&odd.stdout).expect("json");
+    assert_eq!(
+        odd["hookSpecificOutput"]["hookEventName"],
+        "UserPromptSubmit"
+    );
     let ctx = v["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .expect("text");

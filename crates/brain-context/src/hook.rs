@@ -131,10 +131,13 @@ pub fn respond(
             None => return Ok(None),
         },
     };
+    // The agent's own name for the event is echoed back, when it is one: a name (letters, at
+    // most 64), never a 3 MB string repeated into the agent's context.
     let name = input
         .hook_event_name
-        .clone()
-        .unwrap_or_else(|| event.agent_name().to_string());
+        .as_deref()
+        .filter(|n| !n.is_empty() && n.len() <= 64 && n.chars().all(|c| c.is_ascii_alphanumeric()))
+        .map_or_else(|| event.agent_name().to_string(), str::to_string);
     let out = json!({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}});
     Ok(Some(out.to_string()))
 }
