@@ -169,6 +169,12 @@ mod tests {
             ("mysql -u root -phunterpass mydb", "hunterpass"),
             ("mysqldump --user=x --password=swordfish db", "swordfish"),
             ("psql --password correcthorse", "correcthorse"),
+            // Words joined by dots (issue 58: 9 of 11 such variants were stored).
+            ("password=Hunter.Two", "Hunter.Two"),
+            ("DB_PASSWORD=correct.horse.battery", "correct.horse.battery"),
+            ("secret: Blue.Sky.Falls", "Blue.Sky.Falls"),
+            ("api_key=hunter.two.three", "hunter.two.three"),
+            ("pwd=Mary.Had", "Mary.Had"),
         ] {
             let (out, counts) = r(text);
             assert!(!out.contains(secret), "{text} -> {out}");
@@ -177,6 +183,10 @@ mod tests {
         for text in [
             "password = config.db_password",
             "api_key=process.env.API_KEY",
+            "password = self.password",
+            "secret_key=Config.SECRET_KEY",
+            "token = request.headers",
+            "password=user.password",
             "mysql -p mydb",
             "--password $DB_PASSWORD",
             "--password=<your-password>",

@@ -373,7 +373,8 @@ pub(crate) fn looks_secret(v: &str, quoted: bool) -> bool {
         return true;
     }
     // `process.env.API_KEY`, `self.password`, `config.secret_key`: dotted identifiers are code —
-    // every part an identifier (a letter or `_` first), so `Summer.2024` is a password.
+    // every part an identifier (a letter or `_` first; so `Summer.2024` is a password) read from a
+    // known holder or naming a field ([`is_code_path`]; so `Hunter.Two` is a password too).
     let dotted_ident = v.contains('.')
         && v.split('.').all(|p| {
             p.chars()
@@ -381,7 +382,10 @@ pub(crate) fn looks_secret(v: &str, quoted: bool) -> bool {
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
         });
-    if dotted_ident && v.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic()) {
+    if dotted_ident
+        && v.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic())
+        && is_code_path(v)
+    {
         return false;
     }
     // SCREAMING_CASE names (`API_KEY=OPENAI_API_KEY`) and lower-case identifiers used as variables.
@@ -389,4 +393,67 @@ pub(crate) fn looks_secret(v: &str, quoted: bool) -> bool {
         return false;
     }
     true
+}
+
+/// Objects code reads settings and secrets from (`self.password`, `os.environ`, `cfg.token`).
+const HOLDERS: &[&str] = &[
+    "self",
+    "this",
+    "cls",
+    "os",
+    "process",
+    "env",
+    "environ",
+    "config",
+    "cfg",
+    "conf",
+    "settings",
+    "options",
+    "opts",
+    "args",
+    "argv",
+    "params",
+    "ctx",
+    "context",
+    "app",
+    "request",
+    "req",
+    "credentials",
+    "creds",
+    "secrets",
+    "vars",
+    "import",
+    "window",
+    "global",
+    "globals",
+    "vault",
+    "keyring",
+    "user",
+    "account",
+    "auth",
+    "data",
+    "payload",
+    "body",
+    "form",
+    "props",
+    "state",
+];
+
+/// Whether the dotted identifier `v` reads like code rather than a passphrase of words joined by
+/// dots (`Hunter.Two`, `correct.horse.battery`): its first part is a known holder ([`HOLDERS`]), or
+/// its last part names a field (`snake_case`, `SCREAMING`, or a credential word: `user.password`,
+/// `Config.SECRET_KEY`).
+fn is_code_path(v: &str) -> bool {
+    let first = v.split('.').next().unwrap_or_default().to_ascii_lowercase();
+    let last = v.rsplit('.').next().unwrap_or_default();
+    let lower = last.to_ascii_lowercase();
+    HOLDERS.contains(&first.as_str())
+        || last.contains('_')
+        || (last.len() > 1
+            && last
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+        || ["pass", "pwd", "secret", "key", "token", "cred", "auth"]
+            .iter()
+            .any(|w| lower.contains(w))
 }
