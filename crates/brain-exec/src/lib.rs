@@ -12,6 +12,15 @@ use std::sync::Mutex;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// The most a command may write on stdout: past it the command is stopped and its run fails
+/// ([`RunError::TooLong`]), so a runaway answer costs at most this much memory (a 1 GB answer took
+/// 1.96 GB before the callers' own checks saw it, issue 58). An answer brain uses is at most 256 KiB
+/// (extraction) or a distilled document; 4 MiB leaves room for chatty commands.
+pub const MAX_STDOUT: usize = 4 << 20;
+
+/// The most of stderr kept (its last line is what messages quote).
+const MAX_STDERR: usize = 64 << 10;
+
 /// Seed 004 retries on `"429"` and `"RESOURCE_EXHAUSTED"`; CLIs also print "rate limit" in words.
 const RATE_LIMIT_MARKERS: [&str; 4] = ["429", "rate limit", "rate-limit", "resource_exhausted"];
 
@@ -47,6 +56,8 @@ pub enum RunError {
         status: i32,
         tail: String,
     },
+    #[error("`{command}` wrote more than {max} bytes and was stopped")]
+    TooLong { command: String, max: usize },
 }
 
 impl RunError {
@@ -65,6 +76,8 @@ struct Attempt {
     stdout: String,
     stderr: String,
     timed_out: bool,
+    /// Stdout passed [`MAX_STDOUT`] and the command was stopped.
+    too_long: bool,
 }
 
 impl Runner {
@@ -75,6 +88,12 @@ impl Runner {
         let mut attempt = 0u32;
         loop {
             let a = self.attempt(prompt, env)?;
+            if a.too_long {
+                return Err(RunError::TooLong {
+                    command: self.command.clone(),
+                    max: MAX_STDOUT,
+                });
+            }
             if a.timed_out {
                 return Err(RunError::Timeout {
                     command: self.command.clone(),
@@ -132,13 +151,14 @@ impl Runner {
             let _ = stdin.write_all(prompt.as_bytes());
         });
         let out_reader = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = stdout.read_to_end(&mut s);
-            String::from_utf8_lossy(&s).into_owned()
+            let (s, over) = read_capped(&mut stdout, MAX_STDOUT, false);
+            if over {
+                kill_group(pid);
+            }
+            (String::from_utf8_lossy(&s).into_owned(), over)
         });
         let err_reader = std::thread::spawn(move || {
-            let mut s = Vec::new();
-            let _ = stderr.read_to_end(&mut s);
+            let (s, _) = read_capped(&mut stderr, MAX_STDERR, true);
             String::from_utf8_lossy(&s).into_owned()
         });
         let deadline = Instant::now() + self.timeout;
@@ -162,14 +182,38 @@ impl Runner {
             kill_group(pid);
         }
         let _ = writer.join();
-        let stdout = out_reader.join().unwrap_or_default();
+        let (stdout, too_long) = out_reader.join().unwrap_or_default();
         let stderr = err_reader.join().unwrap_or_default();
         Ok(Attempt {
             status,
             stdout,
             stderr,
             timed_out,
+            too_long,
         })
+    }
+}
+
+/// Up to `cap` bytes of `r`, and whether it held more. With `drain`, the bytes past the cap are
+/// read and dropped until the end (stderr: the command never blocks on it); without, reading stops
+/// there (stdout: the caller stops the command).
+fn read_capped(r: &mut impl Read, cap: usize, drain: bool) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut over = false;
+    let mut chunk = [0u8; 64 << 10];
+    loop {
+        match r.read(&mut chunk) {
+            Ok(0) | Err(_) => return (out, over),
+            Ok(n) if out.len() + n > cap => {
+                let room = cap - out.len();
+                out.extend_from_slice(&chunk[..room]);
+                over = true;
+                if !drain {
+                    return (out, over);
+                }
+            }
+            Ok(n) => out.extend_from_slice(&chunk[..n]),
+        }
     }
 }
 
@@ -278,6 +322,28 @@ mod tests {
             runner("printf %s \"$X\"").run("", &[("X", "y")]),
             Ok("y".into())
         );
+    }
+
+    #[test]
+    fn a_runaway_answer_is_stopped_at_the_cap_and_a_chatty_stderr_never_blocks() {
+        let started = Instant::now();
+        // 1 GB of answer: stopped once MAX_STDOUT is read, long before it is written or timed out.
+        let e = runner("head -c 1000000000 /dev/zero").run("", &[]);
+        assert_eq!(
+            e,
+            Err(RunError::TooLong {
+                command: "head -c 1000000000 /dev/zero".into(),
+                max: MAX_STDOUT
+            })
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            started.elapsed()
+        );
+        // 8 MB on stderr and a short answer: the answer comes back.
+        let out = runner("head -c 8000000 /dev/zero >&2; echo done").run("", &[]);
+        assert_eq!(out, Ok("done\n".into()));
     }
 
     #[test]
