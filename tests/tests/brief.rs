@@ -152,6 +152,18 @@ fn session_start_as_claude_code_runs_it() {
         "hook_event_name": "SessionStart", "source": "startup"});
     let first = run_hook(&cmd, &input);
     let text = context_of(&first);
+    // A cwd of 100,000 folders (issue 58: over two minutes, the walk up its parents being
+    // quadratic) names no project: success, and nothing of that path is echoed.
+    let deep = json!({"session_id": "abc", "cwd": "/a".repeat(100_000),
+        "hook_event_name": "SessionStart", "source": "startup"});
+    let deep = run_hook(&cmd, &deep);
+    assert_eq!(
+        deep.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&deep.stderr)
+    );
+    assert!(deep.stdout.len() < 64 << 10, "{} bytes", deep.stdout.len());
     assert!(
         brain_context::tokens::count(&text) <= 900,
         "over the budget: {} tokens",

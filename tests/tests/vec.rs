@@ -886,7 +886,6 @@ fn a_real_openai_compatible_server_embeds_like_the_local_model() {
         assert!(cos >= 0.99, "{}: cosine {cos}", texts[i]);
     }
     drop(server);
-    let started = std::time::Instant::now();
     let out = run(
         command("vecindex", home.path())
             .env("BRAIN_TEST_SERVER_KEY", "unused-key")
@@ -895,9 +894,4 @@ fn a_real_openai_compatible_server_embeds_like_the_local_model() {
     );
     assert_ne!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
 }

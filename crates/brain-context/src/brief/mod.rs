@@ -101,11 +101,20 @@ pub struct Request {
     pub budget: usize,
 }
 
+/// The longest folder path a project is looked up for (Linux's `PATH_MAX`).
+pub const MAX_PROJECT_PATH: usize = 4096;
+
 /// The projects of the index `project` stands for: the directory itself (as `~/…`,
 /// [`brain_store::project_path`]) or the nearest of its parents the index knows (an agent started
 /// in a subfolder; never the home or the root), and the projects of the same folder name (a note
 /// saying `project: api`).
 pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
+    // Each step up re-reads the path, so the walk costs its depth times its length: past the
+    // system's path limit it is no folder a session runs in (issue 58: 100,000 components took over
+    // two minutes), and names no project.
+    if project.len() > MAX_PROJECT_PATH {
+        return Vec::new();
+    }
     let known = engine.projects();
     let path = std::path::Path::new(project);
     let mut dir = Some(path);
