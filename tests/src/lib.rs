@@ -144,16 +144,34 @@ pub fn mcp_client() -> Option<PathBuf> {
     None
 }
 
+/// Three sentences for multilingual embedding checks: English and German saying the same thing,
+/// and an unrelated Chinese one.
+pub const THREE_LANGUAGES: [&str; 3] = [
+    "The database is locked while a write is under way.",
+    "Die Datenbank ist gesperrt, während geschrieben wird.",
+    "北京是中国的首都。",
+];
+
+/// `vecindex --embed` input: one `{"text": …}` record per text.
+pub fn text_records(texts: &[&str]) -> String {
+    texts
+        .iter()
+        .map(|t| serde_json::json!({ "text": t }).to_string() + "\n")
+        .collect()
+}
+
+/// The numbers of a JSON array (non-numbers skipped; not an array: none).
+pub fn floats(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
 /// The vectors of `vecindex --embed`'s output records (their `embedding` arrays), in order.
 pub fn embeddings(stdout: &[u8]) -> Vec<Vec<f64>> {
     parse_lines::<serde_json::Value>(stdout)
         .iter()
-        .map(|r| {
-            r["embedding"]
-                .as_array()
-                .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
-                .unwrap_or_default()
-        })
+        .map(|r| floats(&r["embedding"]))
         .collect()
 }
 

