@@ -941,3 +941,32 @@ fn stop_hooks_during_a_vecindex_run_lose_no_session() {
     // Every session is lexically searchable when the hooks return, each once.
     every_word_found_once(&home);
 }
+
+/// `brain inbox` is a writer like the others (issue 58: it was the one that did not finish a purge
+/// left pending): a purge whose intent is written but not carried out is finished before the
+/// capture, and the purged text is gone from the index.
+#[test]
+fn brain_inbox_finishes_a_pending_purge_first() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let (home, id) = purge_home(work.path());
+    brain_store::purged::begin(&brain_store::Home::at(&home), &id, None).expect("intent");
+    assert_eq!(
+        brain_tests::doctor_check(&home, "purges")["outcome"],
+        "fail"
+    );
+    let out = run(
+        command("brain", &home).args(["inbox", "a note about the garden"]),
+        b"",
+    );
+    ok(&out, "inbox");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("finished the purge of {id}")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(holding(&home, SECRET), Vec::<(String, usize)>::new());
+    assert_eq!(
+        brain_tests::doctor_check(&home, "purges")["outcome"],
+        "pass"
+    );
+}

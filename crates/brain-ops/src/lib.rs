@@ -23,6 +23,7 @@ pub mod freshness;
 pub mod hooks;
 mod host;
 pub mod import;
+pub mod inbox;
 pub mod index;
 pub mod locks;
 pub mod purge;

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::time::Duration;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_inbox::{Capture, EntryType, capture};
+use brain_inbox::{Capture, EntryType};
 use brain_store::Home;
 use brain_store::telemetry::Surface;
 
@@ -93,7 +93,8 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         pinned: a.pinned,
     };
     let mut out = Stdout::new();
-    match capture(home, &req) {
+    let say = |s: String| eprintln!("brain inbox: {s}");
+    match brain_ops::inbox::capture(home, &req, &say) {
         Ok(c) => {
             for w in &c.warnings {
                 eprintln!("brain inbox: warning: {w}");

@@ -9,7 +9,7 @@
 
 use brain_doc::Classified;
 use brain_doc::ErrorRecord;
-use brain_inbox::{Capture, EntryType, InboxError, capture};
+use brain_inbox::{Capture, EntryType, InboxError};
 use brain_store::LockError;
 use brain_store::telemetry::Surface;
 use serde::Deserialize;
@@ -122,7 +122,11 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         pinned: a.pinned,
     };
     ctx.logged = true;
-    let c = capture(ctx.handles.home(), &req).map_err(|e| {
+    // A purge stopped half-way is finished first, as every writer does; what it did is said in
+    // the answer.
+    let said = std::cell::RefCell::new(Vec::new());
+    let say = |s: String| said.borrow_mut().push(s);
+    let c = brain_ops::inbox::capture(ctx.handles.home(), &req, &say).map_err(|e| {
         if let Some(r) = e.reason() {
             ctx.error_extra.insert("reason".into(), r.into());
         }
@@ -140,7 +144,7 @@ fn run(ctx: &mut Ctx<'_>, args: Value) -> Result<Output, ErrorRecord> {
         c.uri,
         c.line
     );
-    for w in &c.warnings {
+    for w in c.warnings.iter().chain(said.borrow().iter()) {
         text.push_str(&format!("warning: {w}\n"));
     }
     let structured = super::structured(&c)?;
