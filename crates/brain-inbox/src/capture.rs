@@ -338,7 +338,12 @@ fn checked(req: &Capture) -> Result<(String, Vec<String>, Option<String>), Inbox
         });
     }
     let tags = sanitize::clean_tags(&req.tags);
-    let project = req.project.as_deref().and_then(sanitize::clean_project);
+    // A folder of a repository is the repository's project, as a session's is (issue 57).
+    let project = req
+        .project
+        .as_deref()
+        .and_then(sanitize::clean_project)
+        .map(|p| brain_store::project_of(&p));
     // Raw and cleaned: removing a control character must not assemble a secret the raw text hid.
     let everything = format!(
         "{}\n{text}\n{}\n{}\n{}",

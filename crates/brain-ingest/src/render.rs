@@ -32,7 +32,14 @@ pub fn to_doc(session: &Session, agent: Agent, id: String, source: Source) -> Do
         m.insert("ended".into(), Value::String(ended.clone()));
     }
     if let Some(p) = &session.project {
-        m.insert("project".into(), Value::String(tilde(p)));
+        // The project is the repository the session ran in (a worktree's or a subfolder's too,
+        // issue 57); where it ran is kept when that is another folder.
+        let project = brain_store::project_of(p);
+        let cwd = tilde(p);
+        if cwd != project {
+            m.insert("cwd".into(), Value::String(cwd));
+        }
+        m.insert("project".into(), Value::String(project));
     }
     if let Some(b) = &session.branch {
         m.insert("branch".into(), Value::String(b.clone()));

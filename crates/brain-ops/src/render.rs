@@ -299,6 +299,9 @@ fn explain_telemetry(w: &mut String, e: &Explain) {
     };
 }
 
+/// The passing checks whose details are what they report (the others' are for `--json`).
+const LISTED_WHEN_PASSING: [&str; 1] = ["projects"];
+
 /// `brain doctor` as text.
 pub fn doctor(r: &DoctorReport) -> String {
     let mut o = String::new();
@@ -317,7 +320,11 @@ pub fn doctor(r: &DoctorReport) -> String {
             Outcome::Skip => "skip",
         };
         let _ = writeln!(o, "  {tag}  {:<14} {}", c.name, c.summary);
-        if c.outcome == Outcome::Fail {
+        if c.outcome == Outcome::Pass && LISTED_WHEN_PASSING.contains(&c.name.as_str()) {
+            for d in &c.details {
+                let _ = writeln!(o, "        {d}");
+            }
+        } else if c.outcome == Outcome::Fail {
             for d in &c.details {
                 let _ = writeln!(o, "        {d}");
             }

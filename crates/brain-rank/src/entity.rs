@@ -145,11 +145,23 @@ pub fn find(text: &str, projects: &[String], agents: &[String]) -> Vec<Named> {
 /// `claude_code_log`, `ClaudeCodeLog` all name `~/work/claude-code-log` and `/Users/x/src/claude-code-log`),
 /// or whose path ends with it (`github/claude-code-log`). A hard filter still — only how it is
 /// spelled is forgiven.
+///
+/// One project wherever its sessions ran (issue 57, [`brain_store::project`]): a value that is a
+/// folder of this machine in a repository also names every folder the repository is checked out
+/// in and every known project inside those (its subfolders, its worktrees); and a known project
+/// in a worktree layout (`app/.claude/worktrees/x`) is named with the repository before it.
 pub fn resolve_projects(values: &[String], projects: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut checkouts: Vec<String> = Vec::new();
     for v in values {
         if !out.contains(v) {
             out.push(v.clone());
+        }
+        for c in brain_store::project::checkout_folders(v) {
+            if !out.contains(&c) {
+                out.push(c.clone());
+            }
+            checkouts.push(c);
         }
         let key = squash(v);
         if key.is_empty() {
@@ -167,7 +179,47 @@ pub fn resolve_projects(values: &[String], projects: &[String]) -> Vec<String> {
             }
         }
     }
+    for p in projects {
+        if !out.contains(p) && is_part(p, &out, &checkouts) {
+            out.push(p.clone());
+        }
+    }
     out
+}
+
+/// Whether the known project `p` is one of `named`: inside a folder the repository is checked out
+/// in (`checkouts`: a subfolder, an in-tree worktree), or in a worktree layout whose repository is
+/// named.
+fn is_part(p: &str, named: &[String], checkouts: &[String]) -> bool {
+    let inside = checkouts.iter().any(|c| {
+        p.strip_prefix(c.as_str())
+            .is_some_and(|rest| rest.starts_with(['/', '\\']))
+    });
+    inside || brain_store::project::worktree_parent(p).is_some_and(|r| named.iter().any(|n| n == r))
+}
+
+/// The index's projects with the folders each was worked in ([`resolve_projects`]'s rule without
+/// the spellings), for doctor: a project is its repository's folder when that is on this machine
+/// (with every checkout of it), else the repository a worktree layout names when the index knows
+/// it, else itself. Sorted by project; its own folder first.
+pub fn project_folders(projects: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for p in projects {
+        let checkouts = brain_store::project::checkout_folders(p);
+        let key = match checkouts.first() {
+            Some(root) => root.clone(),
+            None => brain_store::project::worktree_parent(p)
+                .filter(|r| projects.iter().any(|q| q == r))
+                .map_or_else(|| p.clone(), str::to_string),
+        };
+        let folders = groups.entry(key.clone()).or_insert_with(|| vec![key]);
+        for f in checkouts.into_iter().chain([p.clone()]) {
+            if !folders.contains(&f) {
+                folders.push(f);
+            }
+        }
+    }
+    groups.into_iter().collect()
 }
 
 /// Lower-case letters and digits only: `Billing_API` → `billingapi`.
@@ -228,6 +280,37 @@ mod tests {
         assert_eq!(resolve_projects(&["ther".into()], &projects), ["ther"]);
         assert_eq!(resolve_projects(&["--".into()], &projects), ["--"]);
         assert!(resolve_projects(&[], &projects).is_empty());
+    }
+
+    /// Projects recorded in a worktree layout before sessions were named by their repository
+    /// (or by another machine) are the repository's: `--project` on it names them too.
+    #[test]
+    fn a_worktree_layout_project_is_named_with_its_repository() {
+        let projects: Vec<String> = [
+            "/Users/d/web",
+            "/Users/d/web/.claude/worktrees/agent-a4",
+            "/Users/d/web/.worktrees/fix",
+            "/Users/d/web/docs",
+            "/Users/d/webby/.worktrees/fix",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let grouped = project_folders(&projects);
+        assert_eq!(grouped.len(), 3, "{grouped:?}");
+        assert_eq!(grouped[0].0, "/Users/d/web");
+        assert_eq!(grouped[0].1.len(), 3, "{grouped:?}");
+        let got = resolve_projects(&["web".into()], &projects);
+        assert_eq!(
+            got,
+            [
+                "web",
+                "/Users/d/web",
+                "/Users/d/web/.claude/worktrees/agent-a4",
+                "/Users/d/web/.worktrees/fix"
+            ],
+            "a subfolder not on this machine is not known to be the repository's"
+        );
     }
 
     #[test]

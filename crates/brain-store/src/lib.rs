@@ -20,6 +20,7 @@ mod lock;
 pub mod para;
 pub mod partition;
 pub mod privacy;
+pub mod project;
 pub mod purged;
 mod registry;
 pub mod sqlite_copy;
@@ -34,6 +35,7 @@ pub use config::{
 };
 pub use home::{Home, display_path, home_dir, project_path};
 pub use lock::{Lock, LockError, holder_pid};
+pub use project::project_of;
 pub use registry::{
     CollectionCounts, DocEntry, DocLinks, EntityDef, FileEntry, FileStat, LinkRow, NAME, Registry,
     RegistryError, cached_entity_defs, entities_file,

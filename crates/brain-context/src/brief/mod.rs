@@ -104,10 +104,12 @@ pub struct Request {
 /// The longest folder path a project is looked up for (Linux's `PATH_MAX`).
 pub const MAX_PROJECT_PATH: usize = 4096;
 
-/// The projects of the index `project` stands for: the directory itself (as `~/…`,
-/// [`brain_store::project_path`]) or the nearest of its parents the index knows (an agent started
-/// in a subfolder; never the home or the root), and the projects of the same folder name (a note
-/// saying `project: api`).
+/// The projects of the index `project` stands for ([`brain_rank::entity::resolve_projects`]). A
+/// folder of this machine is its repository's project — with the repository's worktrees and
+/// subfolders — or, in none, itself: never a parent that is not its repository (issue 59: a new
+/// folder was briefed as `/tmp`). A folder not on this machine (`--project` with another
+/// machine's path) is the nearest of its parents the index knows (never the home or the root).
+/// The projects of the same folder name (a note saying `project: api`) come too.
 pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
     // Each step up re-reads the path, so the walk costs its depth times its length: past the
     // system's path limit it is no folder a session runs in (issue 58: 100,000 components took over
@@ -117,26 +119,41 @@ pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
     }
     let known = engine.projects();
     let path = std::path::Path::new(project);
+    let here = path.is_absolute() && path.is_dir();
+    let (shown, name) = if here {
+        let shown = brain_store::project_of(project);
+        let name = std::path::Path::new(&shown)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(str::to_string);
+        (shown, name)
+    } else {
+        let (at, shown) = nearest_known(path, &known);
+        (
+            shown,
+            at.file_name().and_then(|n| n.to_str()).map(str::to_string),
+        )
+    };
+    let mut values = vec![shown];
+    values.extend(name);
+    // The index's projects were read once above; resolving against them reads nothing again.
+    brain_rank::entity::resolve_projects(&values, &known)
+}
+
+/// The nearest of `path`'s parents (itself first) that `known` holds as a project, shown as
+/// records name it; `path` itself when none is.
+fn nearest_known<'a>(path: &'a std::path::Path, known: &[String]) -> (&'a std::path::Path, String) {
     let mut dir = Some(path);
-    let mut found = None;
     while let Some(d) = dir {
         let shown = brain_store::project_path(&d.display().to_string());
         // The home and the root are no project's folder: a session once started there must
         // not claim every folder under them.
         if known.contains(&shown) && shown != "~" && shown != "/" {
-            found = Some((d, shown));
-            break;
+            return (d, shown);
         }
         dir = d.parent().filter(|p| !p.as_os_str().is_empty() && *p != d);
     }
-    let (at, shown) =
-        found.unwrap_or_else(|| (path, brain_store::project_path(&path.display().to_string())));
-    let mut values = vec![shown];
-    if let Some(name) = at.file_name().and_then(|n| n.to_str()) {
-        values.push(name.to_string());
-    }
-    // The index's projects were read once above; resolving against them reads nothing again.
-    brain_rank::entity::resolve_projects(&values, &known)
+    (path, brain_store::project_path(&path.display().to_string()))
 }
 
 /// The briefing for `req` at `now`.

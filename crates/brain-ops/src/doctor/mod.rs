@@ -153,7 +153,7 @@ pub fn doctor_on(home: &Home, host: &Host, surface: &str) -> Result<DoctorReport
 }
 
 /// The checks' names, in report order.
-pub const CHECKS: [&str; 20] = [
+pub const CHECKS: [&str; 21] = [
     "binaries",
     "home",
     "privacy",
@@ -161,6 +161,7 @@ pub const CHECKS: [&str; 20] = [
     "collections",
     "lexical_index",
     "corpus_sync",
+    "projects",
     "identity",
     "purges",
     "state_db",
@@ -198,6 +199,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::collections(home, &config),
         state::lexical_index(home, files.as_deref()),
         state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
+        state::projects(home),
         identity::identity(home, config_ok.then_some(&config)),
         state::purges(home),
         state::state_db(home, registry),
