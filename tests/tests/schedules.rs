@@ -339,3 +339,59 @@ fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() 
         .expect("the hook logged through bin/brain");
     assert!(log.contains("\"surface\":\"hook\""), "{log}");
 }
+
+/// `brain watch install` (issue 57): a systemd user service restarted on failure and a launchd agent
+/// kept alive, each running this brain's `watch` for this home; idempotent; doctor fails while the service is installed and no watcher runs; remove takes both away.
+#[test]
+fn the_watcher_installs_as_a_service_and_is_removed() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let (home, user, stand) = (
+        t.path().join("home"),
+        t.path().join("user"),
+        t.path().join("bin"),
+    );
+    stand_ins(&stand);
+    std::fs::create_dir_all(&home).expect("home");
+    let b = |args: &[&str]| brain(&home, &user, &stand, args);
+    for which in ["--systemd", "--launchd"] {
+        let out = b(&["watch", "install", which]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{which}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let unit = user.join(".config/systemd/user/brain-watch.service");
+    let service = std::fs::read_to_string(&unit).expect("service");
+    assert!(
+        service.contains(&format!("ExecStart=\"{}\" watch", bin("brain").display()))
+            && service.contains("Restart=on-failure")
+            && service.contains(&format!("BRAIN_HOME={}", home.display())),
+        "{service}"
+    );
+    let calls = std::fs::read_to_string(stand.join("calls.txt")).unwrap_or_default();
+    assert!(
+        calls.contains("--user enable --now brain-watch.service"),
+        "{calls}"
+    );
+    let plist = user.join("Library/LaunchAgents/com.brain.watch.plist");
+    let text = std::fs::read_to_string(&plist).expect("plist");
+    assert!(text.contains("<string>watch</string>") && text.contains("<key>KeepAlive</key>"));
+    let again = b(&["watch", "install", "--systemd"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("unchanged"));
+    // Installed, but nothing runs it here: doctor says so.
+    let doctor = b(&["doctor", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor json");
+    let check = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "watch"))
+        .cloned()
+        .expect("watch check");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    let removed = b(&["watch", "remove"]);
+    assert_eq!(removed.status.code(), Some(0));
+    assert!(!unit.exists() && !plist.exists());
+    let status = b(&["watch", "status"]);
+    assert_eq!(status.status.code(), Some(67));
+}

@@ -33,6 +33,9 @@ enum Command {
     /// then embedded within a budget; a summary of each source. Run it again any time: only
     /// what changed is read.
     Import(cmd::import::Args),
+    /// Keep memory current: watch every collection, agent store and browser profile and index
+    /// each change within seconds through the same stages (`status`: is one running?).
+    Watch(cmd::watch::Args),
     /// Search and print ranked, provenance-carrying answers (BM25, vector or hybrid, routed by the
     /// query; rank + fmt in one process).
     Ask(Box<cmd::ask::Args>),
@@ -126,6 +129,7 @@ fn main() -> std::process::ExitCode {
         let home = brain_store::Home::from_env();
         match cli.command {
             Command::Import(a) => cmd::import::run(&home, a),
+            Command::Watch(a) => cmd::watch::run(&home, a),
             Command::Ask(a) => cmd::ask::run(&home, *a),
             Command::Context(a) => cmd::context::run(&home, a),
             Command::Brief(a) => cmd::brief::run(&home, a),

@@ -91,6 +91,56 @@ pub fn sources(
     (out, missing)
 }
 
+impl Source {
+    /// The stage that reads it (`jsonl2md`, `chrome2md`).
+    pub fn producer_name(&self) -> &'static str {
+        self.producer.0
+    }
+
+    #[cfg(test)]
+    pub(crate) fn test(name: &str, paths: &[&str]) -> Source {
+        Source {
+            name: name.into(),
+            paths: paths.iter().map(PathBuf::from).collect(),
+            producer: (
+                if name.starts_with("chrome") {
+                    "chrome2md"
+                } else {
+                    "jsonl2md"
+                },
+                Vec::new(),
+            ),
+        }
+    }
+}
+
+/// One source through its pipeline, as [`run`] imports each (the watcher's batches); a stage that
+/// is not found is a failed source.
+pub fn import_source(
+    home: &Home,
+    s: &Source,
+    locate: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Imported {
+    let found = (
+        locate(s.producer.0),
+        locate("partition"),
+        locate("lexindex"),
+    );
+    match found {
+        (Some(p), Some(q), Some(r)) => import_one(home, s, &p, &q, &r),
+        _ => Imported {
+            source: s.name.clone(),
+            paths: s.paths.clone(),
+            added: 0,
+            updated: 0,
+            unchanged: 0,
+            outcome: "a stage was not found".into(),
+            code: ErrorCode::IndexMissing.exit_code(),
+            messages: Vec::new(),
+        },
+    }
+}
+
 /// What importing one source did.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Imported {
@@ -319,7 +369,7 @@ fn import_one(
 
 /// The extraction's sessions pass over what was imported (no model: an LLM command, when set, is
 /// the nightly job's to run, within its budget).
-fn memory(home: &Home) -> Memory {
+pub(crate) fn memory(home: &Home) -> Memory {
     let opts = brain_distill::extract::Options {
         runner: None,
         label: "deterministic".into(),
@@ -397,11 +447,14 @@ fn read_on_thread(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHan
     })
 }
 
+/// Whether the model in force is installed (vecindex checks its weights when it loads them).
+pub(crate) fn model_installed(home: &Home) -> bool {
+    matches!(brain_vec::EmbedderSpec::default_local(&home.models()), brain_vec::EmbedderSpec::Local { dir } if dir.join("model.safetensors").is_file())
+}
+
 /// `vecindex --all --budget SECS`, its progress bar on our stderr, its report read from stdout.
 fn embed(home: &Home, vecindex: &Path, budget: Duration) -> Embedded {
-    // The model in force, installed (vecindex checks its weights when it loads them).
-    if !matches!(brain_vec::EmbedderSpec::default_local(&home.models()), brain_vec::EmbedderSpec::Local { dir } if dir.join("model.safetensors").is_file())
-    {
+    if !model_installed(home) {
         return Embedded {
             outcome: "no model".into(),
             embedded: 0,

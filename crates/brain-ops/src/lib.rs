@@ -36,6 +36,7 @@ mod status;
 pub mod timeline;
 pub mod usage;
 pub mod vectors;
+pub mod watch;
 
 pub use doctor::{DoctorReport, doctor};
 pub use error::OpsError;

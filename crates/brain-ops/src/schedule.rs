@@ -102,7 +102,7 @@ impl Params {
         }
     }
 
-    fn render(&self, template: &str, esc: fn(&str) -> String) -> String {
+    pub(crate) fn render(&self, template: &str, esc: fn(&str) -> String) -> String {
         let s = |p: &Path| esc(&p.display().to_string());
         template
             .replace("@BRAIN_HOME@", &s(&self.home))
@@ -116,13 +116,13 @@ impl Params {
 fn cron_escape(s: &str) -> String {
     shell::quote(s).replace('%', "\\%")
 }
-fn systemd_escape(s: &str) -> String {
+pub(crate) fn systemd_escape(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('%', "%%")
         .replace('$', "$$")
 }
-fn xml_escape(s: &str) -> String {
+pub(crate) fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -133,13 +133,13 @@ fn xml_unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
-fn template(pipelines: &Path, name: &str) -> Result<String, OpsError> {
+pub(crate) fn template(pipelines: &Path, name: &str) -> Result<String, OpsError> {
     let p = pipelines.join("schedules").join(name);
     std::fs::read_to_string(&p).map_err(OpsError::io(p))
 }
 
 /// Run a helper command (`crontab`, `systemctl`, …; may carry arguments of its own) with `args`.
-fn helper(cmd: &str, args: &[&str], stdin: Option<&str>) -> Result<String, OpsError> {
+pub(crate) fn helper(cmd: &str, args: &[&str], stdin: Option<&str>) -> Result<String, OpsError> {
     let words = shell::split(cmd);
     let Some((prog, pre)) = words.split_first() else {
         return Err(OpsError::Command {
@@ -289,7 +289,7 @@ pub fn installed(host: &Host) -> Vec<ScheduleInfo> {
 }
 
 /// Write `text` to `path` unless it already holds it; the line saying what happened.
-fn put(path: &Path, text: &str) -> Result<String, OpsError> {
+pub(crate) fn put(path: &Path, text: &str) -> Result<String, OpsError> {
     if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
         return Ok(format!("unchanged {}", path.display()));
     }
@@ -301,7 +301,7 @@ fn put(path: &Path, text: &str) -> Result<String, OpsError> {
 }
 
 /// Run an activation command; its failure is reported as a line, not an error (the files are in place).
-fn activate(cmd: &str, args: &[&str]) -> String {
+pub(crate) fn activate(cmd: &str, args: &[&str]) -> String {
     match helper(cmd, args, None) {
         Ok(_) => format!("ran `{cmd} {}`", args.join(" ")),
         Err(e) => format!("warning: {e}; run `{cmd} {}` yourself", args.join(" ")),

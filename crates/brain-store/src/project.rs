@@ -46,7 +46,7 @@ pub fn repository(dir: &Path) -> Option<Repository> {
     for _ in 0..MAX_DEPTH {
         let d = at?;
         let dot = d.join(".git");
-        match std::fs::symlink_metadata(&dot) {
+        match std::fs::metadata(&dot) {
             Ok(m) if m.is_dir() => return own(d.to_path_buf(), dot),
             Ok(m) if m.is_file() => return linked(d, &dot),
             _ => {}
@@ -179,10 +179,11 @@ fn pointer(file: &Path) -> Option<PathBuf> {
 /// A file of at most [`MAX_POINTER`] bytes, as text.
 fn read_small(path: &Path) -> Option<String> {
     use std::io::Read;
-    let f = std::fs::File::open(path).ok()?;
-    if !f.metadata().ok()?.is_file() {
+    // Checked before the open: opening a FIFO planted as `commondir` would wait for a writer.
+    if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
+    let f = std::fs::File::open(path).ok()?;
     let mut text = String::new();
     f.take(MAX_POINTER).read_to_string(&mut text).ok()?;
     Some(text)

@@ -30,4 +30,5 @@ pub mod strategy;
 pub mod timeline;
 pub mod tune;
 mod usage;
+pub mod watch;
 pub mod wm;

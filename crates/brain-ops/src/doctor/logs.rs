@@ -155,3 +155,42 @@ pub(super) fn extraction_damage(home: &Home) -> Vec<String> {
     }
     out
 }
+
+/// The live watcher (`brain watch`, docs/watch.md): passing while one runs for this home (its last
+/// batch named, and a failure in it); failing when its service is installed but none runs;
+/// skipped otherwise — the Stop hook and the slow clock still keep memory current, only later.
+pub fn watch(home: &Home, host: &crate::Host) -> Check {
+    let s = crate::watch::status(home);
+    let Some(pid) = s.pid else {
+        let installed = crate::watch::service::installed(host);
+        if let Some(file) = installed.first() {
+            return Check::fail(
+                "watch",
+                format!(
+                    "the watcher's service is installed ({}) but no `brain watch` runs",
+                    file.display()
+                ),
+                "see logs/watch.log; `systemctl --user status brain-watch` or `launchctl list com.brain.watch`",
+            );
+        }
+        return Check::skip(
+            "watch",
+            "no `brain watch` runs: notes and agents without a Stop hook wait for the slow clock",
+            "brain watch (docs/watch.md)",
+        );
+    };
+    let last = s.state.as_ref().and_then(|st| st.last.as_ref());
+    match last {
+        Some(b) if !b.failed.is_empty() => Check::fail(
+            "watch",
+            format!("pid {pid}: its last batch ({}) failed", b.ts),
+            "see `brain watch status`; the batch is tried again at the next change",
+        )
+        .with(b.failed.clone()),
+        Some(b) => Check::pass(
+            "watch",
+            format!("pid {pid}: last batch {} ({} indexed)", b.ts, b.indexed),
+        ),
+        None => Check::pass("watch", format!("pid {pid}: starting")),
+    }
+}

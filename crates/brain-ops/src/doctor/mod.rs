@@ -153,7 +153,7 @@ pub fn doctor_on(home: &Home, host: &Host, surface: &str) -> Result<DoctorReport
 }
 
 /// The checks' names, in report order.
-pub const CHECKS: [&str; 21] = [
+pub const CHECKS: [&str; 22] = [
     "binaries",
     "home",
     "privacy",
@@ -175,6 +175,7 @@ pub const CHECKS: [&str; 21] = [
     "hooks",
     "hook_runs",
     "schedules",
+    "watch",
 ];
 
 /// Every check, in report order ([`CHECKS`]); none stops the others.
@@ -213,6 +214,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::hooks(host),
         logs::hook_runs(home),
         install::schedules(host),
+        logs::watch(home, host),
     ]
 }
 

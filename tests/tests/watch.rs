@@ -1,0 +1,315 @@
+//! `brain watch` (issue 57): a note saved, saved again the way editors do (a temporary file
+//! renamed over it), moved, deleted, its folder removed and created again, an agent's transcript
+//! growing, 1,000 random edits, moves and deletes, a `kill -9` with changes made while nobody
+//! watched, a second watcher, and polling: each time the index ends equal to the files (doctor's
+//! `corpus_sync` and `lexical_index` checks, and the words searched). No timings are asserted: a
+//! generous deadline only stops a test that would otherwise hang.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use brain_tests::{command, doctor_check, notes_home, run};
+use serde_json::Value;
+
+/// Longest wait for something the watcher must do (a hang guard, not a measure).
+const DEADLINE: Duration = Duration::from_secs(120);
+
+struct Watcher {
+    child: Child,
+    lines: mpsc::Receiver<Value>,
+}
+
+impl Watcher {
+    fn start(home: &Path, extra: &[&str]) -> Watcher {
+        let mut child = command("brain", home)
+            .args(["watch", "--json", "--embed-budget", "0", "--settle", "100"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn brain watch");
+        let out = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                if let Ok(v) = serde_json::from_str::<Value>(&line)
+                    && tx.send(v).is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let w = Watcher { child, lines };
+        // Its start: watching, then the catch-up batch.
+        w.wait_for(|v| v["kind"] == "batch");
+        w
+    }
+
+    /// The first record `pick` accepts.
+    fn wait_for(&self, pick: impl Fn(&Value) -> bool) -> Value {
+        let until = Instant::now() + DEADLINE;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if pick(&v) => return v,
+                Ok(_) => {}
+                Err(e) => panic!("brain watch said nothing more ({e})"),
+            }
+        }
+    }
+
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Poll `ok` until it holds (panics past the deadline, naming `what`).
+fn eventually(what: &str, ok: impl Fn() -> bool) {
+    let until = Instant::now() + DEADLINE;
+    while !ok() {
+        assert!(Instant::now() < until, "never: {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The titles `brain ask --mode lex WORD` lists.
+fn titles(home: &Path, word: &str) -> Vec<String> {
+    let out = run(
+        command("brain", home).args(["ask", "--json", "--mode", "lex", "-n", "50", word]),
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    v["hits"]
+        .as_array()
+        .map(|h| {
+            h.iter()
+                .filter_map(|h| h["title"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The index holds exactly the files on disk, as they are.
+fn in_sync(home: &Path) -> bool {
+    ["corpus_sync", "lexical_index"]
+        .iter()
+        .all(|c| doctor_check(home, c)["outcome"] == "pass")
+}
+
+fn note(dir: &Path, name: &str, title: &str, body: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, format!("---\ntitle: {title}\n---\n{body}\n")).expect("write");
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let notes = t.path().join("notes");
+    notes_home(&home, &notes);
+    (t, home, notes)
+}
+
+#[test]
+fn a_saved_note_moved_deleted_and_its_folder_recreated_is_indexed_as_it_is() {
+    let (_t, home, notes) = setup();
+    // Claude Code is installed (its places exist) before the watcher starts.
+    let projects = home.join(".claude/projects/p1");
+    std::fs::create_dir_all(&projects).expect("projects");
+    // A link loop and a link to the root in the notes folder: neither followed.
+    std::os::unix::fs::symlink(&notes, notes.join("loop")).expect("loop");
+    std::os::unix::fs::symlink("/", notes.join("root")).expect("root link");
+    let w = Watcher::start(&home, &[]);
+
+    note(
+        &notes,
+        "zebra.md",
+        "Zebra migration",
+        "The zebra migration uses a blue table.",
+    );
+    eventually("a new note found", || {
+        titles(&home, "zebra") == ["Zebra migration"]
+    });
+
+    // An editor's save: a temporary file renamed over the note.
+    note(
+        &notes,
+        ".zebra.md.swp",
+        "Zebra migration",
+        "The zebra migration uses a green table.",
+    );
+    std::fs::rename(notes.join(".zebra.md.swp"), notes.join("zebra.md")).expect("rename");
+    eventually("the saved text found", || {
+        !titles(&home, "green").is_empty()
+    });
+    eventually("the old text gone", || titles(&home, "blue").is_empty());
+
+    // Moved into a folder, then deleted.
+    std::fs::create_dir_all(notes.join("archive")).expect("archive");
+    std::fs::rename(notes.join("zebra.md"), notes.join("archive/zebra.md")).expect("move");
+    eventually("the move indexed", || in_sync(&home));
+    assert_eq!(titles(&home, "zebra"), ["Zebra migration"]);
+    std::fs::remove_file(notes.join("archive/zebra.md")).expect("delete");
+    eventually("the deleted note gone", || {
+        titles(&home, "zebra").is_empty()
+    });
+
+    // The collection's folder removed and created again: watched again, its notes indexed.
+    std::fs::remove_dir_all(&notes).expect("rm notes");
+    std::fs::create_dir_all(&notes).expect("mkdir notes");
+    note(
+        &notes,
+        "okapi.md",
+        "Okapi cache",
+        "The okapi cache warms at nine.",
+    );
+    eventually("a note in the recreated folder found", || {
+        titles(&home, "okapi") == ["Okapi cache"]
+    });
+
+    // An agent's transcript, turn by turn.
+    let transcript = projects.join("00000000-0000-4000-8000-000000000001.jsonl");
+    let turn = |uuid: &str, kind: &str, text: &str| {
+        format!(
+            "{{\"parentUuid\":null,\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\",\"sessionId\":\"00000000-0000-4000-8000-000000000001\",\"version\":\"2.1.3\",\"uuid\":\"{uuid}\",\"timestamp\":\"2026-11-21T10:00:00.000Z\",\"type\":\"{kind}\",\"message\":{{\"role\":\"{kind}\",\"content\":\"{text}\"}}}}\n"
+        )
+    };
+    std::fs::write(
+        &transcript,
+        turn("u1", "user", "why is the quokka queue stuck"),
+    )
+    .expect("turn");
+    eventually("the first turn found", || {
+        !titles(&home, "quokka").is_empty()
+    });
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .expect("open");
+    std::io::Write::write_all(
+        &mut f,
+        turn("a1", "assistant", "The wombat lease expired.").as_bytes(),
+    )
+    .expect("append");
+    eventually("the next turn found", || {
+        !titles(&home, "wombat").is_empty()
+    });
+
+    // A second watcher of the same home is refused while this one runs.
+    let second = run(command("brain", &home).args(["watch", "--json"]), b"");
+    assert_eq!(
+        second.status.code(),
+        Some(70),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let status = run(
+        command("brain", &home).args(["watch", "status", "--json"]),
+        b"",
+    );
+    assert_eq!(status.status.code(), Some(0));
+    let s: Value = serde_json::from_slice(&status.stdout).expect("status json");
+    assert_eq!(s["status"], "running", "{s}");
+    assert!(s["state"]["batches"].as_u64().unwrap_or(0) >= 5, "{s}");
+    w.kill();
+    let status = run(command("brain", &home).args(["watch", "status"]), b"");
+    assert_eq!(status.status.code(), Some(67));
+}
+
+/// 1,000 random creates, edits, moves and deletes in 20 folders as fast as they come, a `kill -9`
+/// with changes made while nobody watched, then polling: the index ends equal to the files.
+#[test]
+fn a_thousand_random_changes_and_a_kill_miss_nothing() {
+    let (_t, home, notes) = setup();
+    let w = Watcher::start(&home, &[]);
+    // A fixed generator (xorshift): the same run every time.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut live: Vec<PathBuf> = Vec::new();
+    for i in 0..1000 {
+        let op = if live.len() < 20 { 0 } else { next(4) };
+        match op {
+            0 => {
+                let rel = format!("d{}/n{i}.md", next(20));
+                note(
+                    &notes,
+                    &rel,
+                    &format!("Note {i}"),
+                    &format!("word{i} text {i}"),
+                );
+                live.push(notes.join(rel));
+            }
+            1 => {
+                let p = &live[next(live.len() as u64) as usize];
+                std::fs::write(p, format!("---\ntitle: Edited {i}\n---\nedit{i}\n")).expect("edit");
+            }
+            2 => {
+                let k = next(live.len() as u64) as usize;
+                let to = notes.join(format!("d{}/m{i}.md", next(20)));
+                std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+                std::fs::rename(&live[k], &to).expect("move");
+                live[k] = to;
+            }
+            _ => {
+                let k = next(live.len() as u64) as usize;
+                std::fs::remove_file(live.swap_remove(k)).expect("delete");
+            }
+        }
+    }
+    eventually("1,000 changes indexed as they are", || in_sync(&home));
+    let last = live.last().expect("a live note").clone();
+    let text = std::fs::read_to_string(&last).expect("read");
+    let word = text
+        .lines()
+        .last()
+        .expect("body")
+        .split(' ')
+        .next()
+        .expect("word");
+    assert!(
+        !titles(&home, word).is_empty(),
+        "{word} of {}",
+        last.display()
+    );
+
+    // Killed; changes made while nobody watches are caught up at the next start.
+    w.kill();
+    note(
+        &notes,
+        "late/kiwi.md",
+        "Kiwi while down",
+        "The kiwi note was written while nobody watched.",
+    );
+    std::fs::remove_file(live.swap_remove(0)).expect("delete");
+    let w = Watcher::start(&home, &["--poll", "0.2"]);
+    assert!(in_sync(&home), "caught up by the start's batch");
+    assert_eq!(titles(&home, "kiwi"), ["Kiwi while down"]);
+    // Polling sees changes too.
+    note(
+        &notes,
+        "late/lynx.md",
+        "Lynx by polling",
+        "The lynx note is found by polling.",
+    );
+    eventually("a change seen by polling", || {
+        titles(&home, "lynx") == ["Lynx by polling"]
+    });
+    w.kill();
+}
