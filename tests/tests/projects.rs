@@ -115,14 +115,20 @@ fn briefed(h: &Path, project: &Path) -> (String, String) {
 }
 
 #[test]
-fn worktrees_and_subfolders_of_one_repository_are_one_project() {
+fn worktrees_and_subfolders_of_one_repository_are_one_project_with_its_rules() {
     let t = tempfile::tempdir().expect("tempdir");
     let work = t.path().join("work");
     let app = work.join("app");
     std::fs::create_dir_all(app.join("crates/core")).expect("app");
     git(&app, &["init", "-q"]);
     std::fs::write(app.join("README"), "app\n").expect("readme");
-    git(&app, &["add", "README"]);
+    // The project's rules, committed (every checkout has them), with a secret planted.
+    std::fs::write(
+        app.join("AGENTS.md"),
+        "Run cargo test before a commit.\nThe staging password=Hunter.Two is for CI only.\n",
+    )
+    .expect("agents");
+    git(&app, &["add", "README", "AGENTS.md"]);
     git(&app, &["commit", "-q", "-m", "first"]);
     git(
         &app,
@@ -230,6 +236,46 @@ fn worktrees_and_subfolders_of_one_repository_are_one_project() {
         );
     }
     assert_eq!(asked(&h, "app"), four, "--project app");
+
+    // The rules files of the checkout the agent runs in: the worktree's own CLAUDE.md, the
+    // committed AGENTS.md; fenced, the secret redacted; the file the agent loads itself left out.
+    std::fs::write(
+        app.join(".worktrees/fix/CLAUDE.md"),
+        "In this worktree, touch the rounding code only.\n",
+    )
+    .expect("claude.md");
+    let (_, text) = briefed(&h, &app.join(".worktrees/fix"));
+    assert!(
+        text.contains("AGENTS.md (this project's rules)")
+            && text.contains("Run cargo test before a commit")
+            && text.contains("touch the rounding code only"),
+        "{text}"
+    );
+    assert!(text.contains("<untrusted"), "{text}");
+    assert!(
+        !text.contains("Hunter.Two"),
+        "a secret in a rules file: {text}"
+    );
+    let (_, root) = briefed(&h, &app);
+    assert!(
+        !root.contains("touch the rounding code only"),
+        "another checkout's rules: {root}"
+    );
+    let hook = run(
+        command("brain", &h)
+            .env("BRAIN_NOW", NOW)
+            .args(["hook", "run", "session-start"]),
+        json!({"session_id": "s", "cwd": app.join(".worktrees/fix"), "source": "startup",
+            "hook_event_name": "SessionStart",
+            "transcript_path": h.join(".claude/projects/x/s.jsonl")})
+        .to_string()
+        .as_bytes(),
+    );
+    let said = String::from_utf8_lossy(&hook.stdout);
+    assert!(
+        said.contains("Run cargo test before a commit") && !said.contains("rounding code only"),
+        "Claude Code loads CLAUDE.md itself: {said}"
+    );
 
     // A new folder in no repository is itself, not the parent the index knows.
     let fresh = plain.join("new");

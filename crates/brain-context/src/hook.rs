@@ -98,6 +98,20 @@ pub fn read_input(r: impl Read) -> Result<Input, InputError> {
     serde_json::from_slice(&buf).map_err(InputError::Json)
 }
 
+/// The agent a transcript belongs to, by where agents keep them (`~/.claude/…`, `~/.codex/…`,
+/// `~/.gemini/…`).
+fn agent_of(transcript: &str) -> Option<&'static str> {
+    let t = transcript.replace('\\', "/");
+    [
+        ("/.claude/", "claude"),
+        ("/.codex/", "codex"),
+        ("/.gemini/", "gemini"),
+    ]
+    .into_iter()
+    .find(|(dir, _)| t.contains(dir))
+    .map(|(_, agent)| agent)
+}
+
 /// The answer to hook `event` with `input`: the agent's JSON line, or `None` when there is nothing
 /// to say. `budget`: the briefing's (or the prompt recall's) tokens.
 pub fn respond(
@@ -118,6 +132,11 @@ pub fn respond(
                 moment: Some(moment),
                 session: input.session_id.clone(),
                 prompt: input.prompt.clone(),
+                agent: input
+                    .transcript_path
+                    .as_deref()
+                    .and_then(agent_of)
+                    .map(str::to_string),
                 budget,
             };
             let block = brief::brief(engine, &req, now)?;

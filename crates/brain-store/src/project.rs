@@ -33,6 +33,8 @@ pub struct Repository {
     pub root: PathBuf,
     /// The git folder every worktree shares (`root/.git` for a plain clone).
     pub common: PathBuf,
+    /// The checkout the folder is in: `root`, or the worktree's own folder.
+    pub checkout: PathBuf,
 }
 
 /// The repository `dir` is in, or `None`: not on this machine, in no repository, or in one whose
@@ -47,7 +49,13 @@ pub fn repository(dir: &Path) -> Option<Repository> {
         let d = at?;
         let dot = d.join(".git");
         match std::fs::metadata(&dot) {
-            Ok(m) if m.is_dir() => return own(d.to_path_buf(), dot),
+            Ok(m) if m.is_dir() => {
+                return named(Repository {
+                    root: d.to_path_buf(),
+                    common: dot,
+                    checkout: d.to_path_buf(),
+                });
+            }
             Ok(m) if m.is_file() => return linked(d, &dot),
             _ => {}
         }
@@ -97,6 +105,52 @@ pub fn checkout_folders(value: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The files people keep an agent's rules for a repository in, with the agent that loads each by
+/// itself (its own file is not briefed to it again). Read as the project's pinned preferences.
+pub const RULES_FILES: [(&str, Option<&str>); 8] = [
+    ("AGENTS.md", Some("codex")),
+    ("CLAUDE.md", Some("claude")),
+    ("GEMINI.md", Some("gemini")),
+    (".cursorrules", Some("cursor")),
+    (".windsurfrules", None),
+    (".clinerules", None),
+    ("CONVENTIONS.md", None),
+    (".github/copilot-instructions.md", None),
+];
+
+/// The most bytes read of a rules file (the rest is not read).
+pub const MAX_RULES_BYTES: u64 = 64 << 10;
+
+/// One rules file as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rules {
+    pub path: PathBuf,
+    /// Its text (lossy UTF-8, at most [`MAX_RULES_BYTES`]).
+    pub text: String,
+}
+
+/// The rules files of the checkout `dir` is in (the worktree's own files, else the folder's), in
+/// [`RULES_FILES`]' order: regular files only (a link to one counts), none empty, a text read
+/// once (`CLAUDE.md` linked to `AGENTS.md` is one), the file `agent` loads by itself left out.
+pub fn rules(dir: &Path, agent: Option<&str>) -> Vec<Rules> {
+    let base = repository(dir).map_or_else(|| dir.to_path_buf(), |r| r.checkout);
+    let mut out: Vec<Rules> = Vec::new();
+    for (name, reader) in RULES_FILES {
+        if agent.is_some() && reader == agent {
+            continue;
+        }
+        let path = base.join(name);
+        let Some(text) = read_bounded(&path, MAX_RULES_BYTES) else {
+            continue;
+        };
+        if text.trim().is_empty() || out.iter().any(|r| r.text == text) {
+            continue;
+        }
+        out.push(Rules { path, text });
+    }
+    out
+}
+
 /// The repository folder a path names by a worktree layout (`~/app/.claude/worktrees/x/src` →
 /// `~/app`), for folders that are not on this machine; `None` when it names none.
 pub fn worktree_parent(p: &str) -> Option<&str> {
@@ -126,11 +180,6 @@ pub fn project_of(cwd: &str) -> String {
     }
 }
 
-/// A repository whose git folder is `dot` in `root`, unless `root` is the home or the root.
-fn own(root: PathBuf, dot: PathBuf) -> Option<Repository> {
-    named(Repository { root, common: dot })
-}
-
 /// A worktree's or submodule's `.git` file: `gitdir: <folder>`. A worktree's folder holds
 /// `commondir` (the shared git folder, relative to it); the repository's folder is the one that
 /// shared `.git` sits in. A submodule's has none: the submodule is its own project.
@@ -140,6 +189,7 @@ fn linked(dir: &Path, dot: &Path) -> Option<Repository> {
         return named(Repository {
             root: dir.to_path_buf(),
             common: dot.to_path_buf(),
+            checkout: dir.to_path_buf(),
         });
     };
     let gitdir = if gitdir.is_absolute() {
@@ -151,6 +201,7 @@ fn linked(dir: &Path, dot: &Path) -> Option<Repository> {
         return named(Repository {
             root: dir.to_path_buf(),
             common: gitdir,
+            checkout: dir.to_path_buf(),
         });
     };
     let common = normalize(&gitdir.join(common.trim()));
@@ -160,7 +211,11 @@ fn linked(dir: &Path, dot: &Path) -> Option<Repository> {
         // A bare repository with worktrees: its git folder is its name.
         common.clone()
     };
-    named(Repository { root, common })
+    named(Repository {
+        root,
+        common,
+        checkout: dir.to_path_buf(),
+    })
 }
 
 fn named(repo: Repository) -> Option<Repository> {
@@ -178,15 +233,20 @@ fn pointer(file: &Path) -> Option<PathBuf> {
 
 /// A file of at most [`MAX_POINTER`] bytes, as text.
 fn read_small(path: &Path) -> Option<String> {
+    read_bounded(path, MAX_POINTER)
+}
+
+/// The first `max` bytes of a regular file, as text (invalid UTF-8 replaced).
+fn read_bounded(path: &Path, max: u64) -> Option<String> {
     use std::io::Read;
     // Checked before the open: opening a FIFO planted as `commondir` would wait for a writer.
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
     let f = std::fs::File::open(path).ok()?;
-    let mut text = String::new();
-    f.take(MAX_POINTER).read_to_string(&mut text).ok()?;
-    Some(text)
+    let mut bytes = Vec::new();
+    f.take(max).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// `a/b/../c` → `a/c`, without touching the disk (the folders may be symlinks git wrote through).
@@ -269,13 +329,13 @@ mod tests {
         let repo = repository(&app.join("crates/core")).expect("a repository");
         assert_eq!(repo.root, app);
         assert_eq!(repo.common, app.join(".git"));
-        for at in [app.join(".worktrees/fix/src"), t.path().join("app-side")] {
-            assert_eq!(
-                repository(&at).expect("a repository"),
-                repo,
-                "{}",
-                at.display()
-            );
+        for (at, checkout) in [
+            (app.join(".worktrees/fix/src"), app.join(".worktrees/fix")),
+            (t.path().join("app-side"), t.path().join("app-side")),
+        ] {
+            let found = repository(&at).expect("a repository");
+            assert_eq!((&found.root, &found.common), (&repo.root, &repo.common));
+            assert_eq!(found.checkout, checkout, "{}", at.display());
         }
         assert_eq!(
             checkouts(&repo),
@@ -312,6 +372,50 @@ mod tests {
         );
         write(bad.join(".git"), &"x".repeat(100_000));
         assert!(repository(&bad).is_some_and(|r| r.root == bad));
+    }
+
+    #[test]
+    fn rules_files_are_the_checkouts_own_read_once_and_bounded() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let app = t.path().join("app");
+        std::fs::create_dir_all(app.join(".git")).expect("git");
+        std::fs::create_dir_all(app.join("src")).expect("src");
+        std::fs::write(app.join("AGENTS.md"), "Run cargo test before a commit.\n").expect("agents");
+        std::os::unix::fs::symlink(app.join("AGENTS.md"), app.join("CLAUDE.md")).expect("link");
+        std::fs::write(app.join("GEMINI.md"), "  \n").expect("empty");
+        std::fs::write(app.join(".cursorrules"), vec![b'x'; 200_000]).expect("big");
+        let got = rules(&app.join("src"), None);
+        let names: Vec<String> = got
+            .iter()
+            .map(|r| {
+                r.path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["AGENTS.md", ".cursorrules"],
+            "a link to the same text is one, an empty one none"
+        );
+        assert_eq!(got[1].text.len() as u64, MAX_RULES_BYTES);
+        // Codex loads AGENTS.md by itself: its copy through CLAUDE.md is what it gets.
+        let codex: Vec<PathBuf> = rules(&app, Some("codex"))
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        assert_eq!(codex, [app.join("CLAUDE.md"), app.join(".cursorrules")]);
+        // A FIFO as a rules file is not opened (it would wait for a writer).
+        let fifo = t.path().join("fifo");
+        std::fs::create_dir_all(&fifo).expect("fifo dir");
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo.join("AGENTS.md"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            assert!(rules(&fifo, None).is_empty());
+        }
     }
 
     #[test]

@@ -69,6 +69,8 @@ fn brief(home: &Home, a: Args, row: &mut Row) -> anyhow::Result<Exit> {
         }),
         session: a.session,
         prompt: None,
+        // For a person, every rules file of the project.
+        agent: None,
         budget: a.budget,
     };
     let block = brain_context::brief::brief(&engine, &req, &now).map_err(Failure::from)?;

@@ -104,10 +104,63 @@ impl Gather<'_> {
             out.push((Section::Now, now));
         }
         for (section, found) in lists {
-            let items = found.into_iter().filter_map(|f| self.build(f)).collect();
+            let mut items: Vec<Item> = found.into_iter().filter_map(|f| self.build(f)).collect();
+            if section == Section::Always {
+                items.extend(self.rules(req));
+            }
             out.push((section, items));
         }
         Ok(out)
+    }
+
+    /// The rules files of the checkout the agent runs in (AGENTS.md, CLAUDE.md, GEMINI.md,
+    /// .cursorrules, …: [`brain_store::project::rules`]) as the project's pinned preferences,
+    /// cited by their path, read as they are now; the file the agent loads by itself left out.
+    /// Fenced as untrusted (a cloned repository wrote them, not you) and with secrets redacted
+    /// (an agent keeps its hook output in its transcript).
+    fn rules(&self, req: &Request) -> Vec<Item> {
+        let Some(dir) = req
+            .project
+            .as_deref()
+            .map(std::path::Path::new)
+            .filter(|p| p.is_absolute() && p.is_dir())
+        else {
+            return Vec::new();
+        };
+        let now = self.now.timestamp().as_second();
+        brain_store::project::rules(dir, req.agent.as_deref())
+            .into_iter()
+            .map(|r| {
+                let shown = brain_store::project_path(&r.path.display().to_string());
+                let name = r.path.file_name().map(|n| n.to_string_lossy().into_owned());
+                let modified = std::fs::metadata(&r.path)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| jiff::Timestamp::try_from(t).ok());
+                let age_days = modified.map_or(0, |t| ((now - t.as_second()) / 86_400).max(0));
+                let text = brain_redact::redact(&r.text, &mut Default::default());
+                Item {
+                    section: Section::Always,
+                    thread: None,
+                    id: shown.clone(),
+                    uri: shown,
+                    line: 1,
+                    title: format!("{} (this project's rules)", name.unwrap_or_default()),
+                    date: modified.map(|t| t.to_string()).unwrap_or_default(),
+                    age: brain_fmt::age::age_label(age_days),
+                    age_days,
+                    confidence: None,
+                    untrusted: true,
+                    cold: false,
+                    contradicts: None,
+                    score: 0.0,
+                    whole: false,
+                    tokens: 0,
+                    text: shorten(&compact(&text), ITEM_TOKENS),
+                    keys: Vec::new(),
+                }
+            })
+            .collect()
     }
 
     fn filters(&self, types: &[&str]) -> Filters {

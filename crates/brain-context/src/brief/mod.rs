@@ -98,6 +98,9 @@ pub struct Request {
     pub session: Option<String>,
     /// The submitted prompt ([`Moment::Prompt`]).
     pub prompt: Option<String>,
+    /// The agent asking (`claude`, `codex`, `gemini`): the rules file it loads by itself is not
+    /// briefed to it again ([`brain_store::project::RULES_FILES`]).
+    pub agent: Option<String>,
     pub budget: usize,
 }
 

@@ -119,6 +119,7 @@ pub fn brief(
         moment: None,
         session: None,
         prompt: None,
+        agent: None,
         budget: budget.unwrap_or(brain_context::brief::DEFAULT_BUDGET),
     };
     brain_context::brief::brief(engine, &req, now)
