@@ -14,6 +14,8 @@ PATH_STAGES := $(filter-out fmt,$(STAGES))
 # `make build` / `make test` already built (no second full build; the installed-layout test does this).
 BUILD ?= release
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
+# Where brain_tests::skip notes each skipped test; `make test` sums it up at its end.
+SKIPS := $(abspath $(TARGET_DIR))/test-skips.log
 
 .PHONY: all build release model mcp-client browser engine-up engine-down test lint fuzz golden-update demo bench install clean
 
@@ -51,7 +53,8 @@ engine-down:
 ## test: build every binary, the test model, the MCP test client and the browser driver, then run every
 ## unit, golden and conformance test, with a local team engine (2 nodes) started for the team tests and stopped after.
 test: build model mcp-client browser
-	bash scripts/with-engine.sh $(CARGO) test --workspace
+	@rm -f $(SKIPS)
+	BRAIN_TEST_SKIPS=$(SKIPS) bash scripts/with-engine.sh $(CARGO) test --workspace; bash scripts/test-skips.sh $(SKIPS) $$?
 
 ## lint: the layer map (crates/README.md: floors, no module circles, rusqlite in brain-store only),
 ## the size rules (scripts/check-size.py: at most 10 functions over 100 lines, none over 150, no file over 600),

@@ -68,11 +68,34 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
     if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
         panic!("{} is missing and BRAIN_REQUIRE_CORPORA=1", p.display());
     }
-    eprintln!(
-        "SKIPPED: {} not found (set BRAIN_REQUIRE_CORPORA=1 to make this an error)",
+    skip(&format!(
+        "{} not found (set BRAIN_REQUIRE_CORPORA=1 to make this an error)",
         p.display()
-    );
+    ));
     None
+}
+
+/// Say that the running test is skipped and why: on stderr (which cargo shows only for a failing
+/// test) and as a line of `target/test-skips.log` (`$BRAIN_TEST_SKIPS`), which `make test` sums up
+/// at its end (issue 59: a machine without the corpora, Java or chromium showed the same green).
+pub fn skip(why: &str) {
+    eprintln!("SKIPPED: {why}");
+    let log = std::env::var_os("BRAIN_TEST_SKIPS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target/test-skips.log"));
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let line = format!("{test}\t{}\n", why.replace(['\n', '\t'], " "));
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+    {
+        use std::io::Write;
+        let _ = f.write_all(line.as_bytes());
+    }
 }
 
 /// The embedding model for tests that need one: `$BRAIN_TEST_MODEL_DIR` or
@@ -91,10 +114,10 @@ pub fn model_dir() -> Option<PathBuf> {
             p.display()
         );
     }
-    eprintln!(
-        "SKIPPED: model not installed (run scripts/fetch-model.sh {})",
+    skip(&format!(
+        "model not installed (run scripts/fetch-model.sh {})",
         p.display()
-    );
+    ));
     None
 }
 
@@ -112,9 +135,7 @@ pub fn engine() -> Option<String> {
             "no team engine and BRAIN_REQUIRE_ENGINE=1: run the tests through `make test` (scripts/with-engine.sh)"
         );
     }
-    eprintln!(
-        "SKIPPED: no team engine (run the tests through `make test`, or scripts/with-engine.sh)"
-    );
+    skip("no team engine (run the tests through `make test`, or scripts/with-engine.sh)");
     None
 }
 
@@ -140,7 +161,9 @@ pub fn mcp_client() -> Option<PathBuf> {
     if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
         panic!("{why}, and BRAIN_REQUIRE_CORPORA=1 requires the official MCP client test");
     }
-    eprintln!("SKIPPED: {why} (set BRAIN_REQUIRE_CORPORA=1 to make this an error)");
+    skip(&format!(
+        "{why} (set BRAIN_REQUIRE_CORPORA=1 to make this an error)"
+    ));
     None
 }
 

@@ -570,7 +570,7 @@ fn browser() -> Option<PathBuf> {
     if std::env::var("BRAIN_REQUIRE_CORPORA").is_ok_and(|v| v == "1") {
         panic!("the browser test cannot run ({why}), and BRAIN_REQUIRE_CORPORA=1 requires it");
     }
-    eprintln!("SKIPPED: {why}");
+    brain_tests::skip(&why);
     let _ = bin("brain");
     None
 }
@@ -615,4 +615,67 @@ fn slow_clients_stall_no_page_and_headers_are_bounded() {
         assert_eq!(status_of(raw.as_bytes()), 403, "{hosts:?}");
     }
     drop(held);
+}
+
+/// `--open` whose opener fails says so on stderr (issue 59: it failed silently) and leaves no
+/// zombie: the opener's exit is waited for while the server runs.
+#[test]
+fn open_says_when_the_opener_fails_and_reaps_it() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = browse_home(work.path());
+    let bin = work.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let opener = bin.join(if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    });
+    std::fs::write(
+        &opener,
+        "#!/bin/sh\necho 'no display to open it on' >&2\nexit 3\n",
+    )
+    .expect("opener");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = command("brain", &home)
+        .env("PATH", path)
+        .args(["browse", "--port", "0", "--open"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn brain browse --open");
+    let pid = child.id();
+    let mut said = String::new();
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    while !said.contains("failed") {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        said.push_str(&line);
+    }
+    // No zombie child of the server (Linux: /proc lists its children's states).
+    let zombies = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+            })
+        })
+        .count();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        said.contains("failed") && said.contains("no display to open it on"),
+        "{said}"
+    );
+    assert_eq!(zombies, 0);
 }

@@ -138,7 +138,7 @@ fn on_small_disk(kib: u64, script: &str, env: &[(&str, &Path)]) -> Option<String
         .arg(format!("mount -t tmpfs -o size=64k tmpfs {}", h.display()))
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("SKIPPED: cannot mount a small file system here (unshare -m needs root)");
+        brain_tests::skip("cannot mount a small file system here (unshare -m needs root)");
         return None;
     }
     let mut c = Command::new("unshare");

@@ -534,6 +534,8 @@ fn install_claude_write_merges_idempotently_with_a_backup() {
                 "install",
                 "--claude",
                 "--write",
+                "--scope",
+                "project",
                 "--command",
                 "/opt/brain",
             ]),
@@ -597,4 +599,51 @@ fn the_official_typescript_sdk_client_drives_the_server() {
         ],
     );
     assert!(stdout.contains("checks passed over stdio"), "{stdout}");
+}
+
+/// `brain mcp install --claude --write` applies to every project by default (~/.claude.json) and
+/// says the file it wrote as an absolute path (issue 59: it wrote ./.mcp.json wherever you stood
+/// and said a relative path); `--scope project` writes ./.mcp.json, named in full too.
+#[test]
+fn install_claude_write_is_for_every_project_by_default() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = work.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let install = |extra: &[&str]| {
+        run(
+            command("brain", &home)
+                .current_dir(work.path())
+                .args([
+                    "mcp",
+                    "install",
+                    "--claude",
+                    "--write",
+                    "--command",
+                    "/opt/brain",
+                ])
+                .args(extra),
+            b"",
+        )
+    };
+    let out = install(&[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    let user = home.join(".claude.json");
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("wrote {}", user.display())),
+        "{said}"
+    );
+    assert!(!work.path().join(".mcp.json").exists());
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&user).expect("read")).expect("json");
+    assert_eq!(v["mcpServers"]["brain"]["command"], "/opt/brain");
+    let out = install(&["--scope", "project"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "wrote {}",
+            work.path().join(".mcp.json").display()
+        )),
+        "{said}"
+    );
 }

@@ -24,7 +24,7 @@ fn jar() -> Option<PathBuf> {
     if std::env::var("BRAIN_REQUIRE_MODEL").is_ok_and(|v| v == "1") {
         panic!("{} is missing: run `make model`", p.display());
     }
-    eprintln!("SKIPPED: {} missing (make model)", p.display());
+    brain_tests::skip(&format!("{} missing (make model)", p.display()));
     None
 }
 

@@ -1237,7 +1237,7 @@ fn an_https_engine_is_verified_against_the_team_ca() {
             std::env::var("BRAIN_REQUIRE_ENGINE").is_err(),
             "openssl (Debian's openssl package) is needed for the TLS test"
         );
-        eprintln!("SKIPPED: no openssl");
+        brain_tests::skip("no openssl (Debian's openssl package)");
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");

@@ -38,11 +38,40 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         };
         let spawned = std::process::Command::new(opener)
             .arg(&url)
+            .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .spawn();
-        if let Err(e) = spawned {
-            eprintln!("brain browse: warning: cannot run {opener} ({e}); open the URL above");
+        match spawned {
+            Err(e) => {
+                eprintln!("brain browse: warning: cannot run {opener} ({e}); open the URL above")
+            }
+            // Waited for on a thread: its failure is said (issue 59: `--open` failed silently),
+            // and it is reaped (no zombie left for the server's lifetime).
+            Ok(mut child) => {
+                std::thread::spawn(move || {
+                    use std::io::Read;
+                    // Its first 4 KiB said, the rest drained (a browser it became may talk on).
+                    let mut said = Vec::new();
+                    if let Some(mut err) = child.stderr.take() {
+                        let _ = err.by_ref().take(4096).read_to_end(&mut said);
+                        let _ = std::io::copy(&mut err, &mut std::io::sink());
+                    }
+                    match child.wait() {
+                        Ok(status) if !status.success() => {
+                            let why = brain_doc::bytes::lossy(&said);
+                            let why = why.lines().next().unwrap_or("no message");
+                            eprintln!(
+                                "brain browse: warning: {opener} failed ({status}: {why}); open the URL above"
+                            );
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            eprintln!("brain browse: warning: {opener}: {e}; open the URL above")
+                        }
+                    }
+                });
+            }
         }
     }
     listener.run(home.clone())?;

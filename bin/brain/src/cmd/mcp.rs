@@ -45,9 +45,9 @@ struct InstallArgs {
     /// kept as `<file>.bak`, replaced atomically.
     #[arg(long)]
     write: bool,
-    /// Which file --write changes: `project` is ./.mcp.json (shared with the repository), `user` is
-    /// ~/.claude.json (every project).
-    #[arg(long, value_name = "SCOPE", default_value = "project", value_parser = ["project", "user"])]
+    /// Which file --write changes: `user` is ~/.claude.json (every project, the default), `project`
+    /// is ./.mcp.json (this folder only, shared with its repository).
+    #[arg(long, value_name = "SCOPE", default_value = "user", value_parser = ["project", "user"])]
     scope: String,
     /// Write this file instead of the scope's.
     #[arg(long, value_name = "PATH")]
@@ -98,7 +98,7 @@ fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
         )?;
         out.flush()?;
         eprintln!(
-            "brain: add this to .mcp.json (project) or ~/.claude.json (user), or run with --write;"
+            "brain: add this to ~/.claude.json (every project) or a project's .mcp.json, or run with --write;"
         );
         eprintln!(
             "brain: or: claude mcp add {} -- {command} mcp",
@@ -115,6 +115,8 @@ fn install_claude(a: InstallArgs) -> anyhow::Result<Exit> {
             .join(".claude.json"),
         (None, _) => PathBuf::from(".mcp.json"),
     };
+    // Said as an absolute path: a relative one names nothing once the user has moved on.
+    let path = std::path::absolute(&path).unwrap_or(path);
     let written = install::write(&path, &entry).map_err(Failure::from)?;
     match written {
         Written::Unchanged => eprintln!(

@@ -47,9 +47,10 @@ pub enum Command {
         python: String,
     },
     /// Put an installed embedding model in force. Every document goes back in the embedding
-    /// backlog: the next `vecindex --all` (the nightly run, `brain update`) embeds them with it
-    /// beside the vectors in force, which keep answering searches with their own model until the
-    /// new ones are complete — never a mix of two models' vectors.
+    /// backlog: the next `vecindex --all` (the slow clock's run, `brain import`, or `brain watch`
+    /// after its next batch) embeds them with it beside the vectors in force, which keep answering
+    /// searches with their own model until the new ones are complete — never a mix of two models'
+    /// vectors.
     Use {
         /// The model (`brain model list`).
         name: String,
