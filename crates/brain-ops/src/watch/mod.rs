@@ -43,7 +43,8 @@ pub const LOCK: &str = "watch";
 pub struct Options {
     /// A batch runs once no event came for this long.
     pub settle: Duration,
-    /// … or this long after its first event, whatever still comes.
+    /// … or this long after its first event, whatever still comes (four times as long when only
+    /// collections wait: a checkout of thousands of files is one batch).
     pub max_wait: Duration,
     /// A browser's History is read at most this often.
     pub browser_every: Duration,
