@@ -5,20 +5,9 @@
 
 use std::collections::BTreeMap;
 
+// The stages beside `brain` (each has its own `--help`).
+use brain_ops::bins::STAGES;
 use brain_tests::{bin, run};
-
-/// The stages beside `brain` (each has its own `--help`).
-const STAGES: [&str; 9] = [
-    "jsonl2md",
-    "chrome2md",
-    "distill-prompt",
-    "partition",
-    "lexindex",
-    "vecindex",
-    "teamindex",
-    "rank",
-    "fmt",
-];
 
 fn help(program: &str, args: &[&str]) -> String {
     let out = run(

@@ -4,7 +4,7 @@
 //!
 //! Build first: `cargo build --workspace --bins`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use brain_ops::Explain;
@@ -31,8 +31,8 @@ fn brain(home: &Path, user: &Path, stand: &Path, args: &[&str]) -> std::process:
     )
 }
 
-#[test]
-fn schedules_install_idempotently_read_back_and_remove() {
+/// A scratch folder with a home, a user's home and the stand-ins.
+fn scratch() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let t = tempfile::tempdir().expect("tempdir");
     let (home, user, stand) = (
         t.path().join("home"),
@@ -40,6 +40,12 @@ fn schedules_install_idempotently_read_back_and_remove() {
         t.path().join("bin"),
     );
     stand_ins(&stand);
+    (t, home, user, stand)
+}
+
+#[test]
+fn schedules_install_idempotently_read_back_and_remove() {
+    let (t, home, user, stand) = scratch();
     std::fs::write(stand.join("crontab.txt"), "0 1 * * * backup.sh\n").expect("existing crontab");
     let b = |args: &[&str]| brain(&home, &user, &stand, args);
     for which in ["--cron", "--systemd", "--launchd"] {
@@ -148,13 +154,7 @@ fn schedules_install_idempotently_read_back_and_remove() {
 
 #[test]
 fn skills_install_is_idempotent_and_explain_shows_their_scope() {
-    let t = tempfile::tempdir().expect("tempdir");
-    let (home, user, stand) = (
-        t.path().join("home"),
-        t.path().join("user"),
-        t.path().join("bin"),
-    );
-    stand_ins(&stand);
+    let (_t, home, user, stand) = scratch();
     let b = |args: &[&str]| brain(&home, &user, &stand, args);
     let first = String::from_utf8_lossy(&b(&["skills", "install"]).stderr).into_owned();
     assert_eq!(first.matches("installed ").count(), 3, "{first}");
@@ -341,16 +341,11 @@ fn an_installed_layout_finds_its_stages_in_libexec_and_its_pipelines_in_share() 
 }
 
 /// `brain watch install` (issue 57): a systemd user service restarted on failure and a launchd agent
-/// kept alive, each running this brain's `watch` for this home; idempotent; doctor fails while the service is installed and no watcher runs; remove takes both away.
+/// kept alive, each running this brain's `watch` for this home; idempotent; doctor fails while the
+/// service is installed and no watcher runs; remove takes both away.
 #[test]
 fn the_watcher_installs_as_a_service_and_is_removed() {
-    let t = tempfile::tempdir().expect("tempdir");
-    let (home, user, stand) = (
-        t.path().join("home"),
-        t.path().join("user"),
-        t.path().join("bin"),
-    );
-    stand_ins(&stand);
+    let (_t, home, user, stand) = scratch();
     std::fs::create_dir_all(&home).expect("home");
     let b = |args: &[&str]| brain(&home, &user, &stand, args);
     for which in ["--systemd", "--launchd"] {

@@ -308,6 +308,80 @@ pub(crate) fn activate(cmd: &str, args: &[&str]) -> String {
     }
 }
 
+/// `systemctl --user daemon-reload`, then `enable --now UNIT`; a failure of either fails the
+/// install (the files stay written: without a user session bus the unit would never run).
+pub(crate) fn enable_unit(host: &Host, unit: &str) -> Result<Vec<String>, OpsError> {
+    let mut did = Vec::new();
+    for args in [
+        &["--user", "daemon-reload"][..],
+        &["--user", "enable", "--now", unit][..],
+    ] {
+        helper(&host.systemctl, args, None).map_err(|e| match e {
+            OpsError::Command { command, reason } => OpsError::Command {
+                command,
+                reason: format!(
+                    "{reason} (the units are written in {}, but the {} is not enabled and will not run: is there a user session bus?)",
+                    host.systemd_dir.display(),
+                    if unit.ends_with(".timer") { "timer" } else { "service" }
+                ),
+            },
+            other => other,
+        })?;
+        did.push(format!("ran `{} {}`", host.systemctl, args.join(" ")));
+    }
+    Ok(did)
+}
+
+/// Write a launchd agent's plist and load it when it changed.
+pub(crate) fn load_plist(host: &Host, plist: &Path, text: &str) -> Result<Vec<String>, OpsError> {
+    let line = put(plist, text)?;
+    let changed = line.starts_with("wrote");
+    let mut did = vec![line];
+    if changed {
+        let path = plist.display().to_string();
+        let _ = helper(&host.launchctl, &["unload", &path], None);
+        did.push(activate(&host.launchctl, &["load", "-w", &path]));
+    }
+    Ok(did)
+}
+
+/// Stop and disable `unit`, remove `files` (those there), reload systemd; nothing when none is
+/// there.
+pub(crate) fn remove_units(
+    host: &Host,
+    unit: &str,
+    files: &[PathBuf],
+) -> Result<Vec<String>, OpsError> {
+    let mut did = Vec::new();
+    if !files.iter().any(|f| f.exists()) {
+        return Ok(did);
+    }
+    did.push(activate(
+        &host.systemctl,
+        &["--user", "disable", "--now", unit],
+    ));
+    for f in files.iter().filter(|f| f.exists()) {
+        std::fs::remove_file(f).map_err(OpsError::io(f))?;
+        did.push(format!("removed {}", f.display()));
+    }
+    did.push(activate(&host.systemctl, &["--user", "daemon-reload"]));
+    Ok(did)
+}
+
+/// Unload and remove a launchd agent's plist, if there.
+pub(crate) fn remove_plist(host: &Host, plist: &Path) -> Result<Vec<String>, OpsError> {
+    if !plist.exists() {
+        return Ok(Vec::new());
+    }
+    let _ = helper(
+        &host.launchctl,
+        &["unload", &plist.display().to_string()],
+        None,
+    );
+    std::fs::remove_file(plist).map_err(OpsError::io(plist))?;
+    Ok(vec![format!("removed {}", plist.display())])
+}
+
 /// Install the schedule for `which`; returns what was done, one line each.
 pub fn install(
     host: &Host,
@@ -346,39 +420,14 @@ pub fn install(
             )?);
             did.push(put(&timer, &template(pipelines, TIMER)?)?);
             // A timer that is not enabled never runs: the install fails (the units stay written).
-            for args in [
-                &["--user", "daemon-reload"][..],
-                &["--user", "enable", "--now", TIMER][..],
-            ] {
-                helper(&host.systemctl, args, None).map_err(|e| match e {
-                    OpsError::Command { command, reason } => OpsError::Command {
-                        command,
-                        reason: format!(
-                            "{reason} (the units are written in {}, but the timer is not enabled and will not run: is there a user session bus?)",
-                            host.systemd_dir.display()
-                        ),
-                    },
-                    other => other,
-                })?;
-                did.push(format!("ran `{} {}`", host.systemctl, args.join(" ")));
-            }
+            did.extend(enable_unit(host, TIMER)?);
         }
         Scheduler::Launchd => {
-            let plist = launchd_file(host);
-            let line = put(
-                &plist,
-                &p.render(
-                    &template(pipelines, &format!("{LAUNCHD_LABEL}.plist"))?,
-                    xml_escape,
-                ),
-            )?;
-            let changed = line.starts_with("wrote");
-            did.push(line);
-            let path = plist.display().to_string();
-            if changed {
-                let _ = helper(&host.launchctl, &["unload", &path], None);
-                did.push(activate(&host.launchctl, &["load", "-w", &path]));
-            }
+            let text = p.render(
+                &template(pipelines, &format!("{LAUNCHD_LABEL}.plist"))?,
+                xml_escape,
+            );
+            did.extend(load_plist(host, &launchd_file(host), &text)?);
         }
     }
     Ok(did)
@@ -409,32 +458,10 @@ pub fn remove(host: &Host, which: Option<Scheduler>) -> Result<Vec<String>, OpsE
         }
     }
     if wanted(Scheduler::Systemd) {
-        let files = systemd_files(host);
-        if files.iter().any(|f| f.exists()) {
-            did.push(activate(
-                &host.systemctl,
-                &["--user", "disable", "--now", TIMER],
-            ));
-            for f in &files {
-                if f.exists() {
-                    std::fs::remove_file(f).map_err(OpsError::io(f))?;
-                    did.push(format!("removed {}", f.display()));
-                }
-            }
-            did.push(activate(&host.systemctl, &["--user", "daemon-reload"]));
-        }
+        did.extend(remove_units(host, TIMER, &systemd_files(host))?);
     }
     if wanted(Scheduler::Launchd) {
-        let plist = launchd_file(host);
-        if plist.exists() {
-            let _ = helper(
-                &host.launchctl,
-                &["unload", &plist.display().to_string()],
-                None,
-            );
-            std::fs::remove_file(&plist).map_err(OpsError::io(&plist))?;
-            did.push(format!("removed {}", plist.display()));
-        }
+        did.extend(remove_plist(host, &launchd_file(host))?);
     }
     if did.is_empty() {
         did.push("no brain schedule was installed".into());

@@ -48,37 +48,14 @@ pub fn install(
                 schedule::systemd_escape,
             );
             did.push(schedule::put(&unit(host), &text)?);
-            for args in [
-                &["--user", "daemon-reload"][..],
-                &["--user", "enable", "--now", SERVICE][..],
-            ] {
-                schedule::helper(&host.systemctl, args, None).map_err(|e| match e {
-                    OpsError::Command { command, reason } => OpsError::Command {
-                        command,
-                        reason: format!(
-                            "{reason} (the unit is written in {}, but it is not enabled and will not run: is there a user session bus?)",
-                            host.systemd_dir.display()
-                        ),
-                    },
-                    other => other,
-                })?;
-                did.push(format!("ran `{} {}`", host.systemctl, args.join(" ")));
-            }
+            did.extend(schedule::enable_unit(host, SERVICE)?);
         }
         Scheduler::Launchd => {
-            let file = plist(host);
             let text = p.render(
                 &schedule::template(pipelines, &format!("{LAUNCHD_LABEL}.plist"))?,
                 schedule::xml_escape,
             );
-            let line = schedule::put(&file, &text)?;
-            let changed = line.starts_with("wrote");
-            did.push(line);
-            if changed {
-                let path = file.display().to_string();
-                let _ = schedule::helper(&host.launchctl, &["unload", &path], None);
-                did.push(schedule::activate(&host.launchctl, &["load", "-w", &path]));
-            }
+            did.extend(schedule::load_plist(host, &plist(host), &text)?);
         }
     }
     Ok(did)
@@ -86,30 +63,8 @@ pub fn install(
 
 /// Remove the watcher's service from every service manager; what was done, a line each.
 pub fn remove(host: &Host) -> Result<Vec<String>, OpsError> {
-    let mut did = Vec::new();
-    let unit = unit(host);
-    if unit.exists() {
-        did.push(schedule::activate(
-            &host.systemctl,
-            &["--user", "disable", "--now", SERVICE],
-        ));
-        std::fs::remove_file(&unit).map_err(OpsError::io(&unit))?;
-        did.push(format!("removed {}", unit.display()));
-        did.push(schedule::activate(
-            &host.systemctl,
-            &["--user", "daemon-reload"],
-        ));
-    }
-    let plist = plist(host);
-    if plist.exists() {
-        let _ = schedule::helper(
-            &host.launchctl,
-            &["unload", &plist.display().to_string()],
-            None,
-        );
-        std::fs::remove_file(&plist).map_err(OpsError::io(&plist))?;
-        did.push(format!("removed {}", plist.display()));
-    }
+    let mut did = schedule::remove_units(host, SERVICE, &[unit(host)])?;
+    did.extend(schedule::remove_plist(host, &plist(host))?);
     if did.is_empty() {
         did.push("no brain watch service was installed".into());
     }
