@@ -158,7 +158,12 @@ fn worktrees_and_subfolders_of_one_repository_are_one_project_with_its_rules() {
     for (n, (cwd, topic)) in ran.iter().zip(topics).enumerate() {
         session(&transcripts, n + 1, &cwd.display().to_string(), topic);
     }
-    session(&transcripts, 5, &plain.display().to_string(), "parser");
+    session(
+        &transcripts,
+        5,
+        &plain.display().to_string(),
+        "weekly report",
+    );
     session(
         &transcripts,
         6,
@@ -281,10 +286,13 @@ fn worktrees_and_subfolders_of_one_repository_are_one_project_with_its_rules() {
     let fresh = plain.join("new");
     let (task, text) = briefed(&h, &fresh);
     assert_eq!(task, format!("briefing: project {}", fresh.display()));
-    assert!(!text.contains("parser"), "the parent's session: {text}");
+    assert!(
+        !text.contains("weekly report"),
+        "the parent's session: {text}"
+    );
     let (task, text) = briefed(&h, &plain);
     assert_eq!(task, format!("briefing: project {}", plain.display()));
-    assert!(text.contains("parser"), "{text}");
+    assert!(text.contains("weekly report"), "{text}");
     // Doctor lists the project with its three folders.
     let check = brain_tests::doctor_check(&h, "projects");
     assert_eq!(check["outcome"], "pass", "{check}");
@@ -297,4 +305,42 @@ fn worktrees_and_subfolders_of_one_repository_are_one_project_with_its_rules() {
     );
     // Another machine's worktree layout: one project.
     assert_eq!(asked(&h, "/elsewhere/web").len(), 2);
+
+    // Merged by the user in brain.yaml: the plain folder's session is the repository's too, and
+    // a name of one's own names the other project.
+    let mut cfg = brain_store::Config::defaults(&brain_store::Home::at(&h));
+    cfg.projects = Some(brain_store::ProjectsSection {
+        merge: [
+            (plain.display().to_string(), shown.clone()),
+            ("/elsewhere/web".to_string(), "storefront".to_string()),
+        ]
+        .into(),
+    });
+    cfg.save().expect("brain.yaml");
+    assert_eq!(
+        asked(&h, &shown).len(),
+        5,
+        "the merged folder's session joins"
+    );
+    assert_eq!(asked(&h, "storefront").len(), 2, "a rename");
+    let check = brain_tests::doctor_check(&h, "projects");
+    let listed = |prefix: &str| {
+        check["details"].as_array().is_some_and(|d| {
+            d.iter()
+                .any(|l| l.as_str().is_some_and(|l| l.starts_with(prefix)))
+        })
+    };
+    assert!(listed("storefront: /elsewhere/web"), "{check}");
+    // A merge into itself: the section is not used, and doctor's config check says why.
+    let yaml = std::fs::read_to_string(h.join("brain.yaml")).expect("brain.yaml");
+    let (head, _) = yaml.split_once("projects:").expect("the section");
+    std::fs::write(
+        h.join("brain.yaml"),
+        format!("{head}projects:\n  merge:\n    {shown}: {shown}\n"),
+    )
+    .expect("brain.yaml");
+    let check = brain_tests::doctor_check(&h, "config");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    assert!(check.to_string().contains("projects.merge"), "{check}");
+    assert_eq!(asked(&h, &shown).len(), 4, "the merges are not used");
 }

@@ -411,7 +411,11 @@ impl Engine {
         let mut resolved: Option<SearchRequest> = None;
         if !req.filters.projects.is_empty() {
             resolved.get_or_insert_with(|| req.clone()).filters.projects =
-                crate::entity::resolve_projects(&req.filters.projects, &self.known().projects);
+                crate::entity::resolve_projects(
+                    &req.filters.projects,
+                    &self.known().projects,
+                    &self.merged_projects(),
+                );
         }
         if !req.filters.tiers.is_empty() && req.filters.tier_filter.is_none() {
             let f = brain_store::access::tier_filter(
@@ -446,6 +450,17 @@ impl Engine {
     /// Every project of the index (`meta.project` values), sorted.
     pub fn projects(&self) -> Vec<String> {
         self.known().projects
+    }
+
+    /// The projects the user merged or renamed (brain.yaml's `projects: merge:`, from → into);
+    /// none when the section does not check (doctor's `config` check names why).
+    pub fn merged_projects(&self) -> Vec<(String, String)> {
+        self.config
+            .as_ref()
+            .and_then(|c| c.projects.as_ref())
+            .filter(|p| p.check().is_ok())
+            .map(brain_store::ProjectsSection::pairs)
+            .unwrap_or_default()
     }
 
     /// The projects and agents of the lexical index (none without one).

@@ -150,7 +150,15 @@ pub fn find(text: &str, projects: &[String], agents: &[String]) -> Vec<Named> {
 /// folder of this machine in a repository also names every folder the repository is checked out
 /// in and every known project inside those (its subfolders, its worktrees); and a known project
 /// in a worktree layout (`app/.claude/worktrees/x`) is named with the repository before it.
-pub fn resolve_projects(values: &[String], projects: &[String]) -> Vec<String> {
+///
+/// Merged by the user (`merged`: brain.yaml's `projects: merge:`, from → into): a project merged
+/// into one named is named too, and one named names the project it was merged into, with that
+/// one's other parts.
+pub fn resolve_projects(
+    values: &[String],
+    projects: &[String],
+    merged: &[(String, String)],
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut checkouts: Vec<String> = Vec::new();
     for v in values {
@@ -184,6 +192,27 @@ pub fn resolve_projects(values: &[String], projects: &[String]) -> Vec<String> {
             out.push(p.clone());
         }
     }
+    let spelled = |name: &str| {
+        let key = squash(name);
+        !key.is_empty() && values.iter().any(|v| squash(v) == key)
+    };
+    // Each pass can only add: at most one pass per merge, and one to see nothing more comes.
+    for _ in 0..=merged.len() {
+        let mut added = false;
+        for (from, into) in merged {
+            if (out.contains(into) || spelled(into)) && !out.contains(from) {
+                out.push(from.clone());
+                added = true;
+            }
+            if out.contains(from) && !out.contains(into) {
+                out.push(into.clone());
+                added = true;
+            }
+        }
+        if !added {
+            break;
+        }
+    }
     out
 }
 
@@ -201,8 +230,12 @@ fn is_part(p: &str, named: &[String], checkouts: &[String]) -> bool {
 /// The index's projects with the folders each was worked in ([`resolve_projects`]'s rule without
 /// the spellings), for doctor: a project is its repository's folder when that is on this machine
 /// (with every checkout of it), else the repository a worktree layout names when the index knows
-/// it, else itself. Sorted by project; its own folder first.
-pub fn project_folders(projects: &[String]) -> Vec<(String, Vec<String>)> {
+/// it, else itself; a project the user merged (`merged`, from → into) is listed under the one it
+/// was merged into. Sorted by project; its own folder first.
+pub fn project_folders(
+    projects: &[String],
+    merged: &[(String, String)],
+) -> Vec<(String, Vec<String>)> {
     let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for p in projects {
         let checkouts = brain_store::project::checkout_folders(p);
@@ -214,6 +247,17 @@ pub fn project_folders(projects: &[String]) -> Vec<(String, Vec<String>)> {
         };
         let folders = groups.entry(key.clone()).or_insert_with(|| vec![key]);
         for f in checkouts.into_iter().chain([p.clone()]) {
+            if !folders.contains(&f) {
+                folders.push(f);
+            }
+        }
+    }
+    for (from, into) in merged {
+        let Some(moved) = groups.remove(from) else {
+            continue;
+        };
+        let folders = groups.entry(into.clone()).or_default();
+        for f in moved {
             if !folders.contains(&f) {
                 folders.push(f);
             }
@@ -263,7 +307,7 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let got = resolve_projects(&["ClaudeCodeLog".into()], &projects);
+        let got = resolve_projects(&["ClaudeCodeLog".into()], &projects, &[]);
         assert_eq!(
             got,
             [
@@ -273,13 +317,13 @@ mod tests {
                 "e:\\src\\claude-code-log"
             ]
         );
-        let got = resolve_projects(&["github/other".into()], &projects);
+        let got = resolve_projects(&["github/other".into()], &projects, &[]);
         assert_eq!(got, ["github/other", "~/github/other"]);
         // A path that is only a suffix of a folder name names nothing more.
-        assert_eq!(resolve_projects(&["other".into()], &projects).len(), 2);
-        assert_eq!(resolve_projects(&["ther".into()], &projects), ["ther"]);
-        assert_eq!(resolve_projects(&["--".into()], &projects), ["--"]);
-        assert!(resolve_projects(&[], &projects).is_empty());
+        assert_eq!(resolve_projects(&["other".into()], &projects, &[]).len(), 2);
+        assert_eq!(resolve_projects(&["ther".into()], &projects, &[]), ["ther"]);
+        assert_eq!(resolve_projects(&["--".into()], &projects, &[]), ["--"]);
+        assert!(resolve_projects(&[], &projects, &[]).is_empty());
     }
 
     /// Projects recorded in a worktree layout before sessions were named by their repository
@@ -296,11 +340,11 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let grouped = project_folders(&projects);
+        let grouped = project_folders(&projects, &[]);
         assert_eq!(grouped.len(), 3, "{grouped:?}");
         assert_eq!(grouped[0].0, "/Users/d/web");
         assert_eq!(grouped[0].1.len(), 3, "{grouped:?}");
-        let got = resolve_projects(&["web".into()], &projects);
+        let got = resolve_projects(&["web".into()], &projects, &[]);
         assert_eq!(
             got,
             [
@@ -310,6 +354,43 @@ mod tests {
                 "/Users/d/web/.worktrees/fix"
             ],
             "a subfolder not on this machine is not known to be the repository's"
+        );
+    }
+
+    /// brain.yaml's `projects: merge:` (issue 57: a user can merge or rename a project).
+    #[test]
+    fn merged_projects_are_named_together_either_way() {
+        let projects: Vec<String> = ["/Users/d/billing", "~/work/billing-api", "~/other"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let merged = vec![
+            (
+                "/Users/d/billing".to_string(),
+                "~/work/billing-api".to_string(),
+            ),
+            ("~/other".to_string(), "ledger".to_string()),
+        ];
+        let got = resolve_projects(&["~/work/billing-api".into()], &projects, &merged);
+        assert_eq!(got, ["~/work/billing-api", "/Users/d/billing"]);
+        let got = resolve_projects(&["/Users/d/billing".into()], &projects, &merged);
+        assert!(got.contains(&"~/work/billing-api".to_string()), "{got:?}");
+        // A rename: the name given names the project.
+        let got = resolve_projects(&["Ledger".into()], &projects, &merged);
+        assert!(got.contains(&"~/other".to_string()), "{got:?}");
+        let grouped = project_folders(&projects, &merged);
+        assert_eq!(
+            grouped,
+            [
+                ("ledger".to_string(), vec!["~/other".to_string()]),
+                (
+                    "~/work/billing-api".to_string(),
+                    vec![
+                        "~/work/billing-api".to_string(),
+                        "/Users/d/billing".to_string()
+                    ]
+                ),
+            ]
         );
     }
 

@@ -165,6 +165,8 @@ pub enum ConfigError {
     RuleTarget { index: usize, collection: String },
     #[error("{0}")]
     Team(String),
+    #[error("projects.merge: {0}")]
+    Projects(String),
     #[error("partition rule {index}: bad glob `{glob}`: {reason}")]
     BadGlob {
         index: usize,
@@ -232,6 +234,41 @@ impl EmbedderSection {
     }
 }
 
+/// `projects:` of brain.yaml: `merge:` maps a project as the index names it (a folder, as
+/// `brain doctor` lists them) to the project it is part of — another folder, or a name of your
+/// own (a rename). Read by every surface that resolves a project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ProjectsSection {
+    #[serde(default)]
+    pub merge: BTreeMap<String, String>,
+}
+
+/// The most merges `projects: merge:` may hold (each resolution walks them).
+pub const MAX_MERGES: usize = 1000;
+
+impl ProjectsSection {
+    /// At most [`MAX_MERGES`], none from or into an empty name or into itself.
+    pub fn check(&self) -> Result<(), String> {
+        if self.merge.len() > MAX_MERGES {
+            return Err(format!("{} merges; at most {MAX_MERGES}", self.merge.len()));
+        }
+        for (from, into) in &self.merge {
+            if from.trim().is_empty() || into.trim().is_empty() || from == into {
+                return Err(format!("`{from}` → `{into}`: give two different projects"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The merges, `(from, into)`.
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        self.merge
+            .iter()
+            .map(|(f, i)| (f.clone(), i.clone()))
+            .collect()
+    }
+}
+
 /// The parsed `brain.yaml`, tied to the home it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
@@ -249,6 +286,9 @@ pub struct Config {
     /// The embedding model when it is not the local one (docs/vectors.md); none by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedder: Option<EmbedderSection>,
+    /// Projects the user merged or renamed (docs/jsonl2md.md#one-project-wherever-its-sessions-ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projects: Option<ProjectsSection>,
     /// Other sections (retention, …), kept as they are.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_norway::Value>,
@@ -301,6 +341,7 @@ impl Config {
             },
             team: None,
             embedder: None,
+            projects: None,
             other: BTreeMap::new(),
             home: home.root().to_path_buf(),
         }
@@ -363,6 +404,9 @@ impl Config {
                 index: 0,
                 collection: self.partition.default.clone(),
             });
+        }
+        if let Some(p) = &self.projects {
+            p.check().map_err(ConfigError::Projects)?;
         }
         if let Some(team) = &self.team {
             team.check().map_err(ConfigError::Team)?;
@@ -535,6 +579,30 @@ mod tests {
                 .all(|r| r.collection != "chrome-history")
         );
         cfg.validate().expect("still valid");
+    }
+
+    #[test]
+    fn project_merges_are_bounded_and_name_two_projects() {
+        let merges = |pairs: Vec<(String, String)>| ProjectsSection {
+            merge: pairs.into_iter().collect(),
+        };
+        assert!(merges(vec![("~/a".into(), "~/b".into())]).check().is_ok());
+        for bad in [("~/a", "~/a"), ("", "x"), ("x", " ")] {
+            let section = merges(vec![(bad.0.into(), bad.1.into())]);
+            assert!(section.check().is_err(), "{bad:?}");
+        }
+        let many = merges(
+            (0..=MAX_MERGES)
+                .map(|i| (format!("/p{i}"), "x".into()))
+                .collect(),
+        );
+        assert!(many.check().is_err());
+        // brain.yaml with a bad section does not validate, and says where.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut cfg = Config::defaults(&Home::at(dir.path()));
+        cfg.projects = Some(merges(vec![("~/a".into(), "~/a".into())]));
+        let err = cfg.validate().expect_err("into itself");
+        assert!(err.to_string().starts_with("projects.merge"), "{err}");
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub mod walk;
 
 pub use config::{
     BUILTIN, Collection, Config, ConfigError, DEFAULT_GLOB, EmbedderSection, INBOX, Layout,
-    Partition, Rule, Trust, builtin_path, check_name,
+    Partition, ProjectsSection, Rule, Trust, builtin_path, check_name,
 };
 pub use home::{Home, display_path, home_dir, project_path};
 pub use lock::{Lock, LockError, holder_pid};

@@ -140,7 +140,7 @@ pub fn projects(engine: &Engine, project: &str) -> Vec<String> {
     let mut values = vec![shown];
     values.extend(name);
     // The index's projects were read once above; resolving against them reads nothing again.
-    brain_rank::entity::resolve_projects(&values, &known)
+    brain_rank::entity::resolve_projects(&values, &known, &engine.merged_projects())
 }
 
 /// The nearest of `path`'s parents (itself first) that `known` holds as a project, shown as

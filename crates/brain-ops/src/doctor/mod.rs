@@ -6,6 +6,7 @@
 mod identity;
 mod install;
 mod logs;
+mod projects;
 mod state;
 mod team;
 
@@ -200,7 +201,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::collections(home, &config),
         state::lexical_index(home, files.as_deref()),
         state::corpus_sync(config_ok.then_some(&config), indexed.as_deref()),
-        state::projects(home),
+        projects::projects(home, config_ok.then_some(&config)),
         identity::identity(home, config_ok.then_some(&config)),
         state::purges(home),
         state::state_db(home, registry),

@@ -21,41 +21,6 @@ fn few(label: &str, ids: &[&String]) -> Vec<String> {
         .collect()
 }
 
-/// The projects the index holds, and the folders of each that was worked in more than one (a
-/// repository's worktrees and subfolders are one project,
-/// [`brain_rank::entity::project_folders`]): listed (in text too), never a failure. Skipped
-/// without a lexical index.
-pub fn projects(home: &Home) -> Check {
-    const SHOWN: usize = 20;
-    let known = brain_lex::LexIndex::open(home).ok().and_then(|lex| {
-        brain_lex::search::Searcher::new(&lex)
-            .and_then(|s| s.projects())
-            .ok()
-    });
-    let Some(known) = known else {
-        return Check::skip("projects", "no lexical index to read", "lexindex --all");
-    };
-    let groups = brain_rank::entity::project_folders(&known);
-    let several = groups.iter().filter(|(_, f)| f.len() > 1).count();
-    let mut details: Vec<String> = groups
-        .iter()
-        .filter(|(_, f)| f.len() > 1)
-        .take(SHOWN)
-        .map(|(p, folders)| format!("{p}: {}", folders.join(", ")))
-        .collect();
-    if several > SHOWN {
-        details.push(format!("… and {} more", several - SHOWN));
-    }
-    Check::pass(
-        "projects",
-        format!(
-            "{} projects, {several} worked in more than one folder (worktrees, subfolders)",
-            groups.len()
-        ),
-    )
-    .with(details)
-}
-
 pub fn lexical_index(home: &Home, files: Option<&[FileEntry]>) -> Check {
     let aside = brain_lex::LexIndex::aside_dir(home);
     if aside.is_dir() && !crate::locks::held(&home.lock_file("lexindex")) {
