@@ -73,11 +73,22 @@ impl<'a> Live<'a> {
         if roots.is_empty() {
             return Err(WatchError::Nothing);
         }
-        let (mut w, mut rx, mut how) = watcher(opts.poll)?;
+        let polling = opts.poll.unwrap_or(Duration::from_secs(2));
+        // No OS events at all (inotify instances used up, a kernel without them): poll.
+        let (mut w, mut rx, mut how) = match watcher(opts.poll) {
+            Ok(x) => x,
+            Err(e) if opts.poll.is_none() => {
+                note(&Note::Fallback {
+                    reason: format!("the OS's file events are not available: {e}"),
+                });
+                watcher(Some(polling))?
+            }
+            Err(e) => return Err(e),
+        };
         let mut watched = BTreeSet::new();
         if let Some(reason) = rewatch(w.as_mut(), &roots, &mut watched) {
             note(&Note::Fallback { reason });
-            (w, rx, how) = watcher(Some(opts.poll.unwrap_or(Duration::from_secs(2))))?;
+            (w, rx, how) = watcher(Some(polling))?;
             watched.clear();
             rewatch(w.as_mut(), &roots, &mut watched);
         }
