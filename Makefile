@@ -6,7 +6,7 @@ SHARE ?= $(PREFIX)/share/brain
 # Installed binaries are stripped (the release profile keeps line tables for profiling: lexindex is
 # 148 MB with them, 12 MB without, measured 2026-11-26). `make install STRIP=` keeps the symbols.
 STRIP ?= -s
-STAGES := jsonl2md chrome2md distill-prompt partition lexindex vecindex teamindex rank fmt
+STAGES := jsonl2md chrome2md doc2md distill-prompt partition lexindex vecindex teamindex rank fmt
 # The stages linked into $(PREFIX)/bin, so the documented pipelines run as printed. Not `fmt`:
 # coreutils has one, and a shell must keep finding it; ours is `brain fmt`.
 PATH_STAGES := $(filter-out fmt,$(STAGES))

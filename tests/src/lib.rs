@@ -264,6 +264,15 @@ pub fn notes_home(home: &Path, notes: &Path) {
     .expect("brain.yaml");
 }
 
+/// [`notes_home`] whose `notes` collection takes the files `glob` matches (documents beyond
+/// markdown: `**/*.{md,pdf,html}`).
+pub fn documents_home(home: &Path, notes: &Path, glob: &str) {
+    notes_home(home, notes);
+    let yaml = std::fs::read_to_string(home.join("brain.yaml")).expect("brain.yaml");
+    let yaml = yaml.replace("    path:", &format!("    glob: \"{glob}\"\n    path:"));
+    std::fs::write(home.join("brain.yaml"), yaml).expect("brain.yaml");
+}
+
 /// A loopback HTTP/1.0 server for download tests (a hub, a Maven Central mirror): `body` maps each
 /// request's path to the bytes served (`None`: 404). Returns the port; the server lives as long
 /// as the test process.

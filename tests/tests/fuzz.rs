@@ -1,7 +1,7 @@
 //! A mutation fuzzer over every parser that reads untrusted bytes: the transcript parsers
 //! (`jsonl2md`'s detection and the Claude Code, Codex and Gemini readers; Cursor agent transcripts
 //! and Aider histories), frontmatter, the query language, History rows (through `chrome2md`), MCP
-//! requests, `brain browse` request targets, and what the extraction reads of a session (its
+//! requests, `brain browse` request targets, doc2md's readers of saved pages, Word files and text, and what the extraction reads of a session (its
 //! turns, tool notes, statements, the subject of a shell command, a shown title). Seeds are the real files of
 //! ../shared/corpora and the golden inputs; each case mutates one (bit flips, cut and spliced
 //! ranges, inserted JSON tokens, huge numbers, NULs, invalid UTF-8) and must not panic. The
@@ -245,6 +245,52 @@ fn fuzz_transcript_parsers() {
             // Whatever it made is a document that round-trips.
             let back = brain_doc::Doc::from_markdown(&doc.to_markdown()).expect("round trip");
             assert_eq!(back, *doc);
+        }
+    });
+}
+
+/// doc2md's in-process readers (the PDF one runs in a child process and is exercised through the
+/// binary by tests/tests/doc2md.rs): saved pages, Word XML and zips, text; what they make renders
+/// to a record that round-trips.
+#[test]
+fn fuzz_document_readers() {
+    let golden = workspace().join("golden/doc2md");
+    let mut pages = seeds_in(&golden, &[".html", ".htm"], 50);
+    pages.extend(seeds_in(&workspace().join("docs"), &[".md"], 20));
+    pages.push(
+        b"<table><tr><td><table><tr><td>x</td></tr></table></td></tr></table><pre>`</pre>".to_vec(),
+    );
+    let limits = brain_convert::Limits::default();
+    let render = |c: brain_convert::Converted, kind| {
+        let facts = brain_convert::FileFacts {
+            path: Path::new("/fuzz/doc"),
+            kind,
+            sha256: String::new(),
+            mtime_secs: 0,
+        };
+        let opts = brain_convert::RenderOptions { redact: true };
+        if let Some(doc) = brain_convert::render(&facts, c, opts) {
+            let back = brain_doc::Doc::from_markdown(&doc.to_markdown()).expect("round trip");
+            assert_eq!(back, doc);
+        }
+    };
+    fuzz("html", &pages, |bytes| {
+        render(brain_convert::html::read(bytes), brain_convert::Kind::Html);
+    });
+    let xml = br#"<w:document xmlns:w="x"><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/><w:numPr/></w:pPr><w:r><w:t>a &amp; &#65;</w:t><w:tab/><w:br/></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>"#;
+    fuzz("docx-xml", &[xml.to_vec()], |bytes| {
+        let _ = brain_convert::docx::paragraphs(bytes);
+    });
+    let zips = seeds_in(&golden, &[".docx"], 10);
+    fuzz("docx-zip", &zips, |bytes| {
+        if let Ok(c) = brain_convert::docx::read(bytes, &limits) {
+            render(c, brain_convert::Kind::Docx);
+        }
+    });
+    let texts = seeds_in(&golden, &[".txt"], 10);
+    fuzz("text", &texts, |bytes| {
+        if let Ok(c) = brain_convert::convert(brain_convert::Kind::Text, bytes, &limits) {
+            render(c, brain_convert::Kind::Text);
         }
     });
 }

@@ -313,3 +313,39 @@ fn a_thousand_random_changes_and_a_kill_miss_nothing() {
     });
     w.kill();
 }
+
+/// Documents saved into a watched collection that takes them (a PDF, a saved page) are converted
+/// and searchable, a damaged one is named by doctor without failing the sync, and a deleted one
+/// leaves the index.
+#[test]
+fn documents_saved_into_a_collection_are_converted_and_indexed() {
+    let (_t, home, notes) = setup();
+    brain_tests::documents_home(&home, &notes, "**/*.{md,pdf,html}");
+    let w = Watcher::start(&home, &[]);
+    let golden = brain_tests::workspace().join("golden/doc2md");
+    std::fs::copy(
+        golden.join("pdf-pages-and-info/report.pdf"),
+        notes.join("report.pdf"),
+    )
+    .expect("pdf");
+    std::fs::copy(
+        golden.join("html-saved-page/page.html"),
+        notes.join("page.html"),
+    )
+    .expect("html");
+    std::fs::write(notes.join("broken.pdf"), "%PDF-1.7 broken").expect("broken");
+    eventually("the PDF found", || {
+        titles(&home, "latency") == ["Cache migration"]
+    });
+    eventually("the saved page found", || {
+        !titles(&home, "stampedes").is_empty()
+    });
+    eventually("in sync, the damaged PDF named", || in_sync(&home));
+    let sync = doctor_check(&home, "corpus_sync");
+    assert!(sync["details"].to_string().contains("broken.pdf"), "{sync}");
+    std::fs::remove_file(notes.join("report.pdf")).expect("rm");
+    eventually("the deleted PDF gone", || {
+        titles(&home, "latency").is_empty()
+    });
+    w.kill();
+}

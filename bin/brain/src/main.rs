@@ -10,7 +10,7 @@ const STAGES_HELP: &str = "\
 Start with `brain import`, then `brain ask \"…\"`.
 
 Pipeline stages (any other word runs the stage of that name, e.g. `brain lexindex --all`):
-  jsonl2md, chrome2md, partition, lexindex, vecindex, teamindex, rank, distill-prompt — also on PATH after
+  jsonl2md, chrome2md, doc2md, partition, lexindex, vecindex, teamindex, rank, distill-prompt — also on PATH after
   `make install`, so `jsonl2md ~/.claude/projects | partition | lexindex` runs as printed;
   fmt — only as `brain fmt` (coreutils has a `fmt`): `rank \"query\" | brain fmt --md`.
 Each stage has its own --help (`brain jsonl2md --help`).";

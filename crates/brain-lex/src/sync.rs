@@ -409,7 +409,11 @@ impl Indexer {
             Some(p) => p == k.file,
             None => path.display().to_string() == k.file,
         };
+        // A document's text is the markdown kept of it, which changes without its file (converted
+        // again, archived): compared by content below, never skipped by the file's stat.
+        let document = brain_store::documents::format_of(rel).is_some();
         if let Some(k) = known
+            && !document
             && k.mtime_ns == mtime
             && k.size == size
             && same_file(k)
@@ -417,7 +421,20 @@ impl Indexer {
             self.summary.unchanged += 1;
             return Ok(());
         }
-        let bytes = std::fs::read(path).map_err(skip)?;
+        // A PDF, a page, a DOCX is indexed as the markdown doc2md made of it, under its own path.
+        let bytes = match document {
+            true => brain_store::documents::cached(&self.home, collection, rel, &meta)
+                .map(String::into_bytes)
+                .ok_or_else(|| {
+                    FileError::Skip(format!(
+                        "{}: {}",
+                        path.display(),
+                        brain_store::documents::failed(&self.home, collection, rel, &meta)
+                            .unwrap_or_else(|| "not converted yet (`doc2md --collections` converts it; lexindex --all runs it)".into())
+                    ))
+                })?,
+            false => std::fs::read(path).map_err(skip)?,
+        };
         let text = brain_doc::bytes::text(&bytes).0;
         let sha = brain_doc::sha256_hex(&bytes);
         if let Some(k) = known

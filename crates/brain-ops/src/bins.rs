@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::{Host, OpsError};
 
 /// The stage binaries `make install` puts in `<prefix>/libexec/brain` (the Makefile's STAGES).
-pub const STAGES: [&str; 9] = [
+pub const STAGES: [&str; 10] = [
     "jsonl2md",
     "chrome2md",
+    "doc2md",
     "distill-prompt",
     "partition",
     "lexindex",

@@ -136,9 +136,16 @@ pub fn forget(
     if fact.is_none() && changed != text {
         brain_doc::atomic::write(&doc.file, changed.as_bytes()).map_err(io)?;
     }
+    // A document is indexed from its own file (its status lives in the markdown kept of it, until
+    // the file changes and is converted again).
+    let own = match brain_store::documents::format_of(rel) {
+        Some(_) => brain_store::walk::servable(&config, collection, rel)
+            .map_err(|e| ForgetError::new(ErrorCode::BadQuery, e.to_string()))?,
+        None => doc.file.clone(),
+    };
     let mut ix = brain_lex::Indexer::open(home, false).map_err(|e| ForgetError::of(&e))?;
     if let Err(reason) = ix
-        .index_file(collection, rel, &doc.file)
+        .index_file(collection, rel, &own)
         .map_err(|e| ForgetError::of(&e))?
     {
         return Err(ForgetError::new(ErrorCode::Internal, reason));

@@ -24,6 +24,10 @@ pub struct Drift {
     pub changed: u64,
     /// Indexed documents whose file is gone.
     pub missing_files: u64,
+    /// Documents (PDF, HTML, DOCX, text) doc2md could not convert as they are: not indexed, and
+    /// no re-index will change that until the file changes.
+    #[serde(default)]
+    pub unconverted: u64,
     /// A few document ids of each kind, for a person to look at.
     pub examples: Vec<String>,
 }
@@ -43,12 +47,26 @@ impl Drift {
 
 use brain_doc::file::mtime_ns;
 
+/// Why the document file `rel` of `collection` is not indexed, when doc2md could not convert it
+/// as it is now.
+fn unconverted(
+    home: &brain_store::Home,
+    collection: &str,
+    rel: &str,
+    path: &std::path::Path,
+) -> Option<String> {
+    brain_store::documents::format_of(rel)?;
+    let meta = std::fs::metadata(path).ok()?;
+    brain_store::documents::failed(home, collection, rel, &meta)
+}
+
 /// Drift per collection of `config` (plus any collection the registry knows that brain.yaml no longer
 /// declares: all its documents count as missing files).
 pub fn drift(config: &Config, registered: &[FileEntry]) -> BTreeMap<String, Drift> {
     let mut by_id: HashMap<&str, &FileEntry> =
         registered.iter().map(|e| (e.id.as_str(), e)).collect();
     let mut out: BTreeMap<String, Drift> = BTreeMap::new();
+    let home = brain_store::Home::at(config.home());
     for c in &config.collections {
         let d = out.entry(c.name.clone()).or_default();
         let mut counts = [0usize; 2];
@@ -56,6 +74,10 @@ pub fn drift(config: &Config, registered: &[FileEntry]) -> BTreeMap<String, Drif
             d.files_on_disk += 1;
             let id = format!("{}/{rel}", c.name);
             match by_id.remove(id.as_str()) {
+                None if let Some(reason) = unconverted(&home, &c.name, &rel, &path) => {
+                    d.unconverted += 1;
+                    d.example("could not be converted", &format!("{id} ({reason})"));
+                }
                 None => {
                     d.not_indexed += 1;
                     if counts[0] < EXAMPLES {

@@ -199,7 +199,37 @@ fn facts_then_all(
         Ok(_) => {}
         Err(e) => warn(format!("entity facts: {e}")),
     }
+    documents(home, indexer.config(), warn, say);
     indexer.sync_all(warn)
+}
+
+/// The documents collections hold in place (PDF, HTML, DOCX, text) converted where they changed,
+/// doc2md's step (`doc2md --collections`), so the walk indexes them; PDFs are parsed in children
+/// of doc2md. Nothing is done for collections whose glob takes no documents.
+fn documents(
+    home: &Home,
+    config: &brain_store::Config,
+    warn: &dyn Fn(String),
+    say: &dyn Fn(String),
+) {
+    if !config
+        .collections
+        .iter()
+        .any(brain_store::documents::takes_documents)
+    {
+        return;
+    }
+    let opts = brain_convert::Options {
+        limits: brain_convert::Limits::default(),
+        redact: true,
+        worker: crate::bins::locate("doc2md"),
+    };
+    // Each failure is named once, by the walk that then skips the document (with its reason).
+    match brain_convert::collections(home, config, &opts, &|_| {}) {
+        Ok(s) if s.converted + s.failed + s.removed > 0 => say(format!("documents: {}", s.line())),
+        Ok(_) => {}
+        Err(e) => warn(format!("documents: {e}")),
+    }
 }
 
 /// Doc records of `input`, each in the index queue until this run commits: a kill from here on

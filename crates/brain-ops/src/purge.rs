@@ -89,7 +89,14 @@ pub fn purge(
     wait: Duration,
 ) -> Result<Purged, PurgeError> {
     let internal = fail(ErrorCode::Internal);
-    let file = file.map(Path::to_path_buf).or_else(|| file_of(config, id));
+    // A document's reference resolves to the markdown kept of it: its own file is the one to go.
+    let document = id
+        .split_once('/')
+        .is_some_and(|(_, rel)| brain_store::documents::format_of(rel).is_some());
+    let file = match document {
+        true => file_of(config, id),
+        false => file.map(Path::to_path_buf).or_else(|| file_of(config, id)),
+    };
     let conversation = file.as_deref().and_then(conversation);
     let mut report = Purged {
         id: id.to_string(),
@@ -105,6 +112,22 @@ pub fn purge(
             Ok(()) => report.file_deleted = true,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(internal(format!("{}: {e}", file.display()))),
+        }
+    }
+    // A PDF, a saved page, a DOCX: the markdown doc2md kept of it holds its text too.
+    if let Some((collection, rel)) = id.split_once('/')
+        && brain_store::documents::format_of(rel).is_some()
+    {
+        for kept in [
+            brain_store::documents::cache_path(home, collection, rel),
+            brain_store::documents::failure_path(home, collection, rel),
+        ] {
+            match std::fs::remove_file(&kept) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(internal(format!("{}: {e}", kept.display())));
+                }
+                _ => {}
+            }
         }
     }
     ix.finish().map_err(PurgeError::of)?;

@@ -300,7 +300,7 @@ fn explain_telemetry(w: &mut String, e: &Explain) {
 }
 
 /// The passing checks whose details are what they report (the others' are for `--json`).
-const LISTED_WHEN_PASSING: [&str; 1] = ["projects"];
+const LISTED_WHEN_PASSING: [&str; 2] = ["projects", "corpus_sync"];
 
 /// `brain doctor` as text.
 pub fn doctor(r: &DoctorReport) -> String {

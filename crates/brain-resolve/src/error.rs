@@ -29,6 +29,10 @@ pub enum DocsError {
     Search(SearchError),
     #[error(transparent)]
     Registry(#[from] brain_store::RegistryError),
+    /// A document (PDF, HTML, DOCX, text) whose markdown is not kept: not converted yet, or it
+    /// could not be.
+    #[error("{0}")]
+    NotConverted(String),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -52,7 +56,8 @@ impl brain_doc::Classified for DocsError {
             DocsError::NotFound(_) => ErrorCode::NoResults,
             DocsError::Ambiguous { .. }
             | DocsError::BadGlob { .. }
-            | DocsError::NotInCollection(_) => ErrorCode::BadQuery,
+            | DocsError::NotInCollection(_)
+            | DocsError::NotConverted(_) => ErrorCode::BadQuery,
             DocsError::Refused(_) => ErrorCode::Refused,
             DocsError::Index(e) => e.code(),
             DocsError::Registry(e) => e.code(),
@@ -71,6 +76,9 @@ impl brain_doc::Classified for DocsError {
                     "use the brain://collection/path of the one you mean"
                 }
                 DocsError::BadGlob { .. } => "globs use *, ?, [abc] and ** over collection/path",
+                DocsError::NotConverted(_) => {
+                    "`lexindex --all` converts documents first; one that failed is tried again when its file changes"
+                }
                 DocsError::Refused(_) => {
                     "only a collection's documents are served (docs/security.md); a link out of a collection is followed only with `follow_links: true` in brain.yaml"
                 }

@@ -166,10 +166,13 @@ impl<'a> Resolver<'a> {
         use brain_store::walk::Refused;
         let not_found = || DocsError::NotFound(id.to_string());
         let (collection, path) = id.split_once('/').ok_or_else(not_found)?;
-        brain_store::walk::servable(self.config, collection, path).map_err(|e| match e {
-            Refused::NoCollection(_) | Refused::Missing(_) => not_found(),
-            other => DocsError::Refused(other),
-        })
+        let file =
+            brain_store::walk::servable(self.config, collection, path).map_err(|e| match e {
+                Refused::NoCollection(_) | Refused::Missing(_) => not_found(),
+                other => DocsError::Refused(other),
+            })?;
+        brain_store::documents::markdown_file(self.config, collection, path, file)
+            .map_err(DocsError::NotConverted)
     }
 
     /// Resolve `reference` (without a line range).

@@ -473,6 +473,11 @@ impl Config {
         self.collection(name).map(|c| self.resolve(&c.path))
     }
 
+    /// The home folder this configuration belongs to.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
     /// Resolve a collection path: absolute stays, `~/x` is under `$HOME`, anything else is under the home.
     pub fn resolve(&self, path: &str) -> PathBuf {
         if let Some(rest) = path.strip_prefix("~/")

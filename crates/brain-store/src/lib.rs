@@ -15,6 +15,7 @@ pub mod access;
 pub mod attic;
 pub mod clock;
 mod config;
+pub mod documents;
 mod home;
 mod lock;
 pub mod para;

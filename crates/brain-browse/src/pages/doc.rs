@@ -32,6 +32,9 @@ fn open(app: &mut App, rest: &[String]) -> Result<(Opened, brain_store::Config),
     let id = format!("{collection}/{rel}");
     let file = brain_store::walk::servable(&config, &collection, &rel)
         .map_err(|e| PageError::not_found(format!("{id}: {e}")))?;
+    // A PDF, a saved page, a DOCX: the markdown doc2md made of it.
+    let file = brain_store::documents::markdown_file(&config, &collection, &rel, file)
+        .map_err(|e| PageError::not_found(format!("{id}: {e}")))?;
     let bytes = std::fs::read(&file).map_err(|e| PageError::not_found(format!("{id}: {e}")))?;
     let mtime = std::fs::metadata(&file)
         .and_then(|m| m.modified())
