@@ -20,7 +20,7 @@ async function check(name, fn) {
 
 const transport = url
   ? new StreamableHTTPClientTransport(new URL(url))
-  : new StdioClientTransport({ command: bin, args: ["mcp"], env: { ...process.env }, stderr: "inherit" });
+  : new StdioClientTransport({ command: bin, args: ["mcp", "--output-schemas"], env: { ...process.env }, stderr: "inherit" });
 const client = new Client({ name: "brain-mcp-test", version: "1.0.0" });
 await client.connect(transport);
 

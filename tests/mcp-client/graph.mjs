@@ -13,7 +13,7 @@ async function check(name, fn) {
   passed += 1;
   console.log(`ok ${passed} - ${name}`);
 }
-const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--read-only"], env: { ...process.env }, stderr: "inherit" });
+const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--read-only", "--output-schemas"], env: { ...process.env }, stderr: "inherit" });
 const client = new Client({ name: "brain-graph-test", version: "1.0.0" });
 await client.connect(transport);
 

@@ -27,7 +27,8 @@ impl HttpServer {
     fn start(home: &Path) -> HttpServer {
         let mut child = command("brain", home)
             .env("BRAIN_NOW", NOW)
-            .args(["mcp", "--http", "--port", "0"])
+            // The SDK client checks each result against its tool's outputSchema.
+            .args(["mcp", "--http", "--port", "0", "--output-schemas"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -31,7 +31,6 @@ mod tools;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use brain_store::Home;
 use serde_json::Value;
 
 pub use server::Server;
@@ -41,12 +40,10 @@ use jsonrpc::{INVALID_REQUEST, Line, MAX_LINE_BYTES, RpcError};
 /// Serve one session: read requests from `input` until it ends, write one response line per request
 /// to `output`, flushed at once. Returns on end of input (a clean shutdown) or when `output` fails.
 pub fn serve(
-    home: Home,
-    read_only: bool,
+    mut server: Server,
     mut input: impl BufRead,
     mut output: impl Write,
 ) -> io::Result<()> {
-    let mut server = Server::new(home).read_only(read_only);
     let mut buf = Vec::with_capacity(4096);
     loop {
         let reply = match jsonrpc::read_line(&mut input, &mut buf, MAX_LINE_BYTES)? {

@@ -11,15 +11,14 @@ use serde::Deserialize;
 
 use crate::handles::Handles;
 
-/// One typed sub-query (QMD's `{type, query}`).
+/// A typed sub-query.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubQuery {
-    /// lex: keywords, "phrases", -exclusions, filters; vec: a question; hyde: an imagined answer
+    /// lex: keywords; vec: a question; hyde: an imagined answer
     #[serde(rename = "type")]
     #[schemars(schema_with = "search_kind_schema")]
     pub kind: SearchKind,
-    /// The sub-query text.
     #[schemars(length(min = 1))]
     pub query: String,
 }

@@ -23,6 +23,8 @@ pub struct Server {
     version: &'static str,
     /// `brain mcp --read-only`: no tool that writes is listed or run.
     read_only: bool,
+    /// `brain mcp --output-schemas`: `tools/list` carries each tool's `outputSchema`.
+    output_schemas: bool,
 }
 
 impl Server {
@@ -32,7 +34,16 @@ impl Server {
             handles: Handles::new(home),
             version: session::PROTOCOL_VERSIONS[0],
             read_only: false,
+            output_schemas: false,
         }
+    }
+
+    /// List each tool's `outputSchema` (for clients that validate structured results); left out by
+    /// default, since every agent session carries `tools/list` in its context and the results'
+    /// fields are docs/FORMATS.md's. `structuredContent` is returned either way.
+    pub fn output_schemas(mut self, on: bool) -> Self {
+        self.output_schemas = on;
+        self
     }
 
     /// Offer and run only the tools that do not write (`remember` is neither listed nor callable):
@@ -96,7 +107,9 @@ impl Server {
                 Ok(result)
             }
             "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({"tools": tools::listed(self.read_only)})),
+            "tools/list" => {
+                Ok(json!({"tools": tools::listed(self.read_only, self.output_schemas)}))
+            }
             "tools/call" => {
                 brain_doc::timings::restart();
                 let out = self.call(params);

@@ -27,6 +27,11 @@ pub struct Args {
     /// to the memory (for agents that should only read).
     #[arg(long)]
     read_only: bool,
+    /// List each tool's outputSchema in tools/list (for clients that validate structured
+    /// results; every result carries structuredContent either way). Off by default: an agent
+    /// session carries the whole list in its context.
+    #[arg(long)]
+    output_schemas: bool,
 }
 
 #[derive(clap::Subcommand)]
@@ -59,6 +64,11 @@ struct InstallArgs {
 }
 
 pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
+    let server = || {
+        brain_mcp::Server::new(home.clone())
+            .read_only(a.read_only)
+            .output_schemas(a.output_schemas)
+    };
     match a.command {
         None if a.http => {
             let listener = brain_mcp::http::bind(a.port).map_err(Failure::from)?;
@@ -66,13 +76,13 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
                 "brain mcp: listening on {} (loopback only; Ctrl-C stops)",
                 listener.url()
             );
-            listener.run(home.clone(), a.read_only)?;
+            listener.run(server())?;
             Ok(Exit::Success)
         }
         None => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
-            brain_mcp::serve(home.clone(), a.read_only, stdin, stdout)?;
+            brain_mcp::serve(server(), stdin, stdout)?;
             Ok(Exit::Success)
         }
         Some(Command::Install(i)) => install_claude(i),

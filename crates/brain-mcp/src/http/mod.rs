@@ -18,7 +18,6 @@ use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brain_doc::ErrorCode;
-use brain_store::Home;
 use serde_json::Value;
 
 use crate::jsonrpc::{self, INVALID_REQUEST, Incoming, MAX_LINE_BYTES, RpcError};
@@ -88,10 +87,8 @@ impl Listener {
         format!("http://{}{PATH}", self.addr)
     }
 
-    /// Serve requests for `home` until the process ends (or accepting fails); `read_only` as
-    /// [`Server::read_only`].
-    pub fn run(self, home: Home, read_only: bool) -> io::Result<()> {
-        let mut server = Server::new(home).read_only(read_only);
+    /// Serve requests with `server` until the process ends (or accepting fails).
+    pub fn run(self, mut server: Server) -> io::Result<()> {
         self.inner.serve(|req| answer(&mut server, req).response())
     }
 }

@@ -1,5 +1,6 @@
 //! The transport's answers, without a socket: every refusal and the three kinds of message.
 
+use brain_store::Home;
 use serde_json::json;
 
 use super::*;

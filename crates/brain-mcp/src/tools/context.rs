@@ -67,7 +67,7 @@ fn describe() -> Value {
     descriptor(
         "context",
         "Memory for a task",
-        "The memory a task needs as one block within a token budget (default 20000), each item with uri:line and age; without `task`, the project's briefing. Call once at the start of a task; `query` for a question.",
+        "The memory a task needs as one block within a token budget, each item with uri:line and age; without `task`, the project's briefing. Call once at the start of a task.",
         input,
         output,
     )

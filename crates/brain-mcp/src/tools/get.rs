@@ -22,7 +22,7 @@ const DEFAULT_MAX_BYTES: usize = 100_000;
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Args {
-    /// brain://collection/path, collection/path or #docid from a query result; `ref:100` starts at line 100, `ref:100:20` reads 20 lines.
+    /// A result's uri, collection/path or #docid; `ref:100:20` reads 20 lines from line 100.
     #[schemars(length(min = 1))]
     file: String,
     /// Start at this 1-based line (a result's `line`).

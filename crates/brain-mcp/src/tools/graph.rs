@@ -27,8 +27,7 @@ pub const RELATED: Tool = Tool {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct EntityArgs {
-    /// The entity's name, an alias, an @handle or its folder (case and spacing aside; a name two
-    /// entities share is an error listing them, never a guess).
+    /// Its name, an alias, an @handle or its folder (case aside).
     #[schemars(length(min = 1, max = 300))]
     name: String,
 }
@@ -39,8 +38,8 @@ struct RelatedArgs {
     /// A document (collection/path, brain://…, #docid) or an entity (name, alias, @handle).
     #[schemars(length(min = 1, max = 1000))]
     what: String,
-    /// Follow only these relation kinds: derives_from, supersedes, supports, contradicts, refines,
-    /// related, mentions, project (default: all).
+    /// Only these kinds (default all): derives_from, supersedes, supports, contradicts, refines,
+    /// related, mentions, project.
     #[schemars(length(max = 8))]
     kinds: Option<Vec<String>>,
     /// Steps to walk, 1 to 5 (default 1).
@@ -104,7 +103,7 @@ fn describe_entity() -> Value {
     descriptor(
         "entity",
         "Who or what is it",
-        "What the memory knows about a person, project, company or concept: summary, facts, names, related records, timeline. Names match exactly (case aside); a shared name is an error listing the entities.",
+        "What the memory knows about a person, project, company or concept: summary, facts, names, related records, timeline. A name two entities share is an error listing them.",
         input_schema::<EntityArgs>(),
         output,
     )

@@ -89,12 +89,58 @@ pub fn descriptors() -> &'static [Value] {
     ALL.get_or_init(|| TOOLS.iter().map(|t| (t.describe)()).collect())
 }
 
+/// [`descriptors`] as `tools/list` sends them by default (every agent session carries the list
+/// in its context, issue 59: at most 10 KB): without `outputSchema`, and the input schemas without
+/// what only repeats the checks every call goes through anyway (`additionalProperties: false`;
+/// `default` of `false` or `[]`, which the descriptions say). Each call is still checked against
+/// the whole schema ([`input_schema_of`]).
+fn lean_descriptors() -> &'static [Value] {
+    static LEAN: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    LEAN.get_or_init(|| {
+        descriptors()
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                if let Some(o) = d.as_object_mut() {
+                    o.remove("outputSchema");
+                    if let Some(input) = o.get_mut("inputSchema") {
+                        lean_input(input);
+                    }
+                }
+                d
+            })
+            .collect()
+    })
+}
+
+fn lean_input(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if o.get("additionalProperties") == Some(&Value::Bool(false)) {
+                o.remove("additionalProperties");
+            }
+            if o.get("default")
+                .is_some_and(|d| d == &json!(false) || d == &json!([]))
+            {
+                o.remove("default");
+            }
+            o.values_mut().for_each(lean_input);
+        }
+        Value::Array(a) => a.iter_mut().for_each(lean_input),
+        _ => {}
+    }
+}
+
 /// The `tools/list` entries a session offers: every tool, or with `read_only` those that do not
-/// write.
-pub fn listed(read_only: bool) -> Vec<&'static Value> {
+/// write; with their output schemas when `output_schemas`.
+pub fn listed(read_only: bool, output_schemas: bool) -> Vec<&'static Value> {
+    let all = match output_schemas {
+        true => descriptors(),
+        false => lean_descriptors(),
+    };
     TOOLS
         .iter()
-        .zip(descriptors())
+        .zip(all)
         .filter(|(t, _)| !(read_only && t.writes))
         .map(|(_, d)| d)
         .collect()

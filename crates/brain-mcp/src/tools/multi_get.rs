@@ -26,7 +26,7 @@ const DEFAULT_MAX_TOTAL_BYTES: u64 = 200_000;
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Args {
-    /// A glob over collection/path (`brain/2026/04/*.md`) or a comma-separated list of uris, collection/paths or #docids.
+    /// A glob over collection/path, or uris and #docids separated by commas.
     #[schemars(length(min = 1))]
     pattern: String,
     /// At most this many lines per document.

@@ -30,12 +30,12 @@ const DEFAULT_SINCE: &str = "24h";
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Args {
-    /// Start of the window: 24h (default), 7d, 2w, 3mo, today, yesterday, YYYY-MM-DD or RFC 3339.
+    /// 24h (default), 7d, 3mo, yesterday, YYYY-MM-DD, RFC 3339.
     #[schemars(length(min = 1))]
     since: Option<String>,
     /// Only these collections (default: all).
     collections: Option<Vec<String>>,
-    /// Items to list, newest first (default 50); all are counted.
+    /// Items listed (default 50); all are counted.
     #[schemars(range(min = 1, max = MAX_LIMIT))]
     limit: Option<usize>,
 }
@@ -71,7 +71,7 @@ fn describe() -> Value {
     descriptor(
         "recent",
         "Recent activity",
-        "What became visible since a time (default 24h), newest first: sessions, notes, inbox entries, browser days. For \"what did I work on\", a stand-up, or to check the memory is current.",
+        "What became visible since a time, newest first: sessions, notes, inbox entries, browser days. For \"what did I work on\" or a stand-up.",
         input,
         output,
     )

@@ -30,7 +30,6 @@ struct Args {
     /// What to remember: a few self-contained sentences, not a paste.
     #[schemars(length(min = 1))]
     text: String,
-    /// note (default), decision, todo, link or fact.
     #[serde(rename = "type", default)]
     #[schemars(schema_with = "entry_type_schema")]
     kind: EntryType,
@@ -39,12 +38,12 @@ struct Args {
     tags: Vec<String>,
     /// The project the entry is about (a name or a path).
     project: Option<String>,
-    /// Store a paste the guard refuses (code, logs); never a secret. Default false.
+    /// Store a paste the guard refuses (never a secret).
     #[serde(default)]
     force: bool,
     /// The subject (`db.engine`): a later record of it supersedes this one.
     key: Option<String>,
-    /// How much it matters, 1-5 (5 = always include).
+    /// 1-5 (5: always include).
     #[schemars(range(min = 1, max = 5))]
     importance: Option<u8>,
     /// When it happened, if not now.
@@ -90,12 +89,11 @@ fn describe() -> Value {
     let mut d = descriptor(
         "remember",
         "Remember",
-        "Save a conclusion worth keeping (a decision and why, a fact, a todo, a link, a note) into the user's memory; searchable at once. Code dumps, logs and long pastes are refused unless `force`; secrets always.",
+        "Save a conclusion worth keeping (a decision and why, a fact, a todo, a link) into the user's memory, searchable at once. Pastes are refused unless `force`; secrets always.",
         input,
         output,
     );
     d["annotations"] = json!({
-        "title": "Remember",
         "readOnlyHint": false,
         "destructiveHint": false,
         "idempotentHint": false,

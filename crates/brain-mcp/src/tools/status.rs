@@ -56,7 +56,7 @@ fn describe() -> Value {
     descriptor(
         "status",
         "Memory status",
-        "What the memory holds: collections with counts and last indexing, embedding backlog, model. Call when results look thin or stale.",
+        "What the memory holds: collections with counts and last indexing, embedding backlog, model. For thin or stale results.",
         input,
         output,
     )

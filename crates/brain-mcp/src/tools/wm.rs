@@ -105,7 +105,7 @@ enum Action {
 struct UpdateArgs {
     /// The note's id (wm_list shows it).
     id: u32,
-    /// pin (never expires, at most 3), unpin, remove (done or wrong), promote (a permanent fact).
+    /// promote: make it a lasting fact. At most 3 are pinned.
     action: Action,
     /// promote only: the fact's subject; a later fact of the same key supersedes it.
     key: Option<String>,
@@ -121,7 +121,7 @@ pub const ADD: Tool = Tool {
         descriptor(
             "wm_add",
             "Keep a note in working memory",
-            "Keep a short note for the next turns (default 5; pinned never expires): what to do next, a deadline. Notes lead every `context` block. Use `remember` for what should last.",
+            "A short note for the next turns (default 5): what to do next, a deadline. Notes lead every `context` block; `remember` is for what lasts.",
             input_schema::<AddArgs>(),
             output_schema(),
         )
