@@ -584,3 +584,46 @@ fn the_shipped_reranker_reads_which_note_answers() {
     let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(answer["hits"][0]["path"], "auth/jwt.md", "{answer}");
 }
+
+/// A word in no document (issue 59: `brain ask kubernetes` listed ten hits, exit 0): no results,
+/// exit 67 and the word named — or documents close in meaning, each labelled a semantic neighbour
+/// (in the JSON, the terminal and MCP alike), never a match of the words, never `strong`.
+#[test]
+fn words_in_no_document_are_no_results_or_semantic_neighbours() {
+    let Some(f) = fixture() else { return };
+    // A bread recipe is close in meaning to "baguette", nothing is to the others.
+    for q in ["kubernetes", "zzqxv", "baguette", "helicopter maintenance"] {
+        let out = run(f.cmd("brain").args(["ask", "--json", q]), b"");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let hits = v["hits"].as_array().cloned().unwrap_or_default();
+        let err = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(67) => {
+                assert!(hits.is_empty(), "{q}: {v}");
+            }
+            Some(0) => {
+                assert!(!hits.is_empty(), "{q}");
+                let warned = v["warnings"].to_string();
+                assert!(
+                    warned.contains("nothing in the memory mentions"),
+                    "{q}: {v}"
+                );
+                for h in &hits {
+                    assert_eq!(h["signals"]["semantic"], true, "{q}: {h}");
+                }
+                let text = run(f.cmd("brain").args(["ask", q]), b"");
+                let shown = String::from_utf8_lossy(&text.stdout);
+                assert!(
+                    shown.contains("semantic 0.") && !shown.contains("strong"),
+                    "{q}: {shown}"
+                );
+            }
+            other => panic!("{q}: exit {other:?}: {err}"),
+        }
+    }
+    // A word the notes hold is a match, not a neighbour.
+    let out = run(f.cmd("brain").args(["ask", "--json", "sourdough"]), b"");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["hits"][0]["path"], "cooking/bread.md");
+    assert!(v["hits"][0]["signals"].get("semantic").is_none());
+}

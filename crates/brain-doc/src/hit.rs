@@ -134,6 +134,21 @@ pub struct TimeWindow {
 /// query of one real word and one the memory never held ("zzqxv nonexistent") sits below.
 pub const WEAK: f64 = 0.3;
 
+/// The signal that marks a hit found by meaning alone for a query whose words the memory does not
+/// hold (a semantic neighbour): shown as `semantic`, never as a match of the words.
+pub const SEMANTIC: &str = "semantic";
+
+/// How sure a hit is, for people: its strength as a word and a number (`strong 0.92`,
+/// `semantic 0.61` for a semantic neighbour); `None` for a hit without one (a recency walk).
+pub fn strength_text(h: &Hit) -> Option<String> {
+    let s = h.strength?;
+    let word = match h.signals.get(SEMANTIC) {
+        Some(serde_json::Value::Bool(true)) => SEMANTIC,
+        _ => strength_label(s),
+    };
+    Some(format!("{word} {s:.2}"))
+}
+
 /// A match strength in a word, for people: strong, good, partial, weak.
 pub fn strength_label(s: f64) -> &'static str {
     if s >= 0.85 {

@@ -38,7 +38,7 @@ pub mod yaml;
 pub use doc::{Doc, DocError, Source, SourcePart};
 pub use error::{Classified, ErrorCode, ErrorRecord};
 pub use hash::{docid, sha256_hex, tie_key};
-pub use hit::{Hit, HitMemory, TimeWindow, WEAK, strength_label};
+pub use hit::{Hit, HitMemory, SEMANTIC, TimeWindow, WEAK, strength_label, strength_text};
 
 /// The wire-format version every record carries in its `schema` field.
 pub const SCHEMA: u32 = 1;

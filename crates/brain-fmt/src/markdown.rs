@@ -38,9 +38,12 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
             h.line,
             h.docid,
             age_label(h.age_days),
-            h.strength
-                .map(|s| format!(", {} match {s:.2}", brain_doc::strength_label(s)))
-                .unwrap_or_default(),
+            match (h.strength, h.signals.get(brain_doc::SEMANTIC)) {
+                (Some(s), Some(serde_json::Value::Bool(true))) =>
+                    format!(", semantic neighbour {s:.2}"),
+                (Some(s), _) => format!(", {} match {s:.2}", brain_doc::strength_label(s)),
+                (None, _) => String::new(),
+            },
             h.link
                 .as_deref()
                 .map(|l| format!(" — [open]({l})"))

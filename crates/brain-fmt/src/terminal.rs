@@ -87,10 +87,7 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
 /// How sure a hit is: its match strength as a word and a number (`strong 0.92`), the same scale
 /// for every query; a hit without one (a recency walk, ordered by time) shows none.
 fn strength(h: &Hit) -> String {
-    match h.strength {
-        Some(s) => format!("{} {s:.2}", brain_doc::strength_label(s)),
-        None => String::new(),
-    }
+    brain_doc::strength_text(h).unwrap_or_default()
 }
 
 /// `signals: bm25 12.3 · vec 0.61 · rrf 0.0333 · ranks lex 2, vec 1` — every score component.

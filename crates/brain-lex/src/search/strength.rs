@@ -36,6 +36,11 @@ impl TermWeights {
         self.words.is_empty() || self.total <= 0.0
     }
 
+    /// True when the index has seen none of the query's words (each unknown, as analyzed).
+    pub fn all_unknown(&self) -> bool {
+        !self.unknown.is_empty() && self.unknown.iter().all(|u| *u)
+    }
+
     /// The words of a query of a few words that the index has never seen (as analyzed): what a
     /// "nothing in the memory mentions …" answer names.
     pub fn unknown(&self) -> Vec<String> {

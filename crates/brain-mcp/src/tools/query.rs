@@ -196,8 +196,16 @@ fn summary(hits: &[Hit], low: &[bool], query: &str) -> String {
     for (h, &low) in hits.iter().zip(low) {
         // The match strength (comparable across queries) where the hit has one.
         let pct = (h.strength.unwrap_or(h.score) * 100.0).round();
+        // A semantic neighbour (found by meaning, its words in no document) says so.
+        let semantic = match h.signals.get(brain_doc::SEMANTIC) {
+            Some(serde_json::Value::Bool(true)) => " semantic",
+            _ => "",
+        };
         let body = format!("{} — {}\n{}", h.title, age_label(h.age_days), h.snippet);
-        out.push_str(&format!("\n{} {pct}% {}:{}\n", h.docid, h.uri, h.line));
+        out.push_str(&format!(
+            "\n{} {pct}%{semantic} {}:{}\n",
+            h.docid, h.uri, h.line
+        ));
         if low {
             out.push_str(&fence::block(&body, &h.uri));
         } else {

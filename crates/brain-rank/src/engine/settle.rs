@@ -36,20 +36,21 @@ impl Engine {
     }
 
     /// The words of the plan's lexical query the index has never seen (a short query's only;
-    /// none without a lexical list or index).
-    fn unknown_words(&self, plan: &Plan, now: &Zoned) -> Vec<String> {
+    /// none without a lexical list or index), and whether that is all of them.
+    fn unknown_words(&self, plan: &Plan, now: &Zoned) -> crate::strength::Unknown {
         if self.remote.is_some() {
-            return Vec::new();
+            return (Vec::new(), false);
         }
         let (Ok(r), Some(q)) = (
             self.ranker(),
             plan.lists.iter().find_map(|l| l.query.as_ref()),
         ) else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
-        r.searcher()
-            .term_weights(&crate::rank::lex_query(q, now.timestamp()))
-            .unknown()
+        let weights = r
+            .searcher()
+            .term_weights(&crate::rank::lex_query(q, now.timestamp()));
+        (weights.unknown(), weights.all_unknown())
     }
 
     /// Mark the hits of low-trust collections (`trust: low`), which every agent-facing surface
