@@ -388,6 +388,27 @@ fn a_collection_of_documents_is_indexed_and_served() {
             .collect::<Vec<_>>()
     };
     assert_eq!(ask("Latency fell"), ["report.pdf"]);
+    // A citation points into the document: the page, the heading's id.
+    let anchor = |q: &str| {
+        let out = run(
+            command("brain", &home).args(["ask", q, "--mode", "lex", "--json"]),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        v["hits"][0]["anchor"].as_str().map(String::from)
+    };
+    assert_eq!(anchor("Latency fell").as_deref(), Some("page-2"));
+    assert_eq!(anchor("stampedes jitter").as_deref(), Some("ttl"));
+    assert_eq!(anchor("zeppelins"), None);
+    let shown = run(
+        command("brain", &home).args(["ask", "Latency fell", "--mode", "lex"]),
+        b"",
+    );
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains(" § page-2"),
+        "{}",
+        String::from_utf8_lossy(&shown.stdout)
+    );
     assert_eq!(ask("tantivy server"), ["sub/plan.docx"]);
     assert_eq!(ask("stampedes jitter"), ["page.html"]);
     assert_eq!(ask("oat milk"), ["todo.txt"]);

@@ -161,22 +161,7 @@ pub fn cut(doc: &mut Converted, max: usize) {
     doc.sections.truncate(keep);
 }
 
-/// A heading's anchor, GitHub's way: lower case, letters, digits, `-` and `_` kept, spaces to
-/// `-`, the rest dropped; at most 80 characters.
-pub fn slug(heading: &str) -> String {
-    let mut out = String::new();
-    for c in heading.trim().chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() || c == '-' || c == '_' {
-            out.push(c);
-        } else if c.is_whitespace() {
-            out.push('-');
-        }
-        if out.chars().count() >= 80 {
-            break;
-        }
-    }
-    out
-}
+pub use brain_doc::markdown::slug;
 
 /// Collapse runs of whitespace inside a line to one space, trimmed: how inline text reads.
 pub(crate) fn squash(text: &str) -> String {

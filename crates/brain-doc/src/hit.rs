@@ -67,6 +67,10 @@ pub struct Hit {
     /// The record's memory fields (crate::memory), on hits of records that carry any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<HitMemory>,
+    /// Where in a document beyond markdown (a PDF, a saved page, a DOCX; docs/doc2md.md) the
+    /// passage is: `page-3`, a heading's anchor — `report.pdf#page-3` points into the original.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
     /// Its page in the running `brain browse` (`brain ask --link`), token included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,

@@ -123,6 +123,7 @@ mod formats_doc {
                 state: "current".into(),
                 superseded_by: Some("i".into()),
             }),
+            anchor: Some("page-3".into()),
             link: Some("http://127.0.0.1:8182/doc/c/p.md?t=0".into()),
         };
         let err = ErrorRecord::new(ErrorCode::Internal, "m", "f");

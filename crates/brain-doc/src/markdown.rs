@@ -4,6 +4,37 @@ use serde_json::{Map, Value};
 
 use crate::DocError;
 
+/// A heading's anchor, GitHub's way: lower case, letters, digits, `-` and `_` kept, spaces to
+/// `-`, the rest dropped; at most 80 characters.
+pub fn slug(heading: &str) -> String {
+    let mut out = String::new();
+    for c in heading.trim().chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() || c == '-' || c == '_' {
+            out.push(c);
+        } else if c.is_whitespace() {
+            out.push('-');
+        }
+        if out.chars().count() >= 80 {
+            break;
+        }
+    }
+    out
+}
+
+/// The anchor of a heading's text: the `{#id}` it ends with (the attribute form doc2md writes
+/// when a page's id is not the heading's slug), else its [`slug`].
+pub fn anchor(heading: &str) -> String {
+    let h = heading.trim();
+    if let Some(rest) = h.strip_suffix('}')
+        && let Some((_, id)) = rest.rsplit_once("{#")
+        && !id.is_empty()
+        && !id.contains(char::is_whitespace)
+    {
+        return id.to_string();
+    }
+    slug(h)
+}
+
 /// Render `frontmatter` as YAML between `---` lines, then `body` verbatim.
 pub fn render(frontmatter: &Map<String, Value>, body: &str) -> String {
     let yaml = serde_norway::to_string(frontmatter).unwrap_or_default();
@@ -90,6 +121,16 @@ pub fn body_start_line(text: &str, body: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn anchors_are_slugs_or_the_id_a_heading_gives() {
+        assert_eq!(slug("Keys & values"), "keys--values");
+        assert_eq!(slug("  Page 3 "), "page-3");
+        assert_eq!(anchor("Page 3"), "page-3");
+        assert_eq!(anchor("TTLs & stampedes {#ttl}"), "ttl");
+        assert_eq!(anchor("Braces {# not an id}"), "braces--not-an-id");
+        assert_eq!(slug(&"x".repeat(200)).len(), 80);
+    }
 
     #[test]
     fn text_without_frontmatter_is_all_body() {

@@ -31,11 +31,15 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         };
         writeln!(
             out,
-            "{}. **{}** — `{}:{}` {}, {}{}{}",
+            "{}. **{}** — `{}:{}`{} {}, {}{}{}",
             h.rank,
             title.replace('*', "\\*"),
             h.uri,
             h.line,
+            h.anchor
+                .as_deref()
+                .map(|a| format!(" § {a}"))
+                .unwrap_or_default(),
             h.docid,
             age_label(h.age_days),
             match (h.strength, h.signals.get(brain_doc::SEMANTIC)) {

@@ -40,7 +40,11 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
             format!("  {}", paint.dim(&sure))
         };
         writeln!(out, "{}. {}{sure}", h.rank, paint.bold(title))?;
-        let location = format!("{}:{}", h.uri, h.line);
+        // A document beyond markdown also names its page or section (`§ page-3`).
+        let location = match &h.anchor {
+            Some(a) => format!("{}:{} § {a}", h.uri, h.line),
+            None => format!("{}:{}", h.uri, h.line),
+        };
         let warning = crate::stale_warning(h, &opts.freshness);
         let stale = warning.is_some()
             || (h.memory.is_none()

@@ -64,6 +64,7 @@ pub(crate) fn test_hit(uri: &str) -> brain_doc::Hit {
         signals: serde_json::Map::new(),
         untrusted: false,
         memory: None,
+        anchor: None,
         link: None,
     }
 }

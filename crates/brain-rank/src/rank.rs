@@ -377,6 +377,7 @@ impl Ranker {
             signals,
             untrusted: false,
             memory: hit_memory(&p.memory, lq.lifecycle.map_or(now.as_second(), |l| l.at)),
+            anchor: section_anchor(p),
             link: None,
         }
     }
@@ -530,6 +531,15 @@ impl From<LexError> for RankError {
     fn from(e: LexError) -> Self {
         RankError::Search(SearchError::Index(e))
     }
+}
+
+/// The section of a document beyond markdown (doc2md's: a PDF page, a heading) its passage is in,
+/// so a citation points into the original (`report.pdf#page-3`); none for markdown.
+fn section_anchor(p: &Passage) -> Option<String> {
+    brain_store::documents::format_of(&p.path)?;
+    let heading = p.headings.rsplit(" › ").next()?;
+    let anchor = brain_doc::markdown::anchor(heading);
+    (!anchor.is_empty()).then_some(anchor)
 }
 
 #[cfg(test)]

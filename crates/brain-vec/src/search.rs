@@ -155,6 +155,7 @@ impl VecSearch {
                     signals,
                     untrusted: false,
                     memory: None,
+                    anchor: None,
                     link: None,
                 };
                 (hit, s.text(d.row).to_string())

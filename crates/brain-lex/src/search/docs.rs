@@ -60,6 +60,7 @@ impl Searcher {
             project: s(f.project).filter(|x| !x.is_empty()),
             ordinal: u(f.passage).unwrap_or(0),
             line: u(f.line).unwrap_or(1),
+            headings: s(f.headings).unwrap_or_default(),
             body: s(f.body).unwrap_or_default(),
         })
     }

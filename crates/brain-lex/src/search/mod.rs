@@ -194,6 +194,8 @@ pub struct Passage {
     pub ordinal: u64,
     /// 1-based line of the passage start in the file.
     pub line: u64,
+    /// The heading path of the passage (`A › B`), empty before the first heading.
+    pub headings: String,
     /// The passage text.
     pub body: String,
     /// The record's memory fields as indexed ([`crate::schema`]).

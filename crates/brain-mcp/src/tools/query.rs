@@ -60,6 +60,7 @@ fn describe() -> Value {
             "uri": {"type": "string"}, "docid": {"type": "string"}, "file": {"type": "string"},
             "collection": {"type": "string"}, "title": {"type": "string"}, "score": {"type": "number"},
             "strength": {"type": ["number", "null"]},
+            "anchor": {"type": "string"},
             "date": {"type": "string"}, "age": {"type": "string"}, "ageDays": {"type": "integer"},
             "line": {"type": "integer"}, "snippet": {"type": "string"}, "untrusted": {"type": "boolean"},
             "sessionId": {"type": "string"}, "project": {"type": "string"}, "agent": {"type": "string"},
@@ -172,6 +173,7 @@ fn item(h: &Hit, low: bool) -> Value {
     });
     // Where a hit came from, when known: the session and its time span (as in `--json`).
     for (key, value) in [
+        ("anchor", &h.anchor),
         ("sessionId", &h.session_id),
         ("project", &h.project),
         ("agent", &h.agent),
@@ -202,8 +204,13 @@ fn summary(hits: &[Hit], low: &[bool], query: &str) -> String {
             _ => "",
         };
         let body = format!("{} — {}\n{}", h.title, age_label(h.age_days), h.snippet);
+        let section = h
+            .anchor
+            .as_deref()
+            .map(|a| format!(" § {a}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "\n{} {pct}%{semantic} {}:{}\n",
+            "\n{} {pct}%{semantic} {}:{}{section}\n",
             h.docid, h.uri, h.line
         ));
         if low {

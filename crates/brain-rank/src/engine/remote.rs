@@ -375,6 +375,7 @@ fn hits(
                 signals,
                 untrusted: false,
                 memory,
+                anchor: None,
                 link: None,
             };
             (hit, f.body)
