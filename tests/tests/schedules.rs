@@ -390,3 +390,22 @@ fn the_watcher_installs_as_a_service_and_is_removed() {
     let status = b(&["watch", "status"]);
     assert_eq!(status.status.code(), Some(67));
 }
+
+/// No cron on the machine (issue 59): the install says cron is not installed — not "`crontab -l`
+/// failed: No such file or directory" — and what to do instead, exit 65; nothing is written.
+#[test]
+fn a_machine_without_cron_is_told_so_and_what_else_runs_the_slow_clock() {
+    let (t, home, user, stand) = scratch();
+    std::fs::remove_file(stand.join("crontab")).expect("no cron");
+    let out = brain(&home, &user, &stand, &["schedule", "install", "--cron"]);
+    assert_eq!(out.status.code(), Some(65));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not installed here (not found on PATH)"),
+        "{err}"
+    );
+    assert!(err.contains("nightly.mk"), "{err}");
+    assert!(!err.contains("No such file or directory"), "{err}");
+    assert!(!stand.join("crontab.txt").exists());
+    drop(t);
+}

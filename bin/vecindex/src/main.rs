@@ -180,8 +180,11 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         .with_fix("run `vecindex --all` again (nothing is embedded twice)")
         .into());
     }
-    let rec = stage::ReportRecord::new(report, warnings.count());
-    brain_doc::ndjson::write_line(&mut out, &rec)?;
+    // The report record for a pipe or a file; at a terminal the line above says it.
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        let rec = stage::ReportRecord::new(report, warnings.count());
+        brain_doc::ndjson::write_line(&mut out, &rec)?;
+    }
     finish(out)
 }
 

@@ -29,6 +29,9 @@ pub enum OpsError {
     Registry(#[from] brain_store::RegistryError),
 }
 
+/// What a helper command's reason says when the program is not on this machine at all.
+pub(crate) const NOT_INSTALLED: &str = "is not installed here";
+
 impl OpsError {
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> OpsError {
@@ -60,6 +63,9 @@ impl brain_doc::Classified for OpsError {
             OpsError::PipelinesMissing { .. } => {
                 "run `make install` (or set $BRAIN_PIPELINES to the pipelines folder of a checkout)"
                     .into()
+            }
+            OpsError::Command { reason, .. } if reason.contains(NOT_INSTALLED) => {
+                "install it, or pick another scheduler (--cron, --systemd where a user session bus runs, --launchd on macOS); with none, run `make -f <pipelines>/nightly.mk` from your login every few hours".into()
             }
             OpsError::Command { command, .. } => format!(
                 "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"

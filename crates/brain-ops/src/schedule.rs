@@ -163,7 +163,14 @@ pub(crate) fn helper(cmd: &str, args: &[&str], stdin: Option<&str>) -> Result<St
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| match e.kind() {
+            // "`crontab -l` failed: No such file or directory" said nothing of cron.
+            std::io::ErrorKind::NotFound => fail(format!(
+                "`{prog}` {} (not found on PATH)",
+                crate::error::NOT_INSTALLED
+            )),
+            _ => fail(e.to_string()),
+        })?;
     if let (Some(text), Some(mut i)) = (stdin, child.stdin.take()) {
         use std::io::Write;
         i.write_all(text.as_bytes())

@@ -116,7 +116,23 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             .to_string(),
     };
     let mut out = Stdout::new();
-    let mut emit = |l: &extract::Logged| ndjson::write_line(&mut out, l);
+    // NDJSON for a pipe or a file; a line a record for a person at a terminal.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let mut emit = |l: &extract::Logged| {
+        if terminal {
+            use std::io::Write;
+            writeln!(
+                out,
+                "{:<9} {} {}: {}",
+                l.decision.name().to_uppercase(),
+                l.record_type,
+                l.key,
+                l.statement
+            )
+        } else {
+            ndjson::write_line(&mut out, l)
+        }
+    };
     let bar = brain_cli::bar(0, "extract");
     let progress = |done: u64, total: u64| {
         bar.set_length(total);

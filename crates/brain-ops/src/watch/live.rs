@@ -279,3 +279,77 @@ fn rescan(w: &mut dyn Watcher, roots: &[Root], watched: &mut BTreeSet<PathBuf>) 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    /// An OS watcher that takes `room` watches, then answers as inotify does at its limit.
+    struct Limited {
+        room: usize,
+        watched: Vec<PathBuf>,
+    }
+
+    impl Watcher for Limited {
+        fn new<F: notify::EventHandler>(_: F, _: notify::Config) -> notify::Result<Self> {
+            Ok(Limited {
+                room: 0,
+                watched: Vec::new(),
+            })
+        }
+        fn watch(&mut self, path: &Path, _: RecursiveMode) -> notify::Result<()> {
+            if self.watched.len() >= self.room {
+                return Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch));
+            }
+            self.watched.push(path.to_path_buf());
+            Ok(())
+        }
+        fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
+            self.watched.retain(|p| p != path);
+            Ok(())
+        }
+        fn kind() -> notify::WatcherKind {
+            notify::WatcherKind::NullWatcher
+        }
+    }
+
+    #[test]
+    fn the_watch_limit_is_said_and_what_fit_stays_watched() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let roots: Vec<Root> = ["a", "b", "c"]
+            .iter()
+            .map(|n| {
+                let p = dir.path().join(n);
+                std::fs::create_dir_all(&p).expect("mkdir");
+                (p, RecursiveMode::Recursive, Target::Collections)
+            })
+            .collect();
+        let mut w = Limited {
+            room: 2,
+            watched: Vec::new(),
+        };
+        let mut watched = BTreeSet::new();
+        let why = rewatch(&mut w, &roots, &mut watched).expect("the limit is reported");
+        assert!(
+            why.contains("limit of file watches") && why.contains("/c"),
+            "{why}"
+        );
+        assert!(why.contains("fs.inotify.max_user_watches"), "{why}");
+        assert_eq!(watched.len(), 2);
+        // With room for all (as the polling watcher has), nothing is reported.
+        let mut w = Limited {
+            room: 10,
+            watched: Vec::new(),
+        };
+        let mut watched = BTreeSet::new();
+        assert_eq!(rewatch(&mut w, &roots, &mut watched), None);
+        assert_eq!(watched.len(), 3);
+        // A folder gone and one created: both targets run again, the new one watched.
+        std::fs::remove_dir_all(&roots[0].0).expect("rm");
+        let again = rescan(&mut w, &roots, &mut watched);
+        assert_eq!(again, [Target::Collections]);
+        assert!(!watched.contains(&roots[0].0));
+    }
+}
