@@ -109,6 +109,13 @@ pub fn lex(
     }
     // A purge stopped half-way is finished before anything else is indexed.
     crate::purge::finish_pending_quietly(home, say);
+    // Documents are converted before the index lock is taken: a first conversion of a folder of
+    // PDFs takes its time, and Stop hooks index meanwhile instead of queueing.
+    if run.all
+        && let Ok(config) = brain_store::Config::load(home)
+    {
+        documents(home, &config, warn, say);
+    }
     let mut indexer = match Indexer::open_within(home, run.rebuild || outdated.is_some(), run.wait)
     {
         Ok(ix) => ix,
@@ -183,7 +190,8 @@ fn queue_input(
 }
 
 /// `--all`: entity facts turned into records of the inbox first, so the walk indexes them; then
-/// every collection walked. The facts' warnings name items of a file, not skipped documents.
+/// every collection walked (its documents were converted before the lock, [`documents`]). The
+/// facts' warnings name items of a file, not skipped documents.
 fn facts_then_all(
     home: &Home,
     indexer: &mut Indexer,
@@ -199,7 +207,6 @@ fn facts_then_all(
         Ok(_) => {}
         Err(e) => warn(format!("entity facts: {e}")),
     }
-    documents(home, indexer.config(), warn, say);
     indexer.sync_all(warn)
 }
 
