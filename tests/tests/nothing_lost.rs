@@ -414,13 +414,75 @@ fn stop_hooks_during_a_full_rebuild_lose_no_session() {
         assert!(h.wait().expect("wait").success());
     }
     assert!(rebuild.wait().expect("wait").success());
-    // Whatever was queued behind the rebuild goes in with the next writer's run.
+    // Whatever was queued behind the rebuild goes in with the next writer's run, whichever it
+    // is: here a capture, which indexes one file and walks nothing (the rebuild's own run kept
+    // what it read of the queue only when its walk saw the file as it is).
     ok(
-        &run(command("lexindex", &home).args(["--all", "--quiet"]), b""),
-        "lexindex --all",
+        &run(
+            command("brain", &home).args(["inbox", "after the rebuild"]),
+            b"",
+        ),
+        "brain inbox",
     );
     every_word_found_once(&home);
     assert!(!home.join("state").join(brain_lex::queue::FILE).exists());
+    let sync = brain_tests::doctor_check(&home, "corpus_sync");
+    assert_eq!(sync["outcome"], "pass", "{sync}");
+}
+
+#[test]
+fn files_on_disk_not_indexed_are_named_by_doctor_and_brought_in_by_its_fix() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let (home, notes) = (t.path().join("home"), t.path().join("notes"));
+    brain_tests::notes_home(&home, &notes);
+    for (name, text) in [
+        ("a.md", "# a\n\nalphaword\n"),
+        ("b.md", "# b\n\nbetaword\n"),
+    ] {
+        std::fs::write(notes.join(name), text).expect("note");
+    }
+    ok(
+        &run(command("lexindex", &home).args(["--all", "--quiet"]), b""),
+        "lexindex",
+    );
+    // Left behind by a run: a new file, a changed one, a deleted one.
+    std::fs::write(notes.join("c.md"), "# c\n\ngammaword\n").expect("new");
+    std::fs::write(notes.join("a.md"), "# a\n\nalphaword deltaword\n").expect("changed");
+    std::fs::remove_file(notes.join("b.md")).expect("gone");
+    let sync = brain_tests::doctor_check(&home, "corpus_sync");
+    assert_eq!(sync["outcome"], "fail", "{sync}");
+    assert!(
+        sync["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("brain doctor --fix")),
+        "{sync}"
+    );
+    let fixed = run(command("brain", &home).args(["doctor", "--fix"]), b"");
+    let said = String::from_utf8_lossy(&fixed.stdout).into_owned() + &ok_or_any(&fixed);
+    assert!(
+        said.contains("lexindex --all: 1 added, 1 updated, 1 removed"),
+        "{said}"
+    );
+    let sync = brain_tests::doctor_check(&home, "corpus_sync");
+    assert_eq!(sync["outcome"], "pass", "{sync}");
+    for (word, found) in [
+        ("gammaword", true),
+        ("deltaword", true),
+        ("betaword", false),
+    ] {
+        let ask = run(
+            command("brain", &home).args(["ask", "--json", "--mode", "lex", word]),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+        let hits = v["hits"].as_array().map_or(0, Vec::len);
+        assert_eq!(hits > 0, found, "{word}: {v}");
+    }
+}
+
+/// stderr of a run whatever its exit (doctor --fix exits by its verdict).
+fn ok_or_any(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1075,6 +1075,84 @@ fn a_purge_reaches_the_engine() {
     assert_eq!(s.drained, 1, "{s:?}");
     assert_eq!(t.count("doc_id:\"notes/later.md\""), 0);
     assert_eq!(t.count("*:*"), 1);
+
+    // Written and pushed while the engine is away (its add waits in the spool), then purged: the
+    // add leaves the spool before anything is sent, so the engine never receives the text.
+    drop(_fwd);
+    t.note(
+        "offline.md",
+        "# Offline\n\nThe quokkasecret written offline.\n",
+    );
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.spooled), (1, 1), "{s:?}");
+    let said = purge("notes/offline.md");
+    assert!(said.contains("waits in the spool"), "{said}");
+    let state = t.home.join("state/team");
+    let spooled: Vec<(String, Vec<u8>)> = brain_tests::tree(&state);
+    assert!(
+        spooled
+            .iter()
+            .all(|(_, b)| !String::from_utf8_lossy(b).contains("quokkasecret")),
+        "the purged text left the spool"
+    );
+    let _fwd = Forwarder::start(
+        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
+        port_of(&url),
+    );
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!(s.drained, 1, "only the purge's delete was left: {s:?}");
+    assert_eq!(t.count("body:quokkasecret"), 0);
+    assert_eq!(t.count("doc_id:\"notes/offline.md\""), 0);
+    assert_eq!(t.count("*:*"), 1);
+}
+
+/// A spooled request damaged on disk is never sent, and loses nothing: the next run sends every
+/// shared document again, so the engine holds each one.
+#[test]
+fn a_damaged_spool_loses_no_document() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "damaged-spool") else {
+        return;
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let fwd = Forwarder::start(listener, port_of(&url));
+    let here = url.replace(&format!(":{}/", port_of(&url)), &format!(":{port}/"));
+    t.configure(&here);
+    t.note("one.md", "# One\n\nThe first wombat note.\n");
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    t.push(&["--all"]);
+    drop(fwd);
+    t.note("two.md", "# Two\n\nThe second wombat note.\n");
+    t.note("three.md", "# Three\n\nThe third wombat note.\n");
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!(s.spooled, 1, "{s:?}");
+    // A torn file: the spooled request cut in half.
+    let file = brain_tests::files(&t.home.join("state/team"))
+        .into_iter()
+        .find(|f| f.components().any(|c| c.as_os_str() == "spool"))
+        .expect("a spooled file");
+    let bytes = std::fs::read(&file).expect("read");
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).expect("tear");
+    let _fwd = Forwarder::start(
+        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
+        port_of(&url),
+    );
+    let (out, s) = t.push(&["--all"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("every shared document is sent again"),
+        "{said}"
+    );
+    assert_eq!((s.drained, s.sent), (0, 3), "{s:?}");
+    for id in ["one", "two", "three"] {
+        assert_eq!(t.count(&format!("doc_id:\"notes/{id}.md\"")), 1, "{id}");
+    }
+    // And the next run has nothing left to do.
+    let (_, s) = t.push(&["--all"]);
+    assert_eq!((s.sent, s.unchanged, s.waiting), (0, 3, 0), "{s:?}");
 }
 
 /// `brain doctor`'s team check: passes when the engine holds what this home sent; fails, naming

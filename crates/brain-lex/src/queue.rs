@@ -1,9 +1,11 @@
 //! The index queue: documents a run has been given but not yet committed (issue 37). The fast
 //! clock must never drop a session: a stdin run writes each record it is given here before it
 //! indexes it, and a run that cannot get the index lock in time leaves its records here instead
-//! of giving up. Every writer's run ([`crate::Indexer::finish`]) indexes what the queue holds in
-//! the same commit and then empties it — so a record is in the index, or in the queue, from the
-//! moment a run reads it, whatever kills the run.
+//! of giving up. Every writer's run ([`crate::Indexer::finish`]) reads the queue, indexes what it
+//! holds in the same commit, and then takes out what it read ([`take`]) — so a record is in the
+//! index, or in the queue, from the moment a run reads it, whatever kills the run. The queue's
+//! lock is held only to read and to take out, never across the commit: what a hook queues while a
+//! long run commits (a rebuild's merge takes minutes) stays for the next writer.
 //!
 //! `state/lexindex-queue.ndjson`, one JSON object a line: `{"collection", "path"}` for a record
 //! whose file is on disk (the file is indexed as it is when the queue is drained; a file gone by
@@ -126,33 +128,57 @@ pub fn append(home: &Home, entries: &[Entry], durable: bool) -> std::io::Result<
 
 /// What the queue holds (lines that do not read are skipped and counted).
 pub fn read(home: &Home) -> std::io::Result<(Vec<Entry>, usize)> {
-    let file = match std::fs::File::open(path(home)) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(e),
-    };
+    Ok(parse(&read_bytes(home)?))
+}
+
+/// The queue file's bytes (empty when there is none).
+pub fn read_bytes(home: &Home) -> std::io::Result<Vec<u8>> {
+    match std::fs::read(path(home)) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The entries of queue bytes, and how many lines are not entries.
+pub fn parse(bytes: &[u8]) -> (Vec<Entry>, usize) {
     let mut entries = Vec::new();
     let mut bad = 0;
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let line = line?;
+    for line in bytes.split(|&b| b == b'\n') {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Entry>(&line) {
+        match serde_json::from_slice::<Entry>(line) {
             Ok(e) => entries.push(e),
             Err(_) => bad += 1,
         }
     }
-    Ok((entries, bad))
+    (entries, bad)
 }
 
-/// Empty the queue (with its lock held, after what it held was committed).
-pub fn clear_locked(home: &Home) -> std::io::Result<()> {
-    match std::fs::remove_file(path(home)) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
+/// Take out of the queue the bytes `drained` that a run read from it ([`read_bytes`]) and has
+/// committed, keeping whatever was appended since. Appends only add to the end, so the file still
+/// starts with `drained` unless a purge rewrote it ([`forget`]); then it is left whole (what the
+/// run indexed is indexed again, unchanged, by the next run). Returns how many bytes stay.
+pub fn take(home: &Home, drained: &[u8]) -> std::io::Result<usize> {
+    if drained.is_empty() {
+        return Ok(read_bytes(home)?.len());
     }
+    let _lock = lock(home).map_err(std::io::Error::other)?;
+    let now = read_bytes(home)?;
+    let Some(rest) = now.strip_prefix(drained) else {
+        return Ok(now.len());
+    };
+    if rest.is_empty() {
+        match std::fs::remove_file(path(home)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    } else {
+        brain_doc::atomic::write(&path(home), rest)?;
+    }
+    Ok(rest.len())
 }
 
 /// Every doc record of `reader` (NDJSON) appended to the queue, durably, for the next run of any

@@ -94,6 +94,9 @@ pub struct Indexer {
     /// Records purged by this run ([`Indexer::purge`]): their segments are merged at the end so
     /// no deleted text stays in a segment file.
     purged: bool,
+    /// The stat (mtime, size) of every file a walk of every collection saw ([`Indexer::sync_all`]),
+    /// by id: the queue's files written or changed since are indexed again as they are now.
+    walked: Option<HashMap<String, (i64, i64)>>,
     summary: Summary,
     started: Instant,
     now: i64,
@@ -149,6 +152,7 @@ impl Indexer {
             removals: Vec::new(),
             links: Vec::new(),
             given: HashMap::new(),
+            walked: None,
             purged: false,
             summary: Summary {
                 kind: "lexindex_summary".into(),
@@ -332,20 +336,14 @@ impl Indexer {
                 size: e.size,
                 sha256: e.sha256,
             });
-        match self.sync_file(
+        let outcome = self.sync_file(
             collection,
             rel,
             path,
             std::fs::metadata(path),
             known.as_ref(),
-        ) {
-            Ok(()) => Ok(Ok(())),
-            Err(FileError::Skip(msg)) => {
-                self.summary.skipped += 1;
-                Ok(Err(msg))
-            }
-            Err(FileError::Fatal(e)) => Err(e),
-        }
+        );
+        self.file_outcome(outcome)
     }
 
     /// Bring the index in line with every collection of `brain.yaml` on disk. Per-file problems go to
@@ -369,8 +367,13 @@ impl Indexer {
             .par_iter()
             .map(|f| std::fs::metadata(&f.path))
             .collect();
+        let mut walked = HashMap::with_capacity(files.len());
         for (f, meta) in files.iter().zip(metas) {
-            let k = known.remove(&format!("{}/{}", f.collection, f.rel));
+            let id = format!("{}/{}", f.collection, f.rel);
+            if let Ok(m) = &meta {
+                walked.insert(id.clone(), (mtime_ns(m), m.len() as i64));
+            }
+            let k = known.remove(&id);
             if let Err(e) = self.sync_file(&f.collection, &f.rel, &f.path, meta, k.as_ref()) {
                 match e {
                     FileError::Skip(msg) => {
@@ -381,6 +384,7 @@ impl Indexer {
                 }
             }
         }
+        self.walked = Some(walked);
         let mut gone: Vec<String> = known.into_keys().collect();
         gone.sort();
         for id in gone {
@@ -483,7 +487,7 @@ impl Indexer {
     /// the registry; wait for merges; report. What the index queue holds is indexed in the same
     /// commit, and the queue emptied after it.
     pub fn finish(mut self) -> Result<Summary, SyncError> {
-        let queue_lock = self.drain_queue()?;
+        let drained = self.drain_queue()?;
         if let Some(mut w) = self.writer.take() {
             w.commit()?;
             // Supersession is decided across records, on what this run committed.
@@ -542,9 +546,7 @@ impl Indexer {
         self.registry
             .apply(&self.upserts, &self.removals, &self.links)?;
         self.summary.removed_ids = self.removals.clone();
-        if let Some(_lock) = queue_lock
-            && let Err(e) = crate::queue::clear_locked(&self.home)
-        {
+        if let Err(e) = crate::queue::take(&self.home, &drained) {
             self.summary.field_warnings.push(format!(
                 "{}: {e} (its records are indexed again, unchanged, by the next run)",
                 crate::queue::path(&self.home).display()

@@ -103,9 +103,197 @@ impl Spool {
     }
 }
 
+/// A spooled request's commands in order (Solr's JSON update commands repeat a key, so a map
+/// would lose all but the last): `("add", {"doc": …})`, `("delete", …)`.
+#[derive(Debug, Default)]
+pub struct Commands(pub Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for Commands {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Commands, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Commands;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of update commands")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Commands, A::Error> {
+                let mut all = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, serde_json::Value>()? {
+                    all.push((k, v));
+                }
+                Ok(Commands(all))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+impl Commands {
+    /// The commands of a request body; `None` when it is not one (a damaged file).
+    pub fn parse(body: &[u8]) -> Option<Commands> {
+        let c: Commands = serde_json::from_slice(body).ok()?;
+        c.0.iter()
+            .all(|(k, _)| matches!(k.as_str(), "add" | "delete" | "commit" | "optimize"))
+            .then_some(c)
+    }
+
+    /// The document whose passage an `add` command carries.
+    fn added_doc(value: &serde_json::Value) -> Option<&str> {
+        value["doc"]["doc_id"].as_str()
+    }
+
+    /// The documents the request's adds carry, each once, in order.
+    pub fn added_docs(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (k, v) in &self.0 {
+            if k == "add"
+                && let Some(id) = Self::added_doc(v)
+                && !out.iter().any(|o| o == id)
+            {
+                out.push(id.to_string());
+            }
+        }
+        out
+    }
+
+    /// The body again, in the same order.
+    pub fn body(&self) -> Vec<u8> {
+        let mut out = Vec::from(&b"{"[..]);
+        for (i, (k, v)) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            // A String and a Value always serialize.
+            out.extend(serde_json::to_vec(k).unwrap_or_default());
+            out.push(b':');
+            out.extend(serde_json::to_vec(v).unwrap_or_default());
+        }
+        out.push(b'}');
+        out
+    }
+}
+
+/// What [`Spool::scrub`] took out.
+#[derive(Debug, Default, PartialEq)]
+pub struct Scrubbed {
+    /// Passages of the document taken out of requests that still go.
+    pub adds: usize,
+    /// Files removed: nothing else was in them, or they did not read and named the document.
+    pub files: usize,
+}
+
+impl Spool {
+    /// Take every passage of `doc_id` out of what waits here, and out of requests set aside
+    /// (`refused/`), before anything is sent: a purged document's text never reaches the engine
+    /// after its purge, and no copy of it stays on disk. A file that does not read and holds the
+    /// id anywhere is removed whole (it could not be sent anyway).
+    pub fn scrub(&self, doc_id: &str) -> Result<Scrubbed, TeamError> {
+        let mut done = Scrubbed::default();
+        let quoted = serde_json::to_string(doc_id).unwrap_or_default();
+        let mut files = self.pending()?;
+        files.extend(Spool::new(self.dir.join("refused")).pending()?);
+        for f in files {
+            let io = |source| TeamError::Io {
+                path: f.clone(),
+                source,
+            };
+            let body = match std::fs::read(&f) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io(e)),
+            };
+            if memchr::memmem::find(&body, quoted.as_bytes()).is_none() {
+                continue;
+            }
+            let Some(mut c) = Commands::parse(&body) else {
+                std::fs::remove_file(&f).map_err(io)?;
+                done.files += 1;
+                continue;
+            };
+            let before = c.0.len();
+            c.0.retain(|(k, v)| !(k == "add" && Commands::added_doc(v) == Some(doc_id)));
+            if c.0.len() == before {
+                continue;
+            }
+            done.adds += before - c.0.len();
+            if c.0.is_empty() {
+                std::fs::remove_file(&f).map_err(io)?;
+                done.files += 1;
+            } else {
+                brain_doc::atomic::write(&f, &c.body()).map_err(io)?;
+            }
+        }
+        Ok(done)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_purged_document_leaves_every_spooled_request() {
+        let dir = tempfile::tempdir().expect("test setup");
+        let s = Spool::new(dir.path().join("spool"));
+        let add = |id: &str, text: &str| {
+            format!(r#""add":{{"doc":{{"id":"{id}!0","doc_id":"{id}","text":"{text}"}}}}"#)
+        };
+        let mixed = format!(
+            r#"{{"delete":["x!0"],{},{},{}}}"#,
+            add("notes/a.md", "keep"),
+            add("notes/secret.md", "zorblax one"),
+            add("notes/secret.md", "zorblax two")
+        );
+        s.put(mixed.as_bytes()).expect("put");
+        s.put(format!("{{{}}}", add("notes/secret.md", "zorblax alone")).as_bytes())
+            .expect("put");
+        s.put(br#"{"add":{"doc":{"doc_id":"notes/secret.md","text":"zorbl"#)
+            .expect("put a damaged one");
+        s.put(br#"{"delete":{"query":"doc_id:\"notes/secret.md\""}}"#)
+            .expect("put the purge's delete");
+        let refused = Spool::new(s.dir().join("refused"));
+        refused
+            .put(format!("{{{}}}", add("notes/secret.md", "zorblax refused")).as_bytes())
+            .expect("put");
+        let done = s.scrub("notes/secret.md").expect("scrub");
+        assert_eq!(done, Scrubbed { adds: 4, files: 3 });
+        let left: Vec<String> = s
+            .pending()
+            .expect("pending")
+            .iter()
+            .chain(refused.pending().expect("pending").iter())
+            .map(|f| std::fs::read_to_string(f).expect("read"))
+            .collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+        assert!(left.iter().all(|b| !b.contains("zorbl")), "{left:?}");
+        let kept = Commands::parse(left[0].as_bytes()).expect("still a request");
+        assert_eq!(kept.added_docs(), vec!["notes/a.md".to_string()]);
+        assert_eq!(kept.0[0].0, "delete", "order kept");
+        assert!(
+            left[1].contains("delete"),
+            "the delete itself stays: {left:?}"
+        );
+    }
+
+    #[test]
+    fn commands_keep_repeated_keys_in_order_and_refuse_what_is_not_a_request() {
+        let c = Commands::parse(
+            br#"{"add":{"doc":{"doc_id":"a"}},"delete":["1"],"add":{"doc":{"doc_id":"b"}}}"#,
+        )
+        .expect("parses");
+        assert_eq!(c.added_docs(), vec!["a".to_string(), "b".into()]);
+        assert_eq!(Commands::parse(&c.body()).expect("again").0, c.0);
+        for bad in [&b"[1,2]"[..], b"{\"rm\":1}", b"{\"add\":", b"", b"null"] {
+            assert!(
+                Commands::parse(bad).is_none(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
 
     #[test]
     fn files_drain_in_order_and_stop_at_a_failure() {

@@ -3,34 +3,33 @@
 
 use std::collections::HashSet;
 
-use brain_store::Lock;
+use brain_doc::file::mtime_ns;
 
-use super::{Indexer, SyncError};
+use std::path::Path;
+
+use super::{FileError, Indexer, SyncError};
 
 impl Indexer {
     /// Index what the queue holds ([`crate::queue`]) that this run did not index itself; returns
-    /// the queue's lock, held until the commit (then the queue is emptied). A walk of every
-    /// collection read every file on disk already: only records that are not on disk are left.
-    pub(super) fn drain_queue(&mut self) -> Result<Option<Lock>, SyncError> {
-        let lock = match crate::queue::lock(&self.home) {
-            Ok(l) => l,
-            Err(e) => {
-                self.summary
-                    .field_warnings
-                    .push(format!("the index queue was not read: {e}"));
-                return Ok(None);
-            }
-        };
-        let (entries, bad) = match crate::queue::read(&self.home) {
-            Ok(r) => r,
+    /// the bytes read, which [`crate::queue::take`] takes out after the commit (entries queued
+    /// meanwhile stay for the next writer). A walk of every collection read the files on disk
+    /// already, but a hook's file written or changed after the walk passed it is not what the walk
+    /// saw: a queued file is indexed again unless the walk saw it as it is now.
+    pub(super) fn drain_queue(&mut self) -> Result<Vec<u8>, SyncError> {
+        let read = crate::queue::lock(&self.home)
+            .map_err(std::io::Error::other)
+            .and_then(|_lock| crate::queue::read_bytes(&self.home));
+        let bytes = match read {
+            Ok(b) => b,
             Err(e) => {
                 self.summary.field_warnings.push(format!(
                     "{}: {e} (left for the next run)",
                     crate::queue::path(&self.home).display()
                 ));
-                return Ok(None);
+                return Ok(Vec::new());
             }
         };
+        let (entries, bad) = crate::queue::parse(&bytes);
         if bad > 0 {
             self.summary.field_warnings.push(format!(
                 "{}: {bad} lines are not queue entries (dropped)",
@@ -39,11 +38,11 @@ impl Indexer {
         }
         let mut done: HashSet<String> = self.given.keys().cloned().collect();
         for e in entries {
-            if !done.insert(e.id()) {
+            let id = e.id();
+            if !done.insert(id.clone()) {
                 continue;
             }
             let indexed = match (&e.path, &e.doc) {
-                (Some(_), _) if self.bulk => continue,
                 (Some(rel), _)
                     if rel.is_empty()
                         || rel.starts_with('/')
@@ -52,8 +51,7 @@ impl Indexer {
                             .any(|c| c.is_empty() || c == "." || c == "..") =>
                 {
                     self.summary.field_warnings.push(format!(
-                        "queued record {}: not a path inside its collection: dropped",
-                        e.id()
+                        "queued record {id}: not a path inside its collection: dropped"
                     ));
                     continue;
                 }
@@ -67,7 +65,23 @@ impl Indexer {
                         // Gone since (deleted, purged, its collection dropped): nothing to index.
                         continue;
                     };
-                    self.index_file(&e.collection, rel, &file)?
+                    match self.walked.as_mut() {
+                        Some(walked) => {
+                            let meta = std::fs::metadata(&file);
+                            let now = meta.as_ref().ok().map(|m| (mtime_ns(m), m.len() as i64));
+                            if now.is_some() && walked.get(&id) == now.as_ref() {
+                                continue;
+                            }
+                            walked.remove(&id);
+                            // Written after the walk listed the folder: not gone after all.
+                            if let Some(at) = self.removals.iter().position(|r| *r == id) {
+                                self.removals.swap_remove(at);
+                                self.summary.removed -= 1;
+                            }
+                            self.index_walked(&e.collection, rel, &file, meta)?
+                        }
+                        None => self.index_file(&e.collection, rel, &file)?,
+                    }
                 }
                 (None, Some(doc)) => self.index_doc(doc, Some(&e.collection))?,
                 (None, None) => continue,
@@ -77,9 +91,36 @@ impl Indexer {
                 Err(reason) => self
                     .summary
                     .field_warnings
-                    .push(format!("queued record {}: {reason}", e.id())),
+                    .push(format!("queued record {id}: {reason}")),
             }
         }
-        Ok(Some(lock))
+        Ok(bytes)
+    }
+
+    /// Index one file of a walk's run again, as it is now (`meta`: its stat), whatever this run
+    /// put of it before: the queue's file changed or written after the walk saw the folder.
+    pub(super) fn index_walked(
+        &mut self,
+        collection: &str,
+        rel: &str,
+        path: &Path,
+        meta: std::io::Result<std::fs::Metadata>,
+    ) -> Result<Result<(), String>, SyncError> {
+        let outcome = self.sync_file(collection, rel, path, meta, None);
+        self.file_outcome(outcome)
+    }
+
+    pub(super) fn file_outcome(
+        &mut self,
+        outcome: Result<(), FileError>,
+    ) -> Result<Result<(), String>, SyncError> {
+        match outcome {
+            Ok(()) => Ok(Ok(())),
+            Err(FileError::Skip(msg)) => {
+                self.summary.skipped += 1;
+                Ok(Err(msg))
+            }
+            Err(FileError::Fatal(e)) => Err(e),
+        }
     }
 }

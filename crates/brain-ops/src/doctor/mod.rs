@@ -223,8 +223,9 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
 /// - the home made private (group and other bits cleared, [`brain_store::privacy`]);
 /// - purges stopped before their end finished ([`crate::purge::finish_pending`]);
 /// - session documents of one conversation left from before ids named their source: the newest
-///   kept, the others moved to the attic (never deleted, [`brain_store::attic`]), and the indexes
-///   brought in line (`lexindex --all`, and the moved documents' vectors removed).
+///   kept, the others moved to the attic (never deleted, [`brain_store::attic`]);
+/// - the indexes brought in line (`lexindex --all`, and removed documents' vectors removed) when
+///   documents moved, or files on disk are not indexed as they are (`corpus_sync`).
 pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
     let mut done = Vec::new();
     if !home.root().is_dir() {
@@ -263,27 +264,49 @@ pub fn fix(home: &Home) -> Result<Vec<String>, OpsError> {
             to.display()
         ));
     }
-    if !moved.is_empty() && brain_store::Registry::open_existing(home)?.is_some() {
-        let mut ix = brain_lex::Indexer::open(home, false).map_err(|e| OpsError::Io {
-            path: root.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let warn = |_: String| {};
-        let sum = ix
-            .sync_all(&warn)
-            .and_then(|()| ix.finish())
-            .map_err(|e| OpsError::Io {
-                path: root.to_path_buf(),
-                source: std::io::Error::other(e.to_string()),
+    // Files on disk the index does not hold as they are (a session a run left behind): the same
+    // walk `lexindex --all` does brings them in. Only files found start it: a collection whose
+    // folder is away (an unmounted disk) is not emptied from the index by a fix.
+    let registry = brain_store::Registry::open_existing(home)?;
+    let drift = match &registry {
+        Some(r) => crate::freshness::drift(&config, &r.files()?)
+            .values()
+            .map(|d| d.not_indexed + d.changed)
+            .sum::<u64>(),
+        None => 0,
+    };
+    drop(registry);
+    if !moved.is_empty() || drift > 0 {
+        // `lexindex --all` itself: documents converted, every collection walked, the vectors of
+        // what it removed removed (a failure to is said, not fatal).
+        let run = crate::index::LexRun {
+            all: true,
+            rebuild: false,
+            wait: std::time::Duration::from_secs(30),
+            collection: None,
+        };
+        let said = std::cell::RefCell::new(Vec::new());
+        let say = |w: String| said.borrow_mut().push(w);
+        let warned = std::cell::RefCell::new(Vec::new());
+        let warn = |w: String| warned.borrow_mut().push(format!("warning: {w}"));
+        let out =
+            crate::index::lex(home, &run, &mut std::io::empty(), &warn, &say).map_err(|e| {
+                OpsError::Io {
+                    path: root.to_path_buf(),
+                    source: std::io::Error::other(e.to_string()),
+                }
             })?;
-        done.push(format!("lexindex --all: {}", sum.line()));
-        let ids: Vec<&str> = sum.removed_ids.iter().map(String::as_str).collect();
-        match brain_vec::index::forget(home, &ids, std::time::Duration::from_secs(30)) {
-            Ok(0) => {}
-            Ok(n) => done.push(format!("vectors of {n} moved documents removed")),
-            Err(e) => done.push(format!(
-                "the vectors of the moved documents stay until `vecindex --all`: {e}"
-            )),
+        if let crate::index::LexOutcome::Indexed(sum) = out {
+            done.push(format!("lexindex --all: {}", sum.line()));
+        }
+        done.extend(said.into_inner());
+        let warned = warned.into_inner();
+        let more = warned.len().saturating_sub(5);
+        done.extend(warned.into_iter().take(5));
+        if more > 0 {
+            done.push(format!(
+                "… and {more} more warnings (`lexindex --all` names each)"
+            ));
         }
     }
     Ok(done)

@@ -149,7 +149,11 @@ pub fn corpus_sync(config: Option<&Config>, files: Option<&[FileEntry]>) -> Chec
             n(new, "file"),
             n(gone, "indexed document")
         ),
-        "lexindex --all",
+        if new + changed > 0 {
+            "brain doctor --fix (runs lexindex --all)"
+        } else {
+            "lexindex --all (once the files named are meant to be gone)"
+        },
     )
     .with(details)
 }

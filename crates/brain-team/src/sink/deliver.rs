@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::state::{Sent, load, save};
 use super::{Input, Summary, Vectors, content_hash};
 use crate::record::{self, Passage, Who};
-use crate::spool::Spool;
+use crate::spool::{Commands, Spool};
 use crate::{Engine, TeamError};
 
 /// Documents of one bulk request.
@@ -260,51 +260,77 @@ impl Run<'_> {
     }
 
     /// Send what the spool holds; a request the engine refuses for good is set aside
-    /// (`spool/refused/`) and reported, never retried forever.
+    /// (`spool/refused/`) and reported, never retried forever. What it carried is not lost: its
+    /// documents are sent again (this run sends what `sent.json` does not hold as it is), and a
+    /// file that does not read as a request at all (damaged) is never sent — nobody can tell which
+    /// documents it carried, so every shared document is sent again, old passages deleted first.
     pub(super) fn drain(&mut self) -> Result<(), TeamError> {
         if !self.online {
             return Ok(());
         }
         loop {
-            let mut refused = None;
-            let (n, r) = self.spool.drain(&mut |body| match self.post(body) {
-                Err(e) if !e.is_transient() => {
-                    refused = Some(e.to_string());
-                    Err(e)
+            // Why the first file that did not go was refused, and the documents it carried
+            // (`None`: it did not read).
+            let mut refused: Option<(String, Option<Vec<String>>)> = None;
+            let (n, r) = self.spool.drain(&mut |body| {
+                let Some(commands) = Commands::parse(body) else {
+                    let e = TeamError::Config("not an update request (damaged)".into());
+                    refused = Some((e.to_string(), None));
+                    return Err(e);
+                };
+                match self.post(body) {
+                    Err(e) if !e.is_transient() => {
+                        refused = Some((e.to_string(), Some(commands.added_docs())));
+                        Err(e)
+                    }
+                    other => other,
                 }
-                other => other,
             });
             self.summary.drained += n;
-            match r {
-                Ok(()) => return Ok(()),
-                Err(e) if e.is_transient() => {
+            match (r, refused) {
+                (Ok(()), _) => return Ok(()),
+                (Err(e), None) if e.is_transient() => {
                     self.go_offline(&e);
                     return Ok(());
                 }
-                Err(e) if refused.is_some() => {
-                    let files = self.spool.pending()?;
-                    if let Some(first) = files.first() {
-                        let aside = self.spool.dir().join("refused");
-                        std::fs::create_dir_all(&aside)
-                            .and_then(|_| {
-                                std::fs::rename(
-                                    first,
-                                    aside.join(first.file_name().unwrap_or_default()),
-                                )
-                            })
-                            .map_err(|source| TeamError::Io {
-                                path: first.clone(),
-                                source,
-                            })?;
-                        (self.warn)(format!(
-                            "a spooled request was refused by the engine and set aside in {}: {e}",
-                            brain_store::display_path(&aside)
-                        ));
-                    }
-                }
-                Err(e) => return Err(e),
+                (Err(_), Some((why, docs))) => self.set_aside(&why, docs)?,
+                (Err(e), None) => return Err(e),
             }
         }
+    }
+
+    /// Move the spool's first file to `spool/refused/`, and send what it carried again.
+    fn set_aside(&mut self, why: &str, docs: Option<Vec<String>>) -> Result<(), TeamError> {
+        let files = self.spool.pending()?;
+        let Some(first) = files.first() else {
+            return Ok(());
+        };
+        let aside = self.spool.dir().join("refused");
+        std::fs::create_dir_all(&aside)
+            .and_then(|_| std::fs::rename(first, aside.join(first.file_name().unwrap_or_default())))
+            .map_err(|source| TeamError::Io {
+                path: first.clone(),
+                source,
+            })?;
+        let again = match docs {
+            Some(docs) => {
+                for id in &docs {
+                    self.sent.remove(id);
+                }
+                format!("its {} documents are sent again", docs.len())
+            }
+            None => {
+                self.sent.clear();
+                self.lost = true;
+                "every shared document is sent again".to_string()
+            }
+        };
+        (self.warn)(format!(
+            "a spooled request was refused and set aside in {}: {why}; {again}",
+            brain_store::display_path(&aside)
+        ));
+        // Kept at once: a run that sends nothing else still leaves them to be sent again.
+        save(&self.sent_file, &self.sent)
     }
 
     pub(super) fn send(&mut self, batch: Batch) -> Result<(), TeamError> {

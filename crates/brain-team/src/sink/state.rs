@@ -58,13 +58,17 @@ pub enum Forgotten {
 /// document id, so nothing of it stays whatever this home remembers having sent.
 pub fn forget(state_dir: &Path, engine: &Engine, doc_id: &str) -> Result<Forgotten, TeamError> {
     let sent_file = state_dir.join("sent.json");
+    // First out of the spool: an add waiting there (sent while the engine was away) would
+    // otherwise carry the purged text to the engine before the delete.
+    let spool = Spool::new(state_dir.join("spool"));
+    spool.scrub(doc_id)?;
     let body = serde_json::json!({"delete": {"query": format!("doc_id:{}", crate::query::quoted(doc_id))}})
         .to_string();
     let path = format!("{}/update", engine.index());
     let outcome = match engine.post_json(&path, &[("commit", "true")], body.as_bytes()) {
         Ok(_) => Forgotten::Deleted,
         Err(e) if e.is_transient() => {
-            Spool::new(state_dir.join("spool")).put(body.as_bytes())?;
+            spool.put(body.as_bytes())?;
             Forgotten::Spooled(e.to_string())
         }
         Err(e) => return Err(e),

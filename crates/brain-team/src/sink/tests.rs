@@ -142,3 +142,75 @@ fn an_unreachable_engine_is_not_waited_for() {
     assert!(matches!(r.post(b"{}"), Err(TeamError::Unreachable { .. })));
     assert_eq!(r.retried.get(), 0);
 }
+
+fn sent_of(ids: &[&str]) -> BTreeMap<String, state::Sent> {
+    ids.iter()
+        .map(|id| {
+            let s = state::Sent {
+                hash: "h".into(),
+                passages: 1,
+                collection: "notes".into(),
+            };
+            (id.to_string(), s)
+        })
+        .collect()
+}
+
+#[test]
+fn a_refused_or_damaged_spool_file_is_set_aside_and_what_it_carried_is_sent_again() {
+    let dir = tempfile::tempdir().expect("test setup");
+    // The engine takes the first request, refuses the second for good, takes the third.
+    let (url, server) = fake(vec![200, 400, 200]);
+    let engine = Engine::connect(&url, "brain", None, Duration::from_secs(5)).expect("test setup");
+    let warned = std::cell::RefCell::new(Vec::new());
+    let warn = |m: String| warned.borrow_mut().push(m);
+    let mut r = run(&engine, dir.path(), 0, &warn);
+    r.sent = sent_of(&["notes/a.md", "notes/b.md", "notes/c.md"]);
+    let add = |id: &str| format!(r#"{{"add":{{"doc":{{"id":"{id}!0","doc_id":"{id}"}}}}}}"#);
+    r.spool.put(add("notes/a.md").as_bytes()).expect("put");
+    r.spool.put(add("notes/b.md").as_bytes()).expect("put");
+    r.spool.put(add("notes/c.md").as_bytes()).expect("put");
+    r.drain().expect("drain");
+    assert_eq!(server.join().expect("the fake engine"), 3);
+    assert_eq!(r.summary.drained, 2);
+    assert!(r.spool.pending().expect("pending").is_empty());
+    // b was refused: set aside, and no longer counted as sent (this run sends it again).
+    assert_eq!(
+        r.sent.keys().collect::<Vec<_>>(),
+        ["notes/a.md", "notes/c.md"]
+    );
+    assert!(!r.lost);
+    let saved = state::load(&dir.path().join("sent.json")).expect("saved at once");
+    assert!(!saved.contains_key("notes/b.md"));
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("spool/refused"))
+            .expect("aside")
+            .count(),
+        1
+    );
+    assert!(
+        warned.borrow()[0].contains("its 1 documents are sent again"),
+        "{:?}",
+        warned.borrow()
+    );
+
+    // A file that is not a request at all is never sent: every document is sent again, old
+    // passages first deleted (the run is `lost`).
+    let (url, server) = fake(vec![200]);
+    let engine = Engine::connect(&url, "brain", None, Duration::from_secs(5)).expect("test setup");
+    let mut r = run(&engine, dir.path(), 0, &warn);
+    r.sent = sent_of(&["notes/a.md", "notes/c.md"]);
+    r.spool
+        .put(br#"{"add":{"doc":{"doc_id":"notes/a.md","te"#)
+        .expect("put");
+    r.spool.put(add("notes/c.md").as_bytes()).expect("put");
+    r.drain().expect("drain");
+    assert_eq!(
+        server.join().expect("the fake engine"),
+        1,
+        "only the good file went"
+    );
+    assert!(r.lost && r.sent.is_empty());
+    assert!(r.spool.pending().expect("pending").is_empty());
+    assert!(warned.borrow()[1].contains("every shared document is sent again"));
+}
