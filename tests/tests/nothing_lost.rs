@@ -772,6 +772,19 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
         ),
         "ask",
     );
+    // And a writer last, which leaves the registry's WAL for the next reader (issue 58: the
+    // read-only server checkpointed it, rewriting state.sqlite).
+    ok(
+        &run(
+            command("brain", &home).args(["inbox", "a capture before the session"]),
+            b"",
+        ),
+        "inbox",
+    );
+    assert!(
+        home.join("state.sqlite-wal").exists(),
+        "the writer left its WAL"
+    );
     let before = brain_tests::tree(&home);
     let mut calls: Vec<(&str, serde_json::Value)> = vec![
         ("query", serde_json::json!({"query": "billing invoices"})),
@@ -1030,5 +1043,102 @@ fn brain_inbox_finishes_a_pending_purge_first() {
     assert_eq!(
         brain_tests::doctor_check(&home, "purges")["outcome"],
         "pass"
+    );
+}
+
+/// `brain mcp --read-only` serves a home on a read-only mount (a shared snapshot): a bind mount
+/// remounted read-only in a mount namespace of the test's own, with the registry's WAL a writer
+/// left. Skipped where mounting is not allowed (not root).
+#[test]
+fn a_read_only_mcp_session_serves_a_home_on_a_read_only_mount() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let Some(home) = brain_tests::vault_home(work.path(), brain_tests::model_dir().is_some())
+    else {
+        return;
+    };
+    ok(
+        &run(
+            command("brain", &home).args(["inbox", "a capture before the mount"]),
+            b"",
+        ),
+        "inbox",
+    );
+    let probe = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg(format!(
+            "mount --bind {0} {0} && mount -o remount,ro,bind {0}",
+            home.display()
+        ))
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        brain_tests::skip("cannot mount here (unshare -m needs root)");
+        return;
+    }
+    let before = brain_tests::tree(&home);
+    let mut lines = vec![
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    ];
+    let calls = [
+        ("query", serde_json::json!({"query": "billing invoices"})),
+        (
+            "query",
+            serde_json::json!({"query": "capture before the mount"}),
+        ),
+        ("recent", serde_json::json!({})),
+        ("status", serde_json::json!({})),
+        (
+            "context",
+            serde_json::json!({"task": "the billing project"}),
+        ),
+        ("entity", serde_json::json!({"name": "Sarah Chen"})),
+    ];
+    for (i, (tool, args)) in calls.iter().enumerate() {
+        lines.push(serde_json::json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": tool, "arguments": args}}));
+    }
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let mut c = std::process::Command::new("unshare");
+    c.args(["-m", "--propagation", "private", "bash", "-c"])
+        .arg("mount --bind \"$H\" \"$H\" && mount -o remount,ro,bind \"$H\" && brain mcp --read-only")
+        .env("H", &home)
+        .env("BRAIN_HOME", &home)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                brain_tests::bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env_remove("BRAIN_TELEMETRY");
+    if let Some(model) = brain_tests::model_dir() {
+        // Hybrid queries: the vector store read from the mount too.
+        c.env("BRAIN_EMBEDDER", format!("local:{}", model.display()));
+    }
+    let out = run(&mut c, input.as_bytes());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {said}", out.status.code());
+    let replies: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("a JSON reply"))
+        .collect();
+    assert_eq!(replies.len(), calls.len() + 1, "{said}");
+    for r in &replies[1..] {
+        assert!(
+            r.get("error").is_none() && r["result"]["isError"] != true,
+            "{r}"
+        );
+    }
+    let hits = &replies[2]["result"]["structuredContent"]["results"];
+    assert!(
+        hits.as_array().is_some_and(|h| !h.is_empty()),
+        "the capture the WAL holds is found: {}",
+        replies[2]
+    );
+    assert_eq!(
+        brain_tests::tree(&home),
+        before,
+        "nothing changed under the mount"
     );
 }

@@ -147,7 +147,12 @@ impl LexIndex {
             path: dir.to_path_buf(),
             source,
         };
-        let index = Index::open_in_dir(dir).map_err(tantivy)?;
+        let index = match brain_doc::atomic::read_only() {
+            true => crate::read_only::ReadOnlyDir::open(dir)
+                .and_then(Index::open)
+                .map_err(tantivy)?,
+            false => Index::open_in_dir(dir).map_err(tantivy)?,
+        };
         let fields = schema::fields_of(&index.schema()).ok_or_else(|| LexError::WrongVersion {
             path: dir.to_path_buf(),
             found: found.trim().to_string(),

@@ -15,6 +15,7 @@ mod index;
 pub mod lifecycle;
 pub mod passage;
 pub mod queue;
+mod read_only;
 pub mod schema;
 pub mod search;
 mod sync;
