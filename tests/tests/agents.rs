@@ -804,3 +804,60 @@ fn hostile_stores_are_reported_never_fatal_and_secrets_never_leave() {
         .collect();
     assert_eq!(beside, std::slice::from_ref(&db), "{beside:?}");
 }
+
+/// A damaged Cursor workspace database never drops conversations in silence (issue 58): its
+/// `composer.composerData` not JSON, or a page of the file zeroed — each conversation is written,
+/// or the part that held it is named (`… its conversations are lost`) and counted unreadable.
+#[test]
+fn a_damaged_cursor_store_names_what_it_lost() {
+    let Some(real) = brain_tests::corpus("cursor/real/slevin48-workspace-2024-11") else {
+        return;
+    };
+    let rel = "User/workspaceStorage/f87f6e0b2cf1ae8645cc0c5ffaa99529/state.vscdb";
+    let t = tempfile::tempdir().expect("tempdir");
+    let home = t.path().join("home");
+    let store = t.path().join("store");
+    let db = store.join(rel);
+    std::fs::create_dir_all(db.parent().expect("parent")).expect("mkdir");
+    let good = std::fs::read(real.join(rel)).expect("the real database");
+    std::fs::write(&db, &good).expect("copy");
+    let (docs, stderr, _) = jsonl2md(&home, &[&store]);
+    let whole = docs.len();
+    assert!(whole > 20, "{stderr}");
+    assert!(!stderr.contains("lost"), "{stderr}");
+
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    conn.execute(
+        "UPDATE ItemTable SET value = 'not json {' WHERE key = 'composer.composerData'",
+        [],
+    )
+    .expect("update");
+    drop(conn);
+    let (docs, stderr, code) = jsonl2md(&home, &[&store]);
+    assert!(docs.len() < whole);
+    assert!(
+        stderr.contains("`composer.composerData` is not JSON") && stderr.contains("1 unreadable"),
+        "{stderr}"
+    );
+    assert_eq!(code, 64, "{stderr}");
+
+    // Every page zeroed in turn (one in eight): what is not written is named.
+    let pages = good.len() / 4096;
+    let mut named = 0;
+    for page in (1..pages).step_by(8) {
+        let mut bytes = good.clone();
+        bytes[page * 4096..(page + 1) * 4096].fill(0);
+        std::fs::write(&db, &bytes).expect("damage");
+        let (docs, stderr, _) = jsonl2md(&home, &[&store]);
+        if docs.len() < whole {
+            named += 1;
+            assert!(
+                stderr.contains("lost")
+                    || stderr.contains("unreadable") && !stderr.contains(" 0 unreadable"),
+                "page {page}: {} of {whole} written and nothing named: {stderr}",
+                docs.len()
+            );
+        }
+    }
+    assert!(named > 0, "no page held a conversation");
+}

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, types::ValueRef};
+use rusqlite::{Connection, OptionalExtension, types::ValueRef};
 use serde_json::Value;
 
 use crate::many::{Conversation, Read, ms_to_rfc3339};
@@ -53,15 +53,31 @@ fn bytes_of(v: ValueRef<'_>) -> Option<Vec<u8>> {
     }
 }
 
-/// The value of `key` in `ItemTable`, parsed.
-pub fn item(conn: &Connection, key: &str) -> Option<Value> {
-    let raw: Option<Vec<u8>> = conn
+/// The value of `key` in `ItemTable`, parsed: `None` when there is none (or NULL); an error,
+/// naming the key, when it cannot be read (a damaged page) or is not JSON — every conversation it
+/// holds is lost, which the caller says, never silently.
+pub fn item(conn: &Connection, key: &str) -> Result<Option<Value>, String> {
+    let raw = conn
         .query_row("SELECT value FROM ItemTable WHERE key = ?1", [key], |r| {
             Ok(bytes_of(r.get_ref(0)?))
         })
-        .ok()
+        .optional()
+        .map_err(|e| format!("`{key}` could not be read ({e}): its conversations are lost"))?
         .flatten();
-    serde_json::from_slice(&raw?).ok()
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&raw)
+        .map(Some)
+        .map_err(|e| format!("`{key}` is not JSON ({e}): its conversations are lost"))
+}
+
+/// [`item`], its failure added to what `out` could not read.
+fn item_of(conn: &Connection, key: &str, out: &mut Read) -> Option<Value> {
+    item(conn, key).unwrap_or_else(|e| {
+        out.unreadable.push(e);
+        None
+    })
 }
 
 /// The project a workspace folder stands for: its `workspace.json` `folder` (a `file://` URI,
@@ -124,7 +140,7 @@ pub fn read_workspace(db: &Path, ws: &mut Workspaces) -> Result<Read, String> {
         );
     }
     let project = db.parent().and_then(workspace_project);
-    if let Some(data) = item(conn, "composer.composerData") {
+    if let Some(data) = item_of(conn, "composer.composerData", &mut out) {
         for c in data
             .get("allComposers")
             .and_then(Value::as_array)
@@ -151,7 +167,11 @@ pub fn read_workspace(db: &Path, ws: &mut Workspaces) -> Result<Read, String> {
             }
         }
     }
-    if let Some(chat) = item(conn, "workbench.panel.aichat.view.aichat.chatdata") {
+    if let Some(chat) = item_of(
+        conn,
+        "workbench.panel.aichat.view.aichat.chatdata",
+        &mut out,
+    ) {
         for tab in chat
             .get("tabs")
             .and_then(Value::as_array)

@@ -77,9 +77,10 @@ fn at(path: &std::path::Path, e: String) -> String {
     }
 }
 
-/// `r`'s issues said of the database they are in.
+/// `r`'s issues and unreadable parts said of the database they are in.
 fn in_file(path: &std::path::Path, mut r: Read) -> Read {
     r.issues = r.issues.into_iter().map(|i| at(path, i)).collect();
+    r.unreadable = r.unreadable.into_iter().map(|i| at(path, i)).collect();
     r
 }
 
