@@ -188,6 +188,7 @@ fn a_full_disk_is_65_with_its_fix_in_every_writer() {
          brain inbox 'decided: ship on Thursdays' 2>$H/../err; echo \"inbox=$?\"; cat $H/../err; \
          brain wm add 'a note' 2>$H/../err; echo \"wm=$?\"; cat $H/../err; \
          jsonl2md --new {c}/codemie-code >/dev/null 2>$H/../err; echo \"jsonl2md=$?\"; cat $H/../err; \
+         mkdir -p $H/../notes; brain collection add notes2 $H/../notes 2>$H/../err; echo \"collection=$?\"; cat $H/../err; \
          {embed}",
         c = claude.display()
     );
@@ -195,7 +196,14 @@ fn a_full_disk_is_65_with_its_fix_in_every_writer() {
         return;
     };
     assert!(said.contains("first=0"), "{said}");
-    let mut writers = vec!["partition", "rebuild", "inbox", "wm", "jsonl2md"];
+    let mut writers = vec![
+        "partition",
+        "rebuild",
+        "inbox",
+        "wm",
+        "jsonl2md",
+        "collection",
+    ];
     if model.is_some() {
         writers.push("vecindex");
     }

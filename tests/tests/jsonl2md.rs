@@ -91,6 +91,27 @@ fn new_skips_unchanged_sessions_and_the_queue_gets_each_id_once() {
 }
 
 #[test]
+fn a_damaged_state_file_is_65_with_its_fix_and_moved_away_starts_over() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let src = golden_input("claude-compaction");
+    let src = src.to_str().expect("utf8");
+    let (first, _, code) = jsonl2md(home.path(), &[src, "--new"], b"");
+    assert_eq!((first.len(), code), (1, 0));
+    let state = home.path().join("state/jsonl2md.json");
+    std::fs::write(&state, "{\"files\": [tor").expect("damage");
+    let (none, err, code) = jsonl2md(home.path(), &[src, "--new"], b"");
+    assert_eq!(code, 65, "{err}");
+    assert!(none.is_empty());
+    assert!(
+        err.contains("not a jsonl2md state file") && err.contains("fix: move the file away"),
+        "{err}"
+    );
+    std::fs::rename(&state, home.path().join("aside.json")).expect("move away");
+    let (again, err, code) = jsonl2md(home.path(), &[src, "--new"], b"");
+    assert_eq!((again.len(), code), (1, 0), "{err}");
+}
+
+#[test]
 fn stdin_and_hook_payloads_are_read() {
     let home = tempfile::tempdir().expect("tempdir");
     let file = golden_input(

@@ -25,7 +25,8 @@ mod exit;
 mod output;
 mod progress;
 
-pub use exit::{Exit, Failure, classify, storage_fault};
+pub use brain_doc::storage_fault;
+pub use exit::{Exit, Failure, classify};
 pub use output::{Stdout, Warnings, is_broken_pipe};
 pub use progress::{Measured, bar, color_enabled};
 

@@ -118,6 +118,38 @@ impl ErrorRecord {
     }
 }
 
+/// The fix for an I/O failure of the machine named in `text` (an OS error as Rust prints it, which
+/// survives every wrapping into strings), if it is one.
+pub fn storage_fault(text: &str) -> Option<&'static str> {
+    const FAULTS: [(&[&str], &str); 4] = [
+        (
+            &[
+                "(os error 28)",
+                "(os error 122)",
+                "No space left on device",
+                "database or disk is full",
+            ],
+            "free space on the disk that holds $BRAIN_HOME (or the file named), then run the command again",
+        ),
+        (
+            &["(os error 30)", "Read-only file system"],
+            "the file system is mounted read-only: remount it writable or point $BRAIN_HOME elsewhere",
+        ),
+        (
+            &["(os error 21)", "Is a directory"],
+            "a folder stands where brain keeps a file: move it away (brain recreates the file)",
+        ),
+        (
+            &["(os error 20)", "Not a directory"],
+            "a file stands where brain keeps a folder: move it away (brain recreates the folder)",
+        ),
+    ];
+    FAULTS
+        .iter()
+        .find(|(marks, _)| marks.iter().any(|m| text.contains(m)))
+        .map(|(_, fix)| *fix)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

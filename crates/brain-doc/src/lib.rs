@@ -36,7 +36,7 @@ pub mod title;
 pub mod yaml;
 
 pub use doc::{Doc, DocError, Source, SourcePart};
-pub use error::{Classified, ErrorCode, ErrorRecord};
+pub use error::{Classified, ErrorCode, ErrorRecord, storage_fault};
 pub use hash::{docid, sha256_hex, tie_key};
 pub use hit::{Hit, HitMemory, SEMANTIC, TimeWindow, WEAK, strength_label, strength_text};
 

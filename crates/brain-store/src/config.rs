@@ -175,13 +175,31 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// The machine's fix when `brain.yaml` could not be read or written for want of storage (a
+    /// full disk, a read-only mount): not the file's fault.
+    fn storage(&self) -> Option<&'static str> {
+        match self {
+            ConfigError::Io { source, .. } => brain_doc::storage_fault(&source.to_string()),
+            _ => None,
+        }
+    }
+}
+
 impl brain_doc::Classified for ConfigError {
-    /// Every way `brain.yaml` fails is the user's file to fix: a bad query (64).
+    /// Every way `brain.yaml` fails is the user's file to fix: a bad query (64); storage that
+    /// fails under it is 65 with the machine's fix.
     fn code(&self) -> brain_doc::ErrorCode {
-        brain_doc::ErrorCode::BadQuery
+        match self.storage() {
+            Some(_) => brain_doc::ErrorCode::IndexMissing,
+            None => brain_doc::ErrorCode::BadQuery,
+        }
     }
 
     fn fix(&self) -> String {
+        if let Some(fix) = self.storage() {
+            return fix.into();
+        }
         match self {
             ConfigError::Unknown(_) => "pick a collection of `brain collection list`".into(),
             _ => "fix $BRAIN_HOME/brain.yaml (`brain doctor` says where; see docs/collections.md)"

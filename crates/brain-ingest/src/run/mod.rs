@@ -364,12 +364,23 @@ pub enum RunError {
 
 impl brain_doc::Classified for RunError {
     /// `--new` without a state file is the user's to fix (64); a held queue is contention (70);
-    /// a state file or output that cannot be read or written is internal (99).
+    /// a state file that does not read is the home's storage (65, as every state file of the home);
+    /// output that cannot be written is internal (99) unless the disk says why (65, by the CLI).
     fn code(&self) -> brain_doc::ErrorCode {
         match self {
             RunError::NoState => brain_doc::ErrorCode::BadQuery,
             RunError::Queue(e) => e.code(),
+            RunError::State(state::StateError::Parse { .. }) => brain_doc::ErrorCode::IndexMissing,
             RunError::State(_) | RunError::Write(_) => brain_doc::ErrorCode::Internal,
+        }
+    }
+
+    fn fix(&self) -> String {
+        match self {
+            RunError::State(state::StateError::Parse { .. }) => {
+                "move the file away to start over (the next run converts every session again), or restore it from a backup".into()
+            }
+            _ => String::new(),
         }
     }
 }
