@@ -6,18 +6,24 @@
 //! [`Limits::deadline`] — a client that sends part of a request and stops is answered `408` and
 //! dropped when it runs out. Whole requests are handed, one at a time and in arrival order, to the
 //! one handler on the serving thread, so slow or hostile clients hold a connection thread each
-//! (at most [`Limits::connections`]; past that a new connection gets `503` at once) and never the
-//! server. Every answer closes its connection (no keep-alive, no pipelining).
+//! (at most [`Limits::connections`]) and never the server. At the cap, the connection that has
+//! waited longest without sending a whole request is closed to make room: a process holding every
+//! slot with connections that send nothing cannot keep others out (a real client sends its request
+//! at once; only when every connection has sent one is a new one answered `503`). Answers being
+//! written hold at most [`Limits::writing_bytes`] together: clients that do not read their answer
+//! cannot make the server hold an answer each (past the budget an answer is `503`). Every answer
+//! closes its connection (no keep-alive, no pipelining).
 //!
 //! Issue 37 measured the transport it replaces (tiny_http 0.12): 64 half-sent requests stalled
 //! `brain browse` for over 60 s, 20 stalled POST bodies stalled `brain mcp --http` for over 40 s,
 //! and a 64 MiB header was read whole.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What a connection may take.
@@ -34,6 +40,8 @@ pub struct Limits {
     pub connections: usize,
     /// Time allowed to write an answer to a client (default 10 s).
     pub write_timeout: Duration,
+    /// Bytes of answers being written at once, all connections together (default 64 MiB).
+    pub writing_bytes: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +52,7 @@ impl Default for Limits {
             deadline: Duration::from_secs(10),
             connections: 256,
             write_timeout: Duration::from_secs(10),
+            writing_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -150,8 +159,41 @@ impl Server {
 
 type Job = (Request, mpsc::Sender<Response>);
 
+/// What the connection threads share: how many are open, the streams of those still reading
+/// their request (by arrival, oldest first), and the bytes of answers being written.
+#[derive(Default)]
+struct Shared {
+    open: AtomicUsize,
+    reading: Mutex<BTreeMap<u64, TcpStream>>,
+    writing: AtomicUsize,
+}
+
+impl Shared {
+    /// Close the connection that has waited longest for its request; whether there was one.
+    fn evict_oldest_reader(&self) -> bool {
+        let oldest = match self.reading.lock() {
+            Ok(mut r) => r.pop_first(),
+            Err(_) => None,
+        };
+        match oldest {
+            Some((_, stream)) => {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn done_reading(&self, id: u64) {
+        if let Ok(mut r) = self.reading.lock() {
+            r.remove(&id);
+        }
+    }
+}
+
 fn accept_loop(listener: &TcpListener, limits: Limits, tx: &mpsc::Sender<Job>) -> io::Result<()> {
-    let open = Arc::new(AtomicUsize::new(0));
+    let shared = Arc::new(Shared::default());
+    let mut next_id = 0u64;
     loop {
         let (stream, _) = match listener.accept() {
             Ok(s) => s,
@@ -163,8 +205,9 @@ fn accept_loop(listener: &TcpListener, limits: Limits, tx: &mpsc::Sender<Job>) -
             }
             Err(e) => return Err(e),
         };
-        if open.fetch_add(1, Ordering::AcqRel) >= limits.connections {
-            open.fetch_sub(1, Ordering::AcqRel);
+        if shared.open.load(Ordering::Acquire) >= limits.connections
+            && !shared.evict_oldest_reader()
+        {
             let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
             let _ = write_response(
                 &stream,
@@ -172,26 +215,44 @@ fn accept_loop(listener: &TcpListener, limits: Limits, tx: &mpsc::Sender<Job>) -
             );
             continue;
         }
-        let (tx, open) = (tx.clone(), open.clone());
+        next_id += 1;
+        let id = next_id;
+        match stream.try_clone() {
+            Ok(clone) => {
+                if let Ok(mut r) = shared.reading.lock() {
+                    r.insert(id, clone);
+                }
+            }
+            // No descriptor for the clone: this connection cannot be evicted, and is dropped.
+            Err(_) => continue,
+        }
+        shared.open.fetch_add(1, Ordering::AcqRel);
+        let (tx, sh) = (tx.clone(), shared.clone());
         let spawned = std::thread::Builder::new()
             .name("http-conn".into())
             .stack_size(256 * 1024)
             .spawn(move || {
-                connection(stream, limits, &tx);
-                open.fetch_sub(1, Ordering::AcqRel);
+                connection(stream, id, limits, &tx, &sh);
+                sh.done_reading(id);
+                sh.open.fetch_sub(1, Ordering::AcqRel);
             });
         if spawned.is_err() {
             // No thread to be had: this connection is dropped, the server goes on.
+            shared.done_reading(id);
+            shared.open.fetch_sub(1, Ordering::AcqRel);
             continue;
         }
     }
 }
 
-/// Read one request within the limits, have it answered, write the answer, close.
-fn connection(stream: TcpStream, limits: Limits, tx: &mpsc::Sender<Job>) {
+/// Read one request within the limits, have it answered, write the answer (within the shared
+/// budget of bytes being written), close.
+fn connection(stream: TcpStream, id: u64, limits: Limits, tx: &mpsc::Sender<Job>, shared: &Shared) {
     let _ = stream.set_write_timeout(Some(limits.write_timeout));
     let _ = stream.set_nodelay(true);
-    let response = match read_request(&stream, limits) {
+    let read = read_request(&stream, limits);
+    shared.done_reading(id);
+    let response = match read {
         Ok(req) => {
             let (back, answer) = mpsc::channel();
             if tx.send((req, back)).is_err() {
@@ -205,7 +266,20 @@ fn connection(stream: TcpStream, limits: Limits, tx: &mpsc::Sender<Job>) {
         Err(Refusal::Gone) => return,
         Err(Refusal::Answer(r)) => r,
     };
-    let _ = write_response(&stream, &response);
+    let size = response.body.len();
+    let held = shared.writing.fetch_add(size, Ordering::AcqRel);
+    if held > 0 && held + size > limits.writing_bytes {
+        shared.writing.fetch_sub(size, Ordering::AcqRel);
+        drop(response);
+        let busy = Response::text(
+            503,
+            "answers to other clients are still being written; try again",
+        );
+        let _ = write_response(&stream, &busy);
+    } else {
+        let _ = write_response(&stream, &response);
+        shared.writing.fetch_sub(size, Ordering::AcqRel);
+    }
     let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 

@@ -145,3 +145,89 @@ fn malformed_requests_are_400_and_the_server_goes_on() {
     let out = exchange(addr, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
 }
+
+#[test]
+fn a_process_holding_every_slot_with_idle_connections_cannot_keep_a_client_out() {
+    let addr = start(Limits {
+        connections: 8,
+        ..Limits::default()
+    });
+    // Every slot held, twice over, by connections that send nothing.
+    let idle: Vec<TcpStream> = (0..16)
+        .map(|_| TcpStream::connect(addr).expect("connect"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    for _ in 0..5 {
+        let out = exchange(addr, b"GET /a HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");
+    }
+    drop(idle);
+}
+
+/// A server answering every request with `size` bytes.
+fn start_big(limits: Limits, size: usize) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let server = Server::new(listener, limits);
+    let addr = server.addr().expect("addr");
+    std::thread::spawn(move || {
+        server.serve(|_| Response {
+            status: 200,
+            headers: Vec::new(),
+            body: vec![b'x'; size],
+        })
+    });
+    addr
+}
+
+#[test]
+fn clients_that_do_not_read_hold_at_most_the_writing_budget() {
+    const BODY: usize = 32 * 1024 * 1024;
+    let addr = start_big(
+        Limits {
+            writing_bytes: BODY + BODY / 2,
+            write_timeout: Duration::from_secs(30),
+            ..Limits::default()
+        },
+        BODY,
+    );
+    // One client asks and never reads: its answer is held, being written.
+    let mut stuck = TcpStream::connect(addr).expect("connect");
+    stuck
+        .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .expect("send");
+    // Another answer would pass the budget: 503, small, until the first is written or dropped.
+    let mut busy = false;
+    for _ in 0..50 {
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .expect("send");
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).expect("an answer");
+        if &head == b"HTTP/1.1 503" {
+            busy = true;
+            break;
+        }
+        // Written in full to a reader: read it away.
+        let _ = std::io::copy(&mut s, &mut std::io::sink());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(busy, "a second answer was held beside the first");
+    drop(stuck);
+    // The budget comes back once the first is gone.
+    let mut ok = false;
+    for _ in 0..100 {
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .expect("send");
+        let mut all = Vec::new();
+        let _ = s.read_to_end(&mut all);
+        if all.starts_with(b"HTTP/1.1 200") && all.len() > BODY {
+            ok = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(ok);
+}
