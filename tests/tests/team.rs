@@ -1461,3 +1461,72 @@ fn context_is_built_from_the_engine() {
     assert!(text.contains("Tuesdays"), "{text}");
     assert!(text.contains("untrusted"), "team text is fenced: {text}");
 }
+
+/// A document's strength reads the same through the engine as locally (issue 58: 0.32 through
+/// the engine, 1.00 locally — the engine's hits carried no `match` signal): each engine hit's
+/// share of the query's words is weighed as this home's index weighs them.
+#[test]
+fn strengths_through_the_engine_are_on_the_local_scale() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "strength") else {
+        return;
+    };
+    t.note(
+        "a.md",
+        "# Tokio runtime\n\nThe tokio runtime panicked on shutdown.\n",
+    );
+    t.note(
+        "b.md",
+        "# Runtime notes\n\nA runtime note without the other word.\n",
+    );
+    t.note(
+        "c.md",
+        "# Unrelated\n\nSomething else entirely about gardens.\n",
+    );
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    t.push(&["--all"]);
+    for query in ["tokio runtime shutdown", "runtime", "gardens tokio"] {
+        let local: Vec<Hit> = parse_lines(
+            &run(
+                t.cmd("rank")
+                    .args(["-n", "10", "--mode", "lex", "--", query]),
+                b"",
+            )
+            .stdout,
+        );
+        let (_, remote, said) = t.rank(query, &["--mode", "lex"]);
+        assert!(!remote.is_empty(), "{query}: {said}");
+        for r in &remote {
+            let l = local
+                .iter()
+                .find(|l| l.uri == r.uri)
+                .unwrap_or_else(|| panic!("{query}: {} not found locally", r.uri));
+            let (Some(a), Some(b)) = (l.strength, r.strength) else {
+                panic!(
+                    "{query}: {} has no strength: {:?} / {:?}",
+                    r.uri, l.strength, r.strength
+                );
+            };
+            assert!(
+                (a - b).abs() <= 0.05,
+                "{query}: {} local {a}, engine {b}",
+                r.uri
+            );
+        }
+        // The author and machine each engine hit was sent by.
+        assert!(
+            remote
+                .iter()
+                .all(|h| h.signals["author"] == "ana" && h.signals["machine"] == "laptop-1"),
+            "{remote:?}"
+        );
+    }
+    // And a person reading the answer sees them, whatever the mode fused.
+    let ask = run(
+        t.cmd("brain")
+            .args(["ask", "--engine", "test", "tokio runtime shutdown"]),
+        b"",
+    );
+    let shown = String::from_utf8_lossy(&ask.stdout);
+    assert!(shown.contains("by ana on laptop-1"), "{shown}");
+}

@@ -61,9 +61,18 @@ pub(crate) fn render(hits: &[Hit], opts: &Options, out: &mut dyn Write) -> io::R
         } else {
             String::new()
         };
+        // Through a team engine: who wrote it, and on which machine.
+        let by = match (
+            h.signals.get("author").and_then(|v| v.as_str()),
+            h.signals.get("machine").and_then(|v| v.as_str()),
+        ) {
+            (Some(a), Some(m)) => format!("  by {a} on {m}"),
+            (Some(a), None) => format!("  by {a}"),
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "   {}  {}  {}{trust}",
+            "   {}  {}  {}{by}{trust}",
             paint.cyan(&paint.link(h.file.as_deref(), &location)),
             paint.magenta(&h.docid),
             age

@@ -218,8 +218,12 @@ pub fn fuse_hits(lists: &[HitList], w: &FusionWeights, per_doc: usize) -> Vec<Hi
             };
             hit.score = round(score * rel);
             let mut s = signals.clone();
-            if let Some(p) = h.signals.get("passage") {
-                s.insert("passage".into(), p.clone());
+            // What the passage says of itself: its place, and (through a team engine) who
+            // wrote it on which machine.
+            for k in ["passage", "author", "machine"] {
+                if let Some(v) = h.signals.get(k) {
+                    s.insert(k.into(), v.clone());
+                }
             }
             hit.signals = s;
             out.push(hit);

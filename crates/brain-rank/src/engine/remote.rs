@@ -176,7 +176,25 @@ impl Engine {
         merged.merge(filters);
         let filter = remote_filter(&merged, &r.authors, now)?;
         let found = current(r, tq::found(&answer), &filter)?;
-        Ok(hits(found, "bm25", now, |s| s))
+        let mut out = hits(found, "bm25", now, |s| s);
+        // The engine's BM25 does not read across queries, nor against this home's: each hit's
+        // share of the query's words, weighted as this home's index weighs them (the `match`
+        // signal a local hit carries), puts its strength on the local scale. Without a local
+        // index the hits keep their vector strength alone.
+        if let Ok(ranker) = self.ranker() {
+            let searcher = ranker.searcher();
+            let weights = searcher.term_weights(&crate::rank::lex_query(query, now.timestamp()));
+            if !weights.is_empty() {
+                for (h, body) in &mut out {
+                    let held = searcher.coverage(&weights, &h.title, body);
+                    h.signals.insert(
+                        crate::strength::MATCH.into(),
+                        Value::from((held * 10_000.0).round() / 10_000.0),
+                    );
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The vector lists of `plan` from the engine: each text embedded here (one call), each
