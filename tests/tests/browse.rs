@@ -679,3 +679,81 @@ fn open_says_when_the_opener_fails_and_reaps_it() {
     );
     assert_eq!(zombies, 0);
 }
+
+/// The web view agrees with the CLI (issue 59): the overview counts the entities its Entities
+/// page lists; entities of one name say where each is; a message's commands are code, not
+/// literal backticks; search collapses the near-duplicates `brain ask` collapses.
+#[test]
+fn the_web_view_agrees_with_the_cli() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let home = browse_home(work.path());
+    for (i, project) in ["/work/a/app", "/work/b/app"].iter().enumerate() {
+        std::fs::write(
+            work.path().join(format!("sessions/app-{i}.md")),
+            format!("---\ntitle: App session {i}\ndate: 2026-03-0{}\ntype: session\nproject: {project}\n---\n## Conversation\n\nWorked on the app.\n", i + 1),
+        )
+        .expect("write");
+    }
+    let dup = "# Release checklist\n\nBump the version, tag the release, publish the crate, announce it on the list.\n";
+    for name in ["release-a.md", "release-b.md"] {
+        std::fs::write(work.path().join("notes").join(name), dup).expect("write");
+    }
+    let out = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A doctor run that fails (no hooks here): the overview says so.
+    let _ = run(command("brain", &home).args(["doctor", "--json"]), b"");
+    let s = start(&home);
+    let (status, _, overview) = s.get("/");
+    assert_eq!(status, 200);
+    let (_, _, entities) = s.get("/entities");
+    let entities = entities.replace("&#x2f;", "/");
+    let total = entities
+        .split("<h1>Entities <span class=\"count\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .expect("the count");
+    assert!(
+        overview.contains(&format!("<li>{total} entities")),
+        "the overview counts {total} entities too: {overview}"
+    );
+    assert!(total != "0");
+    for place in ["/work/a/app", "/work/b/app"] {
+        assert!(
+            entities.contains(place),
+            "{place} tells the two apps apart: {entities}"
+        );
+    }
+    assert!(!overview.contains('`'), "literal backticks: {overview}");
+    assert!(overview.contains("<code>"), "{overview}");
+    let ask = run(
+        command("brain", &home).args([
+            "ask",
+            "--json",
+            "--mode",
+            "lex",
+            "release checklist publish",
+        ]),
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&ask.stdout).expect("envelope");
+    let cli = v["hits"].as_array().map_or(0, |h| {
+        h.iter()
+            .filter(|h| {
+                h["path"]
+                    .as_str()
+                    .is_some_and(|p| p.starts_with("release-"))
+            })
+            .count()
+    });
+    assert_eq!(cli, 1, "the CLI collapses the copy: {v}");
+    let (_, _, page) = s.get("/search?q=release+checklist+publish&mode=lex");
+    assert_eq!(
+        page.matches("release-a.md").count().min(1) + page.matches("release-b.md").count().min(1),
+        1,
+        "{page}"
+    );
+}

@@ -39,6 +39,18 @@ pub fn to_html(text: &str) -> String {
     out
 }
 
+/// One line of text (a message that names a command in backticks) as safe inline HTML: the
+/// same rendering, without the paragraph around it.
+pub fn inline(text: &str) -> String {
+    let html = to_html(text);
+    let trimmed = html.trim_end();
+    trimmed
+        .strip_prefix("<p>")
+        .and_then(|h| h.strip_suffix("</p>"))
+        .unwrap_or(trimmed)
+        .to_string()
+}
+
 fn safe(dest: CowStr<'_>) -> CowStr<'_> {
     match crate::url::safe_href(&dest) {
         "#" => CowStr::Borrowed("#"),
@@ -49,6 +61,16 @@ fn safe(dest: CowStr<'_>) -> CowStr<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_line_shows_its_commands_as_code_and_runs_nothing() {
+        assert_eq!(
+            inline("nothing is indexed yet: run `lexindex --all`"),
+            "nothing is indexed yet: run <code>lexindex --all</code>"
+        );
+        let html = inline("brain.yaml: <script>alert(1)</script> `<b>`");
+        assert!(!html.contains("<script") && !html.contains("<b>"), "{html}");
+    }
 
     #[test]
     fn nothing_in_a_document_becomes_markup_that_runs() {

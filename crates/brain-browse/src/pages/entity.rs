@@ -17,6 +17,8 @@ struct Row {
     aliases: String,
     archived: bool,
     id: String,
+    /// What tells it from another entity of the same name (a project's folders).
+    place: String,
 }
 
 #[derive(Serialize)]
@@ -58,10 +60,26 @@ pub(super) fn list(app: &mut App, query: &[(String, String)]) -> PageResult {
             b.name.to_lowercase(),
         ))
     });
+    // Names more than one entity of a kind carries (`codemie-code` in four folders).
+    let mut seen: std::collections::HashMap<(String, String), usize> = Default::default();
+    for e in &all {
+        *seen
+            .entry((e.kind.clone(), e.name.to_lowercase()))
+            .or_default() += 1;
+    }
     for e in all {
         if !only.is_empty() && e.kind != only {
             continue;
         }
+        let shared = seen
+            .get(&(e.kind.clone(), e.name.to_lowercase()))
+            .is_some_and(|n| *n > 1);
+        let place = match (shared, e.projects.is_empty(), &e.doc) {
+            (false, _, _) => String::new(),
+            (true, false, _) => e.projects.join(", "),
+            (true, true, Some(doc)) => doc.clone(),
+            (true, true, None) => e.id.clone(),
+        };
         if groups.last().is_none_or(|g| g.kind != e.kind) {
             groups.push(Group {
                 kind: e.kind.clone(),
@@ -75,6 +93,7 @@ pub(super) fn list(app: &mut App, query: &[(String, String)]) -> PageResult {
                 aliases: e.aliases.join(", "),
                 archived: e.archived,
                 id: e.id.clone(),
+                place,
             });
         }
     }

@@ -111,7 +111,16 @@ pub(super) fn page(app: &mut App) -> PageResult {
             .collect()
     };
     let (kinds, types, agents) = (facet("kind"), facet("type"), facet("agent"));
-    let entities = brain_graph::Entities::cached(&home).list.len();
+    // The entities the Entities page lists (defined ones and the projects of sessions).
+    let entities = app
+        .graph()
+        .ok()
+        .flatten()
+        .map_or(0, |g| g.entities.list.len());
+    let attention: Vec<String> = attention
+        .iter()
+        .map(|a| crate::markdown::inline(a))
+        .collect();
     let recent = recent_docs(&home, &config);
     let collections = status
         .collections

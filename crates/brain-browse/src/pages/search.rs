@@ -157,6 +157,9 @@ fn run(app: &mut App, config: &brain_store::Config, ctx: &mut Ctx) -> Result<(),
         .scope(&collections, &[], &[])
         .mode(mode)
         .limit_or_strategy(Some(ctx.limit), None)
+        // Near-duplicates collapsed, as `brain ask` does by default: the page lists what the
+        // CLI does.
+        .collapse(brain_rank::run::Collapse::Quiet)
         .build();
     let started = std::time::Instant::now();
     let answer = engine.search(&req, &now).map_err(|e| e.to_string())?;
