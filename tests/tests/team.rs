@@ -61,6 +61,16 @@ impl Team {
         std::fs::write(self.home.join("brain.yaml"), yaml).expect("write a test file");
     }
 
+    /// Point this home at the engine through a forwarder on a port of its own (the engine as a
+    /// laptop sees it: it can go away and come back). The port and the running forwarder.
+    fn behind_a_port(&self, url: &str) -> (u16, Forwarder) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let fwd = Forwarder::start(listener, port_of(url));
+        self.configure(&url.replace(&format!(":{}/", port_of(url)), &format!(":{port}/")));
+        (port, fwd)
+    }
+
     fn note(&self, name: &str, text: &str) {
         std::fs::write(self.notes.join(name), text).expect("write a test file");
     }
@@ -357,6 +367,14 @@ struct Forwarder {
 }
 
 impl Forwarder {
+    /// The forwarder on `port` back, to the engine at `url`.
+    fn again(port: u16, url: &str) -> Forwarder {
+        Forwarder::start(
+            TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
+            port_of(url),
+        )
+    }
+
     fn start(listener: TcpListener, target: u16) -> Forwarder {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
@@ -1030,11 +1048,7 @@ fn a_purge_reaches_the_engine() {
         return;
     };
     // The engine as a laptop sees it: through a port that can close and open again.
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let fwd = Forwarder::start(listener, port_of(&url));
-    let here = url.replace(&format!(":{}/", port_of(&url)), &format!(":{port}/"));
-    t.configure(&here);
+    let (port, fwd) = t.behind_a_port(&url);
     t.note("keep.md", "# Keep\n\nThe capybara note stays.\n");
     t.note("secret.md", "# Secret\n\nThe capybara secret must go.\n");
     t.note(
@@ -1067,10 +1081,7 @@ fn a_purge_reaches_the_engine() {
         "nothing reached the engine yet"
     );
     // Back: the next teamindex sends the spooled delete first.
-    let _fwd = Forwarder::start(
-        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
-        port_of(&url),
-    );
+    let _fwd = Forwarder::again(port, &url);
     let (_, s) = t.push(&["--all"]);
     assert_eq!(s.drained, 1, "{s:?}");
     assert_eq!(t.count("doc_id:\"notes/later.md\""), 0);
@@ -1096,10 +1107,7 @@ fn a_purge_reaches_the_engine() {
             .all(|(_, b)| !String::from_utf8_lossy(b).contains("quokkasecret")),
         "the purged text left the spool"
     );
-    let _fwd = Forwarder::start(
-        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
-        port_of(&url),
-    );
+    let _fwd = Forwarder::again(port, &url);
     let (_, s) = t.push(&["--all"]);
     assert_eq!(s.drained, 1, "only the purge's delete was left: {s:?}");
     assert_eq!(t.count("body:quokkasecret"), 0);
@@ -1115,11 +1123,7 @@ fn a_damaged_spool_loses_no_document() {
     let Some(t) = Team::new(&url, "damaged-spool") else {
         return;
     };
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let fwd = Forwarder::start(listener, port_of(&url));
-    let here = url.replace(&format!(":{}/", port_of(&url)), &format!(":{port}/"));
-    t.configure(&here);
+    let (port, fwd) = t.behind_a_port(&url);
     t.note("one.md", "# One\n\nThe first wombat note.\n");
     assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
     t.push(&["--all"]);
@@ -1136,10 +1140,7 @@ fn a_damaged_spool_loses_no_document() {
         .expect("a spooled file");
     let bytes = std::fs::read(&file).expect("read");
     std::fs::write(&file, &bytes[..bytes.len() / 2]).expect("tear");
-    let _fwd = Forwarder::start(
-        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
-        port_of(&url),
-    );
+    let _fwd = Forwarder::again(port, &url);
     let (out, s) = t.push(&["--all"]);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
