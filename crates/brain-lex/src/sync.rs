@@ -96,7 +96,7 @@ pub struct Indexer {
     purged: bool,
     /// The stat (mtime, size) of every file a walk of every collection saw ([`Indexer::sync_all`]),
     /// by id: the queue's files written or changed since are indexed again as they are now.
-    walked: Option<HashMap<String, (i64, i64)>>,
+    walked: Option<drain::Walked>,
     summary: Summary,
     started: Instant,
     now: i64,
@@ -367,13 +367,10 @@ impl Indexer {
             .par_iter()
             .map(|f| std::fs::metadata(&f.path))
             .collect();
-        let mut walked = HashMap::with_capacity(files.len());
+        let mut stats = Vec::with_capacity(files.len());
         for (f, meta) in files.iter().zip(metas) {
-            let id = format!("{}/{}", f.collection, f.rel);
-            if let Ok(m) = &meta {
-                walked.insert(id.clone(), (mtime_ns(m), m.len() as i64));
-            }
-            let k = known.remove(&id);
+            stats.push(meta.as_ref().ok().map(|m| (mtime_ns(m), m.len() as i64)));
+            let k = known.remove(&format!("{}/{}", f.collection, f.rel));
             if let Err(e) = self.sync_file(&f.collection, &f.rel, &f.path, meta, k.as_ref()) {
                 match e {
                     FileError::Skip(msg) => {
@@ -384,7 +381,7 @@ impl Indexer {
                 }
             }
         }
-        self.walked = Some(walked);
+        self.walked = Some(drain::Walked::new(files, stats));
         let mut gone: Vec<String> = known.into_keys().collect();
         gone.sort();
         for id in gone {

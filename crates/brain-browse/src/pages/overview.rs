@@ -60,34 +60,8 @@ pub(super) fn page(app: &mut App) -> PageResult {
     let status = brain_ops::status(&home).map_err(|e| PageError::internal(e.to_string()))?;
     let now = brain_rank::clock::now();
     let config = app.config();
-    let mut attention = Vec::new();
-    if let Some(e) = &status.config_error {
-        attention.push(format!("brain.yaml does not parse: {e}"));
-    }
-    if !status.lexical_index {
-        attention.push("nothing is indexed yet: run `lexindex --all`".into());
-    } else if let Some(why) = brain_lex::LexIndex::outdated(&home) {
-        attention.push(why);
-    }
-    if status.need_embeddings > 0 && status.vector_store {
-        attention.push(format!(
-            "{} documents need embeddings (`vecindex`)",
-            thousands(status.need_embeddings)
-        ));
-    }
-    if status.distill_pending > 0 {
-        attention.push(format!(
-            "{} sessions wait for distillation",
-            thousands(status.distill_pending)
-        ));
-    }
     let doctor = brain_ops::doctor::last(&home);
-    if let Some(d) = doctor.as_ref().filter(|d| !d.ok) {
-        attention.push(format!(
-            "the last `brain doctor` failed: {}",
-            d.failures.join(", ")
-        ));
-    }
+    let attention = attention(&home, &status, doctor.as_ref());
     let mut facet = |name: &str| -> Vec<Facet> {
         let Ok(engine) = app.handles.engine() else {
             return Vec::new();
@@ -117,10 +91,7 @@ pub(super) fn page(app: &mut App) -> PageResult {
         .ok()
         .flatten()
         .map_or(0, |g| g.entities.list.len());
-    let attention: Vec<String> = attention
-        .iter()
-        .map(|a| crate::markdown::inline(a))
-        .collect();
+
     let recent = recent_docs(&home, &config);
     let collections = status
         .collections
@@ -162,6 +133,45 @@ pub(super) fn page(app: &mut App) -> PageResult {
         model: status.model.id.clone(),
     };
     ok(app, "overview.html", &ctx)
+}
+
+/// What needs attention, each line as safe inline HTML (a command in backticks shown as code).
+fn attention(
+    home: &brain_store::Home,
+    status: &brain_ops::Status,
+    doctor: Option<&brain_ops::doctor::LastDoctor>,
+) -> Vec<String> {
+    let mut attention = Vec::new();
+    if let Some(e) = &status.config_error {
+        attention.push(format!("brain.yaml does not parse: {e}"));
+    }
+    if !status.lexical_index {
+        attention.push("nothing is indexed yet: run `lexindex --all`".into());
+    } else if let Some(why) = brain_lex::LexIndex::outdated(home) {
+        attention.push(why);
+    }
+    if status.need_embeddings > 0 && status.vector_store {
+        attention.push(format!(
+            "{} documents need embeddings (`vecindex`)",
+            thousands(status.need_embeddings)
+        ));
+    }
+    if status.distill_pending > 0 {
+        attention.push(format!(
+            "{} sessions wait for distillation",
+            thousands(status.distill_pending)
+        ));
+    }
+    if let Some(d) = doctor.filter(|d| !d.ok) {
+        attention.push(format!(
+            "the last `brain doctor` failed: {}",
+            d.failures.join(", ")
+        ));
+    }
+    attention
+        .iter()
+        .map(|a| crate::markdown::inline(a))
+        .collect()
 }
 
 /// The ten newest documents by date.
