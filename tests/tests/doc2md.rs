@@ -521,3 +521,61 @@ fn concurrent_collection_runs_agree() {
         assert_eq!(d.body, format!("note number {i}\n"));
     }
 }
+
+/// A `doc2md --out-dir` killed at any moment leaves whole documents or none (each written aside
+/// and renamed), and a link loop in a folder it walks does not hold it (issue 57's hostile input).
+#[test]
+fn a_kill_mid_write_leaves_whole_documents_and_a_link_loop_ends() {
+    let home = tempfile::tempdir().expect("home");
+    let src = home.path().join("src");
+    std::fs::create_dir_all(src.join("deep")).expect("mkdir");
+    let page = std::fs::read(workspace().join("golden/doc2md/html-saved-page/page.html"))
+        .expect("a saved page");
+    for i in 0..300 {
+        std::fs::write(src.join(format!("page-{i:03}.html")), &page).expect("copy");
+    }
+    // A folder linking back to its parent: walked once, never around.
+    std::os::unix::fs::symlink(&src, src.join("deep/loop")).expect("link");
+    let out = home.path().join("out");
+    for delay_ms in [5u64, 20, 40, 80, 160] {
+        let mut child = command("doc2md", home.path())
+            .arg("--out-dir")
+            .arg(&out)
+            .arg(&src)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("doc2md");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        for f in brain_tests::files(&out) {
+            let name = f.file_name().expect("name").to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue; // a write's own temporary file, never a document
+            }
+            let text = std::fs::read_to_string(&f).expect("read");
+            let d = Doc::from_markdown(&text)
+                .unwrap_or_else(|e| panic!("{name} is torn after a kill at {delay_ms} ms: {e}"));
+            check(&d);
+        }
+    }
+    // Run whole: every page once, the loop not followed.
+    let (_, err, code) = doc2md(
+        home.path(),
+        &[
+            "--out-dir",
+            out.to_str().expect("utf8"),
+            src.to_str().expect("utf8"),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let written = brain_tests::files(&out)
+        .into_iter()
+        .filter(|f| {
+            !f.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .count();
+    assert_eq!(written, 300, "{err}");
+}
