@@ -114,6 +114,24 @@ pub fn run(home: &Home, cmd: Command) -> anyhow::Result<Exit> {
 /// `brain model list`: the catalog, installed or not, the one in force starred.
 fn list(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
     let current = in_force(home);
+    // Columns as wide as their longest entry.
+    let nw = catalog::CARDS
+        .iter()
+        .map(|c| c.name.len())
+        .max()
+        .unwrap_or(5);
+    let lw = catalog::CARDS
+        .iter()
+        .map(|c| c.languages.len())
+        .max()
+        .unwrap_or(4);
+    if !json {
+        writeln!(
+            out,
+            "  {:<nw$} {:<8} {:<20} {:<lw$} {:<10} upstream  (licence; package)",
+            "model", "kind", "size", "lang", "installed"
+        )?;
+    }
     for c in catalog::CARDS {
         let dir = home.models().join(c.name);
         let installed = dir.join("model.safetensors").is_file();
@@ -133,7 +151,7 @@ fn list(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
         } else {
             writeln!(
                 out,
-                "{} {:<18} {kind:<8} {} dims, {:>2} layers, {:<3} {:<10} {}  ({}; {})",
+                "{} {:<nw$} {kind:<8} {} dims, {:>2} layers, {:<lw$} {:<10} {}  ({}; {})",
                 if c.name == current { "*" } else { " " },
                 c.name,
                 c.dims,
@@ -145,6 +163,12 @@ fn list(home: &Home, json: bool, out: &mut Stdout) -> anyhow::Result<Exit> {
                 c.source()
             )?;
         }
+    }
+    if !json && catalog::CARDS.iter().any(|c| c.name == current) {
+        writeln!(
+            out,
+            "* the embedder in force (`brain model use NAME` switches)"
+        )?;
     }
     out.flush()?;
     Ok(Exit::Success)
