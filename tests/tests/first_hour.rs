@@ -608,3 +608,44 @@ fn questions_in_other_languages_match_other_forms_of_their_words() {
     assert_eq!(ask("Wie groß ist ein Verzeichnis?"), "du.md");
     assert_eq!(ask("tomato gardens"), "en.md");
 }
+
+/// The labels follow the order (issue 59): on a home of the real sessions, each of bench/recall's
+/// first 30 questions lists its hits with no hit rated stronger than one above it, lexically and in
+/// auto mode (25 of 30 lists had such a pair before), and the top hit keeps its own strength.
+#[test]
+fn real_lists_are_in_the_order_their_strengths_say() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    if brain_tests::real_sessions(&home).is_none() {
+        return;
+    }
+    let index = run(command("lexindex", &home).args(["--all", "--quiet"]), b"");
+    assert!(index.status.success());
+    let questions =
+        std::fs::read_to_string(brain_tests::workspace().join("bench/recall/queries.jsonl"))
+            .expect("bench/recall/queries.jsonl");
+    let mut lists = 0;
+    for line in questions.lines().take(30) {
+        let q: serde_json::Value = serde_json::from_str(line).expect("question");
+        let text = q["text"].as_str().expect("text");
+        for mode in ["lex", "auto"] {
+            let out = run(
+                command("brain", &home).args(["ask", "--json", "--mode", mode, "-n", "10", text]),
+                b"",
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            let hits = v["hits"].as_array().cloned().unwrap_or_default();
+            let s: Vec<f64> = hits.iter().filter_map(|h| h["strength"].as_f64()).collect();
+            assert!(s.windows(2).all(|w| w[1] <= w[0]), "{mode} `{text}`: {s:?}");
+            if let Some(top) = hits.first() {
+                let own = top["signals"]["match"].as_f64().unwrap_or(0.0);
+                assert!(
+                    top["strength"].as_f64().is_some_and(|t| t + 0.005 >= own),
+                    "{top}"
+                );
+                lists += 1;
+            }
+        }
+    }
+    assert!(lists >= 50, "{lists} lists answered");
+}

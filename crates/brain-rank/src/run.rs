@@ -97,5 +97,7 @@ pub fn fuse_files(
     crate::strength::apply(&mut hits, brain_vec::catalog::DEFAULT_COSINE);
     hits.retain(|h| crate::strength::clears(h, args.min_score.unwrap_or(0.0)));
     crate::fusion::truncate_docs(&mut hits, opts.limit);
+    crate::strength::follow_rank(&mut hits);
+    hits.retain(|h| crate::strength::clears(h, args.min_score.unwrap_or(0.0)));
     Ok(hits)
 }

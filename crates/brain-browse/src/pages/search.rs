@@ -27,7 +27,8 @@ struct Signal {
 #[derive(Serialize)]
 struct HitView {
     rank: u32,
-    score: String,
+    /// The match strength as the CLI shows it (`good 0.72`; the same scale everywhere).
+    strength: String,
     title: String,
     href: String,
     doc_href: String,
@@ -213,7 +214,7 @@ fn hit_view(config: &brain_store::Config, h: brain_doc::Hit, now: &jiff::Zoned) 
         .unwrap_or_default();
     HitView {
         rank: h.rank,
-        score: format!("{:.3}", h.score),
+        strength: brain_doc::strength_text(&h).unwrap_or_default(),
         title: if h.title.is_empty() {
             h.path.clone()
         } else {

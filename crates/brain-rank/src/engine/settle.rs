@@ -11,9 +11,10 @@ use crate::request::SearchRequest;
 
 impl Engine {
     /// The ranked hits as the answer keeps them: one session spread out, each hit's strength,
-    /// `--min-score` applied, cut to `limit` documents, and an answer that holds nothing of a
-    /// plain query held back (only a plain query's words say what was asked: sub-queries —
-    /// `--hyde`, a query document, expansions — searched for more than its words).
+    /// `--min-score` applied, cut to `limit` documents, an answer that holds nothing of a plain
+    /// query held back (only a plain query's words say what was asked: sub-queries — `--hyde`, a
+    /// query document, expansions — searched for more than its words), and the strengths made to
+    /// follow the order.
     pub(super) fn settle(
         &self,
         hits: &mut Vec<Hit>,
@@ -33,6 +34,9 @@ impl Engine {
         {
             warnings.push(w);
         }
+        // The labels follow the order; --min-score then cuts the list where they fall below it.
+        crate::strength::follow_rank(hits);
+        hits.retain(|h| crate::strength::clears(h, req.min_score));
     }
 
     /// The words of the plan's lexical query the index has never seen (a short query's only;
