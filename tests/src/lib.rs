@@ -242,6 +242,31 @@ pub fn command(name: &str, home: &Path) -> Command {
     c
 }
 
+/// [`command`] for `brain` with the slow clock scheduled: a crontab stand-in in `dir` whose table
+/// holds brain's line (the checkout's nightly.mk, the built brain), so doctor's `schedules` check
+/// passes and a test about another check can ask for a clean verdict.
+pub fn scheduled_brain(home: &Path, dir: &Path) -> Command {
+    let stand = dir.join("scheduled-bin");
+    std::fs::create_dir_all(&stand).expect("mkdir");
+    std::fs::copy(
+        workspace().join("tests/fixtures/ops/crontab"),
+        stand.join("crontab"),
+    )
+    .expect("crontab stand-in");
+    std::fs::write(
+        stand.join("crontab.txt"),
+        format!(
+            "17 */2 * * * make -s -f '{}' BRAIN='{}' # brain-nightly\n",
+            workspace().join("pipelines/nightly.mk").display(),
+            bin("brain").display()
+        ),
+    )
+    .expect("crontab table");
+    let mut c = command("brain", home);
+    c.env("BRAIN_CRONTAB", stand.join("crontab"));
+    c
+}
+
 /// `chrome2md --history <db> --no-state` in `home`: one stateless read of one History file.
 pub fn chrome2md_once(home: &Path, db: &Path) -> Output {
     let mut c = command("chrome2md", home);

@@ -145,7 +145,11 @@ fn doctor_fix_over_a_home_of_every_corpus_keeps_every_document() {
     );
     assert!(!home.join("attic").exists());
     let report: serde_json::Value = serde_json::from_slice(
-        &run(command("brain", &home).args(["doctor", "--json"]), b"").stdout,
+        &run(
+            brain_tests::scheduled_brain(&home, work.path()).args(["doctor", "--json"]),
+            b"",
+        )
+        .stdout,
     )
     .expect("doctor json");
     for c in report["checks"].as_array().expect("checks") {
@@ -190,7 +194,10 @@ fn a_real_copy_of_a_store_conversation_is_moved_to_the_attic_not_deleted() {
             .is_some_and(|s| s.starts_with("1 conversation held by more than one")),
         "{identity}"
     );
-    let fixed = run(command("brain", &home).args(["doctor", "--fix"]), b"");
+    let fixed = run(
+        brain_tests::scheduled_brain(&home, work.path()).args(["doctor", "--fix"]),
+        b"",
+    );
     assert_eq!(
         fixed.status.code(),
         Some(0),

@@ -22,7 +22,7 @@ fn golden_explain() {
 
 #[test]
 fn golden_doctor() {
-    golden("brain-doctor", "brain", fixture::ops_home);
+    golden("brain-doctor", "brain", fixture::doctor_home);
 }
 
 fn brain(work: &Path, args: &[&str]) -> std::process::Output {
@@ -37,7 +37,7 @@ fn brain(work: &Path, args: &[&str]) -> std::process::Output {
 
 fn home() -> tempfile::TempDir {
     let work = tempfile::tempdir().expect("tempdir");
-    fixture::ops_home(work.path());
+    fixture::doctor_home(work.path());
     work
 }
 
@@ -179,6 +179,7 @@ fn a_brain_without_its_stages_fails_the_binaries_check() {
         command("brain", &work.path().join("home"))
             .env("HOME", work.path().join("user"))
             .env("PATH", "/usr/bin:/bin")
+            .env("BRAIN_CRONTAB", work.path().join("bin/crontab"))
             .args(["doctor", "--json"]),
         b"",
     );
@@ -194,7 +195,7 @@ fn a_brain_without_its_stages_fails_the_binaries_check() {
             .env("BRAIN_HOME", work.path().join("home"))
             .env("HOME", work.path().join("user"))
             .env("PATH", "/usr/bin:/bin")
-            .env("BRAIN_CRONTAB", "false")
+            .env("BRAIN_CRONTAB", work.path().join("bin/crontab"))
             .args(["doctor", "--json"]),
         b"",
     );

@@ -236,7 +236,11 @@ fn doctor_fails_with_65_when_one_transcript_is_held_by_two_session_documents() {
     // --fix keeps the newest copy, moves the older to the attic (never deletes it) and
     // re-indexes: doctor passes again.
     let old_bytes = std::fs::read(&old).expect("old copy");
-    let fixed = run(command("brain", home.path()).args(["doctor", "--fix"]), b"");
+    let stand = tempfile::tempdir().expect("tempdir");
+    let fixed = run(
+        brain_tests::scheduled_brain(home.path(), stand.path()).args(["doctor", "--fix"]),
+        b"",
+    );
     let stderr = String::from_utf8_lossy(&fixed.stderr);
     assert!(
         stderr.contains("moved") && stderr.contains("turn-1.md") && stderr.contains("attic"),

@@ -224,37 +224,49 @@ fn nightly_runs_every_step_then_doctor_and_is_safe_to_rerun() {
         projects.join("s1.jsonl"),
     )
     .expect("copy");
-    let make = || {
-        run(
-            Command::new("make")
-                .args(["-s", "-j2", "-f"])
-                .arg(workspace().join("pipelines/nightly.mk"))
-                .arg(format!("BRAIN={}", bin("brain").display()))
-                .env("BRAIN_HOME", &home)
-                .env("HOME", &user)
-                .env("BRAIN_CRONTAB", "false")
-                .env_remove("BRAIN_DISTILL_COMMAND")
-                .env_remove("BRAIN_EMBEDDER")
-                .env_remove("BRAIN_TELEMETRY"),
-            b"",
-        )
+    let env = |c: &mut Command| {
+        c.env("BRAIN_HOME", &home)
+            .env("HOME", &user)
+            .env("BRAIN_CRONTAB", "false")
+            .env_remove("BRAIN_DISTILL_COMMAND")
+            .env_remove("BRAIN_EMBEDDER")
+            .env_remove("BRAIN_TELEMETRY");
     };
+    // Twice through brain's own loop (what a login line or a watcher runs where no scheduler
+    // does), once through make alone with nothing running the clock.
     for round in 0..2 {
-        let out = make();
+        let mut c = command("brain", &home);
+        env(&mut c);
+        let out = run(c.args(["schedule", "run", "--once"]), b"");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "round {round}: {err}\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        assert_eq!(out.status.code(), Some(0), "round {round}: {err}");
+        assert!(err.contains("the slow clock ran at"), "{err}");
+        let log = std::fs::read_to_string(home.join("logs/nightly.log")).expect("log");
         assert!(
-            err.contains("distill skipped")
-                && err.contains("browser skipped")
-                && err.contains("embed skipped"),
-            "{err}"
+            log.matches("distill skipped").count() == round + 1
+                && log.contains("browser skipped")
+                && log.contains("embed skipped"),
+            "{log}"
         );
+        let state: brain_ops::schedule::clock::State =
+            serde_json::from_slice(&std::fs::read(home.join("state/clock.json")).expect("state"))
+                .expect("clock state");
+        assert_eq!((state.by.as_str(), state.runs), ("terminal", 1));
+        assert_eq!(state.last.as_ref().map(|l| l.exit), Some(0), "{state:?}");
     }
+    let mut c = Command::new("make");
+    env(&mut c);
+    let out = run(
+        c.args(["-s", "-j2", "-f"])
+            .arg(workspace().join("pipelines/nightly.mk"))
+            .arg(format!("BRAIN={}", bin("brain").display())),
+        b"",
+    );
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "doctor fails while nothing runs the slow clock"
+    );
     let ask = run(
         command("brain", &home).args(["ask", "--json", "decorators"]),
         b"",
@@ -266,13 +278,14 @@ fn nightly_runs_every_step_then_doctor_and_is_safe_to_rerun() {
         .map(|l| serde_json::from_str(l).expect("row"))
         .collect();
     let doctor: Vec<_> = rows.iter().filter(|r| r["event"] == "doctor_run").collect();
-    assert_eq!(doctor.len(), 2);
+    assert_eq!(doctor.len(), 3);
     assert!(
-        doctor
+        doctor[..2]
             .iter()
             .all(|r| r["surface"] == "cron" && r["failures"] == serde_json::json!([])),
         "{doctor:?}"
     );
+    assert_eq!(doctor[2]["failures"], serde_json::json!(["schedules"]));
 }
 
 #[test]
@@ -394,7 +407,7 @@ fn the_watcher_installs_as_a_service_and_is_removed() {
 /// No cron on the machine (issue 59): the install says cron is not installed — not "`crontab -l`
 /// failed: No such file or directory" — and what to do instead, exit 65; nothing is written.
 #[test]
-fn a_machine_without_cron_is_told_so_and_what_else_runs_the_slow_clock() {
+fn a_machine_without_cron_is_told_so_and_its_login_runs_the_slow_clock() {
     let (t, home, user, stand) = scratch();
     std::fs::remove_file(stand.join("crontab")).expect("no cron");
     let out = brain(&home, &user, &stand, &["schedule", "install", "--cron"]);
@@ -404,8 +417,108 @@ fn a_machine_without_cron_is_told_so_and_what_else_runs_the_slow_clock() {
         err.contains("is not installed here (not found on PATH)"),
         "{err}"
     );
-    assert!(err.contains("nightly.mk"), "{err}");
+    assert!(err.contains("brain schedule install --login"), "{err}");
     assert!(!err.contains("No such file or directory"), "{err}");
     assert!(!stand.join("crontab.txt").exists());
+
+    // Neither cron nor systemd: the default is the login line, and it says why.
+    let b = |args: &[&str]| {
+        run(
+            command("brain", &home)
+                .env("HOME", &user)
+                .env("BRAIN_CRONTAB", stand.join("crontab"))
+                .env("BRAIN_SYSTEMCTL", stand.join("no-systemctl"))
+                .env("BRAIN_LAUNCHCTL", stand.join("recorder"))
+                .args(args),
+            b"",
+        )
+    };
+    let doctor = |want: &str| {
+        let out = b(&["doctor", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+        let check = v["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == "schedules"))
+            .cloned()
+            .expect("schedules check");
+        assert_eq!(check["outcome"], want, "{check}");
+        check
+    };
+    let check = doctor("fail");
+    assert!(
+        check["summary"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("nothing runs the slow clock")),
+        "{check}"
+    );
+    assert_eq!(b(&["schedule", "status"]).status.code(), Some(67));
+    // The login file is a link into the user's dotfiles: written where it points, the link kept.
+    std::fs::create_dir_all(user.join("dotfiles")).expect("dotfiles");
+    std::fs::write(user.join("dotfiles/profile"), "export EDITOR=vi\n").expect("profile");
+    std::os::unix::fs::symlink("dotfiles/profile", user.join(".profile")).expect("link");
+    // A run on record a minute ago: the loop started now waits for the next one.
+    std::fs::create_dir_all(home.join("state")).expect("state");
+    let recent = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60);
+    let state = serde_json::json!({"pid": 1, "started": "2026-01-01T00:00:00Z", "by": "login",
+        "every_secs": 7200, "runs": 1,
+        "last": {"ts": recent.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(), "secs": 1.0, "exit": 0}});
+    std::fs::write(home.join("state/clock.json"), state.to_string()).expect("clock.json");
+    let out = b(&["schedule", "install"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("cron is not installed"), "{err}");
+    assert!(err.contains("started the slow clock"), "{err}");
+    assert!(user.join(".profile").is_symlink(), "the link stays");
+    let profile = std::fs::read_to_string(user.join("dotfiles/profile")).expect("profile");
+    assert!(profile.starts_with("export EDITOR=vi\n"), "{profile}");
+    assert_eq!(profile.matches("# brain-nightly").count(), 1, "{profile}");
+    assert!(profile.contains("schedule run --detach"), "{profile}");
+    // The loop runs (held lock), doctor passes, and a second start finds it.
+    let lock = home.join("locks/clock.lock");
+    let up = (0..400).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        brain_ops::locks::held(&lock)
+    });
+    assert!(up, "the detached loop holds the clock");
+    let check = doctor("pass");
+    assert!(
+        check["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("by login")),
+        "{check}"
+    );
+    assert_eq!(b(&["schedule", "status"]).status.code(), Some(0));
+    let again = b(&["schedule", "run", "--detach"]);
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already runs"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let twice = b(&["schedule", "run"]);
+    assert_eq!(twice.status.code(), Some(70), "one loop per home");
+    for every in ["0", "59", "2592001", "18446744073709551615", "-1", "soon"] {
+        let out = b(&["schedule", "run", "--once", "--every", every]);
+        assert_eq!(out.status.code(), Some(64), "--every {every}");
+    }
+    let e: Explain = serde_json::from_slice(&b(&["explain", "--json"]).stdout).expect("explain");
+    assert_eq!(
+        e.schedules.iter().map(|s| s.kind).collect::<Vec<_>>(),
+        [Scheduler::Login]
+    );
+    assert_eq!(e.schedules[0].problem, None);
+    // Remove takes the line out and stops the loop.
+    let out = b(&["schedule", "remove", "--login"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(user.join(".profile")).expect("profile"),
+        "export EDITOR=vi\n"
+    );
+    assert!(user.join(".profile").is_symlink());
+    let down = (0..400).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        !brain_ops::locks::held(&lock)
+    });
+    assert!(down, "the loop was stopped");
+    doctor("fail");
     drop(t);
 }

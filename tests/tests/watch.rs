@@ -349,3 +349,32 @@ fn documents_saved_into_a_collection_are_converted_and_indexed() {
     });
     w.kill();
 }
+
+#[test]
+fn the_watcher_runs_the_slow_clock_while_no_schedule_does() {
+    let (_t, home, _notes) = setup();
+    let lock = home.join("locks/clock.lock");
+    assert_eq!(doctor_check(&home, "schedules")["outcome"], "fail");
+    let w = Watcher::start(&home, &[]);
+    eventually("the watcher holds the clock", || {
+        brain_ops::locks::held(&lock)
+    });
+    let check = doctor_check(&home, "schedules");
+    assert_eq!(check["outcome"], "pass", "{check}");
+    assert!(
+        check["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("by watch") && s.contains("no run yet")),
+        "a watcher that has just caught up waits a period first: {check}"
+    );
+    // A loop of the user's own cannot start beside it.
+    let twice = run(command("brain", &home).args(["schedule", "run"]), b"");
+    assert_eq!(twice.status.code(), Some(70));
+    w.kill();
+    eventually("the clock stops with the watcher", || {
+        !brain_ops::locks::held(&lock)
+    });
+    assert_eq!(doctor_check(&home, "schedules")["outcome"], "fail");
+    // A stopped loop is not a writer that died mid-run.
+    assert_eq!(doctor_check(&home, "locks")["outcome"], "pass");
+}

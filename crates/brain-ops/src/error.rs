@@ -65,10 +65,10 @@ impl brain_doc::Classified for OpsError {
                     .into()
             }
             OpsError::Command { reason, .. } if reason.contains(NOT_INSTALLED) => {
-                "install it, or pick another scheduler (--cron, --systemd where a user session bus runs, --launchd on macOS); with none, run `make -f <pipelines>/nightly.mk` from your login every few hours".into()
+                "install it, or pick another scheduler (--cron, --systemd where a user session bus runs, --launchd on macOS); with none of them: `brain schedule install --login` (your login starts brain's own loop)".into()
             }
             OpsError::Command { command, .. } => format!(
-                "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd)"
+                "check that `{command}` works here, or pick another scheduler (--cron, --systemd, --launchd; --login where none runs)"
             ),
             OpsError::Registry(e) => e.fix(),
             OpsError::Io { .. } => String::new(),

@@ -10,6 +10,11 @@ use std::path::{Path, PathBuf};
 use brain_store::Home;
 use serde::{Deserialize, Serialize};
 
+/// The lock `brain watch` holds while it runs.
+pub const WATCH: &str = "watch";
+/// The lock the slow clock's loop (`brain schedule run`) holds while it runs.
+pub const CLOCK: &str = "clock";
+
 /// One lock file found under the home.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockInfo {
@@ -68,9 +73,13 @@ pub fn scan(home: &Home) -> Vec<LockInfo> {
         }
     }
     files.sort();
+    // A loop that lives until it is stopped (the watcher, the slow clock) writes nothing a kill
+    // tears: its note naming a dead pid says only that it was stopped.
+    let services = [WATCH, CLOCK].map(|l| home.lock_file(l));
     files
         .into_iter()
         .map(|p| {
+            let service = services.contains(&p);
             let pid = std::fs::read_to_string(&p)
                 .ok()
                 .and_then(|t| brain_store::holder_pid(&t));
@@ -79,7 +88,7 @@ pub fn scan(home: &Home) -> Vec<LockInfo> {
                 path: p.display().to_string(),
                 pid,
                 held,
-                stale: !held && pid.is_some_and(|pid| !alive(pid)),
+                stale: !held && !service && pid.is_some_and(|pid| !alive(pid)),
             }
         })
         .collect()
@@ -96,6 +105,9 @@ mod tests {
         let live = brain_store::Lock::try_acquire(&home.lock_file("lexindex")).expect("lock");
         std::fs::write(home.lock_file("vecindex"), "pid 999999999").expect("write");
         std::fs::write(home.lock_file("distill"), "").expect("write");
+        // A stopped watcher or slow clock loop is not a writer that died mid-run.
+        std::fs::write(home.lock_file("clock"), "pid 999999999").expect("write");
+        std::fs::write(home.lock_file("watch"), "pid 999999999").expect("write");
         let found = scan(&home);
         let by = |n: &str| {
             found
@@ -107,6 +119,7 @@ mod tests {
         assert!(by("lexindex.lock").held && !by("lexindex.lock").stale);
         assert!(by("vecindex.lock").stale);
         assert!(!by("distill.lock").stale);
+        assert!(!by("clock.lock").stale && !by("watch.lock").stale);
         drop(live);
         // Another test thread forking a child shares our descriptors until the child execs, so the
         // released lock may look held for a moment: probe again a few times.

@@ -69,9 +69,9 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
             let which = match (systemd, launchd) {
                 (true, _) => Scheduler::Systemd,
                 (_, true) => Scheduler::Launchd,
-                _ => match Scheduler::default_for(&host) {
-                    Scheduler::Cron => Scheduler::Systemd,
-                    s => s,
+                _ => match Scheduler::default_for(&host).0 {
+                    Scheduler::Launchd => Scheduler::Launchd,
+                    _ => Scheduler::Systemd,
                 },
             };
             let pipelines = brain_ops::bins::pipelines_dir(&host).map_err(Failure::from)?;
@@ -110,7 +110,16 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         Some(s) => Some(Duration::from_secs_f64(s)),
         None => None,
     };
+    // No schedule of the machine's runs the slow clock: the watcher runs brain's own loop beside it.
+    let host = brain_ops::Host::from_env();
+    let clock = match brain_ops::bins::pipelines_dir(&host) {
+        Ok(p) if !brain_ops::schedule::Runners::of(&host, home).scheduled() => {
+            Some(brain_ops::schedule::Params::new(&host, home, &p))
+        }
+        _ => None,
+    };
     let opts = Options {
+        clock,
         settle: Duration::from_millis(a.settle.clamp(10, 60_000)),
         browser_every: Duration::from_secs(a.browser_every),
         embed_budget: (a.embed_budget > 0).then(|| Duration::from_secs(a.embed_budget)),

@@ -274,17 +274,13 @@ fn codex_feature_off(host: &Host) -> Option<String> {
     }
 }
 
-pub fn schedules(host: &Host) -> Check {
-    let found = crate::schedule::installed(host);
-    let fix = "brain schedule install";
-    if found.is_empty() {
-        return Check::skip(
-            "schedules",
-            "no brain schedule installed (the slow clock never runs by itself)",
-            fix,
-        );
-    }
-    let bad: Vec<String> = found
+/// What runs the slow clock: a schedule of the machine's scheduler, or brain's own loop (from the
+/// login line or a watcher). Failing while nothing runs it (issue 59: a skip went unseen).
+pub fn schedules(home: &Home, host: &Host) -> Check {
+    let r = crate::schedule::Runners::of(host, home);
+    let fix = "brain schedule install (where neither cron nor systemd runs: brain schedule install --login)";
+    let bad: Vec<String> = r
+        .schedules
         .iter()
         .filter_map(|s| {
             s.problem
@@ -292,17 +288,46 @@ pub fn schedules(host: &Host) -> Check {
                 .map(|p| format!("{} ({}): {p}", s.kind.name(), s.location))
         })
         .collect();
-    let kinds: Vec<&str> = found.iter().map(|s| s.kind.name()).collect();
-    if bad.is_empty() {
-        Check::pass("schedules", format!("installed: {}", kinds.join(", ")))
-    } else {
-        Check::fail(
+    if !bad.is_empty() {
+        return Check::fail(
             "schedules",
             "an installed schedule cannot run",
-            format!("{fix} (rewrites it with the current paths)"),
+            "brain schedule install (rewrites it with the current paths)",
         )
-        .with(bad)
+        .with(bad);
     }
+    let kinds: Vec<&str> = r.schedules.iter().map(|s| s.kind.name()).collect();
+    let lines: Vec<String> = r
+        .schedules
+        .iter()
+        .map(|s| format!("{}: {}", s.kind.name(), s.location))
+        .collect();
+    if let Some(s) = &r.running {
+        let last = s.last.as_ref().map_or("no run yet".into(), |l| {
+            format!("last run {} (exit {})", l.ts, l.exit)
+        });
+        return Check::pass(
+            "schedules",
+            format!("brain schedule run (pid {}, by {}): {last}", s.pid, s.by),
+        )
+        .with(lines);
+    }
+    if r.scheduled() {
+        return Check::pass("schedules", format!("installed: {}", kinds.join(", ")));
+    }
+    if !r.schedules.is_empty() {
+        return Check::fail(
+            "schedules",
+            "the login line is installed, but no `brain schedule run` loop runs (it starts at the next login)",
+            "brain schedule run --detach",
+        )
+        .with(lines);
+    }
+    Check::fail(
+        "schedules",
+        "nothing runs the slow clock: no schedule installed, no `brain schedule run` loop",
+        fix,
+    )
 }
 
 /// Which coding agents keep sessions where `jsonl2md` looks by default (its places under `$HOME`,

@@ -214,7 +214,7 @@ fn all(home: &Home, host: &Host) -> Vec<Check> {
         install::agents(host),
         install::hooks(host),
         logs::hook_runs(home),
-        install::schedules(host),
+        install::schedules(home, host),
         logs::watch(home, host),
     ]
 }

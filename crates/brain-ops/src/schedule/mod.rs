@@ -1,8 +1,10 @@
 //! The slow clock's schedules: a crontab line, a systemd user timer (+ service), a launchd agent —
 //! rendered from the templates in `pipelines/schedules/`, installed and removed idempotently, and read
 //! back for `explain`/`doctor`. Each runs `make -f <pipelines>/nightly.mk BRAIN=<this brain>` every two
-//! hours with this `$BRAIN_HOME`. The helper commands (`crontab`, `systemctl`, `launchctl`) come from
-//! [`Host`], so tests point them at stand-ins and never touch the machine's real schedules.
+//! hours with this `$BRAIN_HOME`. Where none of them runs, a line in the user's login file starts
+//! brain's own loop ([`login`], [`clock`]), which `brain watch` also runs while no schedule is
+//! installed. The helper commands (`crontab`, `systemctl`, `launchctl`) come from [`Host`], so tests
+//! point them at stand-ins and never touch the machine's real schedules.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -11,6 +13,9 @@ use brain_store::Home;
 use serde::{Deserialize, Serialize};
 
 use crate::{Host, OpsError, shell};
+
+pub mod clock;
+pub mod login;
 
 /// The crontab marker of our line.
 pub const CRON_MARKER: &str = "# brain-nightly";
@@ -27,31 +32,46 @@ pub enum Scheduler {
     Cron,
     Systemd,
     Launchd,
+    /// A line in the user's login file that starts brain's own loop ([`clock`]).
+    Login,
 }
 
 impl Scheduler {
     /// Every scheduler, in the order `explain` lists them.
-    pub const ALL: [Scheduler; 3] = [Scheduler::Cron, Scheduler::Systemd, Scheduler::Launchd];
+    pub const ALL: [Scheduler; 4] = [
+        Scheduler::Cron,
+        Scheduler::Systemd,
+        Scheduler::Launchd,
+        Scheduler::Login,
+    ];
 
-    /// `cron`, `systemd` or `launchd`.
+    /// `cron`, `systemd`, `launchd` or `login`.
     pub fn name(self) -> &'static str {
         match self {
             Scheduler::Cron => "cron",
             Scheduler::Systemd => "systemd",
             Scheduler::Launchd => "launchd",
+            Scheduler::Login => "login",
         }
     }
 
-    /// The natural one here: launchd on macOS, a systemd user timer where systemd runs, else cron.
-    pub fn default_for(host: &Host) -> Scheduler {
+    /// The natural one here: launchd on macOS, a systemd user timer where systemd runs, cron where
+    /// `crontab` is installed, else the login line (with why: what is missing).
+    pub fn default_for(host: &Host) -> (Scheduler, Option<String>) {
         if cfg!(target_os = "macos") {
-            Scheduler::Launchd
+            (Scheduler::Launchd, None)
         } else if Path::new("/run/systemd/system").is_dir()
             && crate::bins::on_path(&host.systemctl).is_some()
         {
-            Scheduler::Systemd
+            (Scheduler::Systemd, None)
+        } else if crate::bins::on_path(&host.crontab).is_some() {
+            (Scheduler::Cron, None)
         } else {
-            Scheduler::Cron
+            let why = format!(
+                "cron is not installed (no `{}` on PATH) and systemd does not run here",
+                host.crontab
+            );
+            (Scheduler::Login, Some(why))
         }
     }
 }
@@ -267,7 +287,7 @@ pub fn installed(host: &Host) -> Vec<ScheduleInfo> {
             && let Err(e) = helper(&host.systemctl, &["--user", "is-enabled", TIMER], None)
         {
             info.problem = Some(format!(
-                "the timer is not enabled, so it never runs ({e}); run `systemctl --user enable --now {TIMER}` where a user session bus runs, or `brain schedule install --cron`"
+                "the timer is not enabled, so it never runs ({e}); run `systemctl --user enable --now {TIMER}` where a user session bus runs, or `brain schedule install --cron` (or `--login` where neither runs)"
             ));
         }
         out.push(info);
@@ -292,7 +312,32 @@ pub fn installed(host: &Host) -> Vec<ScheduleInfo> {
             &words,
         ));
     }
+    out.extend(login::installed(host));
     out
+}
+
+/// What runs the slow clock of `home` now: the schedules installed, and the loop (`brain schedule
+/// run`, from a login or a watcher) if one runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Runners {
+    pub schedules: Vec<ScheduleInfo>,
+    pub running: Option<clock::State>,
+}
+
+impl Runners {
+    pub fn of(host: &Host, home: &Home) -> Runners {
+        Runners {
+            schedules: installed(host),
+            running: clock::running(home),
+        }
+    }
+
+    /// A scheduler of the machine's (not the login line) holds a schedule that can run.
+    pub fn scheduled(&self) -> bool {
+        self.schedules
+            .iter()
+            .any(|s| s.kind != Scheduler::Login && s.problem.is_none())
+    }
 }
 
 /// Write `text` to `path` unless it already holds it; the line saying what happened.
@@ -436,12 +481,17 @@ pub fn install(
             );
             did.extend(load_plist(host, &launchd_file(host), &text)?);
         }
+        Scheduler::Login => {
+            did.push(login::install(host, &p)?);
+            did.push(clock::detach(home, &p, "login"));
+        }
     }
     Ok(did)
 }
 
-/// Remove our schedule from `which` (every scheduler when `None`); returns what was done.
-pub fn remove(host: &Host, which: Option<Scheduler>) -> Result<Vec<String>, OpsError> {
+/// Remove our schedule from `which` (every scheduler when `None`; the login line also stops the
+/// loop of `home`); returns what was done.
+pub fn remove(host: &Host, home: &Home, which: Option<Scheduler>) -> Result<Vec<String>, OpsError> {
     let mut did = Vec::new();
     let wanted = |s: Scheduler| which.is_none_or(|w| w == s);
     if wanted(Scheduler::Cron) {
@@ -469,6 +519,10 @@ pub fn remove(host: &Host, which: Option<Scheduler>) -> Result<Vec<String>, OpsE
     }
     if wanted(Scheduler::Launchd) {
         did.extend(remove_plist(host, &launchd_file(host))?);
+    }
+    if wanted(Scheduler::Login) {
+        did.extend(login::remove(host)?);
+        did.extend(clock::stop(home));
     }
     if did.is_empty() {
         did.push("no brain schedule was installed".into());

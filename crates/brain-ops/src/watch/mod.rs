@@ -37,7 +37,7 @@ pub use targets::{Target, Targets};
 pub const STATE_FILE: &str = "watch.json";
 
 /// The lock one watcher holds while it runs.
-pub const LOCK: &str = "watch";
+pub const LOCK: &str = crate::locks::WATCH;
 /// How a watcher runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -56,6 +56,9 @@ pub struct Options {
     pub rescan: Duration,
     /// How often the targets are found again (an agent installed, a collection added).
     pub refresh: Duration,
+    /// Run the slow clock beside the watcher with these paths (brain's own loop, every two hours;
+    /// while no scheduler holds a schedule of ours), `None`: not.
+    pub clock: Option<crate::schedule::Params>,
 }
 
 impl Default for Options {
@@ -68,6 +71,7 @@ impl Default for Options {
             poll: None,
             rescan: Duration::from_secs(5),
             refresh: Duration::from_secs(30),
+            clock: None,
         }
     }
 }
@@ -180,6 +184,9 @@ pub fn watch(
         locate(stage).ok_or(WatchError::StageMissing(stage))?;
     }
     let mut live = live::Live::start(find, opts, note)?;
+    if let Some(p) = &opts.clock {
+        crate::schedule::clock::spawn_beside(home.clone(), p.clone(), "watch");
+    }
     note(&Note::Watching {
         folders: live.watched.iter().cloned().collect(),
         how: live.how.clone(),

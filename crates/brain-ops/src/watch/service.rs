@@ -36,9 +36,9 @@ pub fn install(
     p.log = p.home.join("logs").join("watch.log");
     let mut did = Vec::new();
     match which {
-        Scheduler::Cron => {
+        Scheduler::Cron | Scheduler::Login => {
             return Err(OpsError::Command {
-                command: "brain watch install --cron".into(),
+                command: format!("brain watch install --{}", which.name()),
                 reason: "cron starts jobs on a clock, it keeps no service running: use --systemd or --launchd, or start `brain watch` from your login".into(),
             });
         }
