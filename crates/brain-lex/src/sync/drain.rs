@@ -10,8 +10,9 @@ use std::path::Path;
 use super::{FileError, Indexer, SyncError};
 
 /// What a walk of every collection saw: each file, and its stat (mtime, size) when it had one.
-/// Kept as the walk made it (no map built: a no-change run of 81,500 files paid 14 % more CPU
-/// for one); the queue's few entries are looked up in it.
+/// Kept as the walk made it, no map built (a map of 81,500 entries cost a no-change run more CPU
+/// in 6 alternated pairs; without one, 16 pairs measured 0.364 s before the queue kept stats and
+/// 0.367 s after); the queue's few entries are looked up in it.
 pub(super) struct Walked {
     files: Vec<brain_store::walk::CollectionFile>,
     stats: Vec<Option<(i64, i64)>>,
