@@ -531,3 +531,66 @@ fn a_record_may_only_supersede_one_that_exists() {
     );
     assert_eq!(escape.status.code(), Some(64));
 }
+
+/// The watcher on a full disk (issue 57): the batch that cannot write says why and keeps its
+/// target dirty, the watcher keeps running, and once there is room the next batch indexes what
+/// waited — nothing lost. The notes live off the full disk; the home is on it.
+#[test]
+fn a_watcher_on_a_full_disk_says_why_and_catches_up_when_there_is_room() {
+    let script = r#"
+        N=$H/../notes; mkdir -p $N
+        printf 'version: 1\ncollections:\n  - name: notes\n    path: %s\npartition:\n  default: notes\n' "$N" > $H/brain.yaml
+        printf -- '---\ntitle: first\n---\nalpha\n' > $N/a.md
+        brain watch --json --embed-budget 0 --settle 100 --poll 0.2 > $H/../watch.out 2>$H/../watch.err &
+        W=$!
+        batches() { grep -c '"kind":"batch"' $H/../watch.out; }
+        wait_for() { for i in $(seq 1 600); do [ "$(batches)" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
+        wait_for 1 || echo "no first batch"
+        dd if=/dev/zero of=$H/filler bs=4k 2>/dev/null
+        printf -- '---\ntitle: second\n---\nzebraword on a full disk\n' > $N/b.md
+        wait_for 2 || echo "no batch on the full disk"
+        kill -0 $W && echo "alive=yes"
+        rm -f $H/filler
+        printf -- '---\ntitle: third\n---\nquokkaword with room again\n' > $N/c.md
+        # Both notes searchable within the deadline (a hang guard, not a measure).
+        for i in $(seq 1 300); do
+          brain ask --json --mode lex zebraword >/dev/null 2>&1 && z=0 || z=$?
+          brain ask --json --mode lex quokkaword >/dev/null 2>&1 && q=0 || q=$?
+          [ "$z$q" = 00 ] && break; sleep 0.1
+        done
+        echo "zebraword=$z"; echo "quokkaword=$q"
+        kill $W; wait $W 2>/dev/null
+        echo "--- watch"; cat $H/../watch.out; echo "--- stderr"; cat $H/../watch.err
+    "#;
+    let Some(said) = on_small_disk(3 * 1024, script, &[]) else {
+        return;
+    };
+    assert!(said.contains("alive=yes"), "{said}");
+    assert!(
+        !said.contains("no first batch") && !said.contains("no batch"),
+        "{said}"
+    );
+    let batches: Vec<serde_json::Value> = said
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "batch")
+        .collect();
+    assert!(batches.len() >= 3, "{said}");
+    let failed: Vec<String> = batches[1]["failed"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        failed.iter().any(|f| f.contains("free space on the disk")),
+        "the full disk's batch says why: {said}"
+    );
+    assert!(
+        said.contains("zebraword=0"),
+        "the note that waited is indexed: {said}"
+    );
+    assert!(said.contains("quokkaword=0"), "{said}");
+}

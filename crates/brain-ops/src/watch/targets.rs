@@ -41,12 +41,13 @@ impl Targets {
         let (browsers, agents): (Vec<Source>, Vec<Source>) = sources
             .into_iter()
             .partition(|s| s.producer_name() == "chrome2md");
-        let root = home.root();
+        // Compared with their `..` steps taken (`~/.brain/../notes` is outside the home).
+        let root = crate::bins::normalize(home.root());
         let mut collections: Vec<PathBuf> = config
             .collections
             .iter()
-            .map(|c| config.resolve(&c.path))
-            .filter(|p| !p.starts_with(root))
+            .map(|c| crate::bins::normalize(&config.resolve(&c.path)))
+            .filter(|p| !p.starts_with(&root))
             .collect();
         collections.sort();
         collections.dedup();
