@@ -10,9 +10,11 @@ STAGES := jsonl2md chrome2md doc2md distill-prompt partition lexindex vecindex t
 # The stages linked into $(PREFIX)/bin, so the documented pipelines run as printed. Not `fmt`:
 # coreutils has one, and a shell must keep finding it; ours is `brain fmt`.
 PATH_STAGES := $(filter-out fmt,$(STAGES))
-# Which build `make install` copies: release (the default), or `BUILD=debug` to install what
-# `make build` / `make test` already built (no second full build; the installed-layout test does this).
-BUILD ?= release
+# Which build `make install` copies: `debug` (the default) installs what `make build`, `make demo`
+# and `make test` already built — one build for all three (the dev profile builds our crates at
+# opt-level 1 and the dependencies at 3: queries as fast as a release build, Cargo.toml says the
+# figures); `BUILD=release` makes a release build first.
+BUILD ?= debug
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 # Where brain_tests::skip notes each skipped test; `make test` sums it up at its end.
 SKIPS := $(abspath $(TARGET_DIR))/test-skips.log
@@ -85,7 +87,8 @@ demo: build
 bench: release
 	bash bench/run.sh
 
-## install: `brain` on PATH, the stage binaries in a libexec folder where `brain <stage>` finds them,
+## install: the build demo and test share (`make build`; BUILD=release: a release build first):
+## `brain` on PATH, the stage binaries in a libexec folder where `brain <stage>` finds them,
 ## linked into $(PREFIX)/bin (all but `fmt`, which stays `brain fmt`: coreutils' fmt is never
 ## shadowed; a file of that name already there that is not our link is left alone), the pipelines
 ## (stop hook, nightly.mk, schedule templates, skills) in $(SHARE), where `brain` finds them.
