@@ -31,7 +31,8 @@ pub enum Command {
     /// then every two hours until stopped (one loop per home; what --login's line and `brain watch`
     /// start). Output of the steps goes to $BRAIN_HOME/logs/nightly.log.
     Run {
-        /// Run the steps once now, whatever the last run, and exit with make's exit code.
+        /// Run the steps once now, whatever the last run, and exit: 0, or 65 when a step failed
+        /// (nightly.log says which).
         #[arg(long, conflicts_with = "detach")]
         once: bool,
         /// Start the loop in the background, away from the terminal, and return (nothing is
