@@ -126,49 +126,51 @@ pub fn run(home: &Home, a: Args) -> anyhow::Result<Exit> {
         poll,
         ..Options::default()
     };
-    let json = a.json;
-    let note = move |n: &Note| {
-        if json {
-            if let Ok(line) = serde_json::to_string(n) {
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{line}");
-                let _ = out.flush();
-            }
-            return;
-        }
-        match n {
-            Note::Watching { folders, how } => {
-                eprintln!(
-                    "brain watch: {} folders ({how}); Ctrl-C stops",
-                    folders.len()
-                );
-                for f in folders {
-                    eprintln!("  {}", f.display());
-                }
-            }
-            Note::Fallback { reason } => eprintln!("brain watch: polling: {reason}"),
-            Note::Warning { message } => eprintln!("brain watch: {message}"),
-            Note::Batch(b) => {
-                eprintln!(
-                    "brain watch: {} [{}] {} changed, {} indexed in {:.2} s",
-                    b.ts,
-                    b.targets.join(", "),
-                    b.changed,
-                    b.indexed,
-                    b.secs
-                );
-                for f in &b.failed {
-                    eprintln!("  failed (tried again next batch): {f}");
-                }
-                for w in &b.warnings {
-                    eprintln!("  {w}");
-                }
-            }
-        }
-    };
+    let note = |n: &Note| print_note(n, a.json);
     brain_ops::watch::watch(home, &find, &opts, &brain_ops::bins::locate, &note)
         .map_err(Failure::from)?;
     Ok(Exit::Success)
+}
+
+/// What the watcher says: one JSON record per line on stdout (`--json`), else lines on stderr.
+fn print_note(n: &Note, json: bool) {
+    if json {
+        if let Ok(line) = serde_json::to_string(n) {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        return;
+    }
+    match n {
+        Note::Watching { folders, how } => {
+            eprintln!(
+                "brain watch: {} folders ({how}); Ctrl-C stops",
+                folders.len()
+            );
+            for f in folders {
+                eprintln!("  {}", f.display());
+            }
+        }
+        Note::Fallback { reason } => eprintln!("brain watch: polling: {reason}"),
+        Note::Warning { message } => eprintln!("brain watch: {message}"),
+        Note::Batch(b) => {
+            eprintln!(
+                "brain watch: {} [{}] {} changed, {} indexed in {:.2} s",
+                b.ts,
+                b.targets.join(", "),
+                b.changed,
+                b.indexed,
+                b.secs
+            );
+            for f in &b.failed {
+                eprintln!("  failed (tried again next batch): {f}");
+            }
+            for w in &b.warnings {
+                eprintln!("  {w}");
+            }
+        }
+    }
 }
 
 fn said(did: &[String]) -> anyhow::Result<Exit> {
