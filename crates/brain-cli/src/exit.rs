@@ -125,6 +125,13 @@ mod tests {
             format!("state/wm.json: {}", std::io::Error::from_raw_os_error(21)),
         ));
         assert_eq!(classify(&folder).code.exit_code(), 65);
+        let denied = anyhow::Error::new(std::io::Error::from_raw_os_error(1)).context("~/.profile");
+        assert_eq!(classify(&denied).code.exit_code(), 65);
+        assert!(classify(&denied).fix.contains("permission denied"));
+        let eacces = anyhow::Error::new(std::io::Error::from_raw_os_error(13));
+        assert!(classify(&eacces).fix.contains("permission denied"));
+        // EPERM's number is not a prefix match of another (os error 1x).
+        assert!(brain_doc::storage_fault("(os error 16)").is_none());
         // A classified failure keeps its class.
         let locked = anyhow::Error::new(Failure::new(ErrorCode::Locked, "(os error 28)"));
         assert_eq!(classify(&locked).code.exit_code(), 70);

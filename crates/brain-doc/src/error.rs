@@ -121,7 +121,7 @@ impl ErrorRecord {
 /// The fix for an I/O failure of the machine named in `text` (an OS error as Rust prints it, which
 /// survives every wrapping into strings), if it is one.
 pub fn storage_fault(text: &str) -> Option<&'static str> {
-    const FAULTS: [(&[&str], &str); 4] = [
+    const FAULTS: [(&[&str], &str); 5] = [
         (
             &[
                 "(os error 28)",
@@ -142,6 +142,12 @@ pub fn storage_fault(text: &str) -> Option<&'static str> {
         (
             &["(os error 20)", "Not a directory"],
             "a file stands where brain keeps a folder: move it away (brain recreates the folder)",
+        ),
+        (
+            // EACCES and EPERM as the OS reports them (an immutable file, another user's folder);
+            // never brain's own read-only refusals, which carry no OS error number.
+            &["(os error 13)", "(os error 1)"],
+            "you may not write the file or folder named (permission denied): give your user access to it (owner, mode, `chattr -i`), then run the command again",
         ),
     ];
     FAULTS
