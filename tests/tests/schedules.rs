@@ -522,3 +522,52 @@ fn a_machine_without_cron_is_told_so_and_its_login_runs_the_slow_clock() {
     doctor("fail");
     drop(t);
 }
+
+/// A login file brain may not write (immutable for root, a read-only folder for anyone else):
+/// `brain schedule install --login` exits 65 with a fix that says why, the file is left as it was,
+/// and no loop is started.
+#[test]
+fn a_login_file_brain_may_not_write_is_refused_with_a_fix_and_left_alone() {
+    let (_t, home, user, stand) = scratch();
+    std::fs::create_dir_all(&user).expect("user home");
+    let profile = user.join(".profile");
+    std::fs::write(&profile, "# mine\nexport EDITOR=vi\n").expect("profile");
+    let chattr = |flag: &str| {
+        Command::new("chattr")
+            .arg(flag)
+            .arg(&profile)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    use std::os::unix::fs::PermissionsExt;
+    let immutable = chattr("+i");
+    if !immutable {
+        std::fs::set_permissions(&user, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        // Root writes a read-only folder anyway: nothing to prove with it.
+        if std::fs::write(user.join(".probe"), "").is_ok() {
+            std::fs::set_permissions(&user, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            brain_tests::skip("neither `chattr +i` nor a read-only folder stops this user writing");
+            return;
+        }
+    }
+    let out = brain(&home, &user, &stand, &["schedule", "install", "--login"]);
+    if immutable {
+        chattr("-i");
+    } else {
+        std::fs::set_permissions(&user, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(65), "{err}");
+    assert!(err.contains("permission denied"), "{err}");
+    assert_eq!(
+        err.matches(&*profile.display().to_string()).count(),
+        1,
+        "the file named once: {err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&profile).expect("profile"),
+        "# mine\nexport EDITOR=vi\n"
+    );
+    assert!(!home.join("state/clock.json").exists(), "no loop started");
+}

@@ -1,6 +1,6 @@
 //! Why an operation failed as a whole (a failing doctor *check* is not an error: it is in the report).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use brain_doc::ErrorCode;
 
@@ -8,7 +8,7 @@ use brain_doc::ErrorCode;
 #[derive(Debug, thiserror::Error)]
 pub enum OpsError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}", io_text(path, source))]
     Io {
         path: PathBuf,
         source: std::io::Error,
@@ -27,6 +27,17 @@ pub enum OpsError {
     /// The state DB could not be queried.
     #[error(transparent)]
     Registry(#[from] brain_store::RegistryError),
+}
+
+/// `path: error`, or the error alone when it already names the path (brain_doc::atomic's do).
+fn io_text(path: &Path, source: &std::io::Error) -> String {
+    let text = source.to_string();
+    let path = path.display().to_string();
+    if text.starts_with(&path) {
+        text
+    } else {
+        format!("{path}: {text}")
+    }
 }
 
 /// What a helper command's reason says when the program is not on this machine at all.

@@ -347,4 +347,28 @@ mod tests {
         // A time that does not read runs now.
         assert!(due_after(Some(&run_at("yesterday")), every) <= now());
     }
+
+    #[test]
+    fn a_damaged_state_file_reads_as_no_loop_and_no_last_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let path = home.state_file(STATE_FILE);
+        std::fs::create_dir_all(path.parent().expect("state dir")).expect("mkdir");
+        let garbage: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        for bytes in [
+            &b"{\"pid\": 12, \"started\": \"2026-"[..],
+            b"",
+            b"null",
+            b"[1,2,3]",
+            &garbage[..],
+        ] {
+            std::fs::write(&path, bytes).expect("write");
+            assert!(
+                read_state(&home).is_none(),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+            assert!(running(&home).is_none());
+        }
+    }
 }
