@@ -8,7 +8,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::mpsc;
+use std::sync::{RwLock, RwLockReadGuard, mpsc};
 use std::time::{Duration, Instant};
 
 use brain_tests::{command, doctor_check, notes_home, run};
@@ -20,6 +20,16 @@ const DEADLINE: Duration = Duration::from_secs(120);
 struct Watcher {
     child: Child,
     lines: mpsc::Receiver<Value>,
+    /// What it said before its first batch (how it watches, a fallback).
+    said: Vec<Value>,
+}
+
+/// The test that takes every inotify instance of this user holds it for writing; every other
+/// test of this file reads it, so no other watcher starts meanwhile.
+static OS_EVENTS: RwLock<()> = RwLock::new(());
+
+fn os_events() -> RwLockReadGuard<'static, ()> {
+    OS_EVENTS.read().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Watcher {
@@ -43,14 +53,23 @@ impl Watcher {
                 }
             }
         });
-        let w = Watcher { child, lines };
+        let mut w = Watcher {
+            child,
+            lines,
+            said: Vec::new(),
+        };
         // Its start: watching, then the catch-up batch.
-        w.wait_for(|v| v["kind"] == "batch");
+        let mut said = Vec::new();
+        w.wait_for(|v| {
+            said.push(v.clone());
+            v["kind"] == "batch"
+        });
+        w.said = said;
         w
     }
 
     /// The first record `pick` accepts.
-    fn wait_for(&self, pick: impl Fn(&Value) -> bool) -> Value {
+    fn wait_for(&self, mut pick: impl FnMut(&Value) -> bool) -> Value {
         let until = Instant::now() + DEADLINE;
         loop {
             let left = until.saturating_duration_since(Instant::now());
@@ -124,6 +143,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
 
 #[test]
 fn a_saved_note_moved_deleted_and_its_folder_recreated_is_indexed_as_it_is() {
+    let _events = os_events();
     let (_t, home, notes) = setup();
     // Claude Code is installed (its places exist) before the watcher starts.
     let projects = home.join(".claude/projects/p1");
@@ -232,6 +252,7 @@ fn a_saved_note_moved_deleted_and_its_folder_recreated_is_indexed_as_it_is() {
 /// with changes made while nobody watched, then polling: the index ends equal to the files.
 #[test]
 fn a_thousand_random_changes_and_a_kill_miss_nothing() {
+    let _events = os_events();
     let (_t, home, notes) = setup();
     let w = Watcher::start(&home, &[]);
     // A fixed generator (xorshift): the same run every time.
@@ -319,6 +340,7 @@ fn a_thousand_random_changes_and_a_kill_miss_nothing() {
 /// leaves the index.
 #[test]
 fn documents_saved_into_a_collection_are_converted_and_indexed() {
+    let _events = os_events();
     let (_t, home, notes) = setup();
     brain_tests::documents_home(&home, &notes, "**/*.{md,pdf,html}");
     let w = Watcher::start(&home, &[]);
@@ -352,6 +374,7 @@ fn documents_saved_into_a_collection_are_converted_and_indexed() {
 
 #[test]
 fn the_watcher_runs_the_slow_clock_while_no_schedule_does() {
+    let _events = os_events();
     let (_t, home, _notes) = setup();
     let lock = home.join("locks/clock.lock");
     assert_eq!(doctor_check(&home, "schedules")["outcome"], "fail");
@@ -377,4 +400,86 @@ fn the_watcher_runs_the_slow_clock_while_no_schedule_does() {
     assert_eq!(doctor_check(&home, "schedules")["outcome"], "fail");
     // A stopped loop is not a writer that died mid-run.
     assert_eq!(doctor_check(&home, "locks")["outcome"], "pass");
+}
+
+/// Every inotify instance this user may have, held open: `None` where the limit is too high to
+/// reach (or not Linux's).
+fn take_every_inotify_instance() -> Option<Vec<std::os::fd::OwnedFd>> {
+    use rustix::fs::inotify;
+    let limit: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    if limit > 4096 {
+        return None;
+    }
+    // Room for them under this process's own file limit, so the user's limit is the one met.
+    if let Ok(lim) = std::fs::read_to_string("/proc/self/limits")
+        && lim
+            .lines()
+            .find(|l| l.starts_with("Max open files"))
+            .and_then(|l| l.split_whitespace().nth(3))
+            .and_then(|soft| soft.parse::<usize>().ok())
+            .is_some_and(|soft| soft < limit + 256)
+    {
+        return None;
+    }
+    let mut held = Vec::new();
+    while held.len() <= limit {
+        match inotify::init(inotify::CreateFlags::CLOEXEC) {
+            Ok(fd) => held.push(fd),
+            Err(_) => return Some(held),
+        }
+    }
+    None
+}
+
+/// No OS file events at all (every inotify instance of the user taken, as a desktop full of
+/// editors and sync clients reaches): the watcher says so and why, polls, and a note saved is
+/// still found — also after the instances are free again (it stays on polling).
+#[test]
+fn without_the_oss_file_events_the_watcher_polls_says_why_and_misses_nothing() {
+    let _alone = OS_EVENTS.write().unwrap_or_else(|e| e.into_inner());
+    let (_t, home, notes) = setup();
+    let Some(held) = take_every_inotify_instance() else {
+        brain_tests::skip("this user's inotify instances cannot all be taken here");
+        return;
+    };
+    let w = Watcher::start(&home, &[]);
+    let fallback = w.said.iter().find(|v| v["kind"] == "fallback");
+    let reason = fallback.and_then(|v| v["reason"].as_str()).unwrap_or("");
+    assert!(
+        reason.contains("file events are not available"),
+        "no fallback said: {:?}",
+        w.said
+    );
+    let how = w
+        .said
+        .iter()
+        .find(|v| v["kind"] == "watching")
+        .and_then(|v| v["how"].as_str())
+        .unwrap_or("");
+    assert!(how.starts_with("polling every"), "watching {how:?}");
+    note(
+        &notes,
+        "ocelot.md",
+        "Ocelot while polling",
+        "An ocelot note, seen without events.",
+    );
+    eventually("a note seen by polling with no OS events", || {
+        titles(&home, "ocelot") == ["Ocelot while polling"]
+    });
+    drop(held);
+    note(
+        &notes,
+        "margay.md",
+        "Margay after",
+        "A margay note once the instances are free.",
+    );
+    eventually("a note seen after the instances are free", || {
+        titles(&home, "margay") == ["Margay after"]
+    });
+    eventually("the index equal to the files", || in_sync(&home));
+    w.kill();
 }
