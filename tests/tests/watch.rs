@@ -483,3 +483,28 @@ fn without_the_oss_file_events_the_watcher_polls_says_why_and_misses_nothing() {
     eventually("the index equal to the files", || in_sync(&home));
     w.kill();
 }
+
+/// Links that loop (a folder linking to its parent, one to the collection's root): the watcher
+/// starts, each note is indexed once under its own path, a new note is found, and the index
+/// equals the files.
+#[test]
+fn folder_links_that_loop_are_watched_once() {
+    let _events = os_events();
+    let (_t, home, notes) = setup();
+    note(&notes, "a/kestrel.md", "Kestrel", "A kestrel note, once.");
+    std::os::unix::fs::symlink("..", notes.join("a/up")).expect("link up");
+    std::os::unix::fs::symlink(&notes, notes.join("a/root")).expect("link root");
+    let w = Watcher::start(&home, &[]);
+    note(
+        &notes,
+        "a/merlin.md",
+        "Merlin",
+        "A merlin note beside the links.",
+    );
+    eventually("a note beside looping links", || {
+        titles(&home, "merlin") == ["Merlin"]
+    });
+    assert_eq!(titles(&home, "kestrel"), ["Kestrel"]);
+    eventually("the index equal to the files", || in_sync(&home));
+    w.kill();
+}
