@@ -147,7 +147,7 @@ pub fn storage_fault(text: &str) -> Option<&'static str> {
             // EACCES and EPERM as the OS reports them (an immutable file, another user's folder);
             // never brain's own read-only refusals, which carry no OS error number.
             &["(os error 13)", "(os error 1)"],
-            "you may not write the file or folder named (permission denied): give your user access to it (owner, mode, `chattr -i`), then run the command again",
+            "brain may not read or write the file or folder named (permission denied): give your user access to it (owner, mode, `chattr -i`), then run the command again",
         ),
     ];
     FAULTS
