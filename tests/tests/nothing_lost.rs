@@ -745,8 +745,32 @@ fn read_only_session(home: &Path, calls: &[(&str, serde_json::Value)]) -> Vec<se
     out
 }
 
+/// The registry as every writer closing cleanly leaves it: no `-wal`, no `-shm` (the WAL moved into
+/// state.sqlite by a last connection that closes).
+fn without_wal(home: &Path) {
+    let db = home.join("state.sqlite");
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .expect("checkpoint");
+    drop(conn);
+    for side in ["state.sqlite-wal", "state.sqlite-shm"] {
+        assert!(!home.join(side).exists(), "{side} left");
+    }
+}
+
 #[test]
 fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
+    read_only_session_changes_nothing(true);
+}
+
+#[test]
+fn a_read_only_mcp_session_changes_no_byte_of_a_home_without_wal() {
+    read_only_session_changes_nothing(false);
+}
+
+/// Twenty calls of every tool in a read-only session change no byte of the home, SQLite's side
+/// files included; `wal_left`: the last writer left its WAL (else the home has none).
+fn read_only_session_changes_nothing(wal_left: bool) {
     let work = tempfile::tempdir().expect("tempdir");
     let embed = brain_tests::model_dir().is_some();
     let Some(home) = brain_tests::vault_home(work.path(), embed) else {
@@ -788,10 +812,13 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
         ),
         "inbox",
     );
-    assert!(
-        home.join("state.sqlite-wal").exists(),
-        "the writer left its WAL"
-    );
+    match wal_left {
+        true => assert!(
+            home.join("state.sqlite-wal").exists(),
+            "the writer left its WAL"
+        ),
+        false => without_wal(&home),
+    }
     let before = brain_tests::tree(&home);
     let mut calls: Vec<(&str, serde_json::Value)> = vec![
         ("query", serde_json::json!({"query": "billing invoices"})),
@@ -844,13 +871,6 @@ fn a_read_only_mcp_session_changes_no_byte_of_the_home() {
         );
     }
     let after = brain_tests::tree(&home);
-    // SQLite's shared-memory index (read marks a reader sets) is SQLite's own, not the memory's.
-    let strip = |t: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
-        t.into_iter()
-            .filter(|(n, _)| !n.ends_with("-shm"))
-            .collect()
-    };
-    let (before, after) = (strip(before), strip(after));
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     assert_eq!(names(&before), names(&after), "no file made or removed");
     for ((n, a), (_, b)) in before.iter().zip(&after) {
@@ -1058,6 +1078,17 @@ fn brain_inbox_finishes_a_pending_purge_first() {
 /// left. Skipped where mounting is not allowed (not root).
 #[test]
 fn a_read_only_mcp_session_serves_a_home_on_a_read_only_mount() {
+    read_only_mount_serves(true);
+}
+
+/// The same with no WAL: every writer closed cleanly (SQLite's plain read-only open could not
+/// make the `-wal` it wanted there: "unable to open database file").
+#[test]
+fn a_read_only_mcp_session_serves_a_home_without_wal_on_a_read_only_mount() {
+    read_only_mount_serves(false);
+}
+
+fn read_only_mount_serves(wal_left: bool) {
     let work = tempfile::tempdir().expect("tempdir");
     let Some(home) = brain_tests::vault_home(work.path(), brain_tests::model_dir().is_some())
     else {
@@ -1070,6 +1101,9 @@ fn a_read_only_mcp_session_serves_a_home_on_a_read_only_mount() {
         ),
         "inbox",
     );
+    if !wal_left {
+        without_wal(&home);
+    }
     let probe = std::process::Command::new("unshare")
         .args(["-m", "--propagation", "private", "sh", "-c"])
         .arg(format!(

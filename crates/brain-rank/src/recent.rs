@@ -162,12 +162,13 @@ fn walk_inner(
             return Err(RecentError::UnknownCollection(c.clone()));
         }
     }
-    if !home.state_db().exists() {
+    // A read: the registry opened as it is (never created or migrated, and read-only where the
+    // process must write nothing).
+    let Some(registry) = Registry::open_existing(home)? else {
         return Err(RecentError::NoRegistry(
             home.state_db().display().to_string(),
         ));
-    }
-    let registry = Registry::open(home)?;
+    };
     let since_ns = i64::try_from(opts.since.as_nanosecond()).unwrap_or(i64::MIN);
     let in_window: HashMap<String, DocEntry> = registry
         .changed_since(since_ns)?

@@ -9,6 +9,7 @@
 //! [`read`]). No other crate of the workspace uses `rusqlite` on it.
 
 mod read;
+mod read_only;
 
 use std::path::{Path, PathBuf};
 
@@ -269,16 +270,17 @@ impl Registry {
             source,
         };
         // Read-write without CREATE: a WAL reader may need to create the -shm file. A process
-        // that must write nothing (`brain mcp --read-only`) opens it read-only: a read-write
-        // connection that closes last checkpoints the WAL a writer left into state.sqlite and
-        // removes it. Read-only, SQLite reads the WAL as it is, and works on a read-only mount
-        // (the shared-memory index in heap memory when its -shm cannot be written).
-        let mode = match brain_doc::atomic::read_only() {
-            true => OpenFlags::SQLITE_OPEN_READ_ONLY,
-            false => OpenFlags::SQLITE_OPEN_READ_WRITE,
-        };
-        let conn = Connection::open_with_flags(path, mode | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(err)?;
+        // that must write nothing (`brain mcp --read-only`) changes no byte of the database or
+        // its side files ([`read_only`]): a read-write connection that closes last checkpoints
+        // the WAL a writer left into state.sqlite and removes it.
+        let conn = match brain_doc::atomic::read_only() {
+            true => read_only::open(path),
+            false => Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            ),
+        }
+        .map_err(err)?;
         conn.busy_timeout(std::time::Duration::from_secs(2))
             .map_err(err)?;
         Ok(Some(Registry {
