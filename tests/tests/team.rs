@@ -1531,3 +1531,37 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
     let shown = String::from_utf8_lossy(&ask.stdout);
     assert!(shown.contains("by ana on laptop-1"), "{shown}");
 }
+
+/// A member with no local index of their own (they only ask the engine) still gets strengths on
+/// the match scale: each hit's share of the query's words, every word weighing the same (before,
+/// a lexical list through the engine had no strength at all there).
+#[test]
+fn a_member_without_a_local_index_gets_match_strengths() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "nolocal") else {
+        return;
+    };
+    t.note(
+        "a.md",
+        "# Tokio runtime\n\nThe tokio runtime panicked on shutdown.\n",
+    );
+    t.note(
+        "b.md",
+        "# Runtime notes\n\nA runtime note without the other words.\n",
+    );
+    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
+    t.push(&["--all"]);
+    std::fs::remove_dir_all(t.home.join("index").join("lex")).expect("no local index");
+    let (code, hits, said) = t.rank("tokio runtime shutdown", &["--mode", "lex"]);
+    assert_eq!(code, 0, "{said}");
+    let strength = |name: &str| {
+        hits.iter()
+            .find(|h| h.uri.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} through the engine: {hits:?} {said}"))
+            .strength
+            .unwrap_or_else(|| panic!("{name} has no strength: {hits:?}"))
+    };
+    assert!((strength("a.md") - 1.0).abs() <= 0.01, "{hits:?}");
+    // One word of three, each weighing the same.
+    assert!((strength("b.md") - 1.0 / 3.0).abs() <= 0.05, "{hits:?}");
+}

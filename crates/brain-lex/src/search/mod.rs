@@ -280,6 +280,28 @@ impl Searcher {
         })
     }
 
+    /// A searcher on an empty index of the same schema and analyzers, in memory: what weighs a
+    /// query's words and reads a passage's share of them where there is no index of one's own (a
+    /// team member who only asks the engine). Every word weighs the same there.
+    pub fn empty() -> Result<Searcher, SearchError> {
+        let (schema, fields) = crate::schema::build();
+        let index = tantivy::Index::create_in_ram(schema);
+        crate::tokenize::register(&index);
+        let searcher = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()?
+            .searcher();
+        Ok(Searcher {
+            searcher,
+            fields,
+            text: Mutex::new(CachedTextTokenizer::default()),
+            ident: ident_analyzer(),
+            one_pass_below: ONE_PASS_BELOW,
+            hideable: std::sync::OnceLock::new(),
+        })
+    }
+
     /// Run plain word queries with fewer than `postings` postings in one pass (default
     /// [`ONE_PASS_BELOW`]; 0 sends every plain word query to the two-pass search, as the tests that
     /// compare the two do).

@@ -79,7 +79,8 @@ impl Searcher {
                 continue;
             }
             let dfs: Vec<f64> = parts.iter().map(|t| df(t)).collect();
-            let never = few && parts.len() == 1 && dfs.iter().all(|d| *d == 0.0);
+            // An empty index ([`Searcher::empty`]) has seen no word: none is unknown there.
+            let never = n > 0.0 && few && parts.len() == 1 && dfs.iter().all(|d| *d == 0.0);
             let weight = dfs.iter().map(|d| idf(*d)).fold(0.0, f64::max);
             words.push((parts, if never { 2.0 * weight } else { weight }));
             unknown.push(never);

@@ -180,9 +180,16 @@ impl Engine {
         // The engine's BM25 does not read across queries, nor against this home's: each hit's
         // share of the query's words, weighted as this home's index weighs them (the `match`
         // signal a local hit carries), puts its strength on the local scale. Without a local
-        // index the hits keep their vector strength alone.
-        if let Ok(ranker) = self.ranker() {
-            let searcher = ranker.searcher();
+        // index (a member who only asks the engine) every word weighs the same.
+        let empty;
+        let searcher = match self.ranker() {
+            Ok(ranker) => Some(ranker.searcher()),
+            Err(_) => {
+                empty = brain_lex::search::Searcher::empty().ok();
+                empty.as_ref()
+            }
+        };
+        if let Some(searcher) = searcher {
             let weights = searcher.term_weights(&crate::rank::lex_query(query, now.timestamp()));
             if !weights.is_empty() {
                 for (h, body) in &mut out {
