@@ -1183,3 +1183,89 @@ fn read_only_mount_serves(wal_left: bool) {
         "nothing changed under the mount"
     );
 }
+
+/// A read-only server beside writers (a hook or `brain inbox` while an agent asks): every call is
+/// answered while captures commit, their WAL appears and is checkpointed away, and a capture is
+/// found by the next call after it committed. The registry's open follows the files on disk
+/// (`immutable` without a WAL, the `-shm` read-only with one) and is tried again when a writer
+/// moves them between the look and the open.
+#[test]
+fn a_read_only_session_answers_while_writers_commit() {
+    use std::io::{BufRead, Write};
+    let work = tempfile::tempdir().expect("tempdir");
+    let Some(home) = brain_tests::vault_home(work.path(), false) else {
+        return;
+    };
+    let mut child = command("brain", &home)
+        .args(["mcp", "--read-only"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("brain mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut id = 0;
+    let mut ask = |method: &str, params: serde_json::Value| {
+        id += 1;
+        let msg =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("send");
+        stdin.flush().expect("flush");
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        serde_json::from_str::<serde_json::Value>(&line).expect("a JSON reply")
+    };
+    ask(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    const WRITES: usize = 12;
+    let writer = {
+        let home = home.clone();
+        std::thread::spawn(move || {
+            for i in 0..WRITES {
+                ok(
+                    &run(
+                        command("brain", &home)
+                            .args(["inbox", &format!("zebrafinch capture number {i}")]),
+                        b"",
+                    ),
+                    "inbox",
+                );
+            }
+        })
+    };
+    let calls = [
+        ("query", serde_json::json!({"query": "zebrafinch capture"})),
+        ("recent", serde_json::json!({})),
+        ("status", serde_json::json!({})),
+    ];
+    let mut answered = 0;
+    while !writer.is_finished() {
+        for (tool, args) in &calls {
+            let r = ask(
+                "tools/call",
+                serde_json::json!({"name": tool, "arguments": args}),
+            );
+            assert!(
+                r.get("error").is_none() && r["result"]["isError"] != true,
+                "{tool} while writers commit: {r}"
+            );
+            answered += 1;
+        }
+    }
+    writer.join().expect("writer");
+    assert!(answered >= calls.len(), "calls answered: {answered}");
+    // Every capture committed is found by the next call.
+    let r = ask(
+        "tools/call",
+        serde_json::json!({"name": "query", "arguments": {"query": "zebrafinch capture", "limit": 20}}),
+    );
+    let found = r["result"]["structuredContent"]["results"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(found >= 1, "the captures are found: {r}");
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+}
