@@ -130,14 +130,13 @@ impl<'s> ChunkCache<'s> {
     fn new(store: Option<&'s Store>) -> ChunkCache<'s> {
         let stored = store
             .map(|s| {
-                (0..s.len())
-                    .into_par_iter()
-                    .map(|r| {
-                        let doc = s.chunk_doc(r) as usize;
-                        let title = s.docs.field(doc, Field::Title).unwrap_or_default();
-                        (chunk_key(&chunk::embed_text(title, s.text(r))), r)
-                    })
-                    .collect()
+                s.map_texts(|r, text| {
+                    let doc = s.chunk_doc(r) as usize;
+                    let title = s.docs.field(doc, Field::Title).unwrap_or_default();
+                    (chunk_key(&chunk::embed_text(title, text)), r)
+                })
+                .into_iter()
+                .collect()
             })
             .unwrap_or_default();
         ChunkCache {
@@ -520,13 +519,14 @@ fn copy_rows(
     entry: DocEntry,
     writer: &mut Writer,
 ) -> Result<(), VecError> {
-    let rows_owned: Vec<(u64, &str, Vec<f32>)> = (e.first..e.first.saturating_add(e.count))
+    let rows_owned: Vec<(u64, std::borrow::Cow<'_, str>, Vec<f32>)> = (e.first
+        ..e.first.saturating_add(e.count))
         .map(|r| r as usize)
         .map(|r| (u64::from(s.chunk(r).line), s.text(r), s.vector(r)))
         .collect();
     let rows: Vec<(u64, &str, &[f32])> = rows_owned
         .iter()
-        .map(|(l, t, v)| (*l, *t, v.as_slice()))
+        .map(|(l, t, v)| (*l, t.as_ref(), v.as_slice()))
         .collect();
     writer.push(entry, &rows)
 }

@@ -128,6 +128,7 @@ impl VecSearch {
             .enumerate()
             .map(|(rank, (e, d))| {
                 let c = s.chunk(d.row);
+                let text = s.text(d.row);
                 let mut signals = Map::new();
                 signals.insert("vec".into(), Value::from(f64::from(d.score)));
                 let hit = Hit {
@@ -151,14 +152,14 @@ impl VecSearch {
                     project: e.project.map(str::to_owned),
                     agent: e.agent.map(str::to_owned),
                     line: e.body_line + u64::from(c.line).saturating_sub(1),
-                    snippet: snippet(s.text(d.row)),
+                    snippet: snippet(&text),
                     signals,
                     untrusted: false,
                     memory: None,
                     anchor: None,
                     link: None,
                 };
-                (hit, s.text(d.row).to_string())
+                (hit, text.into_owned())
             })
             .collect()
     }

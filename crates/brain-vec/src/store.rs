@@ -5,7 +5,8 @@
 //!   schema 3 on, the int8 rows below are the vectors);
 //! * `g<N>.chunks` — one 24-byte record per row: doc index u32, body line u32, date (days since
 //!   1970-01-01) i32, text length u32, text offset u64 (all little-endian);
-//! * `g<N>.text` — the chunk texts, concatenated (for snippets);
+//! * `g<N>.text` — the chunk texts, concatenated (for snippets); from schema 4 on in LZ4 blocks,
+//!   with `g<N>.tblk` and `g<N>.tdict` beside it ([`crate::texts`]);
 //! * `g<N>.docs` — the documents ([`crate::docs`]: a table read in place), each owning a contiguous
 //!   run of rows (`g<N>.docs.json`, a JSON array of [`DocEntry`], in schema-1 generations);
 //! * `g<N>.ids` — the documents' positions in the order of their ids ([`crate::docs::encode_ids`]):
@@ -31,9 +32,12 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use crate::VecError;
+pub use crate::dates::{date_seconds, day_number};
 pub use crate::docs::DocEntry;
 use crate::docs::{Docs, Field};
 pub use crate::manifest::{Manifest, Rate, human_secs};
+use crate::texts::TextBlocks;
+pub use crate::texts::{TEXT_BLOCK, TEXT_DICT};
 
 pub(crate) const REC: usize = 24;
 
@@ -55,12 +59,14 @@ pub(crate) fn sibling(dir: &Path, tag: &str) -> PathBuf {
     dir.with_file_name(format!("{name}.{tag}"))
 }
 
-/// The store format [`crate::write::Writer`] writes: 3 = the rows as int8 alone (`g<N>.q8`; a
+/// The store format [`crate::write::Writer`] writes: 4 = the chunk texts in LZ4 blocks
+/// (`g<N>.text` + `g<N>.tblk`; issue 55: they were two thirds of a store's bytes); 3 = the rows as
+/// int8 alone (`g<N>.q8`; a
 /// quarter of the bytes: the vectors *are* their int8 form, scale times row); 2 = f32 rows
 /// (`g<N>.vec`) beside their int8 copy, the documents as a binary table (`g<N>.docs`); 1 = the
-/// documents as JSON (`g<N>.docs.json`). 1 and 2 are still read; the next `vecindex` run rewrites
-/// them as 3 (rows carried over, nothing embedded again).
-pub const SCHEMA: u32 = 3;
+/// documents as JSON (`g<N>.docs.json`). 1 to 3 are still read; the next `vecindex` run rewrites
+/// them as 4 (rows carried over, nothing embedded again).
+pub const SCHEMA: u32 = 4;
 
 /// One row's metadata.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,25 +101,6 @@ impl ChunkRec {
             text_off: u64::from_le_bytes(off),
         }
     }
-}
-
-/// Days since 1970-01-01 of an RFC 3339 / `YYYY-MM-DD` date; `i32::MIN` when unparsable.
-pub fn day_number(date: &str) -> i32 {
-    let p = |r: std::ops::Range<usize>| date.get(r).and_then(|s| s.parse::<i64>().ok());
-    let (Some(y), Some(m), Some(d)) = (p(0..4), p(5..7), p(8..10)) else {
-        return i32::MIN;
-    };
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return i32::MIN;
-    }
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    (era * 146_097 + doe - 719_468) as i32
 }
 
 /// Which documents a search may return: the same filters as the lexical side, applied per document
@@ -167,48 +154,6 @@ impl Filter {
     }
 }
 
-/// Unix seconds of an RFC 3339 date (any offset) or a bare `YYYY-MM-DD` (midnight UTC).
-pub fn date_seconds(date: &str) -> Option<i64> {
-    let day = day_number(date);
-    if day == i32::MIN {
-        return None;
-    }
-    let base = i64::from(day) * 86_400;
-    let rest = date.get(10..).unwrap_or("");
-    if rest.is_empty() {
-        return Some(base);
-    }
-    // THH:MM[:SS][.frac](Z|±HH:MM)
-    let b = rest.as_bytes();
-    if b.len() < 6 || !matches!(b[0], b'T' | b't' | b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| rest.get(r).and_then(|s| s.parse::<i64>().ok());
-    let (h, m) = (num(1..3)?, num(4..6)?);
-    let mut i = 6;
-    let mut sec = 0;
-    if b.get(6) == Some(&b':') {
-        sec = num(7..9)?;
-        i = 9;
-        if b.get(9) == Some(&b'.') {
-            i = 10;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-    }
-    let offset = match b.get(i) {
-        None | Some(b'Z' | b'z') => 0,
-        Some(sign @ (b'+' | b'-')) => {
-            let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
-            let o = oh * 3600 + om * 60;
-            if *sign == b'+' { o } else { -o }
-        }
-        _ => return None,
-    };
-    Some(base + h * 3600 + m * 60 + sec - offset)
-}
-
 /// A document's best row for a query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocScore {
@@ -229,6 +174,8 @@ pub struct Store {
     rows: usize,
     vectors: Option<Mmap>,
     text: Option<Mmap>,
+    /// Schema 4: the text blocks (start pairs, then the ends), and the last block decompressed.
+    blocks: Option<TextBlocks>,
     q8: Option<Mmap>,
 }
 
@@ -278,7 +225,7 @@ fn open_docs(
                 serde_json::from_slice(&bytes).map_err(|e| bad(&dpath, &e))?;
             Ok(Docs::from_entries(&entries))
         }
-        2 | SCHEMA => {
+        2..=SCHEMA => {
             let dpath = file(dir, g, "docs");
             let map = map(&dpath)?.ok_or_else(|| bad(&dpath, &"empty"))?;
             let docs = if whole {
@@ -321,6 +268,22 @@ fn map(path: &Path) -> Result<Option<Mmap>, VecError> {
     unsafe { Mmap::map(&f) }
         .map(Some)
         .map_err(VecError::io(path))
+}
+
+/// The text blocks of generation `g` in `dir` (schema 4), checked against `g<N>.text`'s `stored`
+/// bytes.
+fn text_blocks(dir: &Path, g: u64, stored: usize) -> Result<TextBlocks, VecError> {
+    let (index, dict) = (map(&file(dir, g, "tblk"))?, map(&file(dir, g, "tdict"))?);
+    let dict: Box<dyn AsRef<[u8]> + Send + Sync> = match dict {
+        Some(m) => Box::new(m),
+        None => Box::new(Vec::new()),
+    };
+    TextBlocks::new(index.as_deref().unwrap_or(&[]), dict, stored).map_err(|reason| {
+        VecError::IndexCorrupt {
+            path: dir.to_path_buf(),
+            reason: format!("generation {g}: {reason}"),
+        }
+    })
 }
 
 impl Store {
@@ -375,6 +338,10 @@ impl Store {
             map(&file(dir, g, "vec"))?
         };
         let text = map(&file(dir, g, "text"))?;
+        let blocks = match manifest.schema >= 4 {
+            true => Some(text_blocks(dir, g, text.as_ref().map_or(0, |m| m.len()))?),
+            false => None,
+        };
         let q8 = if manifest.int8 {
             map(&file(dir, g, "q8"))?
         } else {
@@ -414,6 +381,7 @@ impl Store {
             rows,
             vectors,
             text,
+            blocks,
             q8,
         })
     }
@@ -515,22 +483,75 @@ impl Store {
         lo.saturating_sub(1)
     }
 
-    /// Row `i`'s text.
-    pub fn text(&self, i: usize) -> &str {
+    /// Row `i`'s text ("" past the end, or where a damaged file does not hold it).
+    pub fn text(&self, i: usize) -> std::borrow::Cow<'_, str> {
         let c = self.chunk(i);
-        let (a, b) = (
-            c.text_off as usize,
-            c.text_off as usize + c.text_len as usize,
-        );
-        self.text
-            .as_ref()
-            .and_then(|m| m.get(a..b))
-            .and_then(|s| std::str::from_utf8(s).ok())
-            .unwrap_or("")
+        let a = c.text_off;
+        let b = a.saturating_add(u64::from(c.text_len));
+        let Some(blocks) = &self.blocks else {
+            return self
+                .text
+                .as_ref()
+                .and_then(|m| m.get(usize::try_from(a).ok()?..usize::try_from(b).ok()?))
+                .and_then(|s| std::str::from_utf8(s).ok())
+                .unwrap_or("")
+                .into();
+        };
+        blocks
+            .read(self.text.as_deref().unwrap_or(&[]), a, b)
+            .unwrap_or_default()
+            .into()
     }
 }
 
 impl Store {
+    /// `f` of every row's index and text, in row order: a schema-4 store decompresses each block
+    /// once, on the pool, where [`Store::text`] one row at a time would decompress a block per
+    /// row read out of order (what keying every row of a store for reuse does).
+    pub fn map_texts<T: Send>(&self, f: impl Fn(usize, &str) -> T + Sync) -> Vec<T> {
+        use rayon::prelude::*;
+        let Some(blocks) = &self.blocks else {
+            return (0..self.rows)
+                .into_par_iter()
+                .map(|r| f(r, &self.text(r)))
+                .collect();
+        };
+        // Rows are written in text order: each block's rows are a run.
+        let block_of = |r: usize| blocks.block_of(self.chunk(r).text_off);
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut at = 0;
+        while at < self.rows {
+            let k = block_of(at);
+            let mut end = at + 1;
+            while end < self.rows && block_of(end) == k {
+                end += 1;
+            }
+            runs.push(at..end);
+            at = end;
+        }
+        let stored = self.text.as_deref().unwrap_or(&[]);
+        runs.into_par_iter()
+            .map(|run| {
+                let k = block_of(run.start);
+                let raw = blocks.decompress(stored, k);
+                run.map(|r| {
+                    let c = self.chunk(r);
+                    let text = raw
+                        .as_ref()
+                        .and_then(|(base, raw)| {
+                            let a = usize::try_from(c.text_off.checked_sub(*base)?).ok()?;
+                            raw.get(a..a.checked_add(c.text_len as usize)?)
+                        })
+                        .and_then(|t| std::str::from_utf8(t).ok())
+                        .unwrap_or("");
+                    f(r, text)
+                })
+                .collect::<Vec<T>>()
+            })
+            .flatten()
+            .collect()
+    }
+
     /// The positions in [`Store::docs`] of the documents `ids` (`None` for one it does not hold):
     /// by bisection of the id index (`g<N>.ids`), O(log documents) each; a generation without one
     /// is walked once for all of them ([`Docs::find_all`]).

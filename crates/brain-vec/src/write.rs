@@ -8,6 +8,7 @@ use crate::VecError;
 use crate::embed::Fingerprint;
 use crate::scan::quantize;
 use crate::store::{ChunkRec, DocEntry, Manifest, Rate, day_number, file, q8_rows_bytes};
+use crate::texts::{TextWriter, Written};
 
 /// Builds the next generation; nothing is visible until [`Writer::commit`].
 pub struct Writer {
@@ -15,12 +16,11 @@ pub struct Writer {
     generation: u64,
     fingerprint: Fingerprint,
     chunks: BufWriter<std::fs::File>,
-    text: BufWriter<std::fs::File>,
+    text: TextWriter<BufWriter<std::fs::File>>,
     q8: BufWriter<std::fs::File>,
     /// Per row: int8 scale and error bound, appended to `q8` at commit.
     q8_params: Vec<[f32; 2]>,
     q8_row: Vec<i8>,
-    text_off: u64,
     rows: u64,
     docs: Vec<DocEntry>,
     rate: Option<Rate>,
@@ -54,13 +54,12 @@ impl Writer {
             dir: dir.to_path_buf(),
             generation,
             chunks: create("chunks")?,
-            text: create("text")?,
+            text: TextWriter::new(create("text")?),
             q8: create("q8")?,
             q8_params: Vec::new(),
             rate: None,
             q8_row: Vec::new(),
             fingerprint,
-            text_off: 0,
             rows: 0,
             docs: Vec::new(),
         })
@@ -76,7 +75,8 @@ impl Writer {
         let day = day_number(&entry.date);
         entry.first = self.rows;
         entry.count = rows.len() as u64;
-        let io = |ext: &str| VecError::io(file(&self.dir, self.generation, ext));
+        let (dir, generation) = (self.dir.clone(), self.generation);
+        let io = move |ext: &str| VecError::io(file(&dir, generation, ext));
         for (line, text, v) in rows {
             if v.len() != self.fingerprint.dims {
                 return Err(VecError::Inference(format!(
@@ -106,18 +106,17 @@ impl Writer {
             self.q8
                 .write_all(bytemuck::cast_slice(&self.q8_row))
                 .map_err(io("q8"))?;
+            let text_off = self.text.push(text.as_bytes()).map_err(io("text"))?;
             let rec = ChunkRec {
                 doc,
                 line: *line as u32,
                 day,
                 text_len: text.len() as u32,
-                text_off: self.text_off,
+                text_off,
             };
             self.chunks
                 .write_all(&rec.to_bytes())
                 .map_err(io("chunks"))?;
-            self.text.write_all(text.as_bytes()).map_err(io("text"))?;
-            self.text_off += text.len() as u64;
             self.rows += 1;
         }
         self.docs.push(entry);
@@ -144,11 +143,15 @@ impl Writer {
             Ok(())
         };
         q8_tail().map_err(VecError::io(file(&dir, g, "q8")))?;
-        for (w, ext) in [
-            (self.chunks, "chunks"),
-            (self.text, "text"),
-            (self.q8, "q8"),
-        ] {
+        let Written { out, index, dict } = self
+            .text
+            .finish()
+            .map_err(VecError::io(file(&dir, g, "text")))?;
+        for (ext, bytes) in [("tblk", &index), ("tdict", &dict)] {
+            let path = file(&dir, g, ext);
+            brain_doc::atomic::write(&path, bytes).map_err(VecError::io(&path))?;
+        }
+        for (w, ext) in [(self.chunks, "chunks"), (out, "text"), (self.q8, "q8")] {
             let f = w
                 .into_inner()
                 .map_err(|e| VecError::io(file(&dir, g, ext))(e.into_error()))?;

@@ -260,3 +260,177 @@ fn the_next_run_rewrites_a_schema_2_store_without_embedding_again() {
         assert_eq!(&again.1, rows, "{id}");
     }
 }
+
+/// Every row's text, in row order.
+fn texts(s: &Store) -> Vec<String> {
+    (0..s.len()).map(|r| s.text(r).into_owned()).collect()
+}
+
+/// Schema 4 keeps the chunk texts in LZ4 blocks: the same texts read back one by one and all at
+/// once; a schema-3 generation (texts uncompressed) is still read, and the next run with something
+/// to do writes them compressed, the texts the same.
+#[test]
+fn texts_are_compressed_and_a_schema_3_store_is_read_and_rewritten() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    let docs = three_docs();
+    update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    assert_eq!(s.manifest.schema, brain_vec::store::SCHEMA);
+    let want = texts(&s);
+    assert!(want.iter().any(|t| !t.is_empty()), "{want:?}");
+    assert_eq!(s.map_texts(|_, t| t.to_string()), want);
+    let g = s.manifest.generation;
+    drop(s);
+    assert!(dir.path().join(format!("g{g}.tblk")).exists());
+
+    common::write_raw_texts(dir.path());
+    common::set_manifest(dir.path(), "schema", Some(3.into()));
+    let old = Store::open(dir.path()).expect("schema 3 opens");
+    assert_eq!(texts(&old), want);
+    assert_eq!(old.map_texts(|_, t| t.to_string()), want);
+    drop(old);
+    let mut more = docs.clone();
+    more.push(input("b/4.md", "2026-03-01", "gggg"));
+    update(dir.path(), &e, &more, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    assert_eq!(s.manifest.schema, brain_vec::store::SCHEMA);
+    let now = texts(&s);
+    for t in &want {
+        assert!(now.contains(t), "{t:?} carried over");
+    }
+}
+
+/// A damaged block index or text file: the store is refused as corrupt, or a row whose block does
+/// not decompress reads as no text — never a panic or a read out of bounds.
+#[test]
+fn damaged_text_blocks_are_refused_or_read_as_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = Letters::new("letters");
+    update(dir.path(), &e, &three_docs(), &Options::default(), &|_| {}).expect("update");
+    let g = Store::open(dir.path()).expect("open").manifest.generation;
+    let tblk = dir.path().join(format!("g{g}.tblk"));
+    let text = dir.path().join(format!("g{g}.text"));
+    let (blocks, stored) = (
+        std::fs::read(&tblk).expect("tblk"),
+        std::fs::read(&text).expect("text"),
+    );
+    // Refused as a damaged store, or (a file of the generation gone) as any missing file is.
+    let refused = |why: &str| match Store::open(dir.path()) {
+        Err(VecError::IndexCorrupt { .. }) => {}
+        Err(VecError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {}
+        Err(other) => panic!("{why}: {other}"),
+        Ok(_) => panic!("{why}: opened"),
+    };
+    // The index: cut, emptied, gone, offsets that do not rise, ends that miss the text file.
+    for (why, bytes) in [
+        ("cut", blocks[..blocks.len() - 3].to_vec()),
+        ("empty", Vec::new()),
+        ("not rising", [blocks.clone(), blocks.clone()].concat()),
+        ("past the end", {
+            let mut b = blocks.clone();
+            let n = b.len();
+            b[n - 16..n - 8].copy_from_slice(&u64::MAX.to_le_bytes());
+            b
+        }),
+    ] {
+        std::fs::write(&tblk, &bytes).expect("write");
+        refused(why);
+    }
+    std::fs::remove_file(&tblk).expect("rm");
+    refused("gone");
+    std::fs::write(&tblk, &blocks).expect("write");
+    // The dictionary: gone, or longer than LZ4 can look back.
+    let tdict = dir.path().join(format!("g{g}.tdict"));
+    let dict = std::fs::read(&tdict).expect("tdict");
+    std::fs::remove_file(&tdict).expect("rm");
+    refused("no dictionary");
+    std::fs::write(&tdict, vec![b'x'; brain_vec::store::TEXT_DICT + 1]).expect("write");
+    refused("a dictionary too long");
+    // Another dictionary than the blocks were made with: rows read as nothing or as other text.
+    std::fs::write(&tdict, b"another dictionary").expect("write");
+    let s = Store::open(dir.path()).expect("opens");
+    let _ = (0..s.len()).map(|r| s.text(r).len()).sum::<usize>();
+    drop(s);
+    std::fs::write(&tdict, &dict).expect("write");
+    // The text file cut short: its length no longer matches the index.
+    std::fs::write(&text, &stored[..stored.len() / 2]).expect("write");
+    refused("text cut");
+    // Bytes flipped inside the compressed blocks: each row reads as its text or as nothing.
+    let mut flipped = stored.clone();
+    for b in flipped.iter_mut().step_by(3) {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&text, &flipped).expect("write");
+    let s = Store::open(dir.path()).expect("opens: the sizes hold");
+    for r in 0..s.len() {
+        let _ = s.text(r);
+    }
+    let _ = s.map_texts(|_, t| t.len());
+}
+
+/// Texts across many blocks (a few of them longer than a block, some empty, some not ASCII):
+/// each reads back as written, one by one in any order and all at once.
+#[test]
+fn texts_across_many_blocks_read_back_as_written() {
+    use brain_vec::chunk::ChunkParams;
+    use brain_vec::embed::{Fingerprint, PROMPT_FORMAT};
+    use brain_vec::store::{DocEntry, TEXT_BLOCK};
+    use brain_vec::write::Writer;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fp = Fingerprint {
+        model: "test".into(),
+        dims: 4,
+        chunking: ChunkParams::default(),
+        prompt: PROMPT_FORMAT.into(),
+    };
+    let mut w = Writer::create(dir.path(), None, fp).expect("writer");
+    let text = |d: usize, r: usize| -> String {
+        match (d + r) % 9 {
+            0 => String::new(),
+            4 => format!("{d}.{r} é ü 中文 ").repeat(TEXT_BLOCK / 8),
+            n => format!("doc {d} row {r} ").repeat(20 * n),
+        }
+    };
+    let mut want = Vec::new();
+    for d in 0..60 {
+        let texts: Vec<String> = (0..(d % 5)).map(|r| text(d, r)).collect();
+        let v = [0.5f32, 0.5, 0.5, 0.5];
+        let rows: Vec<(u64, &str, &[f32])> =
+            texts.iter().map(|t| (1, t.as_str(), &v[..])).collect();
+        want.extend(texts.iter().cloned());
+        let entry = DocEntry {
+            id: format!("c/{d}.md"),
+            collection: "c".into(),
+            path: format!("{d}.md"),
+            title: String::new(),
+            date: "2026-01-01".into(),
+            project: None,
+            agent: None,
+            hash: String::new(),
+            body_line: 1,
+            first: 0,
+            count: 0,
+        };
+        w.push(entry, &rows).expect("push");
+    }
+    w.commit().expect("commit");
+    let s = Store::open(dir.path()).expect("open");
+    let g = s.manifest.generation;
+    let blocks = std::fs::metadata(dir.path().join(format!("g{g}.tblk")))
+        .expect("tblk")
+        .len()
+        / 16;
+    assert!(blocks > 10, "{blocks} blocks");
+    let total: usize = want.iter().map(String::len).sum();
+    let stored = std::fs::metadata(dir.path().join(format!("g{g}.text")))
+        .expect("text")
+        .len();
+    assert!((stored as usize) < total / 2, "{stored} of {total} bytes");
+    assert_eq!(s.map_texts(|_, t| t.to_string()), want);
+    // Backwards, then every seventh row: a block is read again whenever it is left.
+    for r in (0..s.len()).rev().chain((0..s.len()).step_by(7)) {
+        assert_eq!(s.text(r), want[r], "row {r}");
+    }
+    assert_eq!(s.text(s.len()), "", "past the end");
+}

@@ -71,7 +71,7 @@ fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<
     centres
 }
 
-/// Rewrite a schema-3 store as one of schema 2 without its int8 copy: its rows as f32 (the
+/// Rewrite a current store as one of schema 2 without its int8 copy: its rows as f32 (the
 /// vectors the int8 rows stand for), the manifest saying schema 2 and no `int8` field.
 fn as_schema_2_f32(dir: &std::path::Path) {
     let g = common::write_f32_rows(dir);
@@ -93,7 +93,10 @@ fn int8_scan_equals_the_f32_scan() {
             Store::open(f32dir.path()).expect("open"),
         );
         assert!(a.manifest.int8 && !b.manifest.int8);
-        assert_eq!((a.manifest.schema, b.manifest.schema), (3, 2));
+        assert_eq!(
+            (a.manifest.schema, b.manifest.schema),
+            (brain_vec::store::SCHEMA, 2)
+        );
         let mut s = seed ^ 0xABCD;
         let mut queries: Vec<Vec<f32>> = centres.clone();
         for c in &centres {

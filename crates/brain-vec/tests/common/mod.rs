@@ -5,8 +5,23 @@ use std::path::Path;
 
 use brain_vec::store::Store;
 
+/// Write the chunk texts as generations before schema 4 kept them: `g<N>.text` uncompressed, no
+/// `g<N>.tblk` or `g<N>.tdict`. Returns the generation.
+pub fn write_raw_texts(dir: &Path) -> u64 {
+    let s = Store::open(dir).expect("open");
+    let g = s.manifest.generation;
+    let text: Vec<u8> = s.map_texts(|_, t| t.as_bytes().to_vec()).concat();
+    drop(s);
+    std::fs::write(dir.join(format!("g{g}.text")), text).expect("text");
+    for side in ["tblk", "tdict"] {
+        std::fs::remove_file(dir.join(format!("g{g}.{side}"))).expect(side);
+    }
+    g
+}
+
 /// Write the f32 rows a schema-1 or -2 generation kept (`g<N>.vec`) beside the store in `dir`: the
-/// vectors its int8 rows stand for. Returns the generation.
+/// vectors its int8 rows stand for, and its texts uncompressed ([`write_raw_texts`]). Returns the
+/// generation.
 pub fn write_f32_rows(dir: &Path) -> u64 {
     let s = Store::open(dir).expect("open");
     let g = s.manifest.generation;
@@ -15,6 +30,7 @@ pub fn write_f32_rows(dir: &Path) -> u64 {
         .flat_map(f32::to_le_bytes)
         .collect();
     drop(s);
+    write_raw_texts(dir);
     std::fs::write(dir.join(format!("g{g}.vec")), rows).expect("vec");
     g
 }
