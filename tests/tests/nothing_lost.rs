@@ -701,47 +701,78 @@ fn a_purged_session_stays_out_when_its_transcript_gains_a_turn() {
 // ---------------------------------------------------------------------------------------------
 // `brain mcp --read-only` writes nothing at all.
 
+/// A `brain mcp --read-only` session on a home, spoken to line by line.
+struct ReadOnly {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    id: usize,
+}
+
+impl ReadOnly {
+    /// Started and initialized.
+    fn start(home: &Path) -> ReadOnly {
+        let mut child = command("brain", home)
+            .args(["mcp", "--read-only"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("brain mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut s = ReadOnly {
+            child,
+            stdin,
+            stdout,
+            id: 0,
+        };
+        s.ask(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        s
+    }
+
+    fn ask(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::{BufRead, Write};
+        self.id += 1;
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params});
+        writeln!(self.stdin, "{msg}").expect("send");
+        self.stdin.flush().expect("flush");
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read");
+        serde_json::from_str::<serde_json::Value>(&line).expect("a JSON reply")
+    }
+
+    /// Tool `tool` called with `args`.
+    fn call(&mut self, tool: &str, args: &serde_json::Value) -> serde_json::Value {
+        self.ask(
+            "tools/call",
+            serde_json::json!({"name": tool, "arguments": args}),
+        )
+    }
+
+    /// End the session: the server exits 0 when its input closes.
+    fn finish(self) {
+        let ReadOnly {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        assert!(child.wait().expect("wait").success());
+    }
+}
+
 /// Every call of `calls` (tool, arguments) in one `brain mcp --read-only` session on `home`; the
 /// results.
 fn read_only_session(home: &Path, calls: &[(&str, serde_json::Value)]) -> Vec<serde_json::Value> {
-    use std::io::{BufRead, Write};
-    let mut child = command("brain", home)
-        .args(["mcp", "--read-only"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("brain mcp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    let mut ask = |id: usize, method: &str, params: serde_json::Value| {
-        let msg =
-            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(stdin, "{msg}").expect("send");
-        stdin.flush().expect("flush");
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("read");
-        serde_json::from_str::<serde_json::Value>(&line).expect("a JSON reply")
-    };
-    ask(
-        0,
-        "initialize",
-        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
-    );
-    ask(1, "tools/list", serde_json::json!({}));
+    let mut session = ReadOnly::start(home);
+    session.ask("tools/list", serde_json::json!({}));
     let out = calls
         .iter()
-        .enumerate()
-        .map(|(i, (tool, args))| {
-            ask(
-                i + 2,
-                "tools/call",
-                serde_json::json!({"name": tool, "arguments": args}),
-            )
-        })
+        .map(|(tool, args)| session.call(tool, args))
         .collect();
-    drop(stdin);
-    assert!(child.wait().expect("wait").success());
+    session.finish();
     out
 }
 
@@ -1191,35 +1222,11 @@ fn read_only_mount_serves(wal_left: bool) {
 /// moves them between the look and the open.
 #[test]
 fn a_read_only_session_answers_while_writers_commit() {
-    use std::io::{BufRead, Write};
     let work = tempfile::tempdir().expect("tempdir");
     let Some(home) = brain_tests::vault_home(work.path(), false) else {
         return;
     };
-    let mut child = command("brain", &home)
-        .args(["mcp", "--read-only"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("brain mcp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    let mut id = 0;
-    let mut ask = |method: &str, params: serde_json::Value| {
-        id += 1;
-        let msg =
-            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(stdin, "{msg}").expect("send");
-        stdin.flush().expect("flush");
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("read");
-        serde_json::from_str::<serde_json::Value>(&line).expect("a JSON reply")
-    };
-    ask(
-        "initialize",
-        serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
-    );
+    let mut session = ReadOnly::start(&home);
     const WRITES: usize = 12;
     let writer = {
         let home = home.clone();
@@ -1244,10 +1251,7 @@ fn a_read_only_session_answers_while_writers_commit() {
     let mut answered = 0;
     while !writer.is_finished() {
         for (tool, args) in &calls {
-            let r = ask(
-                "tools/call",
-                serde_json::json!({"name": tool, "arguments": args}),
-            );
+            let r = session.call(tool, args);
             assert!(
                 r.get("error").is_none() && r["result"]["isError"] != true,
                 "{tool} while writers commit: {r}"
@@ -1258,14 +1262,13 @@ fn a_read_only_session_answers_while_writers_commit() {
     writer.join().expect("writer");
     assert!(answered >= calls.len(), "calls answered: {answered}");
     // Every capture committed is found by the next call.
-    let r = ask(
-        "tools/call",
-        serde_json::json!({"name": "query", "arguments": {"query": "zebrafinch capture", "limit": 20}}),
+    let r = session.call(
+        "query",
+        &serde_json::json!({"query": "zebrafinch capture", "limit": 20}),
     );
     let found = r["result"]["structuredContent"]["results"]
         .as_array()
         .map_or(0, Vec::len);
     assert!(found >= 1, "the captures are found: {r}");
-    drop(stdin);
-    assert!(child.wait().expect("wait").success());
+    session.finish();
 }

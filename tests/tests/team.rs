@@ -1463,15 +1463,8 @@ fn context_is_built_from_the_engine() {
     assert!(text.contains("untrusted"), "team text is fenced: {text}");
 }
 
-/// A document's strength reads the same through the engine as locally (issue 58: 0.32 through
-/// the engine, 1.00 locally — the engine's hits carried no `match` signal): each engine hit's
-/// share of the query's words is weighed as this home's index weighs them.
-#[test]
-fn strengths_through_the_engine_are_on_the_local_scale() {
-    let Some(url) = engine() else { return };
-    let Some(t) = Team::new(&url, "strength") else {
-        return;
-    };
+/// Three notes — all of "tokio runtime shutdown", one word of it, none — indexed here and pushed.
+fn runtime_notes(t: &Team) {
     t.note(
         "a.md",
         "# Tokio runtime\n\nThe tokio runtime panicked on shutdown.\n",
@@ -1486,6 +1479,18 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
     );
     assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
     t.push(&["--all"]);
+}
+
+/// A document's strength reads the same through the engine as locally (issue 58: 0.32 through
+/// the engine, 1.00 locally — the engine's hits carried no `match` signal): each engine hit's
+/// share of the query's words is weighed as this home's index weighs them.
+#[test]
+fn strengths_through_the_engine_are_on_the_local_scale() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "strength") else {
+        return;
+    };
+    runtime_notes(&t);
     for query in ["tokio runtime shutdown", "runtime", "gardens tokio"] {
         let local: Vec<Hit> = parse_lines(
             &run(
@@ -1541,16 +1546,7 @@ fn a_member_without_a_local_index_gets_match_strengths() {
     let Some(t) = Team::new(&url, "nolocal") else {
         return;
     };
-    t.note(
-        "a.md",
-        "# Tokio runtime\n\nThe tokio runtime panicked on shutdown.\n",
-    );
-    t.note(
-        "b.md",
-        "# Runtime notes\n\nA runtime note without the other words.\n",
-    );
-    assert!(run(t.cmd("lexindex").arg("--all"), b"").status.success());
-    t.push(&["--all"]);
+    runtime_notes(&t);
     std::fs::remove_dir_all(t.home.join("index").join("lex")).expect("no local index");
     let (code, hits, said) = t.rank("tokio runtime shutdown", &["--mode", "lex"]);
     assert_eq!(code, 0, "{said}");

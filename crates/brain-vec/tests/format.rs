@@ -261,6 +261,17 @@ fn the_next_run_rewrites_a_schema_2_store_without_embedding_again() {
     }
 }
 
+/// The letters embedder and three documents, embedded into a store of the current schema in
+/// `dir`.
+fn three_docs_store(dir: &std::path::Path) -> (Letters, Vec<brain_vec::index::Input>) {
+    let e = Letters::new("letters");
+    let docs = three_docs();
+    update(dir, &e, &docs, &Options::default(), &|_| {}).expect("update");
+    let schema = Store::open(dir).expect("open").manifest.schema;
+    assert_eq!(schema, brain_vec::store::SCHEMA);
+    (e, docs)
+}
+
 /// Every row's text, in row order.
 fn texts(s: &Store) -> Vec<String> {
     (0..s.len()).map(|r| s.text(r).into_owned()).collect()
@@ -272,11 +283,8 @@ fn texts(s: &Store) -> Vec<String> {
 #[test]
 fn texts_are_compressed_and_a_schema_3_store_is_read_and_rewritten() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = Letters::new("letters");
-    let docs = three_docs();
-    update(dir.path(), &e, &docs, &Options::default(), &|_| {}).expect("update");
+    let (e, docs) = three_docs_store(dir.path());
     let s = Store::open(dir.path()).expect("open");
-    assert_eq!(s.manifest.schema, brain_vec::store::SCHEMA);
     let want = texts(&s);
     assert!(want.iter().any(|t| !t.is_empty()), "{want:?}");
     assert_eq!(s.map_texts(|_, t| t.to_string()), want);
@@ -306,8 +314,7 @@ fn texts_are_compressed_and_a_schema_3_store_is_read_and_rewritten() {
 #[test]
 fn damaged_text_blocks_are_refused_or_read_as_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = Letters::new("letters");
-    update(dir.path(), &e, &three_docs(), &Options::default(), &|_| {}).expect("update");
+    three_docs_store(dir.path());
     let g = Store::open(dir.path()).expect("open").manifest.generation;
     let tblk = dir.path().join(format!("g{g}.tblk"));
     let text = dir.path().join(format!("g{g}.text"));
@@ -375,7 +382,7 @@ fn damaged_text_blocks_are_refused_or_read_as_nothing() {
 fn texts_across_many_blocks_read_back_as_written() {
     use brain_vec::chunk::ChunkParams;
     use brain_vec::embed::{Fingerprint, PROMPT_FORMAT};
-    use brain_vec::store::{DocEntry, TEXT_BLOCK};
+    use brain_vec::store::TEXT_BLOCK;
     use brain_vec::write::Writer;
     let dir = tempfile::tempdir().expect("tempdir");
     let fp = Fingerprint {
@@ -399,20 +406,8 @@ fn texts_across_many_blocks_read_back_as_written() {
         let rows: Vec<(u64, &str, &[f32])> =
             texts.iter().map(|t| (1, t.as_str(), &v[..])).collect();
         want.extend(texts.iter().cloned());
-        let entry = DocEntry {
-            id: format!("c/{d}.md"),
-            collection: "c".into(),
-            path: format!("{d}.md"),
-            title: String::new(),
-            date: "2026-01-01".into(),
-            project: None,
-            agent: None,
-            hash: String::new(),
-            body_line: 1,
-            first: 0,
-            count: 0,
-        };
-        w.push(entry, &rows).expect("push");
+        w.push(common::entry(d, "c", "2026-01-01"), &rows)
+            .expect("push");
     }
     w.commit().expect("commit");
     let s = Store::open(dir.path()).expect("open");

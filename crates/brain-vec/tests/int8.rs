@@ -4,7 +4,7 @@
 
 use brain_vec::chunk::ChunkParams;
 use brain_vec::embed::{Fingerprint, PROMPT_FORMAT, normalize};
-use brain_vec::store::{DocEntry, Filter, Store};
+use brain_vec::store::{Filter, Store};
 use brain_vec::write::Writer;
 
 mod common;
@@ -52,19 +52,8 @@ fn build(dir: &std::path::Path, docs: usize, dims: usize, seed: u64) -> Vec<Vec<
             })
             .collect();
         let rows: Vec<(u64, &str, &[f32])> = vecs.iter().map(|v| (1, "t", v.as_slice())).collect();
-        let entry = DocEntry {
-            id: format!("c/{d}.md"),
-            collection: if d % 3 == 0 { "a".into() } else { "b".into() },
-            path: format!("{d}.md"),
-            title: String::new(),
-            date: format!("2026-01-{:02}", 1 + d % 28),
-            project: None,
-            agent: None,
-            hash: String::new(),
-            body_line: 1,
-            first: 0,
-            count: 0,
-        };
+        let collection = if d % 3 == 0 { "a" } else { "b" };
+        let entry = common::entry(d, collection, &format!("2026-01-{:02}", 1 + d % 28));
         w.push(entry, &rows).expect("push");
     }
     w.commit().expect("commit");

@@ -3,7 +3,25 @@
 
 use std::path::Path;
 
-use brain_vec::store::Store;
+use brain_vec::store::{DocEntry, Store};
+
+/// Document `c/<d>.md` of collection `collection`, dated `date`, as a writer is handed it (its
+/// rows are set by the push).
+pub fn entry(d: usize, collection: &str, date: &str) -> DocEntry {
+    DocEntry {
+        id: format!("c/{d}.md"),
+        collection: collection.into(),
+        path: format!("{d}.md"),
+        title: String::new(),
+        date: date.into(),
+        project: None,
+        agent: None,
+        hash: String::new(),
+        body_line: 1,
+        first: 0,
+        count: 0,
+    }
+}
 
 /// Write the chunk texts as generations before schema 4 kept them: `g<N>.text` uncompressed, no
 /// `g<N>.tblk` or `g<N>.tdict`. Returns the generation.
