@@ -301,11 +301,23 @@ const BERT_UNCASED_VOCAB: &str = "07eced375cec144d27c900241f3e339478dec958f92fdd
 /// instead of deserializing the JSON (18–25 ms, the longest step of a fresh process's model load,
 /// measured 2026-11-25 with BRAIN_TIMINGS); any other is read from its JSON.
 pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokens, String> {
+    let vocab_path = path.with_file_name("vocab.txt");
+    let is_unigram = path.file_name().is_some_and(|n| n == crate::unigram::FILE);
+    // Checked before and unchanged since ([`crate::checked`]): vocab.txt alone.
+    if !is_unigram
+        && crate::checked::vouched(path, &vocab_path, BERT_UNCASED)
+        && let Some(vocab) = std::fs::read(&vocab_path)
+            .ok()
+            .and_then(|v| String::from_utf8(v).ok())
+    {
+        return crate::wordpiece::BertUncased::new(vocab, max_len).map(Tokens::Built);
+    }
     let json = std::fs::read(path).map_err(|e| e.to_string())?;
-    if path.file_name().is_some_and(|n| n == crate::unigram::FILE) {
+    if is_unigram {
         return crate::unigram::Unigram::from_file_bytes(&json, max_len).map(Tokens::Unigram);
     }
-    if let Some(vocab) = known_bert_uncased(&json, &path.with_file_name("vocab.txt")) {
+    if let Some((vocab, pair)) = known_pair(&json, &vocab_path) {
+        crate::checked::remember(path, &vocab_path, pair);
         return crate::wordpiece::BertUncased::new(vocab, max_len).map(Tokens::Built);
     }
     json_tokenizer(&json, max_len).map(|t| Tokens::Json(Box::new(t)))
@@ -314,13 +326,17 @@ pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokens, String> {
 /// The text of the `vocab.txt` at `vocab` if it and `tokenizer.json` (its bytes) are a pair
 /// [`crate::wordpiece`] rebuilds exactly.
 pub fn known_bert_uncased(json: &[u8], vocab: &Path) -> Option<String> {
+    known_pair(json, vocab).map(|(v, _)| v)
+}
+
+/// [`known_bert_uncased`], with the pair of [`BERT_UNCASED`] it is.
+fn known_pair(json: &[u8], vocab: &Path) -> Option<(String, (&'static str, &'static str))> {
     let vocab = std::fs::read(vocab).ok()?;
     let pair = (brain_doc::sha256_hex(json), brain_doc::sha256_hex(&vocab));
-    BERT_UNCASED
+    let known = *BERT_UNCASED
         .iter()
-        .any(|(t, v)| *t == pair.0 && *v == pair.1)
-        .then(|| String::from_utf8(vocab).ok())
-        .flatten()
+        .find(|(t, v)| *t == pair.0 && *v == pair.1)?;
+    Some((String::from_utf8(vocab).ok()?, known))
 }
 
 /// A tokenizer from its `tokenizer.json` bytes, with the trap undone.

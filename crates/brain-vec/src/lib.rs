@@ -20,6 +20,7 @@
 pub mod backend;
 pub mod bert;
 pub mod catalog;
+mod checked;
 pub mod chunk;
 pub mod config;
 pub mod corpus;
