@@ -273,16 +273,16 @@ fn map(path: &Path) -> Result<Option<Mmap>, VecError> {
 /// The text blocks of generation `g` in `dir` (schema 4), checked against `g<N>.text`'s `stored`
 /// bytes.
 fn text_blocks(dir: &Path, g: u64, stored: usize) -> Result<TextBlocks, VecError> {
-    let (index, dict) = (map(&file(dir, g, "tblk"))?, map(&file(dir, g, "tdict"))?);
-    let dict: Box<dyn AsRef<[u8]> + Send + Sync> = match dict {
-        Some(m) => Box::new(m),
-        None => Box::new(Vec::new()),
-    };
-    TextBlocks::new(index.as_deref().unwrap_or(&[]), dict, stored).map_err(|reason| {
-        VecError::IndexCorrupt {
-            path: dir.to_path_buf(),
-            reason: format!("generation {g}: {reason}"),
+    let bytes = |m: Option<Mmap>| -> crate::texts::Bytes {
+        match m {
+            Some(m) => Box::new(m),
+            None => Box::new(Vec::new()),
         }
+    };
+    let (index, dict) = (map(&file(dir, g, "tblk"))?, map(&file(dir, g, "tdict"))?);
+    TextBlocks::new(bytes(index), bytes(dict), stored).map_err(|reason| VecError::IndexCorrupt {
+        path: dir.to_path_buf(),
+        reason: format!("generation {g}: {reason}"),
     })
 }
 

@@ -129,67 +129,84 @@ impl<W: Write> TextWriter<W> {
     }
 }
 
-/// The block index and dictionary of a generation's texts (the reader's side), checked when read:
-/// starts rising in both streams from `[0, 0]`, the compressed ends equal to the text file's length.
+/// Bytes the reader's side maps: the block index or the dictionary, as the store mapped them.
+pub(crate) type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
+/// The block index and dictionary of a generation's texts (the reader's side), read in place: an
+/// open checks only their sizes, the first pair and the last (a store of 100,000 documents has
+/// 250,000 blocks, and a lexical ask peeks the store); every pair a read uses is checked when it
+/// is used, so a damaged index gives no text, never a read out of bounds.
 pub(crate) struct TextBlocks {
-    /// `[compressed start, text start]` per block, then `[compressed end, text end]`.
-    at: Vec<[u64; 2]>,
-    /// The dictionary (mapped, by the store: read only when a text is).
-    dict: Box<dyn AsRef<[u8]> + Send + Sync>,
+    /// `[compressed start, text start]` per block, then `[compressed end, text end]` (u64 LE).
+    index: Bytes,
+    dict: Bytes,
     /// The last block decompressed (rows are read a few at a time, mostly in order).
     last: std::sync::Mutex<Option<(usize, Vec<u8>)>>,
 }
 
 impl TextBlocks {
     /// Read from the block index `index` and dictionary `dict` of a text file of `stored` bytes.
-    pub fn new(
-        index: &[u8],
-        dict: Box<dyn AsRef<[u8]> + Send + Sync>,
-        stored: usize,
-    ) -> Result<TextBlocks, String> {
-        let (pairs, rest) = index.as_chunks::<16>();
-        let dict_len = (*dict).as_ref().len();
-        if !rest.is_empty() || pairs.is_empty() || dict_len > TEXT_DICT {
+    pub fn new(index: Bytes, dict: Bytes, stored: usize) -> Result<TextBlocks, String> {
+        let (n, dict_len) = ((*index).as_ref().len(), (*dict).as_ref().len());
+        let blocks = TextBlocks {
+            index,
+            dict,
+            last: std::sync::Mutex::new(None),
+        };
+        let ends = blocks.pair(blocks.pairs().saturating_sub(1));
+        if n % 16 != 0 || n == 0 || dict_len > TEXT_DICT {
             return Err(format!(
-                "a block index of {} bytes, a dictionary of {dict_len}",
-                index.len(),
+                "a block index of {n} bytes, a dictionary of {dict_len}"
             ));
         }
-        let at: Vec<[u64; 2]> = pairs
-            .iter()
-            .map(|p| {
-                let (x, y) = p.split_at(8);
-                let le = |b: &[u8]| b.try_into().map_or(u64::MAX, u64::from_le_bytes);
-                [le(x), le(y)]
-            })
-            .collect();
-        let rising = at
-            .windows(2)
-            .all(|w| w[0][0] < w[1][0] && w[0][1] < w[1][1]);
-        let first = at.first().is_some_and(|p| *p == [0, 0]);
-        let end = at.last().map_or(u64::MAX, |p| p[0]);
-        if !rising || !first || end != stored as u64 {
+        if blocks.pair(0) != Some([0, 0]) || ends.map(|e| e[0]) != Some(stored as u64) {
             return Err(format!(
                 "text blocks that do not cover the {stored} bytes of texts"
             ));
         }
-        Ok(TextBlocks {
-            at,
-            dict,
-            last: std::sync::Mutex::new(None),
-        })
+        Ok(blocks)
+    }
+
+    /// Pairs in the index, the closing one included.
+    fn pairs(&self) -> usize {
+        (*self.index).as_ref().len() / 16
+    }
+
+    /// Pair `i` of the index.
+    fn pair(&self, i: usize) -> Option<[u64; 2]> {
+        let b = (*self.index)
+            .as_ref()
+            .get(i.checked_mul(16)?..i.checked_mul(16)? + 16)?;
+        let le = |r: std::ops::Range<usize>| b.get(r)?.try_into().ok().map(u64::from_le_bytes);
+        Some([le(0..8)?, le(8..16)?])
     }
 
     /// The block holding the text at offset `a` of the concatenation (the last block starting at
     /// or before it; the closing pair's index past the texts).
     pub fn block_of(&self, a: u64) -> usize {
-        self.at.partition_point(|p| p[1] <= a).saturating_sub(1)
+        let (mut lo, mut hi) = (0, self.pairs());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.pair(mid).is_some_and(|p| p[1] <= a) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo.saturating_sub(1)
+    }
+
+    /// Block `k`'s start and end pairs, when they rise in both streams.
+    fn bounds(&self, k: usize) -> Option<([u64; 2], [u64; 2])> {
+        let (start, end) = (self.pair(k)?, self.pair(k.checked_add(1)?)?);
+        (start[0] < end[0] && start[1] < end[1]).then_some((start, end))
     }
 
     /// Block `k` of `stored` decompressed, with where its texts start in the concatenation
-    /// (`None` past the last block, or for a block that does not decompress to its length).
+    /// (`None` past the last block, for pairs that do not rise, or for a block that does not
+    /// decompress to its length).
     pub fn decompress(&self, stored: &[u8], k: usize) -> Option<(u64, Vec<u8>)> {
-        let (start, end) = (self.at.get(k)?, self.at.get(k + 1)?);
+        let (start, end) = self.bounds(k)?;
         let packed = stored.get(usize::try_from(start[0]).ok()?..usize::try_from(end[0]).ok()?)?;
         let mut raw = vec![0u8; usize::try_from(end[1] - start[1]).ok()?];
         let dict = (*self.dict).as_ref();
@@ -206,8 +223,8 @@ impl TextBlocks {
             return Some(String::new());
         }
         let k = self.block_of(a);
-        let end = self.at.get(k + 1)?;
-        if b > end[1] {
+        let (start, end) = self.bounds(k)?;
+        if a < start[1] || b > end[1] {
             return None;
         }
         let mut last = self
@@ -219,8 +236,7 @@ impl TextBlocks {
             *last = Some((k, raw));
         }
         let (_, raw) = last.as_ref()?;
-        let start = self.at.get(k)?[1];
-        let at = |x: u64| usize::try_from(x.checked_sub(start)?).ok();
+        let at = |x: u64| usize::try_from(x - start[1]).ok();
         let text = raw.get(at(a)?..at(b)?)?;
         std::str::from_utf8(text).ok().map(str::to_string)
     }
@@ -249,7 +265,8 @@ mod tests {
             let mut w = TextWriter::new(Vec::new());
             let offsets: Vec<u64> = want.iter().map(|t| w.push(t).expect("push")).collect();
             let Written { out, index, dict } = w.finish().expect("finish");
-            let blocks = TextBlocks::new(&index, Box::new(dict), out.len()).expect("blocks");
+            let blocks =
+                TextBlocks::new(Box::new(index), Box::new(dict), out.len()).expect("blocks");
             for (i, t) in want.iter().enumerate().rev() {
                 let (a, b) = (offsets[i], offsets[i] + t.len() as u64);
                 let got = blocks.read(&out, a, b).expect("read");
@@ -268,7 +285,7 @@ mod tests {
         let a = w.push(&vec![b'a'; TEXT_BLOCK]).expect("push");
         let b = w.push(b"bbbb").expect("push");
         let Written { out, index, dict } = w.finish().expect("finish");
-        let blocks = TextBlocks::new(&index, Box::new(dict), out.len()).expect("blocks");
+        let blocks = TextBlocks::new(Box::new(index), Box::new(dict), out.len()).expect("blocks");
         assert!(blocks.read(&out, a, b + 4).is_none(), "across two blocks");
         assert!(blocks.read(&out, b + 4, b + 8).is_none(), "past the end");
         assert_eq!(blocks.read(&out, b, b + 4).as_deref(), Some("bbbb"));
