@@ -184,9 +184,12 @@ impl Bert {
             && let Ok(file) = std::fs::File::open(path)
         {
             let _t = brain_doc::timings::span("int8.load");
+            // Mapped with its pages (MAP_POPULATE): a query reads every layer, and one call maps
+            // them cheaper than ~400 faults do (a fresh vector ask, paired: CPU 18.03 -> 17.33 and
+            // 17.14 -> 16.65 ms, page faults 1,919 -> 1,538; 2026-11-29).
             // SAFETY: the copy is written by an atomic rename and never modified in place.
             #[allow(unsafe_code)]
-            let map = unsafe { memmap2::Mmap::map(&file) };
+            let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) };
             if let Ok(map) = map
                 && model.load_int8(&std::sync::Arc::new(map), key)
             {
