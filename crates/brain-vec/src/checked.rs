@@ -18,10 +18,12 @@ fn identity(path: &Path) -> Option<String> {
     Some(format!("{} {ns} {}", m.len(), m.ino()))
 }
 
+const HEAD: &str = "brain tokenizer check v1";
+
 /// The stamp's text for `json` and `vocab` checked as the pair `pair`.
 fn stamp(json: &Path, vocab: &Path, pair: (&str, &str)) -> Option<String> {
     Some(format!(
-        "brain tokenizer check v1\n{} {}\n{}\n{}\n",
+        "{HEAD}\n{} {}\n{}\n{}\n",
         pair.0,
         pair.1,
         identity(json)?,
@@ -34,9 +36,13 @@ pub fn vouched(json: &Path, vocab: &Path, known: &[(&str, &str)]) -> bool {
     let Ok(text) = std::fs::read_to_string(json.with_file_name(FILE)) else {
         return false;
     };
-    known
-        .iter()
-        .any(|&pair| stamp(json, vocab, pair).is_some_and(|s| s == text))
+    // The pair the stamp names, if this build still knows it; then the files as they are now.
+    let named = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split_once(' '))
+        .and_then(|(t, v)| known.iter().find(|&&(a, b)| a == t && b == v));
+    named.is_some_and(|&pair| stamp(json, vocab, pair).is_some_and(|s| s == text))
 }
 
 /// Record that `json` and `vocab` were checked as `pair` (best effort: a folder that cannot be
