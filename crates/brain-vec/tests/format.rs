@@ -455,3 +455,52 @@ fn texts_across_many_blocks_read_back_as_written() {
     }
     assert_eq!(s.text(s.len()), "", "past the end");
 }
+
+/// A run killed mid-write leaves its generation's files (texts, block index, dictionary) half
+/// written beside the store in force: that store still answers with its own texts, and the next
+/// run removes the leftovers and writes a whole generation.
+#[test]
+fn a_generation_killed_mid_write_leaves_the_store_in_force_whole() {
+    use brain_vec::write::Writer;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (e, docs) = three_docs_store(dir.path());
+    let s = Store::open(dir.path()).expect("open");
+    let (want, g, fp) = (
+        texts(&s),
+        s.manifest.generation,
+        s.manifest.fingerprint.clone(),
+    );
+    drop(s);
+    // The next generation started, rows pushed, never committed (the process killed), and a
+    // block index cut short as a kill during its write would leave it.
+    let mut w = Writer::create(dir.path(), Some(g), fp).expect("writer");
+    let v = [0.5f32; 4];
+    let long = "words that would fill a block ".repeat(2_000);
+    w.push(
+        common::entry(9, "a", "2026-01-01"),
+        &[(1, long.as_str(), &v[..])],
+    )
+    .ok();
+    drop(w);
+    std::fs::write(dir.path().join(format!("g{}.tblk", g + 1)), [1u8; 21]).expect("torn");
+    let s = Store::open(dir.path()).expect("the store in force opens");
+    assert_eq!(s.manifest.generation, g);
+    assert_eq!(texts(&s), want);
+    drop(s);
+    let mut more = docs.clone();
+    more.push(input("b/5.md", "2026-03-05", "kkkk"));
+    update(dir.path(), &e, &more, &Options::default(), &|_| {}).expect("update");
+    let s = Store::open(dir.path()).expect("open");
+    let now = s.manifest.generation;
+    assert!(now > g);
+    for t in &want {
+        assert!(texts(&s).contains(t), "{t:?} carried over");
+    }
+    let stray = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('g') && !n.starts_with(&format!("g{now}.")))
+        .collect::<Vec<_>>();
+    assert!(stray.is_empty(), "left over: {stray:?}");
+}
