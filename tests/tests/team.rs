@@ -112,23 +112,18 @@ impl Team {
             .expect("test setup")
     }
 
-    /// Passages the engine holds matching `q` (after a commit: what a search sees).
+    /// Records the engine holds matching `q` — a document's lexical passages and its chunks —
+    /// after a commit (what a search sees).
     fn count(&self, q: &str) -> u64 {
-        let e = self.client();
-        e.post_json(
-            &format!("{}/update", self.index),
-            &[("commit", "true")],
-            b"{}",
-        )
-        .expect("test setup");
-        let v = e
-            .select(&[("q".into(), q.into()), ("rows".into(), "0".into())])
-            .expect("test setup");
-        v["response"]["numFound"].as_u64().expect("test setup")
+        self.select_count(q, "*:*")
     }
 
-    /// Every passage id the engine holds, sorted.
-    fn ids(&self) -> Vec<String> {
+    /// Lexical passages the engine holds matching `q` (one for each short note).
+    fn passages(&self, q: &str) -> u64 {
+        self.select_count(q, "unit:lex")
+    }
+
+    fn select_count(&self, q: &str, fq: &str) -> u64 {
         let e = self.client();
         e.post_json(
             &format!("{}/update", self.index),
@@ -138,7 +133,31 @@ impl Team {
         .expect("test setup");
         let v = e
             .select(&[
-                ("q".into(), "*:*".into()),
+                ("q".into(), q.into()),
+                ("fq".into(), fq.into()),
+                ("rows".into(), "0".into()),
+            ])
+            .expect("test setup");
+        v["response"]["numFound"].as_u64().expect("test setup")
+    }
+
+    /// Every record id the engine holds, sorted.
+    fn ids(&self) -> Vec<String> {
+        self.ids_of("*:*")
+    }
+
+    /// The ids of the records matching `q`, sorted.
+    fn ids_of(&self, q: &str) -> Vec<String> {
+        let e = self.client();
+        e.post_json(
+            &format!("{}/update", self.index),
+            &[("commit", "true")],
+            b"{}",
+        )
+        .expect("test setup");
+        let v = e
+            .select(&[
+                ("q".into(), q.into()),
                 ("rows".into(), "10000".into()),
                 ("fl".into(), "id".into()),
             ])
@@ -241,16 +260,17 @@ fn round_trip_through_the_engine() {
     assert!(s.created);
     assert_eq!(
         (s.docs, s.not_shared, s.sent, s.passages, s.spooled),
-        (3, 1, 2, 2, 0)
+        (3, 1, 2, 4, 0),
+        "a passage and a chunk each"
     );
-    assert_eq!(s.mapping, "brain-1-384-all-minilm-l6-v2");
-    assert_eq!(t.count("*:*"), 2);
+    assert_eq!(s.mapping, "brain-2-384-all-minilm-l6-v2");
+    assert_eq!((t.passages("*:*"), t.count("unit:vec")), (2, 2));
     assert_eq!(
         t.count("body:zanzibar"),
         0,
         "a collection not shared reached the engine"
     );
-    assert_eq!(t.count("author:ana AND machine:laptop-1"), 2);
+    assert_eq!(t.count("author:ana AND machine:laptop-1"), 4);
 
     let (code, hits, err) = t.rank("billing retry", &["--mode", "lex"]);
     assert_eq!(code, 0, "{err}");
@@ -335,19 +355,19 @@ fn pushes_are_idempotent_and_follow_changes() {
         "# Deploy\n\nNow a short note about the canary.\n",
     );
     let (_, s) = t.push(&["--all"]);
-    assert_eq!((s.sent, s.passages), (1, 1));
-    assert_eq!(t.ids().len(), 2, "the stale chunks of deploy.md are gone");
+    assert_eq!((s.sent, s.passages), (1, 2), "a passage and a chunk");
+    assert_eq!(t.ids().len(), 4, "the stale records of deploy.md are gone");
     t.note(
         "keep.md",
         "---\ntype: decision\n---\n# Keep\n\nThe keeper note stays.\n",
     );
     let (_, s) = t.push(&["--all"]);
     assert_eq!(s.sent, 1);
-    assert_eq!(t.count("type:decision"), 1);
+    assert_eq!(t.passages("type:decision"), 1);
     std::fs::remove_file(t.notes.join("deploy.md")).expect("test setup");
     let (_, s) = t.push(&["--all"]);
     assert_eq!(s.removed, 1);
-    assert_eq!(t.ids().len(), 1);
+    assert_eq!(t.ids().len(), 2);
     // From stdin (partition's output): the same records, nothing pruned.
     let doc = serde_json::json!({"schema": 1, "kind": "doc", "id": "notes/in.md", "collection": "notes", "path": "in.md", "title": "Piped", "date": "2026-04-01T00:00:00Z", "source": {"type": "note", "file": "x"}, "meta": {}, "body": "piped through partition"});
     let out = run(
@@ -357,7 +377,7 @@ fn pushes_are_idempotent_and_follow_changes() {
     assert!(out.status.success());
     let s: Summary = parse_lines(&out.stdout).pop().expect("test setup");
     assert_eq!((s.sent, s.removed), (1, 0));
-    assert_eq!(t.ids().len(), 2);
+    assert_eq!(t.ids().len(), 4);
 }
 
 /// A TCP forwarder on `port` to `target`, until dropped: the engine as a laptop sees it, which
@@ -453,7 +473,8 @@ fn an_offline_laptop_spools_and_drains() {
             &format!("# Note {i}\n\nOffline note number {i} about quokkas.\n"),
         );
     }
-    let (out, s) = t.push(&["--all", "--batch", "2"]);
+    // Two records a note: three requests of two notes at most.
+    let (out, s) = t.push(&["--all", "--batch", "4"]);
     assert!(
         out.status.success(),
         "{}",
@@ -487,7 +508,8 @@ fn an_offline_laptop_spools_and_drains() {
     let _fwd = Forwarder::start(listener, port_of(&url));
     let (_, s) = t.push(&["--all"]);
     assert_eq!((s.drained, s.waiting, s.sent), (4, 0, 0), "{s:?}");
-    assert_eq!(t.ids().len(), 5, "every document exactly once");
+    assert_eq!(t.ids_of("unit:lex").len(), 5, "every document exactly once");
+    assert_eq!(t.ids().len(), 10);
     assert_eq!(t.count("body:wombat"), 1, "the later edit won");
     let (code, hits, err) = t.rank("quokkas", &["--mode", "lex"]);
     assert_eq!(code, 0, "{err}");
@@ -533,7 +555,12 @@ fn a_push_killed_midway_is_completed_by_the_next() {
     let ids = t.ids();
     let mut unique = ids.clone();
     unique.dedup();
-    assert_eq!((ids.len(), unique.len()), (60, 60));
+    assert_eq!(
+        (ids.len(), unique.len()),
+        (120, 120),
+        "a passage and a chunk each"
+    );
+    assert_eq!(t.ids_of("unit:lex").len(), 60);
 }
 
 /// Two teamindex runs at once: one takes the lock, the other exits 70 (or starts after the first
@@ -577,7 +604,11 @@ fn concurrent_pushes_never_write_twice() {
     let ids = t.ids();
     let mut unique = ids.clone();
     unique.dedup();
-    assert_eq!((ids.len(), unique.len()), (40, 40));
+    assert_eq!(
+        (ids.len(), unique.len()),
+        (80, 80),
+        "a passage and a chunk each"
+    );
 }
 
 /// This home's state damaged: sent.json not JSON, and a spool file that is not a request. The
@@ -634,7 +665,7 @@ fn a_damaged_state_is_set_aside_and_repaired() {
     assert!(state.join("sent.json.damaged").is_file());
     assert!(state.join("spool/refused").is_dir(), "{err}");
     assert_eq!((s.sent, s.waiting), (2, 0), "{s:?}");
-    assert_eq!(t.ids().len(), 2, "the lost state's stale chunks are gone");
+    assert_eq!(t.ids().len(), 4, "the lost state's stale records are gone");
     // The state is whole again: the next run sends nothing.
     let (_, s) = t.push(&["--all"]);
     assert_eq!((s.sent, s.unchanged), (0, 2), "{s:?}");
@@ -689,7 +720,7 @@ fn secrets_and_opted_out_notes_never_reach_the_engine() {
     let (_, s) = t.push(&["--all"]);
     assert_eq!((s.withheld, s.removed), (2, 1), "{s:?}");
     assert_eq!(t.count("doc_id:\"notes/plain.md\""), 0);
-    assert_eq!(t.ids().len(), 1);
+    assert_eq!(t.ids().len(), 2, "deploy.md's passage and chunk");
 }
 
 fn walk_files(dir: &Path) -> Vec<PathBuf> {
@@ -1070,14 +1101,14 @@ fn a_purge_reaches_the_engine() {
     let said = purge("notes/secret.md");
     assert!(said.contains("deleted from the team engine"), "{said}");
     assert_eq!(t.count("doc_id:\"notes/secret.md\""), 0);
-    assert_eq!(t.count("*:*"), 2);
+    assert_eq!((t.passages("*:*"), t.count("*:*")), (2, 4));
     // Offline: the delete is spooled.
     drop(fwd);
     let said = purge("notes/later.md");
     assert!(said.contains("waits in the spool"), "{said}");
     assert_eq!(
         t.count("doc_id:\"notes/later.md\""),
-        1,
+        2,
         "nothing reached the engine yet"
     );
     // Back: the next teamindex sends the spooled delete first.
@@ -1085,7 +1116,7 @@ fn a_purge_reaches_the_engine() {
     let (_, s) = t.push(&["--all"]);
     assert_eq!(s.drained, 1, "{s:?}");
     assert_eq!(t.count("doc_id:\"notes/later.md\""), 0);
-    assert_eq!(t.count("*:*"), 1);
+    assert_eq!((t.passages("*:*"), t.count("*:*")), (1, 2));
 
     // Written and pushed while the engine is away (its add waits in the spool), then purged: the
     // add leaves the spool before anything is sent, so the engine never receives the text.
@@ -1112,7 +1143,7 @@ fn a_purge_reaches_the_engine() {
     assert_eq!(s.drained, 1, "only the purge's delete was left: {s:?}");
     assert_eq!(t.count("body:quokkasecret"), 0);
     assert_eq!(t.count("doc_id:\"notes/offline.md\""), 0);
-    assert_eq!(t.count("*:*"), 1);
+    assert_eq!((t.passages("*:*"), t.count("*:*")), (1, 2));
 }
 
 /// A spooled request damaged on disk is never sent, and loses nothing: the next run sends every
@@ -1149,7 +1180,7 @@ fn a_damaged_spool_loses_no_document() {
     );
     assert_eq!((s.drained, s.sent), (0, 3), "{s:?}");
     for id in ["one", "two", "three"] {
-        assert_eq!(t.count(&format!("doc_id:\"notes/{id}.md\"")), 1, "{id}");
+        assert_eq!(t.count(&format!("doc_id:\"notes/{id}.md\"")), 2, "{id}");
     }
     // And the next run has nothing left to do.
     let (_, s) = t.push(&["--all"]);
@@ -1490,8 +1521,20 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
     let Some(t) = Team::new(&url, "strength") else {
         return;
     };
+    // One passage of about 2,500 bytes, two chunks: the query's words are in the passage, not
+    // in either chunk alone (mapping 1 searched the chunks: this note was a weaker match there).
+    let filler = "The scheduler kept its worker threads busy while the queue drained. ".repeat(36);
+    t.note(
+        "d.md",
+        &format!("# Long notes\n\nThe tokio executor stalled. {filler}It hung at shutdown.\n"),
+    );
     runtime_notes(&t);
-    for query in ["tokio runtime shutdown", "runtime", "gardens tokio"] {
+    for query in [
+        "tokio runtime shutdown",
+        "runtime",
+        "gardens tokio",
+        "tokio shutdown",
+    ] {
         let local: Vec<Hit> = parse_lines(
             &run(
                 t.cmd("rank")
@@ -1516,6 +1559,13 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
             assert!(
                 (a - b).abs() <= 0.05,
                 "{query}: {} local {a}, engine {b}",
+                r.uri
+            );
+            // The same passage, so the same share of the query's words.
+            assert_eq!(
+                l.signals.get("match"),
+                r.signals.get("match"),
+                "{query}: {}",
                 r.uri
             );
         }

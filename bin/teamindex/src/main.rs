@@ -5,10 +5,10 @@ use std::time::Duration;
 use anyhow::Context;
 use brain_cli::{Exit, Failure, Stdout, Warnings};
 use brain_store::{Home, Lock};
+use brain_team::home::Cutting;
 use brain_team::record::Who;
 use brain_team::sink::{self, Input, Options};
 use brain_vec::EmbedderSpec;
-use brain_vec::chunk::ChunkParams;
 use clap::Parser;
 
 /// Send documents to a team search engine (SolrCloud), as one more sink beside lexindex and
@@ -16,7 +16,8 @@ use clap::Parser;
 ///
 /// Reads doc NDJSON on stdin (partition's output), or with --all every file of every collection.
 /// Only collections named in brain.yaml's `team.shared` are sent; nothing is shared by default.
-/// Each document goes as one passage per chunk, with the chunk's vector from brain's own model;
+/// Each document goes as one record per lexical passage (what words search, cut as lexindex cuts
+/// it) and one per chunk (with the chunk's vector from brain's own model);
 /// unchanged documents are not sent again, and ids are stable, so a repeated run never makes a
 /// duplicate. Before anything leaves the machine, brain-redact's rules run again over each
 /// document's title, frontmatter and body (secrets replaced, <private> spans and base64 blobs
@@ -42,11 +43,11 @@ struct Args {
     /// The engine-side index [default: team.index, else `brain`].
     #[arg(long, value_name = "NAME")]
     index: Option<String>,
-    /// Print the passages that would be sent (NDJSON, without vectors) and send nothing; needs no
-    /// engine and no model.
+    /// Print the records that would be sent (NDJSON: passages, then chunks without vectors) and
+    /// send nothing; needs no engine and no model.
     #[arg(long)]
     records: bool,
-    /// Passages per bulk request.
+    /// Records per bulk request.
     #[arg(long, value_name = "N", default_value_t = 256)]
     batch: usize,
     /// Time allowed for one request to the engine, in seconds.
@@ -113,7 +114,7 @@ fn run(args: Args) -> anyhow::Result<Exit> {
         &engine,
         &brain_team::home::Local {
             embedder: embedder.as_ref(),
-            chunking: ChunkParams::default(),
+            cutting: Cutting::of(&config),
         },
         inputs,
         &team.shared,
@@ -158,8 +159,9 @@ fn records(
     mut out: Stdout,
 ) -> anyhow::Result<Exit> {
     use std::io::Write;
-    // The chunks as vecindex cuts them; no model is loaded (no vectors are printed).
-    let chunking = ChunkParams::default();
+    // The passages as lexindex cuts them, the chunks as vecindex does; no model is loaded (no
+    // vectors are printed).
+    let cutting = Cutting::of(config);
     for input in inputs(args, config, warn)? {
         let collection = input.collection();
         if !team.shared.contains(&collection) {
@@ -170,7 +172,7 @@ fn records(
         let Some((input, _)) = input.outgoing() else {
             continue;
         };
-        let pieces = brain_team::home::pieces(&input.doc.body, chunking);
+        let pieces = cutting.pieces(&collection, &input.doc.body);
         let passages = brain_team::record::passages(
             &input.doc,
             &collection,

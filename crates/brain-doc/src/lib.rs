@@ -31,6 +31,7 @@ pub mod loopback;
 pub mod markdown;
 pub mod memory;
 pub mod ndjson;
+pub mod passage;
 pub mod timings;
 pub mod title;
 pub mod yaml;

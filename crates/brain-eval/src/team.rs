@@ -48,7 +48,7 @@ impl Bench {
             &client,
             &brain_team::home::Local {
                 embedder: embedder.as_ref(),
-                chunking: brain_vec::chunk::ChunkParams::default(),
+                cutting: brain_team::home::Cutting::default(),
             },
             inputs,
             &[COLLECTION.to_string()],

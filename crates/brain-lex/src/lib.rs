@@ -13,7 +13,7 @@ mod dump;
 pub mod graph;
 mod index;
 pub mod lifecycle;
-pub mod passage;
+pub use brain_doc::passage;
 pub mod queue;
 mod read_only;
 pub mod schema;

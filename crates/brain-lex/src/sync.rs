@@ -178,7 +178,7 @@ impl Indexer {
 
     /// How documents of `collection` are cut: a daily note block by block.
     fn shape(&self, collection: &str) -> Shape {
-        if self.role(collection) == brain_store::para::ROLE_DAILY {
+        if self.config.is_daily(collection) {
             Shape::Blocks
         } else {
             Shape::Sections

@@ -14,7 +14,7 @@ use brain_rank::engine::Remote;
 use brain_store::{Config, Home};
 use brain_team::TeamError;
 use brain_team::mapping::Mapping;
-use brain_team::record::Piece;
+use brain_team::record::{Piece, Pieces};
 use brain_team::sink::{Options, Vectors};
 
 const DIMS: usize = 384;
@@ -28,7 +28,7 @@ const QUERIES: [&str; 6] = [
 ];
 
 /// Unit vectors from a hash of the text (a fixed stream per passage).
-struct Synthetic;
+struct Synthetic(brain_team::home::Cutting);
 
 fn unit(seed: &str) -> Vec<f32> {
     let mut x =
@@ -55,8 +55,8 @@ impl Vectors for Synthetic {
     fn mapping(&self) -> Mapping {
         Mapping::new("synthetic", DIMS)
     }
-    fn pieces(&self, body: &str) -> Vec<Piece> {
-        brain_team::home::pieces(body, brain_vec::chunk::ChunkParams::default())
+    fn pieces(&self, collection: &str, body: &str) -> Pieces {
+        self.0.pieces(collection, body)
     }
     fn embed(&self, title: &str, pieces: &[Piece]) -> Result<Vec<Vec<f32>>, TeamError> {
         Ok(pieces
@@ -88,7 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let s = brain_team::sink::push(
         &home.team_state(&brain_team::sink::state_key(&engine)),
         &engine,
-        &Synthetic,
+        &Synthetic(brain_team::home::Cutting::of(&config)),
         inputs,
         &shared,
         &brain_team::record::Who::from_env(None),

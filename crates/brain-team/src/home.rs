@@ -1,13 +1,13 @@
 //! This home's side of a team engine (docs/team.md): the engine brain.yaml's `team:` section
-//! names, with its credentials; and this home's chunker and model as the vectors the
-//! `teamindex` sink sends ([`crate::sink::Vectors`]), so the engine's passages are the very
-//! chunks `vecindex` embeds.
+//! names, with its credentials; and this home's cutting and model as the records the
+//! `teamindex` sink sends ([`crate::sink::Vectors`]), so the engine's lexical passages are the
+//! very passages `lexindex` indexes and its chunks the very chunks `vecindex` embeds.
 
 use std::time::Duration;
 
 use crate::TeamError;
 use crate::mapping::Mapping;
-use crate::record::Piece;
+use crate::record::{self, Piece, Pieces};
 use brain_doc::Classified;
 use brain_store::Config;
 use brain_vec::Embedder;
@@ -37,10 +37,42 @@ pub fn connect(
     crate::Engine::connect_tls(&url, index.unwrap_or(&team.index), creds, &tls, timeout)
 }
 
-/// This home's chunker and embedder, as the sink asks for them.
+/// How this home cuts a body: into the lexical index's passages (a daily note's block by
+/// block) and into vecindex's chunks.
+#[derive(Debug, Clone, Default)]
+pub struct Cutting {
+    pub chunking: ChunkParams,
+    /// The collections of daily notes ([`Config::is_daily`]).
+    pub daily: Vec<String>,
+}
+
+impl Cutting {
+    /// The cutting of the home `config` describes, with vecindex's chunk size.
+    pub fn of(config: &Config) -> Cutting {
+        Cutting {
+            chunking: ChunkParams::default(),
+            daily: config
+                .collections
+                .iter()
+                .filter(|c| config.is_daily(&c.name))
+                .map(|c| c.name.clone())
+                .collect(),
+        }
+    }
+
+    /// The body of a document of `collection`, cut both ways.
+    pub fn pieces(&self, collection: &str, body: &str) -> Pieces {
+        Pieces {
+            lexical: record::lexical(body, self.daily.iter().any(|d| d == collection)),
+            chunks: chunks(body, self.chunking),
+        }
+    }
+}
+
+/// This home's cutting and embedder, as the sink asks for them.
 pub struct Local<'a> {
     pub embedder: &'a dyn Embedder,
-    pub chunking: ChunkParams,
+    pub cutting: Cutting,
 }
 
 impl crate::sink::Vectors for Local<'_> {
@@ -48,8 +80,8 @@ impl crate::sink::Vectors for Local<'_> {
         Mapping::new(&self.embedder.model_id(), self.embedder.dims())
     }
 
-    fn pieces(&self, body: &str) -> Vec<Piece> {
-        pieces(body, self.chunking)
+    fn pieces(&self, collection: &str, body: &str) -> Pieces {
+        self.cutting.pieces(collection, body)
     }
 
     fn embed(&self, title: &str, pieces: &[Piece]) -> Result<Vec<Vec<f32>>, TeamError> {
@@ -66,8 +98,8 @@ impl crate::sink::Vectors for Local<'_> {
     }
 }
 
-/// The passages of a body: vecindex's chunks.
-pub fn pieces(body: &str, chunking: ChunkParams) -> Vec<Piece> {
+/// The chunks of a body, as vecindex cuts it.
+fn chunks(body: &str, chunking: ChunkParams) -> Vec<Piece> {
     chunk::chunk(body, chunking)
         .into_iter()
         .map(|c| Piece {

@@ -9,8 +9,9 @@ use std::io::Write;
 
 use crate::{Engine, TeamError};
 
-/// Bumped when a field is added, removed or analyzed differently.
-pub const MAPPING_VERSION: u32 = 1;
+/// Bumped when a field is added, removed or analyzed differently. 2: lexical passages and
+/// chunks as records of their own (`unit`; 1 had chunks alone, searched by words too).
+pub const MAPPING_VERSION: u32 = 2;
 
 const SCHEMA: &str = include_str!("../conf/schema.xml");
 const SOLRCONFIG: &str = include_str!("../conf/solrconfig.xml");
@@ -31,7 +32,7 @@ impl Mapping {
         }
     }
 
-    /// `brain-1-384-bge-small-en-v1.5`: the schema's and the configset's name.
+    /// `brain-2-384-bge-small-en-v1.5`: the schema's and the configset's name.
     pub fn name(&self) -> String {
         let model = self.model.strip_prefix("local:").unwrap_or(&self.model);
         let slug: String = model
@@ -165,14 +166,14 @@ mod tests {
     #[test]
     fn the_name_holds_version_size_and_model() {
         let m = Mapping::new("local:bge-small-en-v1.5", 384);
-        assert_eq!(m.name(), "brain-1-384-bge-small-en-v1.5");
+        assert_eq!(m.name(), "brain-2-384-bge-small-en-v1.5");
         assert!(m.schema().contains("vectorDimension=\"384\""));
         assert!(
             m.schema()
-                .contains("name=\"brain-1-384-bge-small-en-v1.5\"")
+                .contains("name=\"brain-2-384-bge-small-en-v1.5\"")
         );
         let remote = Mapping::new("openai:http://h/x#Text Emb", 8).name();
-        assert_eq!(remote, "brain-1-8-openai-http---h-x-text-emb");
+        assert_eq!(remote, "brain-2-8-openai-http---h-x-text-emb");
         let zip = m.configset_zip().expect("test setup");
         assert_eq!(&zip[..2], b"PK");
     }

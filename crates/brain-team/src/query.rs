@@ -4,10 +4,10 @@
 //! Nothing the user typed is ever read as the engine's syntax: every word, phrase and exclusion
 //! becomes a quoted string (`\` and `"` escaped), every filter value a quoted term of its field,
 //! and the query text starts with a quote, so it can never open local parameters (`{!…}`). Dates
-//! are printed by brain. The lexical list is edismax over title and body (BM25, the fields' best
-//! plus half the others, as brain's own index scores them); the vector list is `{!knn}` with the
-//! same filters applied before the nearest neighbours are chosen. Both collapse a document's
-//! passages to its best one.
+//! are printed by brain. The lexical list is edismax over the lexical passages' title and body
+//! (BM25, the fields' best plus half the others, as brain's own index scores them); the vector
+//! list is `{!knn}` over the chunks, with the same filters applied before the nearest neighbours
+//! are chosen. Both collapse a document's records to its best one.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -46,8 +46,33 @@ pub struct Hide {
     pub as_of: bool,
 }
 
-/// The fields a hit is made of.
-const FIELDS: &str = "id,doc_id,seq,line,collection,path,title,body,date,source,agent,project,type,status,key,importance,confidence,pinned,occurred,expires,author,machine,score";
+/// The fields a hit is made of, but its text.
+const FIELDS: &str = "id,doc_id,seq,line,collection,path,date,source,agent,project,type,status,key,importance,confidence,pinned,occurred,expires,author,machine,score";
+
+/// The records of one unit ([`crate::record::Text`]): `lex`, what words search (and what a
+/// document's newest record and its recency are read from: every document has one), or `vec`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Lex,
+    Vec,
+}
+
+impl Unit {
+    fn filter(self) -> String {
+        match self {
+            Unit::Lex => "unit:lex".into(),
+            Unit::Vec => "unit:vec".into(),
+        }
+    }
+
+    /// The stored fields of a hit, its text as `title` and `body` whichever unit it is.
+    fn fields(self) -> String {
+        match self {
+            Unit::Lex => format!("{FIELDS},title,body"),
+            Unit::Vec => format!("{FIELDS},title:chunk_title,body:chunk"),
+        }
+    }
+}
 
 /// The parameters of the lexical list, `rows` documents deep.
 pub fn lexical(s: &Search, rows: usize) -> Vec<(String, String)> {
@@ -71,7 +96,7 @@ pub fn lexical(s: &Search, rows: usize) -> Vec<(String, String)> {
         p("uf", "-*"),
         p("lowercaseOperators", "false"),
     ];
-    finish(&mut params, &s.filter, rows);
+    finish(&mut params, &s.filter, Unit::Lex, rows);
     params
 }
 
@@ -93,23 +118,24 @@ pub fn vector(vector: &[f32], filter: &Filter, rows: usize) -> Vec<(String, Stri
         "q",
         &format!("{{!knn f=vec topK={top_k}}}[{}]", floats.join(",")),
     )];
-    finish(&mut params, filter, rows);
+    finish(&mut params, filter, Unit::Vec, rows);
     params
 }
 
 /// The parameters of the recency walk: newest first, no text.
 pub fn recent(filter: &Filter, rows: usize) -> Vec<(String, String)> {
     let mut params = vec![p("q", "*:*"), p("sort", "date desc,id asc")];
-    finish(&mut params, filter, rows);
+    finish(&mut params, filter, Unit::Lex, rows);
     params
 }
 
-fn finish(params: &mut Vec<(String, String)>, f: &Filter, rows: usize) {
+fn finish(params: &mut Vec<(String, String)>, f: &Filter, unit: Unit, rows: usize) {
+    params.push(p("fq", &unit.filter()));
     for fq in filters(f) {
         params.push(p("fq", &fq));
     }
     params.push(p("fq", "{!collapse field=doc_id}"));
-    params.push(p("fl", FIELDS));
+    params.push(p("fl", &unit.fields()));
     params.push(p("rows", &rows.clamp(1, 10_000).to_string()));
     // Every shard has a replica on every node of a small cluster: the node asked answers from its
     // own, and fetches the stored fields in the same pass (SciFact on the 2-node cluster, one
@@ -246,6 +272,7 @@ pub fn newest_of_keys(keys: &[String], hide: Hide) -> Vec<(String, String)> {
     let any: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
     let mut params = vec![
         p("q", "*:*"),
+        p("fq", &Unit::Lex.filter()),
         p("fq", &format!("key:({})", any.join(" OR "))),
         p("fq", "status:\"active\""),
         p("group", "true"),
@@ -280,7 +307,8 @@ pub fn newest(answer: &Value) -> std::collections::HashMap<String, (String, Stri
     out
 }
 
-/// How many passages the engine holds (of one document, when `doc_id` is given).
+/// How many records the engine holds, passages and chunks (of one document, when `doc_id` is
+/// given).
 pub fn count_params(doc_id: Option<&str>) -> Vec<(String, String)> {
     let mut params = vec![p("q", "*:*"), p("rows", "0")];
     if let Some(id) = doc_id {

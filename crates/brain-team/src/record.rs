@@ -1,10 +1,15 @@
-//! The bulk record of one passage: a chunk of a brain document as the engine stores it, with the
-//! document's filters (collection, project, agent, type, dates), its lifecycle (status, expiry),
-//! who sent it (author, machine) and the chunk's vector, computed locally by brain's own model.
+//! The bulk records of one document, as the engine stores them: its lexical passages (the units
+//! this home's lexical index holds, [`brain_doc::passage`]) and its chunks (the units `vecindex`
+//! embeds, each with its vector from brain's own model), each with the document's filters
+//! (collection, project, agent, type, dates), its lifecycle (status, expiry) and who sent it
+//! (author, machine). Words search the lexical passages alone and vectors the chunks alone, so
+//! the engine's word statistics, a hit's passage and its share of the query's words are this
+//! home's (issue 58: one scale of strength).
 //!
-//! Its id is `<sha256 of the document id>!<chunk>`: fixed length, nothing a document id holds
-//! can reach the engine's syntax or another index, and SolrCloud's compositeId router keeps every
-//! passage of one document on one shard (what collapsing them to one hit needs).
+//! An id is `<sha256 of the document id>!<n>`, `n` counting the document's passages, then its
+//! chunks: fixed length, nothing a document id holds can reach the engine's syntax or another
+//! index, and SolrCloud's compositeId router keeps every record of one document on one shard
+//! (what collapsing them to one hit needs).
 
 use brain_doc::memory::Memory;
 use brain_doc::{Doc, file};
@@ -40,17 +45,18 @@ impl Who {
     }
 }
 
-/// One passage, as sent to the engine.
+/// One record, as sent to the engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Passage {
     pub id: String,
     pub doc_id: String,
+    /// Its place among the document's passages, or among its chunks.
     pub seq: u32,
     pub line: u64,
     pub collection: String,
     pub path: String,
-    pub title: String,
-    pub body: String,
+    #[serde(flatten)]
+    pub text: Text,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     pub source: String,
@@ -74,19 +80,44 @@ pub struct Passage {
     pub pinned: bool,
     pub author: String,
     pub machine: String,
-    /// sha256 of what was embedded (title and body): what a later push compares.
+    /// sha256 of the document as sent (title, date, frontmatter, body): what a later push compares.
     pub hash: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vec: Option<Vec<f32>>,
 }
 
-/// The engine id of chunk `seq` of document `doc_id`.
-pub fn passage_id(doc_id: &str, seq: u32) -> String {
-    format!("{}!{seq}", brain_doc::sha256_hex(doc_id.as_bytes()))
+/// What a record holds of its document's text: the field `unit` says which.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "unit", rename_all = "lowercase")]
+pub enum Text {
+    /// A lexical passage: its title and text are what the engine's words search (BM25).
+    Lex { title: String, body: String },
+    /// A chunk: its vector is what the engine's k-NN searches; its title and text are stored to
+    /// be shown, never searched by words (they would count twice in the words' statistics).
+    Vec {
+        chunk_title: String,
+        chunk: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        vec: Option<Vec<f32>>,
+    },
 }
 
-/// One chunk of a document body, as the home's chunker cut it (brain_vec::chunk): its place in the
-/// document, the body line it starts at (1-based), its text.
+impl Text {
+    /// The text shown for the record (a passage's or a chunk's).
+    pub fn body(&self) -> &str {
+        match self {
+            Text::Lex { body, .. } => body,
+            Text::Vec { chunk, .. } => chunk,
+        }
+    }
+}
+
+/// The engine id of record `n` of document `doc_id` (its passages first, then its chunks).
+pub fn passage_id(doc_id: &str, n: u32) -> String {
+    format!("{}!{n}", brain_doc::sha256_hex(doc_id.as_bytes()))
+}
+
+/// One piece of a document body — a lexical passage ([`brain_doc::passage`]) or a chunk as the
+/// home's chunker cut it (brain_vec::chunk): its place in the document, the body line it starts
+/// at (1-based), its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Piece {
     pub seq: u32,
@@ -94,13 +125,37 @@ pub struct Piece {
     pub text: String,
 }
 
-/// The passages of `doc` (collection `collection`, content hash `hash`), one per chunk, with the
-/// vectors in chunk order when there are any.
+/// A body cut both ways: its lexical passages and its chunks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pieces {
+    pub lexical: Vec<Piece>,
+    pub chunks: Vec<Piece>,
+}
+
+/// The lexical passages of a body, as this home's lexical index cuts it: a daily note's block
+/// by block (`blocks`), else at headings and paragraphs.
+pub fn lexical(body: &str, blocks: bool) -> Vec<Piece> {
+    let cut = if blocks {
+        brain_doc::passage::split_blocks(body, 1)
+    } else {
+        brain_doc::passage::split(body, 1)
+    };
+    cut.into_iter()
+        .map(|p| Piece {
+            seq: u32::try_from(p.ordinal).unwrap_or(u32::MAX),
+            line: p.line,
+            text: p.text,
+        })
+        .collect()
+}
+
+/// The records of `doc` (collection `collection`, content hash `hash`): one per lexical passage
+/// of `pieces`, then one per chunk, with the chunks' vectors in order when there are any.
 pub fn passages(
     doc: &Doc,
     collection: &str,
     hash: &str,
-    chunks: &[Piece],
+    pieces: &Pieces,
     body_line: u64,
     vectors: Option<Vec<Vec<f32>>>,
     who: &Who,
@@ -114,17 +169,34 @@ pub fn passages(
             .and_then(|s| word(&s))
     };
     let mut vectors = vectors.map(|v| v.into_iter());
-    chunks
+    let texts = pieces
+        .lexical
         .iter()
-        .map(|c| Passage {
-            id: passage_id(&doc.id, c.seq),
+        .map(|p| {
+            let text = Text::Lex {
+                title: doc.title.clone(),
+                body: p.text.clone(),
+            };
+            (p, text)
+        })
+        .chain(pieces.chunks.iter().map(|c| {
+            let text = Text::Vec {
+                chunk_title: doc.title.clone(),
+                chunk: c.text.clone(),
+                vec: vectors.as_mut().and_then(Iterator::next),
+            };
+            (c, text)
+        }));
+    texts
+        .enumerate()
+        .map(|(n, (c, text))| Passage {
+            id: passage_id(&doc.id, u32::try_from(n).unwrap_or(u32::MAX)),
             doc_id: doc.id.clone(),
             seq: c.seq,
             line: body_line.saturating_add(c.line).saturating_sub(1),
             collection: collection.to_string(),
             path: doc.path.clone(),
-            title: doc.title.clone(),
-            body: c.text.clone(),
+            text,
             date: captured.and_then(instant),
             source: doc.source.kind.clone(),
             agent: doc
@@ -145,7 +217,6 @@ pub fn passages(
             author: who.author.clone(),
             machine: who.machine.clone(),
             hash: hash.to_string(),
-            vec: vectors.as_mut().and_then(Iterator::next),
         })
         .collect()
 }
@@ -179,6 +250,90 @@ mod tests {
         assert!(a.ends_with("!3"));
         assert!(a[..64].bytes().all(|b| b.is_ascii_hexdigit()));
         assert_eq!(a[..64], passage_id("notes/../../etc/passwd", 0)[..64]);
+    }
+
+    /// A document's records: its lexical passages as the lexical index cuts them, then its chunks
+    /// with their vectors; ids count them all, so deleting the tail of a shorter document is one
+    /// range.
+    #[test]
+    fn passages_then_chunks_with_contiguous_ids() {
+        let mut doc = Doc::new(
+            "notes/a",
+            "A",
+            "2026-03-01",
+            brain_doc::Source::new("note", "x"),
+        );
+        doc.body = "# One\n\nfirst part\n\n# Two\n\nsecond part\n".into();
+        let pieces = Pieces {
+            lexical: lexical(&doc.body, false),
+            chunks: vec![Piece {
+                seq: 0,
+                line: 1,
+                text: "one chunk".into(),
+            }],
+        };
+        let want: Vec<String> = brain_doc::passage::split(&doc.body, 1)
+            .into_iter()
+            .map(|p| p.text)
+            .collect();
+        assert_eq!(want.len(), 2);
+        let who = Who {
+            author: "ana".into(),
+            machine: "m".into(),
+        };
+        let records = passages(
+            &doc,
+            "notes",
+            "h",
+            &pieces,
+            5,
+            Some(vec![vec![0.5; 3]]),
+            &who,
+        );
+        assert_eq!(records.len(), 3);
+        for (n, r) in records.iter().enumerate() {
+            assert_eq!(r.id, passage_id("notes/a", n as u32));
+        }
+        assert_eq!(
+            records[..2]
+                .iter()
+                .map(|r| r.text.body())
+                .collect::<Vec<_>>(),
+            want
+        );
+        assert_eq!((records[0].line, records[1].line), (5, 9));
+        match &records[2].text {
+            Text::Vec { chunk, vec, .. } => {
+                assert_eq!(
+                    (chunk.as_str(), vec.as_deref()),
+                    ("one chunk", Some(&[0.5; 3][..]))
+                );
+            }
+            t => panic!("{t:?}"),
+        }
+        // On the wire the unit names the fields: words search `title` and `body` of a passage
+        // only; a chunk's text is `chunk_title` and `chunk`.
+        let lex = serde_json::to_value(&records[0]).expect("serializes");
+        assert_eq!(
+            (lex["unit"].as_str(), lex["title"].as_str()),
+            (Some("lex"), Some("A"))
+        );
+        assert!(lex.get("chunk").is_none() && lex.get("vec").is_none());
+        let chunk = serde_json::to_value(&records[2]).expect("serializes");
+        assert_eq!(chunk["unit"], "vec");
+        assert!(chunk.get("body").is_none() && chunk.get("title").is_none());
+        let back: Passage = serde_json::from_value(chunk).expect("reads back");
+        assert_eq!(back, records[2]);
+    }
+
+    /// A daily note is cut block by block, as the lexical index cuts it.
+    #[test]
+    fn a_daily_note_is_a_passage_per_block() {
+        let body = "- 09:10 fixed the auth bug\n- 10:30 met Ana\n";
+        assert_eq!(lexical(body, true).len(), 2);
+        assert_eq!(lexical(body, false).len(), 1);
+        // An empty body is one empty passage: the title stays searchable.
+        assert_eq!(lexical("", false).len(), 1);
     }
 
     #[test]

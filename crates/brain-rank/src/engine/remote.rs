@@ -178,9 +178,10 @@ impl Engine {
         let found = current(r, tq::found(&answer), &filter)?;
         let mut out = hits(found, "bm25", now, |s| s);
         // The engine's BM25 does not read across queries, nor against this home's: each hit's
-        // share of the query's words, weighted as this home's index weighs them (the `match`
-        // signal a local hit carries), puts its strength on the local scale. Without a local
-        // index (a member who only asks the engine) every word weighs the same.
+        // share of the query's words in its passage (the engine's lexical records are this
+        // home's passages), weighted as this home's index weighs them (the `match` signal a
+        // local hit carries), puts its strength on the local scale. Without a local index (a
+        // member who only asks the engine) every word weighs the same.
         let empty;
         let searcher = match self.ranker() {
             Ok(ranker) => Some(ranker.searcher()),

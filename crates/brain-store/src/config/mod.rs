@@ -374,6 +374,13 @@ impl Config {
         self.collections.iter().find(|c| c.name == name)
     }
 
+    /// `name` is a collection of daily notes (role `daily`, seed 001): every block of a note is a
+    /// passage of its own, wherever its words are searched (the lexical index, a team engine).
+    pub fn is_daily(&self, name: &str) -> bool {
+        self.collection(name)
+            .is_some_and(|c| c.role == crate::para::ROLE_DAILY)
+    }
+
     /// Every name of `names` is a collection here; the first that is not is
     /// [`ConfigError::Unknown`] (list the choices with [`Config::names`]).
     pub fn check_collections(&self, names: &[String]) -> Result<(), ConfigError> {

@@ -164,17 +164,17 @@ impl Run<'_> {
             return Ok(());
         };
         self.summary.redacted += secrets as usize;
-        let chunks = vectors.pieces(&input.doc.body);
-        let embedded = if chunks.is_empty() {
+        let pieces = vectors.pieces(&collection, &input.doc.body);
+        let embedded = if pieces.chunks.is_empty() {
             Vec::new()
         } else {
-            vectors.embed(&input.doc.title, &chunks)?
+            vectors.embed(&input.doc.title, &pieces.chunks)?
         };
         let passages = record::passages(
             &input.doc,
             &collection,
             &hash,
-            &chunks,
+            &pieces,
             input.body_line,
             Some(embedded),
             who,

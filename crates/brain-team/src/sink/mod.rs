@@ -3,8 +3,9 @@
 //! Doc records in (partition's output, or every file of the collections with `--all`), bulk
 //! updates out, one summary record. Only documents of a collection in `team.shared` are ever sent;
 //! the rest are counted and left. A document is sent when its content changed since it was last
-//! sent (`state/team/<key>/sent.json`), as one passage per chunk with the chunk's vector from
-//! brain's own model; chunks it no longer has are deleted in the same request.
+//! sent (`state/team/<key>/sent.json`), as one record per lexical passage and one per chunk with
+//! the chunk's vector from brain's own model ([`crate::record`]); records it no longer has are
+//! deleted in the same request.
 //!
 //! Delivery is at least once and never twice: every id is stable, so a request repeated after a
 //! kill replaces what it wrote. A request the engine answers too slowly or with a 5xx is asked again
@@ -21,7 +22,7 @@ use brain_doc::Doc;
 use serde::{Deserialize, Serialize};
 
 use crate::mapping::{self, Mapping};
-use crate::record::{Piece, Who};
+use crate::record::{Piece, Pieces, Who};
 use crate::spool::Spool;
 use crate::{Engine, TeamError};
 
@@ -75,15 +76,15 @@ fn redact_value(v: &mut serde_json::Value, counts: &mut brain_redact::Counts) {
     }
 }
 
-/// How this home cuts a body into passages and embeds them: its own chunker and model
-/// (`brain_team::home::Local` gives brain-vec's).
+/// How this home cuts a body and embeds its chunks: its own passages, chunker and model
+/// (`brain_team::home::Local` gives brain-lex's passages and brain-vec's chunks and model).
 pub trait Vectors {
     /// The index mapping of these vectors (model and size).
     fn mapping(&self) -> Mapping;
-    /// The passages of a body.
-    fn pieces(&self, body: &str) -> Vec<Piece>;
-    /// The vectors of passages (`title` is the document's), in order.
-    fn embed(&self, title: &str, pieces: &[Piece]) -> Result<Vec<Vec<f32>>, TeamError>;
+    /// The lexical passages and the chunks of a body of `collection`.
+    fn pieces(&self, collection: &str, body: &str) -> Pieces;
+    /// The vectors of chunks (`title` is the document's), in order.
+    fn embed(&self, title: &str, chunks: &[Piece]) -> Result<Vec<Vec<f32>>, TeamError>;
 }
 
 /// Caps and switches of one run.

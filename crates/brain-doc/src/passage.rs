@@ -1,13 +1,15 @@
-//! Cutting a markdown body into passages: one tantivy document each, so a hit has a line number and a
-//! long transcript can answer with more than one passage.
+//! Cutting a markdown body into passages: the lexical unit — one tantivy document each (brain-lex),
+//! one lexical record each in a team engine (brain-team) — so a hit has a line number, a long
+//! transcript can answer with more than one passage, and a passage's share of the query's words
+//! is the same wherever it is searched.
 //!
 //! A passage starts at every ATX heading (`#`…`######`, outside code fences) and, inside a long
 //! section, at the first blank line (outside a fence) after [`TARGET_PASSAGE_BYTES`]; a section
 //! that reaches [`MAX_PASSAGE_BYTES`] without such a break is cut at a line boundary, and a single
 //! line longer than that is cut at character boundaries (all pieces carry that line's number).
-//! Fences and headings are read by [`brain_doc::blocks`], the reader the embedding chunker shares.
+//! Fences and headings are read by [`crate::blocks`], the reader the embedding chunker shares.
 
-use brain_doc::blocks::{Class, Lines};
+use crate::blocks::{Class, Lines};
 
 /// Preferred passage size. ~1.5 KB ≈ 250 words: short enough that BM25 length normalization favours
 /// the focused passage over a whole transcript, long enough to keep a question and its answer together
