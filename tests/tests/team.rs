@@ -1588,8 +1588,8 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
 }
 
 /// A member with no local index of their own (they only ask the engine) still gets strengths on
-/// the match scale: each hit's share of the query's words, every word weighing the same (before,
-/// a lexical list through the engine had no strength at all there).
+/// the match scale: each hit's share of the query's words, weighed by the engine's statistics
+/// (its lexical passages and those holding each word), as a local index would weigh them.
 #[test]
 fn a_member_without_a_local_index_gets_match_strengths() {
     let Some(url) = engine() else { return };
@@ -1597,17 +1597,30 @@ fn a_member_without_a_local_index_gets_match_strengths() {
         return;
     };
     runtime_notes(&t);
+    let query = "tokio runtime shutdown";
+    let local: Vec<Hit> = parse_lines(
+        &run(
+            t.cmd("rank")
+                .args(["-n", "10", "--mode", "lex", "--", query]),
+            b"",
+        )
+        .stdout,
+    );
     std::fs::remove_dir_all(t.home.join("index").join("lex")).expect("no local index");
-    let (code, hits, said) = t.rank("tokio runtime shutdown", &["--mode", "lex"]);
+    let (code, hits, said) = t.rank(query, &["--mode", "lex"]);
     assert_eq!(code, 0, "{said}");
-    let strength = |name: &str| {
-        hits.iter()
+    let signal = |list: &[Hit], name: &str| {
+        let h = list
+            .iter()
             .find(|h| h.uri.ends_with(name))
-            .unwrap_or_else(|| panic!("{name} through the engine: {hits:?} {said}"))
-            .strength
-            .unwrap_or_else(|| panic!("{name} has no strength: {hits:?}"))
+            .unwrap_or_else(|| panic!("{name}: {list:?} {said}"));
+        assert!(h.strength.is_some(), "{name} has no strength: {list:?}");
+        h.signals["match"].as_f64().expect("a match signal")
     };
-    assert!((strength("a.md") - 1.0).abs() <= 0.01, "{hits:?}");
-    // One word of three, each weighing the same.
-    assert!((strength("b.md") - 1.0 / 3.0).abs() <= 0.05, "{hits:?}");
+    assert!((signal(&hits, "a.md") - 1.0).abs() <= 0.01, "{hits:?}");
+    // One word of three ("runtime", in two of the three passages), weighed by the engine's
+    // statistics as the local index weighed it (every word the same would say a third).
+    let b = signal(&hits, "b.md");
+    assert!((b - signal(&local, "b.md")).abs() <= 0.01, "{b} {local:?}");
+    assert!(b < 0.25, "{b}");
 }

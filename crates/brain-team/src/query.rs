@@ -307,6 +307,49 @@ pub fn newest(answer: &Value) -> std::collections::HashMap<String, (String, Stri
     out
 }
 
+/// The most terms [`term_counts`] asks about (a query document's words are bounded before, this
+/// bounds the request).
+pub const MAX_COUNTED_TERMS: usize = 64;
+
+/// The parameters asking how many lexical passages the engine holds, and how many of them hold
+/// each of `terms` (as indexed: brain's analyzer and the engine's agree on words, lower case and
+/// English stems) in their title and in their body: the statistics a member without a local
+/// index weighs a query's words by. Each term is passed by reference (`v=$t0`), never parsed as
+/// the engine's syntax; past [`MAX_COUNTED_TERMS`] terms are not asked (they count as unseen).
+pub fn term_counts(terms: &[String]) -> Vec<(String, String)> {
+    let mut params = vec![
+        p("q", "*:*"),
+        p("fq", &Unit::Lex.filter()),
+        p("rows", "0"),
+        p("facet", "true"),
+        p("shards.preference", "replica.location:local"),
+    ];
+    for (i, t) in terms.iter().take(MAX_COUNTED_TERMS).enumerate() {
+        for field in ["title", "body"] {
+            params.push(p("facet.query", &format!("{{!term f={field} v=$t{i}}}")));
+        }
+        params.push((format!("t{i}"), t.clone()));
+    }
+    params
+}
+
+/// The answer to [`term_counts`]: the passages the engine holds, and for each of `terms` the
+/// passages holding it in their title or their body, whichever are more (as a local index counts).
+pub fn counted(answer: &Value, terms: &[String]) -> (u64, Vec<u64>) {
+    let n = answer["response"]["numFound"].as_u64().unwrap_or(0);
+    let queries = &answer["facet_counts"]["facet_queries"];
+    let df = (0..terms.len())
+        .map(|i| {
+            ["title", "body"]
+                .iter()
+                .filter_map(|f| queries[format!("{{!term f={f} v=$t{i}}}")].as_u64())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    (n, df)
+}
+
 /// How many records the engine holds, passages and chunks (of one document, when `doc_id` is
 /// given).
 pub fn count_params(doc_id: Option<&str>) -> Vec<(String, String)> {
@@ -315,4 +358,50 @@ pub fn count_params(doc_id: Option<&str>) -> Vec<(String, String)> {
         params.push(p("fq", &format!("doc_id:{}", quoted(id))));
     }
     params
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A term reaches the engine as a parameter's value, never inside the query syntax, however
+    /// it is spelled; the counts come back per term, the larger of title and body.
+    #[test]
+    fn term_counts_pass_terms_by_reference() {
+        let terms: Vec<String> = ["tokio", "}{!knn f=vec}$t0", "\" OR *:*"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        let params = term_counts(&terms);
+        let syntax: Vec<&str> = params
+            .iter()
+            .filter(|(k, _)| k == "facet.query")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert_eq!(syntax.len(), 6);
+        assert!(
+            syntax
+                .iter()
+                .all(|q| !terms[1..].iter().any(|t| q.contains(t.as_str())))
+        );
+        assert!(params.contains(&("t1".to_string(), terms[1].clone())));
+        assert!(params.contains(&("fq".to_string(), "unit:lex".to_string())));
+        let answer = serde_json::json!({
+            "response": {"numFound": 7},
+            "facet_counts": {"facet_queries": {
+                "{!term f=title v=$t0}": 1, "{!term f=body v=$t0}": 3,
+                "{!term f=title v=$t2}": 2
+            }}
+        });
+        assert_eq!(counted(&answer, &terms), (7, vec![3, 0, 2]));
+        assert_eq!(counted(&serde_json::json!({}), &terms), (0, vec![0, 0, 0]));
+        let many: Vec<String> = (0..500).map(|i| format!("w{i}")).collect();
+        assert_eq!(
+            term_counts(&many)
+                .iter()
+                .filter(|(k, _)| k == "facet.query")
+                .count(),
+            2 * MAX_COUNTED_TERMS
+        );
+    }
 }

@@ -59,15 +59,37 @@ impl Searcher {
     /// never saw weighs the most — a query about something the memory does not hold is weak
     /// wherever it lands).
     pub fn term_weights(&self, q: &LexQuery) -> TermWeights {
-        let n = self.searcher.num_docs() as f64;
+        let n = self.searcher.num_docs();
         let df = |t: &str| {
             let in_field = |f| {
                 self.searcher
                     .doc_freq(&Term::from_field_text(f, t))
                     .unwrap_or(0)
             };
-            in_field(self.fields.body).max(in_field(self.fields.title)) as f64
+            in_field(self.fields.body).max(in_field(self.fields.title))
         };
+        self.term_weights_by(q, n, &df)
+    }
+
+    /// The analyzed terms of `q`'s words and phrases, each once: what [`Self::term_weights_by`]
+    /// asks the statistics of.
+    pub fn query_terms(&self, q: &LexQuery) -> Vec<String> {
+        let mut terms: Vec<String> = q
+            .terms
+            .iter()
+            .chain(&q.phrases)
+            .flat_map(|w| self.analyzer().tokens(w))
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        terms
+    }
+
+    /// [`Self::term_weights`] from another index's statistics: `n` passages, of which `df(term)`
+    /// hold the analyzed term in their title or body (the larger of the two) — a team engine's,
+    /// for a member without a local index.
+    pub fn term_weights_by(&self, q: &LexQuery, n: u64, df: &dyn Fn(&str) -> u64) -> TermWeights {
+        let n = n as f64;
         let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(0.0);
         let mut words = Vec::new();
         let mut unknown = Vec::new();
@@ -78,7 +100,7 @@ impl Searcher {
             if parts.is_empty() {
                 continue;
             }
-            let dfs: Vec<f64> = parts.iter().map(|t| df(t)).collect();
+            let dfs: Vec<f64> = parts.iter().map(|t| df(t) as f64).collect();
             // An empty index ([`Searcher::empty`]) has seen no word: none is unknown there.
             let never = n > 0.0 && few && parts.len() == 1 && dfs.iter().all(|d| *d == 0.0);
             let weight = dfs.iter().map(|d| idf(*d)).fold(0.0, f64::max);

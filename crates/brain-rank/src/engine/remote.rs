@@ -180,26 +180,26 @@ impl Engine {
         // The engine's BM25 does not read across queries, nor against this home's: each hit's
         // share of the query's words in its passage (the engine's lexical records are this
         // home's passages), weighted as this home's index weighs them (the `match` signal a
-        // local hit carries), puts its strength on the local scale. Without a local index (a
-        // member who only asks the engine) every word weighs the same.
+        // local hit carries), puts its strength on the local scale. A member without a local
+        // index (who only asks the engine) weighs them by the engine's own statistics.
+        let lq = crate::rank::lex_query(query, now.timestamp());
         let empty;
-        let searcher = match self.ranker() {
-            Ok(ranker) => Some(ranker.searcher()),
+        let weighed = match self.ranker() {
+            Ok(ranker) => Some((ranker.searcher(), ranker.searcher().term_weights(&lq))),
             Err(_) => {
                 empty = brain_lex::search::Searcher::empty().ok();
-                empty.as_ref()
+                empty.as_ref().map(|s| (s, engine_weights(r, s, &lq)))
             }
         };
-        if let Some(searcher) = searcher {
-            let weights = searcher.term_weights(&crate::rank::lex_query(query, now.timestamp()));
-            if !weights.is_empty() {
-                for (h, body) in &mut out {
-                    let held = searcher.coverage(&weights, &h.title, body);
-                    h.signals.insert(
-                        crate::strength::MATCH.into(),
-                        Value::from((held * 10_000.0).round() / 10_000.0),
-                    );
-                }
+        if let Some((searcher, weights)) = weighed
+            && !weights.is_empty()
+        {
+            for (h, body) in &mut out {
+                let held = searcher.coverage(&weights, &h.title, body);
+                h.signals.insert(
+                    crate::strength::MATCH.into(),
+                    Value::from((held * 10_000.0).round() / 10_000.0),
+                );
             }
         }
         Ok(out)
@@ -350,6 +350,31 @@ fn remote_filter(f: &Filters, authors: &[String], now: &Zoned) -> Result<tq::Fil
 }
 
 /// The engine's passages as hits, ranked in the engine's order; `signal` names the score.
+/// The weights of `lq`'s words by the engine's statistics (its lexical passages, and those
+/// holding each term): one request. When it fails, every word weighs the same (`searcher` is an
+/// empty index), as the list itself was answered.
+fn engine_weights(
+    r: &Remote,
+    searcher: &brain_lex::search::Searcher,
+    lq: &brain_lex::search::LexQuery,
+) -> brain_lex::search::TermWeights {
+    let terms = searcher.query_terms(lq);
+    match r.engine.select(&tq::term_counts(&terms)) {
+        Ok(answer) => {
+            let (n, df) = tq::counted(&answer, &terms);
+            let df = |t: &str| {
+                terms
+                    .iter()
+                    .position(|x| x == t)
+                    .and_then(|i| df.get(i).copied())
+                    .unwrap_or(0)
+            };
+            searcher.term_weights_by(lq, n, &df)
+        }
+        Err(_) => searcher.term_weights(lq),
+    }
+}
+
 fn hits(
     found: Vec<Found>,
     signal: &str,
