@@ -504,3 +504,84 @@ fn removed_values(input: &str, out: &str) -> Vec<String> {
     }
     values
 }
+
+/// Passwords of plain words joined by dots (issue 58: `password=Hunter.Two`, 9 of 11 such
+/// variants were stored), each under another name and quoting, reach no file a writer makes:
+/// jsonl2md (every position of a transcript), `brain inbox` (refused, exit 71),
+/// `teamindex --records` (what would leave for a team engine), and the one redaction extract and
+/// distill write through.
+#[test]
+fn dotted_passwords_are_stored_by_no_writer() {
+    let variants = [
+        ("password=Hunter.Two", "Hunter.Two"),
+        ("password: Hunter.Two", "Hunter.Two"),
+        (
+            "PASSWORD=\"Correct.Horse.Battery\"",
+            "Correct.Horse.Battery",
+        ),
+        ("export DB_PASSWORD=Summer.Rain.Falls", "Summer.Rain.Falls"),
+        ("db_pass = 'Blue.Sky.Morning'", "Blue.Sky.Morning"),
+        ("\"password\": \"Green.Tree.House\"", "Green.Tree.House"),
+        ("passwd=Orange.Cat.Sleeps", "Orange.Cat.Sleeps"),
+        ("pwd: Silver.Moon.Rising", "Silver.Moon.Rising"),
+        ("psql --password Purple.Rain.Today", "Purple.Rain.Today"),
+        ("secret=Quiet.River.Stone", "Quiet.River.Stone"),
+        ("MYSQL_PWD=Red.Apple.Tree mysql -u root", "Red.Apple.Tree"),
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).expect("mkdir");
+    std::fs::create_dir_all(&home).expect("mkdir");
+    std::fs::write(
+        home.join("brain.yaml"),
+        format!(
+            "collections:\n  - {{name: notes, path: {}}}\npartition: {{default: notes}}\nteam:\n  shared: [notes]\n",
+            notes.display()
+        ),
+    )
+    .expect("write");
+    let mut leaks = Vec::new();
+    for (i, (text, secret)) in variants.iter().enumerate() {
+        let file = dir.path().join(format!("v{i}.jsonl"));
+        std::fs::write(&file, transcript(text)).expect("write");
+        let out = run(command("jsonl2md", &home).arg(&file), b"");
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        if String::from_utf8_lossy(&out.stdout).contains(secret) {
+            leaks.push(format!("jsonl2md: {text}"));
+        }
+        let out = run(
+            command("brain", &home).arg("inbox"),
+            format!("note for later: {text}").as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(71), "{text}: refused");
+        let mut counts = brain_redact::Counts::new();
+        if brain_redact::redact(text, &mut counts).contains(secret) {
+            leaks.push(format!("redact: {text}"));
+        }
+        std::fs::write(
+            notes.join(format!("n{i}.md")),
+            format!("# Note {i}\n\nThe staging login: {text}\n"),
+        )
+        .expect("write");
+    }
+    let out = run(
+        command("teamindex", &home).args(["--all", "--records"]),
+        b"",
+    );
+    assert!(out.status.success());
+    let sent = String::from_utf8_lossy(&out.stdout);
+    assert!(sent.contains("staging login"), "{sent}");
+    for (path, bytes) in brain_tests::tree(&home) {
+        let stored = String::from_utf8_lossy(&bytes);
+        for (text, secret) in variants {
+            if stored.contains(secret) {
+                leaks.push(format!("{path}: {text}"));
+            }
+            if sent.contains(secret) {
+                leaks.push(format!("teamindex: {text}"));
+            }
+        }
+    }
+    assert!(leaks.is_empty(), "{leaks:#?}");
+}

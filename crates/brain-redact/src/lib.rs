@@ -175,6 +175,9 @@ mod tests {
             ("secret: Blue.Sky.Falls", "Blue.Sky.Falls"),
             ("api_key=hunter.two.three", "hunter.two.three"),
             ("pwd=Mary.Had", "Mary.Had"),
+            // A name ending in `_pass` (`DB_PASS`, `smtp_pass`) names a password too.
+            ("db_pass = 'Blue.Sky.Morning'", "Blue.Sky.Morning"),
+            ("export SMTP_PASS=Quiet.River9", "Quiet.River9"),
         ] {
             let (out, counts) = r(text);
             assert!(!out.contains(secret), "{text} -> {out}");
@@ -192,6 +195,10 @@ mod tests {
             "--password=<your-password>",
             "use a Bearer token in the header",
             "secret: your-secret-here",
+            // `pass` alone is a word of prose: "make sure they all pass:" before the next turn
+            // (a real Claude Code session).
+            "make sure they all pass:\n\nGreat! Now the cache tests",
+            "pass: Build.Finished",
         ] {
             let (out, counts) = r(text);
             assert_eq!(out, text, "{counts:?}");

@@ -257,9 +257,11 @@ pub(crate) const RULES: &[Rule] = &[
         true,
         Check::Credential,
     ),
+    // A credential's name, then its value: `password`, `api_key`, … with any `prefix_`; `pass`
+    // only as the end of one (`DB_PASS`): alone it is prose ("make sure they all pass:").
     rule(
         "password",
-        r#"(?i)(?-u:\b)(?:[A-Za-z0-9]+_)*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key)["']?\s*[:=]\s*(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|([^\s"'`,;)\]}]{4,}))"#,
+        r#"(?i)(?-u:\b)(?:(?:[A-Za-z0-9]+_)*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key)|(?:[A-Za-z0-9]+_)+pass)["']?\s*[:=]\s*(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|([^\s"'`,;)\]}]{4,}))"#,
         true,
         Check::Assignment,
     ),
