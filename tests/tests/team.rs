@@ -107,6 +107,16 @@ impl Team {
         )
     }
 
+    /// The local lexical list of `query` (ten hits), as `rank` answers without `--engine`.
+    fn rank_here(&self, query: &str) -> Vec<Hit> {
+        let out = run(
+            self.cmd("rank")
+                .args(["-n", "10", "--mode", "lex", "--", query]),
+            b"",
+        );
+        parse_lines(&out.stdout)
+    }
+
     fn client(&self) -> brain_team::Engine {
         brain_team::Engine::connect(&self.url, &self.index, None, Duration::from_secs(30))
             .expect("test setup")
@@ -1535,14 +1545,7 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
         "gardens tokio",
         "tokio shutdown",
     ] {
-        let local: Vec<Hit> = parse_lines(
-            &run(
-                t.cmd("rank")
-                    .args(["-n", "10", "--mode", "lex", "--", query]),
-                b"",
-            )
-            .stdout,
-        );
+        let local = t.rank_here(query);
         let (_, remote, said) = t.rank(query, &["--mode", "lex"]);
         assert!(!remote.is_empty(), "{query}: {said}");
         for r in &remote {
@@ -1561,13 +1564,15 @@ fn strengths_through_the_engine_are_on_the_local_scale() {
                 "{query}: {} local {a}, engine {b}",
                 r.uri
             );
-            // The same passage, so the same share of the query's words.
+            // The same passage, so the same share of the query's words, and the same line of it
+            // shown.
             assert_eq!(
                 l.signals.get("match"),
                 r.signals.get("match"),
                 "{query}: {}",
                 r.uri
             );
+            assert_eq!((l.line, &l.snippet), (r.line, &r.snippet), "{query}");
         }
         // The author and machine each engine hit was sent by.
         assert!(
@@ -1598,14 +1603,7 @@ fn a_member_without_a_local_index_gets_match_strengths() {
     };
     runtime_notes(&t);
     let query = "tokio runtime shutdown";
-    let local: Vec<Hit> = parse_lines(
-        &run(
-            t.cmd("rank")
-                .args(["-n", "10", "--mode", "lex", "--", query]),
-            b"",
-        )
-        .stdout,
-    );
+    let local = t.rank_here(query);
     std::fs::remove_dir_all(t.home.join("index").join("lex")).expect("no local index");
     let (code, hits, said) = t.rank(query, &["--mode", "lex"]);
     assert_eq!(code, 0, "{said}");

@@ -208,7 +208,7 @@ impl Engine {
         snippets: bool,
     ) -> Result<Vec<(Hit, String)>, RunError> {
         if let Some(r) = &self.remote {
-            return self.remote_lex(r, query, filters, depth, now);
+            return self.remote_lex(r, query, filters, depth, now, req.snippets);
         }
         let mut q = query.clone();
         q.filters.merge(filters);

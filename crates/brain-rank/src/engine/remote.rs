@@ -160,7 +160,8 @@ impl Engine {
             .map_err(|u| RunError::Unavailable(u.clone()))
     }
 
-    /// One lexical list from the engine: `query` with the plan's filters, `depth` documents.
+    /// One lexical list from the engine: `query` with the plan's filters, `depth` documents;
+    /// with `snippets`, each hit shows the line of its passage that holds the query's words.
     pub(super) fn remote_lex(
         &self,
         r: &Remote,
@@ -168,6 +169,7 @@ impl Engine {
         filters: &Filters,
         depth: usize,
         now: &Zoned,
+        snippets: bool,
     ) -> Result<Vec<(Hit, String)>, RunError> {
         r.mapping()?;
         let params = compile(query, filters, &r.authors, depth, now)?;
@@ -191,15 +193,24 @@ impl Engine {
                 empty.as_ref().map(|s| (s, engine_weights(r, s, &lq)))
             }
         };
-        if let Some((searcher, weights)) = weighed
-            && !weights.is_empty()
-        {
-            for (h, body) in &mut out {
+        let Some((searcher, weights)) = weighed else {
+            return Ok(out);
+        };
+        for (h, body) in &mut out {
+            if !weights.is_empty() {
                 let held = searcher.coverage(&weights, &h.title, body);
                 h.signals.insert(
                     crate::strength::MATCH.into(),
                     Value::from((held * 10_000.0).round() / 10_000.0),
                 );
+            }
+            // The passage's line that holds the query's words, as a local hit shows it.
+            if snippets {
+                let s = searcher.snippet_of(body, h.line, &lq);
+                if !s.text.is_empty() {
+                    h.line = s.line;
+                    h.snippet = s.text;
+                }
             }
         }
         Ok(out)
