@@ -1622,3 +1622,77 @@ fn a_member_without_a_local_index_gets_match_strengths() {
     assert!((b - signal(&local, "b.md")).abs() <= 0.01, "{b} {local:?}");
     assert!(b < 0.25, "{b}");
 }
+
+/// An index made by the last mapping (1: chunks alone, searched by words) is refused, never
+/// mixed with records of this one: `teamindex` exits 65 with the fix (a new `team.index`) and
+/// sends nothing, `rank --engine` exits 65, and doctor's team check names the mapping.
+#[test]
+fn an_index_of_the_last_mapping_is_refused_with_its_fix() {
+    let Some(url) = engine() else { return };
+    let Some(t) = Team::new(&url, "oldmap") else {
+        return;
+    };
+    let e = t.client();
+    let old = brain_team::mapping::Mapping::new("local:all-MiniLM-L6-v2", 384)
+        .schema()
+        .replace("brain-2-384-", "brain-1-384-");
+    let name = "brain-1-384-all-minilm-l6-v2";
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        use std::io::Write;
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        let opts = zip::write::SimpleFileOptions::default();
+        for (file, text) in [
+            (
+                "solrconfig.xml",
+                include_str!("../../crates/brain-team/conf/solrconfig.xml").to_string(),
+            ),
+            ("schema.xml", old),
+        ] {
+            zip.start_file(file, opts).expect("test setup");
+            zip.write_all(text.as_bytes()).expect("test setup");
+        }
+        zip.finish().expect("test setup");
+    }
+    // Uploaded by an earlier run of this test, or now.
+    let _ = e.post_bytes(
+        "admin/configs",
+        &[("action", "UPLOAD"), ("name", name)],
+        &buf.into_inner(),
+    );
+    e.get(
+        "admin/collections",
+        &[
+            ("action", "CREATE"),
+            ("name", &t.index),
+            ("numShards", "1"),
+            ("replicationFactor", "1"),
+            ("collection.configName", name),
+            ("waitForFinalState", "true"),
+        ],
+    )
+    .expect("an index of mapping 1");
+    t.note("a.md", "# Upgrade\n\nA note written after the upgrade.\n");
+    let out = run(t.cmd("teamindex").arg("--all"), b"");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(65), "{said}");
+    assert!(
+        said.contains(name) && said.contains("point team.index at a new name"),
+        "{said}"
+    );
+    assert_eq!(t.count("*:*"), 0, "nothing was sent");
+    let (code, _, said) = t.rank("upgrade", &["--mode", "lex"]);
+    assert_eq!(code, 65, "{said}");
+    assert!(said.contains("mapping 2"), "{said}");
+    let out = run(t.cmd("brain").args(["doctor", "--json"]), b"");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+    let check = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "team")
+        .cloned()
+        .expect("team check");
+    assert_eq!(check["outcome"], "fail", "{check}");
+    assert!(check.to_string().contains(name), "{check}");
+}
