@@ -117,6 +117,19 @@ impl Team {
         parse_lines(&out.stdout)
     }
 
+    /// `brain doctor`'s team check.
+    fn doctor_team(&self) -> serde_json::Value {
+        let out = run(self.cmd("brain").args(["doctor", "--json"]), b"");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
+        report["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .find(|c| c["name"] == "team")
+            .cloned()
+            .expect("team check")
+    }
+
     fn client(&self) -> brain_team::Engine {
         brain_team::Engine::connect(&self.url, &self.index, None, Duration::from_secs(30))
             .expect("test setup")
@@ -645,15 +658,7 @@ fn a_damaged_state_is_set_aside_and_repaired() {
     let sent = state.join("sent.json");
     assert!(sent.is_file());
     std::fs::write(&sent, b"{\"notes/long.md\": {\"hash\": tru").expect("test setup");
-    let out = run(t.cmd("brain").args(["doctor", "--json"]), b"");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
-    let check = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["name"] == "team")
-        .cloned()
-        .expect("team check");
+    let check = t.doctor_team();
     assert_eq!(check["outcome"], "fail", "{check}");
     assert!(check.to_string().contains("damaged"), "{check}");
     // A spooled request someone truncated: not a request the engine takes.
@@ -1208,20 +1213,7 @@ fn doctor_compares_this_home_with_the_engine() {
     t.note("a.md", "# A\n\nalpha note\n");
     t.note("b.md", "# B\n\nbeta note\n");
     t.push(&["--all"]);
-    let check = |t: &Team| -> serde_json::Value {
-        let mut c = t.cmd("brain");
-        c.args(["doctor", "--json"]);
-        let out = run(&mut c, b"");
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
-        r["checks"]
-            .as_array()
-            .expect("checks")
-            .iter()
-            .find(|c| c["name"] == "team")
-            .cloned()
-            .expect("team check")
-    };
-    let c = check(&t);
+    let c = t.doctor_team();
     assert_eq!(c["outcome"], "pass", "{c}");
     let e = t.client();
     e.post_json(
@@ -1230,14 +1222,14 @@ fn doctor_compares_this_home_with_the_engine() {
         br#"{"delete": {"query": "doc_id:\"notes/b.md\""}}"#,
     )
     .expect("delete");
-    let c = check(&t);
+    let c = t.doctor_team();
     assert_eq!(c["outcome"], "fail", "{c}");
     assert!(c.to_string().contains("sent, not held: notes/b.md"), "{c}");
     // teamindex --all does not know it is missing (it was sent): the state is the truth of what
     // was sent, so the fix is a fresh state. Deleting it sends everything again.
     std::fs::remove_dir_all(t.home.join("state/team")).expect("rm state");
     t.push(&["--all"]);
-    assert_eq!(check(&t)["outcome"], "pass");
+    assert_eq!(t.doctor_team()["outcome"], "pass");
 }
 
 /// The MCP `query` tool searches a team engine by its name in brain.yaml, never a URL.
@@ -1684,15 +1676,7 @@ fn an_index_of_the_last_mapping_is_refused_with_its_fix() {
     let (code, _, said) = t.rank("upgrade", &["--mode", "lex"]);
     assert_eq!(code, 65, "{said}");
     assert!(said.contains("mapping 2"), "{said}");
-    let out = run(t.cmd("brain").args(["doctor", "--json"]), b"");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
-    let check = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["name"] == "team")
-        .cloned()
-        .expect("team check");
+    let check = t.doctor_team();
     assert_eq!(check["outcome"], "fail", "{check}");
     assert!(check.to_string().contains(name), "{check}");
 }
