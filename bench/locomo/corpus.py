@@ -5,9 +5,10 @@
 
 Each session of a conversation becomes one document: its turns as "Speaker: text" paragraphs (a
 shared photo as its caption), its date as the document's date. Each question becomes a query whose
-relevant documents are the sessions its evidence turns are in (D3:5 → session 3); its class is
-LoCoMo's category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial).
-Questions without evidence are left out.
+relevant documents are the sessions its evidence turns are in (D3:5 → session 3), and the text of
+those turns, as the document writes them, is its `metadata.evidence` (what `brain eval` looks for
+in the context block: evidence in context); its class is LoCoMo's category (1 multi-hop, 2
+temporal, 3 open-domain, 4 single-hop, 5 adversarial). Questions without evidence are left out.
 
 Without --split, OUT holds one set of every conversation (sessions of other conversations are
 distractors); with --split, OUT/<conversation>/ holds one set per conversation, as memory systems
@@ -22,6 +23,7 @@ import sys
 CLASSES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SESSION = re.compile(r"^session_(\d+)$")
 EVIDENCE = re.compile(r"D(\d+)\s*:")
+TURN = re.compile(r"D(\d+)\s*:\s*(\d+)")
 
 
 def conversations(src):
@@ -56,6 +58,19 @@ def turn(t):
     return line
 
 
+def turns_by_id(conv):
+    """'D3:5' → the turn's text as its session's document writes it."""
+    out = {}
+    for key, turns in conv.items():
+        if SESSION.match(key) and isinstance(turns, list):
+            for t in turns:
+                if isinstance(t, dict) and t.get("dia_id"):
+                    m = TURN.match(str(t["dia_id"]))
+                    if m:
+                        out[(int(m.group(1)), int(m.group(2)))] = turn(t)
+    return out
+
+
 def sessions(name, conv):
     a, b = conv.get("speaker_a", "A"), conv.get("speaker_b", "B")
     for key, turns in conv.items():
@@ -74,12 +89,18 @@ def sessions(name, conv):
 
 
 def questions(name, conv, have):
+    said = turns_by_id(conv)
     for i, q in enumerate(conv.get("qa", [])):
         rel = sorted({int(s) for e in q.get("evidence", []) for s in EVIDENCE.findall(str(e))} & have)
         if not rel:
             continue
         cls = CLASSES.get(q.get("category"), "other")
-        yield {"_id": f"{name}-q{i}", "text": q["question"], "metadata": {"class": cls}}, [
+        keys = sorted({(int(d), int(t)) for e in q.get("evidence", []) for d, t in TURN.findall(str(e))})
+        evidence = [said[k] for k in keys if k in said]
+        meta = {"class": cls}
+        if evidence:
+            meta["evidence"] = evidence
+        yield {"_id": f"{name}-q{i}", "text": q["question"], "metadata": meta}, [
             f"{name}-s{n}" for n in rel
         ]
 

@@ -5,7 +5,8 @@
 
 Recall@5: the share of a question's evidence sessions in its top 5; hit@5: whether one of them is
 there. Both as `brain eval` averages them per set, weighted here by each set's questions: over all
-questions, then per category.
+questions, then per category. Then evidence in context at each budget the reports carry: the share
+of questions whose every evidence turn is inside the block `brain context` assembles.
 """
 import glob
 import json
@@ -15,13 +16,17 @@ import sys
 
 def main():
     tag, folder = sys.argv[1], sys.argv[2]
-    queries, recall, hit, classes = 0, 0.0, 0.0, {}
+    queries, recall, hit, classes, evidence = 0, 0.0, 0.0, {}, {}
     for f in sorted(glob.glob(os.path.join(folder, "*.json"))):
         with open(f) as fh:
             d = json.load(fh)
         queries += d["queries"]
         recall += d["recall_at_5"] * d["queries"]
         hit += d["hit_at_5"] * d["queries"]
+        for e in d.get("evidence", []):
+            a = evidence.setdefault(e["budget"], [0, 0.0])
+            a[0] += e["questions"]
+            a[1] += e["in_context"] * e["questions"]
         for c, v in d["classes"].items():
             a = classes.setdefault(c, [0.0, 0, 0.0])
             a[0] += v["recall_at_5"] * v["queries"]
@@ -32,6 +37,8 @@ def main():
     print(f"{tag:28} {queries} questions  Recall@5 {recall / queries:.4f}  hit@5 {hit / queries:.4f}")
     for c, (r, n, h) in sorted(classes.items()):
         print(f"  {c:14} {n:4} questions  Recall@5 {r / n:.4f}  hit@5 {h / n:.4f}")
+    for b, (n, s) in sorted(evidence.items()):
+        print(f"  evidence in context at {b} tokens: {s / max(n, 1):.4f} of {n} questions")
 
 
 if __name__ == "__main__":

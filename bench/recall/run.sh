@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The real-session recall set: 66 questions over the Claude Code, Codex and Gemini transcripts of
-# ../shared/corpora, each with the sessions that answer it (2) or relate (1), in six classes —
-# literal, conceptual, decision, rejected, chronological, project. The corpus is built from the
-# transcripts at run time (jsonl2md's doc records, which brain eval reads as a corpus) into
+# The real-session recall set: 70 questions over the Claude Code, Codex and Gemini transcripts of
+# ../shared/corpora, each with the sessions that answer it (2) or relate (1), in seven classes —
+# literal, conceptual, decision, rejected, chronological, project, multi-session; 31 carry the line
+# that answers them (metadata.evidence), so the report gives evidence in context too. The corpus is
+# built from the transcripts at run time (jsonl2md's doc records, which brain eval reads as a corpus) into
 # $BENCH_DIR/recall, never into the repo; then `brain eval` in lex and auto (and hybrid when a model
 # is installed), with "now" fixed at 2026-05-20T12:00:00Z (UTC) for the questions that say "last
 # week".

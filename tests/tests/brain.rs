@@ -216,6 +216,103 @@ fn eval_on_scifact_reaches_the_beir_bm25_baseline() {
     assert!(r["recall_at_100"].as_f64().expect("r100") >= r["recall_at_10"].as_f64().expect("r10"));
 }
 
+/// Evidence in context (issue 56): a question whose evidence text is in a document the search
+/// finds counts as in the block; one whose evidence sits deep in a long session is in it only when
+/// the block brings that passage; a document whose id is not a plain file name never enters a
+/// block; hostile evidence (huge, empty) is scored, never a panic; a budget out of range is 64.
+#[test]
+fn eval_measures_the_evidence_inside_the_block_an_agent_receives() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let set = work.path().join("set");
+    std::fs::create_dir_all(set.join("qrels")).expect("mkdir");
+    let filler: String = (0..400)
+        .map(|i| format!("Turn {i}: we talked about the weather and nothing else at all.\n\n"))
+        .collect();
+    let long = format!(
+        "{filler}Melanie: I finally chose the cedar wood kayak after the harbour trip.\n\n{filler}"
+    );
+    let docs = [
+        (
+            "s1",
+            "Caroline: I joined the pottery class on Tuesday.\n\nMelanie: Nice!",
+        ),
+        ("s2", long.as_str()),
+        ("s3", "Caroline: my sister moved to Lisbon in spring."),
+        ("a/b", "Caroline: the violin lessons start in June."),
+    ];
+    let corpus: String = docs
+        .iter()
+        .map(|(id, text)| {
+            serde_json::json!({"_id": id, "title": "", "text": text}).to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(set.join("corpus.jsonl"), corpus).expect("corpus");
+    let huge = "pottery ".repeat(20_000);
+    let queries = [
+        (
+            "q1",
+            "pottery class",
+            vec!["Caroline: I joined the pottery class on Tuesday."],
+        ),
+        (
+            "q2",
+            "which kayak did Melanie choose",
+            vec!["Melanie: I finally chose the cedar wood kayak after the harbour trip."],
+        ),
+        (
+            "q3",
+            "violin lessons",
+            vec!["Caroline: the violin lessons start in June."],
+        ),
+        ("q4", "pottery", vec![huge.as_str(), ""]),
+        ("q5", "Lisbon", vec![]),
+    ];
+    let mut qs = String::new();
+    let mut qrels = String::from("query-id\tcorpus-id\tscore\n");
+    for (id, text, ev) in queries {
+        qs += &(serde_json::json!({"_id": id, "text": text, "metadata": {"evidence": ev}})
+            .to_string()
+            + "\n");
+        qrels += &format!("{id}\ts1\t1\n");
+    }
+    std::fs::write(set.join("queries.jsonl"), qs).expect("queries");
+    std::fs::write(set.join("qrels/test.tsv"), qrels).expect("qrels");
+    let eval = |extra: &[&str]| {
+        run(
+            command("brain", work.path())
+                .args(["eval", "--json", "--evidence-budgets", "1000,200"])
+                .args(extra)
+                .arg(&set),
+            b"",
+        )
+    };
+    let out = eval(&[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: brain_eval::Report = serde_json::from_slice(&out.stdout).expect("report");
+    assert_eq!(r.queries, 5);
+    assert_eq!(r.evidence_docs_unwritten, 1, "a/b is no file name");
+    let budgets: Vec<usize> = r.evidence.iter().map(|e| e.budget).collect();
+    assert_eq!(budgets, [200, 1000], "sorted");
+    for e in &r.evidence {
+        assert_eq!(e.questions, 4, "q5 has no evidence: {e:?}");
+    }
+    // At 1,000 tokens: q1 (a short session) and q2 (the passage of a long one) are in the block;
+    // q3's session cannot be read, q4's texts are never found whole.
+    let at = |b: usize| r.evidence.iter().find(|e| e.budget == b).expect("budget");
+    assert_eq!(at(1000).in_context, 0.5, "{:?}", r.evidence);
+    assert_eq!(at(1000).texts_in_context, 0.4, "{:?}", r.evidence);
+    assert!(at(200).in_context <= at(1000).in_context);
+
+    let out = eval(&["--evidence-budgets", "0"]);
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to"));
+}
+
 /// `brain eval --rerank` (issue 56): a reranker that is not there fails the run (65, with the
 /// command that installs one) instead of scoring the fused order as reranked; one over its budget
 /// is counted in the report.

@@ -22,24 +22,28 @@ fn vault() -> (tempfile::TempDir, PathBuf) {
         }
     }
     let h = dir.path().join("home");
-    std::fs::create_dir_all(&h).expect("home");
-    std::fs::write(
-        h.join("brain.yaml"),
+    indexed(
+        &h,
         format!(
             "version: 1\ncollections:\n  - name: notes\n    path: {}\n  - name: memory\n    path: {}\n    role: memory\n  - name: inbox\n    path: {}\n    role: inbox\npartition:\n  default: notes\n",
             dir.path().join("notes").display(),
             dir.path().join("memory").display(),
             h.join("inbox").display()
         ),
-    )
-    .expect("brain.yaml");
-    let out = run(command("lexindex", &h).arg("--all"), b"");
+    );
+    (dir, h)
+}
+
+/// Home `h` with `yaml` as its brain.yaml, every collection indexed.
+fn indexed(h: &Path, yaml: String) {
+    std::fs::create_dir_all(h).expect("home");
+    std::fs::write(h.join("brain.yaml"), yaml).expect("brain.yaml");
+    let out = run(command("lexindex", h).arg("--all"), b"");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    (dir, h)
 }
 
 fn context(h: &Path, args: &[&str]) -> std::process::Output {
@@ -622,4 +626,123 @@ fn a_collapse_without_vectors_says_it_compared_words_only() {
     );
     let quiet = ask(&["billing release"]);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains(said));
+}
+
+/// A home over notes written by the test (collection `notes`), indexed.
+fn home_of(files: &[(&str, String)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).expect("mkdir");
+    for (name, text) in files {
+        std::fs::write(notes.join(name), text).expect("note");
+    }
+    let h = dir.path().join("home");
+    indexed(
+        &h,
+        format!(
+            "version: 1\ncollections:\n  - name: notes\n    path: {}\npartition:\n  default: notes\n",
+            notes.display()
+        ),
+    );
+    (dir, h)
+}
+
+fn filler(words: usize) -> String {
+    (0..words)
+        .map(|i| format!("word{} ", i % 97))
+        .collect::<String>()
+}
+
+/// Issue 56: the block fills in the search's order — a thread of weaker matches comes when its
+/// best member is reached, never before the best record.
+#[test]
+fn a_thread_of_weaker_matches_never_comes_before_the_best_record() {
+    let thread = |n: usize| {
+        format!(
+            "---\ntitle: Boat log {n}\nthreads: [boats]\n---\nA kayak was seen once.\n\n{}\n",
+            (0..120)
+                .map(|i| format!("log{n}w{i}{}", if i % 10 == 9 { "\n" } else { " " }))
+                .collect::<String>()
+        )
+    };
+    let (_d, h) = home_of(&[
+        (
+            "best.md",
+            "# Kayak choice\n\nThe cedar kayak was chosen: kayak, kayak, cedar kayak.\n".into(),
+        ),
+        ("log1.md", thread(1)),
+        ("log2.md", thread(2)),
+    ]);
+    for budget in ["1000", "4000"] {
+        let out = context(&h, &["--json", "--budget", budget, "cedar kayak"]);
+        assert!(out.status.success());
+        let b: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let got = ids(&b);
+        assert_eq!(
+            got.first().map(String::as_str),
+            Some("notes/best.md"),
+            "{got:?}"
+        );
+        assert_eq!(got.len(), 3, "the thread too: {got:?}");
+    }
+}
+
+/// Issue 56: a session too long to come whole brings the passage the search found and, within a
+/// half of its share, what the user said around it (the decision two screens away) — in the
+/// session's order; a note without user turns brings its passage alone. A small budget cuts each
+/// record shorter, so several fit.
+#[test]
+fn a_cut_session_brings_its_users_words_around_the_passage() {
+    let session = format!(
+        "# Importer\n\n## Conversation\n\n**User**: should the importer keep the old CSV layout?\n\n**Assistant**: {}\n\n**User**: no, drop the old CSV layout and write NDJSON only\n\n**Assistant**: {}\n\n**Assistant**: the importer NDJSON schema version field is written first.\n\n{}\n",
+        filler(900),
+        filler(900),
+        filler(300)
+    );
+    let note = format!(
+        "# Plain\n\n{}\n\nthe importer NDJSON schema version plain note.\n\n{}\n",
+        filler(900),
+        filler(300)
+    );
+    let (_d, h) = home_of(&[("session.md", session), ("plain.md", note)]);
+    let out = context(
+        &h,
+        &[
+            "--json",
+            "--budget",
+            "2000",
+            "importer NDJSON schema version",
+        ],
+    );
+    assert!(out.status.success());
+    let b: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let item = |id: &str| {
+        b["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|i| i["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} in {b}"))
+    };
+    let s = item("notes/session.md");
+    let text = s["text"].as_str().expect("text");
+    let asked = text
+        .find("**User**: should the importer keep the old CSV layout?")
+        .expect(text);
+    let decided = text
+        .find("**User**: no, drop the old CSV layout and write NDJSON only")
+        .expect(text);
+    let passage = text.find("schema version field").expect(text);
+    assert!(asked < decided && decided < passage, "in order: {text}");
+    let p = item("notes/plain.md");
+    let plain = p["text"].as_str().expect("text");
+    assert!(
+        plain.contains("plain note") && !plain.contains("**User**"),
+        "{plain}"
+    );
+    for i in [&s, &p] {
+        let t = i["tokens"].as_u64().expect("tokens");
+        assert!(t <= 520, "a quarter of 2,000 and its heading: {t}");
+    }
 }

@@ -177,6 +177,7 @@ pub fn from_hits(
     let f = assemble::Fill {
         dedup: opts.dedup,
         now: secs,
+        cap: assemble::item_cap(opts.budget),
     };
     assemble::fill(&sources, guaranteed, hits, f, &mut fit);
     let filled = fit.finish();

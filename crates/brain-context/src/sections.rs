@@ -1,8 +1,10 @@
-//! Parts of a record's body a briefing shows: named `##` sections of a distilled artifact, the
-//! user turns of a session. Read through [`brain_doc::blocks`], so a heading or a turn marker
+//! Parts of a record's body a briefing or a block shows: named `##` sections of a distilled
+//! artifact, the user turns of a session, text shortened to a number of tokens. Read through [`brain_doc::blocks`], so a heading or a turn marker
 //! inside a code block is code.
 
 use brain_doc::blocks::{self, Class, Lines};
+
+use crate::tokens;
 
 /// The text of each `##` section of `body` named in `names` (any case), in the body's order.
 pub fn of(body: &str, names: &[&str]) -> Vec<(String, String)> {
@@ -39,9 +41,63 @@ pub fn user_turns(body: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// `text` cut to at most `max` tokens: whole lines while they fit, then words of the next one,
+/// with `…` where it was cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if tokens::count(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 1; // the ellipsis
+    'lines: for line in text.lines() {
+        let n = tokens::count(line) + 1;
+        if used + n <= max {
+            used += n;
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        for w in line.split_inclusive(' ') {
+            let n = tokens::count(w);
+            if used + n > max {
+                break 'lines;
+            }
+            used += n;
+            out.push_str(w);
+        }
+        break;
+    }
+    let mut out = format!("{}…", out.trim_end());
+    // A code block cut open would swallow the rest of the block: close it.
+    let mut lines = brain_doc::blocks::Lines::new(&out);
+    let mut marker = None;
+    for (_, _, class) in lines.by_ref() {
+        match class {
+            brain_doc::blocks::Class::FenceOpen { marker: m, len, .. } => marker = Some((m, len)),
+            brain_doc::blocks::Class::FenceClose => marker = None,
+            _ => {}
+        }
+    }
+    if let Some((m, len)) = marker.filter(|_| lines.in_fence()) {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(m, len));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shortened_text_never_leaves_a_fence_open() {
+        let text = format!("intro\n```rust\n{}\n```\nafter", "let x = 1;\n".repeat(200));
+        let s = shorten(&text, 40);
+        assert!(tokens::count(&s) <= 44, "{}", tokens::count(&s));
+        assert!(s.ends_with("```"), "{s}");
+        assert_eq!(shorten("short", 40), "short");
+    }
 
     #[test]
     fn named_sections_and_user_turns_skip_code() {

@@ -49,11 +49,14 @@ pub struct BeirQuery {
     pub metadata: QueryMeta,
 }
 
-/// A query's class (literal, conceptual, chronological, …), when the set gives one.
+/// A query's class (literal, conceptual, chronological, …), when the set gives one, and the texts
+/// that answer it (LoCoMo's evidence turns; [`crate::evidence`]).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct QueryMeta {
     #[serde(default)]
     pub class: Option<String>,
+    #[serde(default)]
+    pub evidence: Vec<String>,
 }
 
 /// Relevance judgments: query id → (doc id → grade > 0).

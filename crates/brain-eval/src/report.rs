@@ -60,6 +60,12 @@ pub struct Report {
     /// `rerank.budget_ms`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub not_reranked: usize,
+    /// Evidence in context at each budget, for sets whose questions carry evidence text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<crate::evidence::EvidenceScore>,
+    /// Documents whose id could not be a file name, so never in a block.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub evidence_docs_unwritten: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -75,6 +81,10 @@ pub struct QueryOutcome {
     pub class: Option<String>,
     pub first_relevant: usize,
     pub mrr_at_10: f64,
+    /// The smallest budget evaluated whose block holds all of the question's evidence text
+    /// ([`crate::evidence`]); 0: no block held it; absent: the question has no evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_at: Option<usize>,
     pub text: String,
 }
 

@@ -7,7 +7,7 @@ use brain_rank::Engine;
 use brain_vec::EmbedderSpec;
 
 use crate::beir;
-use crate::run::{Bench, COLLECTION, CORPUS_SHA, EvalError, to_doc};
+use crate::bench::{Bench, COLLECTION, CORPUS_SHA, EvalError, to_doc};
 
 impl Bench {
     /// Send the corpus to the team engine at `url` (into an index named after the corpus, with

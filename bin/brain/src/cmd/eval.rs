@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_eval::{EvalOptions, evaluate};
+use brain_eval::{Assemble, EvalError, EvalOptions, evaluate};
 use brain_rank::route::Mode;
 
 #[derive(clap::Args)]
@@ -50,6 +50,11 @@ pub struct Args {
     /// (`brain model fetch reranker`; rerank.depth, rerank.budget_ms of the strategy).
     #[arg(long)]
     rerank: bool,
+    /// Token budgets of the block evidence in context is measured in: for questions whose
+    /// metadata.evidence gives the text that answers them, the share whose text is inside the
+    /// block `brain context` assembles from the evaluated mode's hits [default: 1000,2000].
+    #[arg(long, value_name = "TOKENS,…", value_delimiter = ',')]
+    evidence_budgets: Vec<usize>,
     /// Print the report as one JSON object.
     #[arg(long)]
     json: bool,
@@ -58,10 +63,14 @@ pub struct Args {
 pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
     let opts = options(home, &a)?;
     let bar = brain_cli::bar(0, "embedding");
-    let r = evaluate(&opts, &|done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    })
+    let r = evaluate(
+        &opts,
+        &|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+        Some(&Context),
+    )
     .map_err(Failure::from)?;
     bar.finish_and_clear();
     let mut out = Stdout::new();
@@ -72,6 +81,33 @@ pub fn run(home: &brain_store::Home, a: Args) -> anyhow::Result<Exit> {
     }
     out.flush()?;
     Ok(Exit::Success)
+}
+
+/// The block `brain context --hits` assembles, for evidence in context: the defaults of
+/// `brain context` (near-duplicates collapsed), no working-memory turn spent.
+struct Context;
+
+impl Assemble for Context {
+    fn block(
+        &self,
+        engine: &brain_rank::Engine,
+        question: &str,
+        hits: Vec<brain_doc::Hit>,
+        budget: usize,
+        now: &jiff::Zoned,
+    ) -> Result<String, EvalError> {
+        let opts = brain_context::Options {
+            budget,
+            dedup: true,
+            tick: false,
+        };
+        brain_context::from_hits(engine, question, hits, opts, now)
+            .map(|b| b.markdown)
+            .map_err(|e| {
+                use brain_doc::Classified;
+                EvalError::Context(e.code(), format!("brain context: {e}"))
+            })
+    }
 }
 
 /// The evaluation `a` asks for: its embedder, the strategy (the home's unless told otherwise), the
@@ -98,6 +134,11 @@ fn options(home: &brain_store::Home, a: &Args) -> Result<EvalOptions, Failure> {
         eprintln!("brain eval: strategy {}", p.display());
     }
     Ok(EvalOptions {
+        evidence_budgets: brain_eval::evidence::budgets(
+            &a.evidence_budgets,
+            brain_context::MAX_BUDGET,
+        )
+        .map_err(bad)?,
         rerank: a.rerank,
         dir: a.dir.clone(),
         split: a.split.clone(),
@@ -160,14 +201,33 @@ fn print_text(out: &mut Stdout, r: &brain_eval::Report) -> std::io::Result<()> {
         )?;
     }
     for q in &r.per_query {
+        let evidence = match q.evidence_at {
+            None => String::new(),
+            Some(0) => "  evidence in no block".to_string(),
+            Some(b) => format!("  evidence at {b:>5}"),
+        };
         writeln!(
             out,
-            "  {:<8} {:<14} first relevant {:>3}  MRR@10 {:.4}  {}",
+            "  {:<8} {:<14} first relevant {:>3}  MRR@10 {:.4}{evidence}  {}",
             q.id,
             q.class.as_deref().unwrap_or("-"),
             q.first_relevant,
             q.mrr_at_10,
             q.text
+        )?;
+    }
+    for e in &r.evidence {
+        writeln!(
+            out,
+            "evidence in context at {:>6} tokens: {:.4} of {} questions ({:.4} of their texts)",
+            e.budget, e.in_context, e.questions, e.texts_in_context
+        )?;
+    }
+    if r.evidence_docs_unwritten > 0 {
+        writeln!(
+            out,
+            "  {} documents never in a block: their ids are not plain file names",
+            r.evidence_docs_unwritten
         )?;
     }
     writeln!(out, "index      {} ms", r.index_ms)?;

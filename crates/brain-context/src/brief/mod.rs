@@ -27,7 +27,8 @@ use jiff::Zoned;
 
 use crate::fit::Fit;
 use crate::item::{Item, Section};
-use crate::{Block, ContextError, tokens, wm};
+pub use crate::sections::shorten;
+use crate::{Block, ContextError, wm};
 
 mod gather;
 use gather::Gather;
@@ -300,63 +301,9 @@ pub fn compact(text: &str) -> String {
     out.trim_end().to_string()
 }
 
-/// `text` cut to at most `max` tokens: whole lines while they fit, then words of the next one,
-/// with `…` where it was cut.
-pub fn shorten(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if tokens::count(text) <= max {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 1; // the ellipsis
-    'lines: for line in text.lines() {
-        let n = tokens::count(line) + 1;
-        if used + n <= max {
-            used += n;
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        for w in line.split_inclusive(' ') {
-            let n = tokens::count(w);
-            if used + n > max {
-                break 'lines;
-            }
-            used += n;
-            out.push_str(w);
-        }
-        break;
-    }
-    let mut out = format!("{}…", out.trim_end());
-    // A code block cut open would swallow the rest of the block: close it.
-    let mut lines = brain_doc::blocks::Lines::new(&out);
-    let mut marker = None;
-    for (_, _, class) in lines.by_ref() {
-        match class {
-            brain_doc::blocks::Class::FenceOpen { marker: m, len, .. } => marker = Some((m, len)),
-            brain_doc::blocks::Class::FenceClose => marker = None,
-            _ => {}
-        }
-    }
-    if let Some((m, len)) = marker.filter(|_| lines.in_fence()) {
-        out.push('\n');
-        out.extend(std::iter::repeat_n(m, len));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shortened_text_never_leaves_a_fence_open() {
-        let text = format!("intro\n```rust\n{}\n```\nafter", "let x = 1;\n".repeat(200));
-        let s = shorten(&text, 40);
-        assert!(tokens::count(&s) <= 44, "{}", tokens::count(&s));
-        assert!(s.ends_with("```"), "{s}");
-        assert_eq!(shorten("short", 40), "short");
-    }
 
     #[test]
     fn a_records_headings_and_blank_lines_do_not_break_the_briefing() {

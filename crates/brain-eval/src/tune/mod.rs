@@ -35,7 +35,7 @@ use brain_rank::{Strategy, knobs};
 use brain_store::Home;
 use brain_vec::EmbedderSpec;
 
-use crate::run::EvalError;
+use crate::bench::EvalError;
 use judge::JudgeError;
 use log::{Experiment, PartScore, Summary};
 use objective::Objective;

@@ -14,7 +14,7 @@ use super::judge::{self, Parts, Query};
 use super::log::PartScore;
 use super::objective::Objective;
 use super::{Source, TuneError, TuneOptions, round};
-use crate::run::{Bench, EvalError};
+use crate::bench::{Bench, EvalError};
 
 /// What is searched: a BEIR set's bench, or the home itself.
 pub(super) enum Target {
@@ -47,7 +47,7 @@ impl Target {
         match self {
             Target::Beir(b) => {
                 let hits = b.rank(text, depth)?;
-                let ids = hits.iter().map(crate::run::hit_id).collect();
+                let ids = hits.iter().map(crate::bench::hit_id).collect();
                 Ok((hits, ids))
             }
             Target::Live {
