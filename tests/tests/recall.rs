@@ -149,7 +149,7 @@ fn auto_mode_answers_the_recall_set_in_every_class() {
     // Evidence in context (issue 56): 31 questions carry the line that answers them; the block
     // `brain context` assembles from auto's hits holds it for most at 1,000 / 2,000 tokens (with
     // bge: 0.10 / 0.29 before the block brought its records' users' words and cut records by the
-    // budget, 0.58 / 0.68 after; lexically, as here, 0.55 / 0.65).
+    // budget, 0.65 / 0.71 after; lexically, as here, 0.61 / 0.68).
     let evidence: Vec<brain_eval::evidence::EvidenceScore> =
         serde_json::from_value(auto["evidence"].clone()).expect("evidence");
     let at: Vec<(usize, usize)> = evidence.iter().map(|e| (e.budget, e.questions)).collect();

@@ -174,10 +174,12 @@ pub fn from_hits(
         vectors: &vectors,
         dedup: engine.dedup_thresholds(),
     };
+    let terms = assemble::task_terms(task);
     let f = assemble::Fill {
         dedup: opts.dedup,
         now: secs,
         cap: assemble::item_cap(opts.budget),
+        terms: &terms,
     };
     assemble::fill(&sources, guaranteed, hits, f, &mut fit);
     let filled = fit.finish();

@@ -179,7 +179,7 @@ impl Gather<'_> {
     }
 
     fn item(&self, h: &Hit, section: Section) -> Option<Item> {
-        let mut i = assemble::item(self.config, h, section, assemble::ITEM_MAX_TOKENS)?;
+        let mut i = assemble::item(self.config, h, section, assemble::ITEM_MAX_TOKENS, &[])?;
         i.text = shorten(&compact(&i.text), ITEM_TOKENS);
         i.score = 0.0;
         Some(i)
