@@ -694,7 +694,7 @@ fn a_thread_of_weaker_matches_never_comes_before_the_best_record() {
 #[test]
 fn a_cut_session_brings_its_users_words_around_the_passage() {
     let session = format!(
-        "# Importer\n\n## Conversation\n\n**User**: should the importer keep the old CSV layout?\n\n**Assistant**: {}\n\n**User**: no, drop the old CSV layout and write NDJSON only\n\n**Assistant**: {}\n\n**Assistant**: the importer NDJSON schema version field is written first.\n\n{}\n",
+        "# Importer\n\n## Conversation\n\n**User**: should the importer keep the old CSV layout?\n\n**Assistant**: {}\n\n**User**: no, drop the old CSV layout and write NDJSON only\n\n**Assistant**: {}\n\n**User**: where does the importer put the NDJSON schema version?\n\n**Assistant**: the importer NDJSON schema version field is written first.\n\n{}\n",
         filler(900),
         filler(900),
         filler(300)
@@ -735,6 +735,14 @@ fn a_cut_session_brings_its_users_words_around_the_passage() {
         .expect(text);
     let passage = text.find("schema version field").expect(text);
     assert!(asked < decided && decided < passage, "in order: {text}");
+    // A user turn inside the passage comes once (the passage's lines are the file's lines: the
+    // title and blank lines before the body do not shift them).
+    assert_eq!(
+        text.matches("where does the importer put the NDJSON schema version?")
+            .count(),
+        1,
+        "{text}"
+    );
     let p = item("notes/plain.md");
     let plain = p["text"].as_str().expect("text");
     assert!(

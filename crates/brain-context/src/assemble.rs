@@ -116,7 +116,7 @@ pub(crate) fn item(
         } else {
             let start = h.line.max(facts.body_line);
             (
-                excerpt(&raw, body, facts.body_line, start, cap, terms),
+                excerpt(&raw, facts.body, facts.body_line, start, cap, terms),
                 start,
                 keys,
                 false,
