@@ -311,6 +311,20 @@ fn eval_measures_the_evidence_inside_the_block_an_agent_receives() {
     let out = eval(&["--evidence-budgets", "0"]);
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("from 1 to"));
+
+    // Evidence that is not a list of texts: the line named, exit 64, nothing scored.
+    for bad in [r#""evidence":"one text""#, r#""evidence":[1,2]"#] {
+        std::fs::write(
+            set.join("queries.jsonl"),
+            format!("{{\"_id\":\"q1\",\"text\":\"pottery\",\"metadata\":{{{bad}}}}}\n"),
+        )
+        .expect("queries");
+        let out = eval(&[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{err}");
+        assert!(err.contains("queries.jsonl:1"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
 }
 
 /// `brain eval --rerank` (issue 56): a reranker that is not there fails the run (65, with the
