@@ -307,6 +307,9 @@ fn eval_measures_the_evidence_inside_the_block_an_agent_receives() {
     assert_eq!(at(1000).in_context, 0.5, "{:?}", r.evidence);
     assert_eq!(at(1000).texts_in_context, 0.4, "{:?}", r.evidence);
     assert!(at(200).in_context <= at(1000).in_context);
+    // Every question is judged by s1 alone: the blocks' tokens from s1 are a share of them.
+    let share = at(1000).judged_tokens;
+    assert!(share > 0.0 && share < 1.0, "{:?}", r.evidence);
 
     let out = eval(&["--evidence-budgets", "0"]);
     assert_eq!(out.status.code(), Some(64));

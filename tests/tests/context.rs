@@ -659,7 +659,7 @@ fn filler(words: usize) -> String {
 fn a_thread_of_weaker_matches_never_comes_before_the_best_record() {
     let thread = |n: usize| {
         format!(
-            "---\ntitle: Boat log {n}\nthreads: [boats]\n---\nA kayak was seen once.\n\n{}\n",
+            "---\ntitle: Boat log {n}\nthreads: [boats]\n---\nA cedar kayak was seen: the cedar kayak, a kayak.\n\n{}\n",
             (0..120)
                 .map(|i| format!("log{n}w{i}{}", if i % 10 == 9 { "\n" } else { " " }))
                 .collect::<String>()
@@ -753,4 +753,39 @@ fn a_cut_session_brings_its_users_words_around_the_passage() {
         let t = i["tokens"].as_u64().expect("tokens");
         assert!(t <= 520, "a quarter of 2,000 and its heading: {t}");
     }
+}
+
+/// Issue 56: a hit scoring below 0.2 of the best one brings nothing to the block and is counted
+/// (`left_out.weak`); one matching every word as well stays.
+#[test]
+fn what_barely_matches_the_task_gets_no_budget() {
+    let garden: String = (1..=60)
+        .map(|i| format!("tomatoes and beans line {i} in the garden bed\n"))
+        .collect();
+    let (_d, h) = home_of(&[
+        (
+            "best.md",
+            "# Cedar kayak\n\nThe cedar kayak for the harbour trip: cedar kayak, harbour, trip.\n"
+                .into(),
+        ),
+        (
+            "also.md",
+            "# Kayak plan\n\nThe cedar kayak leaves on the harbour trip at nine: cedar kayak.\n"
+                .into(),
+        ),
+        (
+            "weak.md",
+            format!("# Garden\n\n{garden}a short trip to the shop\n"),
+        ),
+    ]);
+    let out = context(
+        &h,
+        &["--json", "--budget", "2000", "cedar kayak harbour trip"],
+    );
+    assert!(out.status.success());
+    let b: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut got = ids(&b);
+    got.sort();
+    assert_eq!(got, ["notes/also.md", "notes/best.md"], "{b}");
+    assert_eq!(b["left_out"]["weak"], 1, "{b}");
 }

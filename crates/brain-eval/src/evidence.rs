@@ -10,6 +10,7 @@
 //! evaluation home's collection ([`write_corpus`]) so the assembly reads documents as it reads a
 //! user's.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use brain_rank::Engine;
@@ -26,7 +27,7 @@ pub const DEFAULT_BUDGETS: [usize; 2] = [1000, 2000];
 pub const CANDIDATES: usize = 60;
 
 /// Assembles the block an agent would receive for `question` from its search `hits` (the command
-/// passes `brain_context::from_hits`); the block's markdown.
+/// passes `brain_context::from_hits`).
 pub trait Assemble: Sync {
     fn block(
         &self,
@@ -35,7 +36,15 @@ pub trait Assemble: Sync {
         hits: Vec<brain_doc::Hit>,
         budget: usize,
         now: &jiff::Zoned,
-    ) -> Result<String, EvalError>;
+    ) -> Result<Assembled, EvalError>;
+}
+
+/// A block as the measure reads it: its markdown, and each record's document (`collection/path`)
+/// with the tokens it takes.
+#[derive(Debug, Clone, Default)]
+pub struct Assembled {
+    pub markdown: String,
+    pub records: Vec<(String, usize)>,
 }
 
 /// Write the corpus as the files of the evaluation collection, each as the markdown the indexer
@@ -105,6 +114,7 @@ impl<'a> Run<'a> {
         &mut self,
         bench: &Bench,
         q: &BeirQuery,
+        judged: &HashSet<&str>,
     ) -> Result<Option<usize>, EvalError> {
         let Some(a) = self.assemble else {
             return Ok(None);
@@ -116,9 +126,15 @@ impl<'a> Run<'a> {
         let mut at = 0;
         for t in &mut self.tallies {
             let block = a.block(&bench.engine, &q.text, hits.clone(), t.budget, &bench.now)?;
-            if t.add(&block, &q.metadata.evidence) && at == 0 {
+            if t.add(&block.markdown, &q.metadata.evidence) && at == 0 {
                 at = t.budget;
             }
+            t.judged(&block.records, |doc| {
+                doc.strip_prefix(COLLECTION)
+                    .and_then(|d| d.strip_prefix('/'))
+                    .and_then(|d| d.strip_suffix(".md"))
+                    .is_some_and(|id| judged.contains(id))
+            });
         }
         Ok(Some(at))
     }
@@ -143,6 +159,10 @@ pub struct EvidenceScore {
     pub in_context: f64,
     /// The share of all their evidence texts that are in the block.
     pub texts_in_context: f64,
+    /// The share of the blocks' record tokens from documents judged relevant to their question
+    /// (the rest is what else the budget let in).
+    #[serde(default)]
+    pub judged_tokens: f64,
 }
 
 /// Counts at one budget, summed over questions.
@@ -153,6 +173,9 @@ pub(crate) struct Tally {
     whole: usize,
     texts: usize,
     found: usize,
+    /// Record tokens of the blocks, and of those from judged documents.
+    tokens: usize,
+    judged_tokens: usize,
 }
 
 impl Tally {
@@ -177,6 +200,16 @@ impl Tally {
         whole
     }
 
+    /// Count a block's `records` (document, tokens), `judged` saying which documents are relevant.
+    pub(crate) fn judged(&mut self, records: &[(String, usize)], judged: impl Fn(&str) -> bool) {
+        for (doc, n) in records {
+            self.tokens += n;
+            if judged(doc) {
+                self.judged_tokens += n;
+            }
+        }
+    }
+
     pub(crate) fn score(&self) -> EvidenceScore {
         let share = |a: usize, b: usize| {
             if b == 0 {
@@ -190,6 +223,7 @@ impl Tally {
             questions: self.questions,
             in_context: share(self.whole, self.questions),
             texts_in_context: share(self.found, self.texts),
+            judged_tokens: share(self.judged_tokens, self.tokens),
         }
     }
 }
@@ -278,6 +312,20 @@ mod tests {
         assert_eq!(s.questions, 3);
         assert_eq!(s.in_context, 0.3333, "one question of three whole");
         assert_eq!(s.texts_in_context, 0.5, "two texts of four");
+    }
+
+    #[test]
+    fn the_judged_share_counts_record_tokens() {
+        let mut t = Tally::new(1000);
+        let records = [("eval/a.md".to_string(), 30), ("eval/b.md".to_string(), 10)];
+        t.judged(&records, |d| d == "eval/a.md");
+        t.judged(&[], |_| true);
+        assert_eq!(t.score().judged_tokens, 0.75);
+        assert_eq!(
+            Tally::new(1).score().judged_tokens,
+            0.0,
+            "no block, no share"
+        );
     }
 
     #[test]

@@ -20,5 +20,5 @@ mod run;
 mod team;
 pub mod tune;
 
-pub use evidence::Assemble;
+pub use evidence::{Assemble, Assembled};
 pub use run::{Bench, EvalError, EvalOptions, Latency, Report, evaluate, hit_id};

@@ -86,7 +86,12 @@ pub fn evaluate(
         if let Some(class) = &q.metadata.class {
             by_class.entry(class.clone()).or_default().add(&s);
         }
-        let evidence_at = evidence.score(&bench, q)?;
+        let judged = rels
+            .iter()
+            .filter(|(_, g)| **g > 0)
+            .map(|(d, _)| d.as_str())
+            .collect();
+        let evidence_at = evidence.score(&bench, q, &judged)?;
         if opts.per_query {
             per_query.push(QueryOutcome {
                 id: q.id.clone(),

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use brain_cli::{Exit, Failure, Stdout};
-use brain_eval::{Assemble, EvalError, EvalOptions, evaluate};
+use brain_eval::{Assemble, Assembled, EvalError, EvalOptions, evaluate};
 use brain_rank::route::Mode;
 
 #[derive(clap::Args)]
@@ -95,14 +95,17 @@ impl Assemble for Context {
         hits: Vec<brain_doc::Hit>,
         budget: usize,
         now: &jiff::Zoned,
-    ) -> Result<String, EvalError> {
+    ) -> Result<Assembled, EvalError> {
         let opts = brain_context::Options {
             budget,
             dedup: true,
             tick: false,
         };
         brain_context::from_hits(engine, question, hits, opts, now)
-            .map(|b| b.markdown)
+            .map(|b| Assembled {
+                records: b.items.iter().map(|i| (i.id.clone(), i.tokens)).collect(),
+                markdown: b.markdown,
+            })
             .map_err(|e| {
                 use brain_doc::Classified;
                 EvalError::Context(e.code(), format!("brain context: {e}"))
@@ -219,8 +222,8 @@ fn print_text(out: &mut Stdout, r: &brain_eval::Report) -> std::io::Result<()> {
     for e in &r.evidence {
         writeln!(
             out,
-            "evidence in context at {:>6} tokens: {:.4} of {} questions ({:.4} of their texts)",
-            e.budget, e.in_context, e.questions, e.texts_in_context
+            "evidence in context at {:>6} tokens: {:.4} of {} questions ({:.4} of their texts; {:.4} of the records' tokens from judged documents)",
+            e.budget, e.in_context, e.questions, e.texts_in_context, e.judged_tokens
         )?;
     }
     if r.evidence_docs_unwritten > 0 {

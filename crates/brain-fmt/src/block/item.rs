@@ -102,4 +102,7 @@ pub struct LeftOut {
     pub over_budget: usize,
     /// Hits whose document is not servable (not a document of a collection).
     pub unreadable: usize,
+    /// Hits scoring below a share of the best one's score: what barely matches the task gets no
+    /// budget (brain-context's `assemble::WEAK_SHARE`).
+    pub weak: usize,
 }

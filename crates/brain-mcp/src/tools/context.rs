@@ -57,9 +57,10 @@ fn describe() -> Value {
                 "type": "object",
                 "properties": {
                     "duplicates": {"type": "integer"}, "cold": {"type": "integer"},
-                    "over_budget": {"type": "integer"}, "unreadable": {"type": "integer"}
+                    "over_budget": {"type": "integer"}, "unreadable": {"type": "integer"},
+                    "weak": {"type": "integer"}
                 },
-                "required": ["duplicates", "cold", "over_budget", "unreadable"]
+                "required": ["duplicates", "cold", "over_budget", "unreadable", "weak"]
             }
         },
         "required": ["kind", "task", "budget", "tokens", "tokenizer", "slack", "items", "left_out"]
