@@ -472,7 +472,7 @@ fn related(
     let mut rest: Vec<Item> = Vec::new();
     let mut lowered: Vec<Item> = Vec::new();
     let hits = per_document(hits);
-    let floor = WEAK_SHARE * hits.iter().map(|h| h.score).fold(0.0, f64::max);
+    let floor = weak_floor(hits.iter().map(|h| h.score));
     let (hits, weak): (Vec<Hit>, Vec<Hit>) = hits.into_iter().partition(|h| h.score >= floor);
     left.weak += weak.len();
     for (rank, h) in hits
@@ -542,12 +542,34 @@ fn threads(rest: &[Item], entities: &brain_graph::Entities) -> Vec<(f64, String,
 /// lexically and in auto without vectors only 4,000 tokens moves: 0.7097 → 0.7419, 0.7419 → 0.7742.
 pub const WEAK_SHARE: f64 = 0.2;
 
+/// The score below which a hit is weak: [`WEAK_SHARE`] of the best positive score; none when no
+/// score is positive (hits given on stdin may carry any scale), so nothing is weak then.
+fn weak_floor(scores: impl Iterator<Item = f64>) -> f64 {
+    let best = scores.fold(f64::NEG_INFINITY, f64::max);
+    if best > 0.0 {
+        WEAK_SHARE * best
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
 /// The best matches of the search that keep their place in a block however cold they are.
 pub const BEST_MATCHES: usize = 3;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_weak_floor_is_a_share_of_the_best_positive_score() {
+        let floor = |scores: &[f64]| weak_floor(scores.iter().copied());
+        assert_eq!(floor(&[1.0, 0.5, 0.1]), 0.2);
+        // Hits given on stdin with no positive score: nothing is weak.
+        assert_eq!(floor(&[-1.0, -3.0]), f64::NEG_INFINITY);
+        assert_eq!(floor(&[0.0, 0.0]), f64::NEG_INFINITY);
+        assert_eq!(floor(&[]), f64::NEG_INFINITY);
+        assert_eq!(floor(&[f64::NAN, 2.0]), 0.4);
+    }
 
     #[test]
     fn task_terms_keep_the_words_that_name_something_and_are_bounded() {

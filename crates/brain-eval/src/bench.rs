@@ -24,6 +24,9 @@ use crate::beir::{self, BeirError};
 /// Name of the collection the set is indexed into.
 pub const COLLECTION: &str = "eval";
 
+/// Where the collection's files are, from the home (written only for evidence in context).
+pub(crate) const COLLECTION_PATH: &str = "corpus/eval";
+
 /// Date given to every corpus document (BEIR documents have none; a fixed date keeps runs identical).
 const FIXED_DATE: &str = "2020-01-01T00:00:00Z";
 
@@ -260,7 +263,7 @@ fn index_lexically(
     if config.collection(COLLECTION).is_none() {
         config.add_collection(Collection {
             name: COLLECTION.into(),
-            path: format!("corpus/{COLLECTION}"),
+            path: COLLECTION_PATH.into(),
             glob: "**/*.md".into(),
             role: "eval".into(),
             trust: Trust::High,

@@ -18,7 +18,7 @@ use brain_store::Home;
 use serde::{Deserialize, Serialize};
 
 use crate::beir::{BeirQuery, CorpusDoc};
-use crate::bench::{Bench, COLLECTION, EvalError, to_doc};
+use crate::bench::{Bench, COLLECTION, COLLECTION_PATH, EvalError, to_doc};
 
 /// The budgets reported when none are asked for (issue 56: 1,000 and 2,000 tokens).
 pub const DEFAULT_BUDGETS: [usize; 2] = [1000, 2000];
@@ -51,7 +51,7 @@ pub struct Assembled {
 /// read (so a hit's line is the file's line; a file already holding it is left as it is); the
 /// number of documents that could not be written by their id.
 fn write_corpus(home: &Home, corpus: &[CorpusDoc]) -> Result<usize, EvalError> {
-    let dir = home.root().join("corpus").join(COLLECTION);
+    let dir = home.root().join(COLLECTION_PATH);
     std::fs::create_dir_all(&dir)?;
     let mut skipped = 0;
     for d in corpus {
