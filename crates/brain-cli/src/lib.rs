@@ -38,7 +38,6 @@ use std::process::ExitCode;
 /// anywhere counts as success.
 pub fn main<A: clap::Parser>(name: &str, body: impl FnOnce(A) -> anyhow::Result<Exit>) -> ExitCode {
     private_umask();
-    pin_thread_count();
     let outcome = match A::try_parse() {
         Ok(args) => body(args),
         Err(e) => usage(e),
@@ -77,21 +76,4 @@ fn usage(e: clap::Error) -> anyhow::Result<Exit> {
 /// programs to read (skills, schedules) set their mode explicitly.
 fn private_umask() {
     rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
-}
-
-/// Fix the worker-thread count for the process (`RAYON_NUM_THREADS`, unless the user set it) to
-/// what the OS lets us use. candle asks for the count on every matmul and, unset, reads and parses
-/// `/proc/cpuinfo` each time (candle-core 0.11 `utils::get_num_threads`): about 3 ms of a 12 ms query
-/// embedding (perf, 2026-11-22).
-fn pin_thread_count() {
-    if brain_doc::env::os(brain_doc::env::RAYON_NUM_THREADS).is_some() {
-        return;
-    }
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-    #[allow(unsafe_code)]
-    // SAFETY: called first thing in `main`, before this process starts any thread, so nothing can
-    // read the environment concurrently.
-    unsafe {
-        std::env::set_var("RAYON_NUM_THREADS", n.to_string());
-    }
 }

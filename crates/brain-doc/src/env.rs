@@ -138,10 +138,7 @@ pub const PATH: Var = var(
     "where `brain` finds the stage binaries and the hooks' commands",
 );
 pub const NO_COLOR: Var = var("NO_COLOR", "any value: no colours on a terminal");
-pub const RAYON_NUM_THREADS: Var = var(
-    "RAYON_NUM_THREADS",
-    "worker threads (default: the cores; set by brain when absent)",
-);
+pub const RAYON_NUM_THREADS: Var = var("RAYON_NUM_THREADS", "worker threads (default: the cores)");
 pub const BRAIN_REQUIRE_CORPORA: Var = var(
     "BRAIN_REQUIRE_CORPORA",
     "`1`: the tests fail instead of skipping when ../shared is absent",

@@ -1,4 +1,4 @@
-//! The local embedder: a BERT-family sentence-transformers model run with candle on the CPU.
+//! The local embedder: a BERT-family sentence-transformers model run on the CPU ([`crate::encoder`]).
 //!
 //! The folder holds `config.json`, `tokenizer.json` and `model.safetensors` (what `brain model fetch`
 //! installs). Embedding = BERT forward pass, mean pooling over the real tokens (attention mask), L2
@@ -19,7 +19,6 @@ use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 use crate::VecError;
 use crate::embed::{Embedder, normalize};
 use crate::encoder::{BertConfig, Encoder, Kernel};
-use crate::error::plain;
 use crate::recipe::{Pooling, Recipe};
 use crate::weights::Weights;
 
@@ -158,7 +157,7 @@ impl Bert {
                     let _t = brain_doc::timings::span("encoder.load");
                     Encoder::load(std::sync::Arc::new(w), &config)
                         .map(|e| e.with_kernel(kernel))
-                        .map_err(|e| broken(format!("model.safetensors: {}", plain(&e))))
+                        .map_err(|e| broken(format!("model.safetensors: {e}")))
                 });
             let tok = tok
                 .join()
@@ -238,15 +237,17 @@ impl Bert {
     /// One forward pass over a batch (packed, no padding): pool each input's tokens (their mean, or
     /// the first token's state), normalize.
     fn forward(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>, VecError> {
-        let inf = |e: candle_core::Error| VecError::Inference(plain(&e));
         let lens: Vec<usize> = batch.iter().map(|b| b.len()).collect();
         let ids: Vec<u32> = batch.iter().flat_map(|b| b.iter().copied()).collect();
         if ids.is_empty() {
             return Ok(batch.iter().map(|_| vec![0.0; self.dims]).collect());
         }
         let types = vec![0u32; ids.len()];
-        let hidden = self.model.forward(&ids, &types, &lens).map_err(inf)?;
-        let flat: Vec<f32> = hidden.flatten_all().map_err(inf)?.to_vec1().map_err(inf)?;
+        let hidden = self
+            .model
+            .forward(&ids, &types, &lens)
+            .map_err(VecError::Inference)?;
+        let flat = &hidden.data;
         let d = self.dims;
         let mut at = 0;
         let cls = self.recipe.pooling == Pooling::Cls;

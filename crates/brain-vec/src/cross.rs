@@ -9,11 +9,11 @@
 
 use std::path::Path;
 
-use candle_core::Tensor;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
 use crate::VecError;
 use crate::encoder::{BertConfig, Encoder};
+use crate::mat::Mat;
 use crate::weights::Weights;
 
 /// Longest `[CLS] query [SEP] passage [SEP]` input by default: 192 tokens, measured with the shipped
@@ -24,8 +24,10 @@ pub const DEFAULT_MAX_TOKENS: usize = 192;
 /// A loaded cross-encoder.
 pub struct CrossEncoder {
     model: Encoder,
-    pooler: Option<(Tensor, Tensor)>,
-    classifier: (Tensor, Tensor),
+    /// The pooler's `Wᵀ` (`hidden × hidden`) and bias, where the model has one.
+    pooler: Option<(Mat, Vec<f32>)>,
+    /// The classifier's `Wᵀ` (`hidden × labels`) and bias.
+    classifier: (Mat, Vec<f32>),
     tokenizer: Tokenizer,
     labels: usize,
 }
@@ -54,9 +56,9 @@ impl CrossEncoder {
             .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
         let w = |e: String| broken(format!("model.safetensors: {e}"));
         let weights = std::sync::Arc::new(Weights::open(&w_path).map_err(w)?);
-        let model = Encoder::load(weights.clone(), &cfg).map_err(|e| w(crate::error::plain(&e)))?;
+        let model = Encoder::load(weights.clone(), &cfg).map_err(w)?;
         let h = cfg.hidden_size;
-        let linear = |prefix: &str, out: usize| -> Result<(Tensor, Tensor), String> {
+        let linear = |prefix: &str, out: usize| -> Result<(Mat, Vec<f32>), String> {
             Ok((
                 weights.transposed(&format!("{prefix}.weight"), out, h)?,
                 weights.tensor(&format!("{prefix}.bias"), &[out])?,
@@ -97,7 +99,6 @@ impl CrossEncoder {
 
     /// Raw classifier outputs (the first label's logit) for each passage against `query`.
     pub fn logits(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, VecError> {
-        let inf = |e: candle_core::Error| VecError::Inference(crate::error::plain(&e));
         let pairs: Vec<(Vec<u32>, Vec<u32>)> = passages
             .iter()
             .map(|p| self.encode(query, p))
@@ -117,33 +118,24 @@ impl CrossEncoder {
             if ids.is_empty() {
                 continue;
             }
-            let hidden = self.model.forward(&ids, &types, &blens).map_err(inf)?;
-            // Each sequence's [CLS] row.
-            let mut starts = Vec::with_capacity(blens.len());
-            let mut at = 0u32;
+            let hidden = self
+                .model
+                .forward(&ids, &types, &blens)
+                .map_err(VecError::Inference)?;
+            // Each sequence's [CLS] row, through the pooler (tanh) where there is one, then the
+            // classifier's first label.
+            let mut at = 0;
+            let mut logits = Vec::with_capacity(blens.len());
             for &l in &blens {
-                starts.push(at);
-                at += l as u32;
+                let cls = hidden.row(at);
+                at += l;
+                let pooled = match &self.pooler {
+                    Some((wt, b)) => linear(cls, wt, b).into_iter().map(f32::tanh).collect(),
+                    None => cls.to_vec(),
+                };
+                let (wt, b) = &self.classifier;
+                logits.push(linear(&pooled, wt, b).first().copied().unwrap_or(0.0));
             }
-            let starts =
-                Tensor::from_vec(starts, blens.len(), &candle_core::Device::Cpu).map_err(inf)?;
-            let cls = hidden.index_select(&starts, 0).map_err(inf)?;
-            let pooled = match &self.pooler {
-                Some((wt, b)) => cls
-                    .matmul(wt)
-                    .and_then(|x| x.broadcast_add(b))
-                    .and_then(|x| x.tanh())
-                    .map_err(inf)?,
-                None => cls,
-            };
-            let (wt, b) = &self.classifier;
-            let logits = pooled
-                .matmul(wt)
-                .and_then(|x| x.broadcast_add(b))
-                .and_then(|x| x.narrow(1, 0, 1))
-                .and_then(|x| x.flatten_all())
-                .and_then(|x| x.to_vec1::<f32>())
-                .map_err(inf)?;
             for (&i, l) in batch.iter().zip(logits) {
                 out[i] = l;
             }
@@ -165,4 +157,15 @@ impl CrossEncoder {
             .map(|l| 1.0 / (1.0 + (-l).exp()))
             .collect())
     }
+}
+
+/// `x · Wᵀ + b` for one row `x`, with `Wᵀ` given (`inp × out`): a head's few hundred numbers.
+fn linear(x: &[f32], wt: &Mat, b: &[f32]) -> Vec<f32> {
+    let mut y = b.to_vec();
+    for (xi, row) in x.iter().zip(wt.data.chunks_exact(wt.cols.max(1))) {
+        for (y, w) in y.iter_mut().zip(row) {
+            *y += xi * w;
+        }
+    }
+    y
 }

@@ -1,7 +1,7 @@
 //! The embedder interface, its backends' selection, and the embedding fingerprint.
 //!
 //! An [`Embedder`] turns texts into L2-normalized vectors. Backends: [`crate::bert::Bert`] (local,
-//! candle, the default) and [`crate::http::Http`] (OpenAI-compatible `/v1/embeddings`, Ollama
+//! in process, the default) and [`crate::http::Http`] (OpenAI-compatible `/v1/embeddings`, Ollama
 //! `/api/embed`). Build one with [`open`] from an [`EmbedderSpec`] and reuse it for every text.
 //!
 //! The [`Fingerprint`] names everything that changes a stored vector: model id, dimensions, chunking

@@ -1,4 +1,4 @@
-//! A BERT encoder for CPU inference on candle: the forward pass of Hugging Face's `BertModel`
+//! A BERT encoder for CPU inference: the forward pass of Hugging Face's `BertModel`
 //! (embeddings → N × [self-attention → add & norm → GELU feed-forward → add & norm]), written for
 //! what a 2-core laptop wants rather than for training:
 //!
@@ -6,10 +6,16 @@
 //!   one `T × hidden` matmul, attention runs per sequence on its own rows (in parallel), so no
 //!   compute goes to padding and no attention mask exists;
 //! * Q, K and V are one fused projection (one matmul instead of three);
-//! * Q is scaled before `QKᵀ` (a `len × head` tensor instead of `len × len`);
+//! * attention reads each head's Q, K and V where the fused projection wrote them and writes its
+//!   context into the head's columns of the output (strided views, [`crate::mat`]): no copies,
+//!   transposes or permutes; the scale `1/√d` rides on the `QKᵀ` product;
 //! * bias adds, GELU and softmax are fused, parallel kernels ([`crate::kernels`]); per-sequence
-//!   attention keeps the `heads × len × len` score tensors small (a padded 16-sequence batch allocated
+//!   attention keeps the `len × len` score matrices small (a padded 16-sequence batch allocated
 //!   50 MB of fresh pages per layer: 12 % of the run went to the kernel zeroing them).
+//!
+//! Matrices are plain row-major `Vec<f32>`s ([`Mat`]) and the products gemm-f32's kernels; the
+//! encoder ran on candle's tensors until 2026-12 (issue 59: candle was 142 CPU-s of every clean
+//! build, for the one product this module now calls directly).
 //!
 //! Weights load from a `model.safetensors` of either layout: sentence-transformers (`embeddings.…`)
 //! or a `…ForSequenceClassification` checkpoint (`bert.embeddings.…`, plus `bert.pooler.…` and
@@ -19,19 +25,19 @@
 
 use std::sync::{Arc, OnceLock};
 
-use candle_core::{Device, Result, Tensor};
-use candle_nn::{LayerNorm, Module};
-
 use rayon::prelude::*;
 
-use crate::kernels::{AddNorm, BiasAdd, BiasGelu, Softmax};
+use crate::kernels::{self, AddNorm};
+use crate::mat::{self, Mat, View};
 use crate::q8::{self, QDense};
 use crate::simd;
 use crate::weights::{Matrix, Weights, transpose};
 
-/// A weights error as a candle error (the encoder's error type).
-fn werr(e: String) -> candle_core::Error {
-    candle_core::Error::Msg(e)
+/// The encoder's errors: one line saying what did not fit.
+pub type Result<T> = std::result::Result<T, String>;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(format!($($t)*)) };
 }
 
 pub use crate::config::BertConfig;
@@ -44,11 +50,11 @@ pub(crate) struct Dense {
     inp: usize,
     out: usize,
     /// `Wᵀ`, `(in, out)` row-major, for batches; built once, when the first batch needs it.
-    wt: OnceLock<Tensor>,
+    wt: OnceLock<Mat>,
     /// `W` quantized for the int8 kernel ([`Kernel::Int8`]); built once, when the first batch needs
     /// it (`None`: the shape does not fit, f32 it is).
     q8: OnceLock<Option<QDense>>,
-    bias: Tensor,
+    bias: Vec<f32>,
 }
 
 /// How the encoder multiplies batches (queries and other short inputs always take the f32 path).
@@ -98,22 +104,18 @@ impl Dense {
     /// `<prefix>.weight` (`(out, inp)`) and `<prefix>.bias`.
     pub(crate) fn load(w: &Arc<Weights>, prefix: &str, inp: usize, out: usize) -> Result<Dense> {
         Ok(Dense {
-            parts: vec![
-                w.matrix(&format!("{prefix}.weight"), out, inp)
-                    .map_err(werr)?,
-            ],
+            parts: vec![w.matrix(&format!("{prefix}.weight"), out, inp)?],
             inp,
             out,
             wt: OnceLock::new(),
             q8: OnceLock::new(),
-            bias: w.tensor(&format!("{prefix}.bias"), &[out]).map_err(werr)?,
+            bias: w.tensor(&format!("{prefix}.bias"), &[out])?,
         })
     }
 
     /// Several layers reading the same input as one: outputs side by side.
     fn fuse(parts: Vec<Dense>) -> Result<Dense> {
-        let bs: Vec<&Tensor> = parts.iter().map(|d| &d.bias).collect();
-        let bias = Tensor::cat(&bs, 0)?;
+        let bias: Vec<f32> = parts.iter().flat_map(|d| d.bias.iter().copied()).collect();
         let inp = parts.first().map_or(0, |d| d.inp);
         let out = parts.iter().map(|d| d.out).sum();
         Ok(Dense {
@@ -127,12 +129,12 @@ impl Dense {
     }
 
     /// `Wᵀ`, transposed from the weights on first use.
-    fn wt(&self) -> Result<&Tensor> {
+    fn wt(&self) -> Result<&Mat> {
         if let Some(t) = self.wt.get() {
             return Ok(t);
         }
         let parts: Vec<&Matrix> = self.parts.iter().collect();
-        let t = Tensor::from_vec(transpose(&parts), (self.inp, self.out), &Device::Cpu)?;
+        let t = Mat::new(self.inp, self.out, transpose(&parts))?;
         Ok(self.wt.get_or_init(|| t))
     }
 
@@ -150,34 +152,32 @@ impl Dense {
     /// int8 kernel (quantizing `W` on first use); short inputs (queries) only once `W` is quantized
     /// ([`Encoder::prepare`]: a long-lived process), since quantizing costs a fresh process more
     /// than the f32 query path.
-    fn matmul(&self, x: &Tensor, kernel: Kernel) -> Result<Tensor> {
-        let m = x.dim(0)?;
+    fn matmul(&self, x: &Mat, kernel: Kernel) -> Result<Mat> {
+        let m = x.rows;
+        if x.cols != self.inp {
+            bail!(
+                "an input of {m} × {} for {} × {}",
+                x.cols,
+                self.out,
+                self.inp
+            )
+        }
         let prepared = self.q8.get().is_some_and(Option::is_some);
         if kernel == Kernel::Int8
             && (m > SHORT_ROWS || prepared)
             && let Some(q) = self.q8()
         {
             let mut y = vec![0f32; m * q.out()];
-            // The input read in place (a contiguous f32 tensor), not copied out.
-            let (storage, layout) = x.storage_and_layout();
-            let candle_core::Storage::Cpu(cpu) = &*storage else {
-                candle_core::bail!("the int8 kernel runs on the CPU")
-            };
-            let Some((a, b)) = layout.contiguous_offsets() else {
-                candle_core::bail!("the int8 kernel needs a contiguous input")
-            };
-            let xs = &cpu.as_slice::<f32>()?[a..b];
-            if xs.len() != m * self.inp {
-                candle_core::bail!("an input of {} numbers for {m} × {}", xs.len(), self.inp)
-            }
-            q.matmul(xs, &mut y);
-            drop(storage);
-            return Tensor::from_vec(y, (m, self.out), &Device::Cpu);
+            q.matmul(&x.data, &mut y);
+            return Mat::new(m, self.out, y);
         }
         if m > SHORT_ROWS {
-            return x.matmul(self.wt()?);
+            let wt = self.wt()?;
+            let mut y = vec![0f32; m * self.out];
+            mat::matmul(x.view(), wt.view(), 1.0, &mut y, self.out)?;
+            return Mat::new(m, self.out, y);
         }
-        let xs = x.flatten_all()?.to_vec1::<f32>()?;
+        let xs = &x.data;
         let k = self.inp;
         // (out, m): row j holds x_i · w_j for every input row i.
         let mut wx = vec![0f32; self.out * m];
@@ -187,11 +187,11 @@ impl Dense {
             rest = tail;
             let w = part.data();
             if w.len() != part.rows * k {
-                candle_core::bail!("a weight of {} numbers for {} × {k}", w.len(), part.rows)
+                bail!("a weight of {} numbers for {} × {k}", w.len(), part.rows)
             }
             mine.par_chunks_mut(ROWS_PER_TASK * m)
                 .zip(w.par_chunks(ROWS_PER_TASK * k))
-                .for_each(|(o, w)| simd::dots_nt(&xs, k, w, o));
+                .for_each(|(o, w)| simd::dots_nt(xs, k, w, o));
         }
         let mut y = vec![0f32; m * self.out];
         for (j, col) in wx.chunks_exact(m.max(1)).enumerate() {
@@ -199,12 +199,12 @@ impl Dense {
                 y[i * self.out + j] = *v;
             }
         }
-        Tensor::from_vec(y, (m, self.out), &Device::Cpu)
+        Mat::new(m, self.out, y)
     }
 
-    pub(crate) fn forward(&self, x: &Tensor, kernel: Kernel) -> Result<Tensor> {
-        let y = self.matmul(x, kernel)?;
-        y.inplace_op2(&self.bias, &BiasAdd)?;
+    pub(crate) fn forward(&self, x: &Mat, kernel: Kernel) -> Result<Mat> {
+        let mut y = self.matmul(x, kernel)?;
+        kernels::bias_add(&mut y.data, &self.bias)?;
         Ok(y)
     }
 }
@@ -225,9 +225,12 @@ pub struct Encoder {
     weights: Arc<Weights>,
     /// Name and row count of the word-embedding table (gathered from the mapped file).
     word: (String, usize),
-    position: Tensor,
-    token_type: Tensor,
-    emb_ln: LayerNorm,
+    /// The position table, `max_len × hidden`.
+    position: Mat,
+    /// The token-type table, `types × hidden`.
+    token_type: Mat,
+    /// The embeddings' layer norm (a zero bias: the sum arrives whole).
+    emb_ln: AddNorm,
     layers: Vec<Layer>,
     heads: usize,
     /// Hidden size.
@@ -241,28 +244,33 @@ pub struct Encoder {
 }
 
 /// The weight and bias of the layer norm at `prefix` (`gamma`/`beta` in older exports).
-fn norm_tensors(w: &Weights, prefix: &str, size: usize) -> Result<(Tensor, Tensor)> {
+fn norm_tensors(w: &Weights, prefix: &str, size: usize) -> Result<(Vec<f32>, Vec<f32>)> {
     let (a, b) = if w.has(&format!("{prefix}.gamma")) {
         ("gamma", "beta")
     } else {
         ("weight", "bias")
     };
-    let t = |n: &str| w.tensor(&format!("{prefix}.{n}"), &[size]).map_err(werr);
+    let t = |n: &str| w.tensor(&format!("{prefix}.{n}"), &[size]);
     Ok((t(a)?, t(b)?))
 }
 
-fn layer_norm(w: &Weights, prefix: &str, size: usize, eps: f64) -> Result<LayerNorm> {
+fn layer_norm(w: &Weights, prefix: &str, size: usize, eps: f64) -> Result<AddNorm> {
     let (gamma, beta) = norm_tensors(w, prefix, size)?;
-    Ok(LayerNorm::new(gamma, beta, eps))
+    Ok(AddNorm {
+        bias: vec![0.0; size],
+        gamma,
+        beta,
+        eps: eps as f32,
+    })
 }
 
 /// The layer norm at `prefix` fused with the residual and `dense`'s bias.
 fn add_norm(w: &Weights, prefix: &str, dense: &Dense, size: usize, eps: f64) -> Result<AddNorm> {
     let (gamma, beta) = norm_tensors(w, prefix, size)?;
     Ok(AddNorm {
-        bias: dense.bias.to_vec1::<f32>()?,
-        gamma: gamma.to_vec1::<f32>()?,
-        beta: beta.to_vec1::<f32>()?,
+        bias: dense.bias.clone(),
+        gamma,
+        beta,
         eps: eps as f32,
     })
 }
@@ -281,17 +289,17 @@ impl Encoder {
     pub fn load(weights: Arc<Weights>, cfg: &BertConfig) -> Result<Encoder> {
         gemm_common::gemm::set_threading_threshold(THREADING_THRESHOLD);
         if let Err(e) = cfg.check() {
-            candle_core::bail!("config.json: {e}")
+            bail!("config.json: {e}")
         }
         if !matches!(cfg.hidden_act.as_str(), "gelu" | "gelu_python") {
-            candle_core::bail!(
+            bail!(
                 "hidden_act `{}` is not supported (only gelu)",
                 cfg.hidden_act
             )
         }
         let h = cfg.hidden_size;
         if cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
-            candle_core::bail!(
+            bail!(
                 "hidden_size {h} is not a multiple of {} heads",
                 cfg.num_attention_heads
             )
@@ -330,28 +338,27 @@ impl Encoder {
         let e = format!("{p}embeddings");
         let word = format!("{e}.word_embeddings.weight");
         match w.shape(&word) {
-            None => candle_core::bail!("no tensor `{word}`"),
+            None => bail!("no tensor `{word}`"),
             // Its rows are read per token later: the shape is checked now, so a config of
             // another model is refused at load, not at the first text.
-            Some(shape) if shape != [cfg.vocab_size, h] => candle_core::bail!(
+            Some(shape) if shape != [cfg.vocab_size, h] => bail!(
                 "`{word}` has shape {shape:?}, expected [{}, {h}] (config.json's vocab_size and hidden_size)",
                 cfg.vocab_size
             ),
             Some(_) => {}
         }
+        let table = |name: String, rows: usize| -> Result<Mat> {
+            Mat::new(rows, h, w.tensor(&name, &[rows, h])?)
+        };
         Ok(Encoder {
-            position: w
-                .tensor(
-                    &format!("{e}.position_embeddings.weight"),
-                    &[cfg.max_position_embeddings, h],
-                )
-                .map_err(werr)?,
-            token_type: w
-                .tensor(
-                    &format!("{e}.token_type_embeddings.weight"),
-                    &[cfg.type_vocab_size, h],
-                )
-                .map_err(werr)?,
+            position: table(
+                format!("{e}.position_embeddings.weight"),
+                cfg.max_position_embeddings,
+            )?,
+            token_type: table(
+                format!("{e}.token_type_embeddings.weight"),
+                cfg.type_vocab_size,
+            )?,
             emb_ln: layer_norm(w, &format!("{e}.LayerNorm"), h, eps)?,
             word: (word, cfg.vocab_size),
             layers,
@@ -462,40 +469,42 @@ impl Encoder {
     /// Hidden states `(T, hidden)` of a batch of sequences packed end to end: `ids` and `types` hold
     /// every sequence's tokens one after the other (`T` in all), `lens` each sequence's length.
     /// Sequence `i`'s rows start at the sum of the lengths before it.
-    pub fn forward(&self, ids: &[u32], types: &[u32], lens: &[usize]) -> Result<Tensor> {
+    pub fn forward(&self, ids: &[u32], types: &[u32], lens: &[usize]) -> Result<Mat> {
         // On a pool thread, the parallel pieces (gemm, kernels, attention) fork and join within the
         // pool instead of parking and waking the caller for each of ~100 operations.
         rayon::scope(|_| self.forward_in_pool(ids, types, lens))
     }
 
-    fn forward_in_pool(&self, ids: &[u32], types: &[u32], lens: &[usize]) -> Result<Tensor> {
-        let dev = Device::Cpu;
+    fn forward_in_pool(&self, ids: &[u32], types: &[u32], lens: &[usize]) -> Result<Mat> {
         let t = ids.len();
+        let h = self.hidden;
         if types.len() != t || lens.iter().sum::<usize>() != t {
-            candle_core::bail!(
+            bail!(
                 "{t} ids, {} types, lengths summing to {}",
                 types.len(),
                 lens.iter().sum::<usize>()
             )
         }
         if let Some(l) = lens.iter().find(|&&l| l > self.max_len) {
-            candle_core::bail!(
+            bail!(
                 "a sequence of {l} tokens is longer than the model's {}",
                 self.max_len
             )
         }
-        let pos: Vec<u32> = lens.iter().flat_map(|&l| 0..l as u32).collect();
-        let types_t = Tensor::from_slice(types, t, &dev)?;
-        let pos_t = Tensor::from_vec(pos, t, &dev)?;
         let (word, vocab) = &self.word;
-        let words = self
-            .weights
-            .rows(word, *vocab, self.hidden, ids)
-            .map_err(werr)?;
-        let x = Tensor::from_vec(words, (t, self.hidden), &dev)?
-            .add(&self.token_type.index_select(&types_t, 0)?)?
-            .add(&self.position.index_select(&pos_t, 0)?)?;
-        let mut x = self.emb_ln.forward(&x)?;
+        let words = self.weights.rows(word, *vocab, h, ids)?;
+        // Each token's type row plus its position's, the residual the norm adds to its word row.
+        let mut extra = Vec::with_capacity(t * h);
+        let positions = lens.iter().flat_map(|&l| 0..l);
+        for (&ty, p) in types.iter().zip(positions) {
+            let ty = ty as usize;
+            if ty >= self.token_type.rows {
+                bail!("token type {ty} of a model with {}", self.token_type.rows)
+            }
+            let (a, b) = (self.token_type.row(ty), self.position.row(p));
+            extra.extend(a.iter().zip(b).map(|(a, b)| a + b));
+        }
+        let mut x = Mat::new(t, h, self.emb_ln.apply(&words, &extra)?)?;
         let mut spans = Vec::with_capacity(lens.len());
         let mut at = 0;
         for &l in lens {
@@ -508,43 +517,66 @@ impl Encoder {
         Ok(x)
     }
 
-    fn layer(&self, l: &Layer, x: &Tensor, spans: &[(usize, usize)]) -> Result<Tensor> {
+    fn layer(&self, l: &Layer, x: &Mat, spans: &[(usize, usize)]) -> Result<Mat> {
         let h = self.hidden;
-        let hd = h / self.heads;
-        let scale = 1.0 / (hd as f64).sqrt();
+        let heads = self.heads;
+        let hd = h / heads;
+        let scale = 1.0 / (hd as f32).sqrt();
         let kn = self.kernel;
         let qkv = l.qkv.forward(x, kn)?;
-        // Attention per sequence, on its own rows of the packed batch. (A fused kernel of plain
-        // loops, register-tiled, was measured against this on 2026-11-27: 8,610 against 10,379
-        // tokens/s with bge. candle's gemm wins.)
-        let attend = |&(at, len): &(usize, usize)| -> Result<Tensor> {
-            // (len, 3h) → (3, heads, len, hd)
-            let s = qkv
-                .narrow(0, at, len)?
-                .reshape((len, 3, self.heads, hd))?
-                .permute((1, 2, 0, 3))?;
-            let q = (s.get(0)? * scale)?;
-            let k = s.get(1)?.contiguous()?;
-            let v = s.get(2)?.contiguous()?;
-            let probs = q.matmul(&k.t()?)?.apply_op1_no_bwd(&Softmax)?;
-            probs
-                .matmul(&v)?
-                .transpose(0, 1)?
-                .contiguous()?
-                .reshape((len, h))
+        let q3 = &qkv.data;
+        // Attention per sequence, on its own rows of the packed batch, each head reading its Q, K
+        // and V columns in place and writing its context into its columns of `ctx`. (A fused kernel
+        // of plain loops, register-tiled, was measured against gemm on 2026-11-27: 8,610 against
+        // 10,379 tokens/s with bge. gemm wins.)
+        let attend = |(at, len): (usize, usize), out: &mut [f32]| -> Result<()> {
+            let mut scores = vec![0f32; len * len];
+            for head in 0..heads {
+                let col = head * hd;
+                let q = View::block(q3, 3 * h, at, len, col, hd);
+                let k = View::block(q3, 3 * h, at, len, h + col, hd);
+                let v = View::block(q3, 3 * h, at, len, 2 * h + col, hd);
+                mat::matmul(q, k.t(), scale, &mut scores, len)?;
+                kernels::softmax(&mut scores, len)?;
+                let probs = View::block(&scores, len, 0, len, 0, len);
+                mat::matmul(probs, v, 1.0, out.get_mut(col..).unwrap_or(&mut []), h)?;
+            }
+            Ok(())
         };
-        let spans: Vec<&(usize, usize)> = spans.iter().filter(|(_, len)| *len > 0).collect();
+        let mut ctx = vec![0f32; x.rows * h];
+        // Each sequence's rows of `ctx`, apart.
+        let mut parts: Vec<((usize, usize), &mut [f32])> = Vec::with_capacity(spans.len());
+        let mut rest = ctx.as_mut_slice();
+        for &(at, len) in spans {
+            let (mine, tail) = rest.split_at_mut((len * h).min(rest.len()));
+            rest = tail;
+            if len > 0 {
+                parts.push(((at, len), mine));
+            }
+        }
         // One short input (a query) is not worth waking the pool for.
-        let ctx: Vec<Tensor> = if spans.len() > 1 {
-            spans.into_par_iter().map(attend).collect::<Result<_>>()?
+        if parts.len() > 1 {
+            parts
+                .into_par_iter()
+                .try_for_each(|(span, out)| attend(span, out))?;
         } else {
-            spans.into_iter().map(attend).collect::<Result<_>>()?
-        };
-        let ctx = Tensor::cat(&ctx, 0)?;
-        let a = l.out.matmul(&ctx, kn)?.apply_op2_no_bwd(x, &l.norm1)?;
+            parts
+                .into_iter()
+                .try_for_each(|(span, out)| attend(span, out))?;
+        }
+        let ctx = Mat::new(x.rows, h, ctx)?;
+        let a = Mat::new(
+            x.rows,
+            h,
+            l.norm1.apply(&l.out.matmul(&ctx, kn)?.data, &x.data)?,
+        )?;
         // The matmul's own output, made gelu(x + bias) in place.
-        let up = l.up.matmul(&a, kn)?;
-        up.inplace_op2(&l.up.bias, &BiasGelu)?;
-        l.down.matmul(&up, kn)?.apply_op2_no_bwd(&a, &l.norm2)
+        let mut up = l.up.matmul(&a, kn)?;
+        kernels::bias_gelu(&mut up.data, &l.up.bias)?;
+        Mat::new(
+            x.rows,
+            h,
+            l.norm2.apply(&l.down.matmul(&up, kn)?.data, &a.data)?,
+        )
     }
 }

